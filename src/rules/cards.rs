@@ -1,0 +1,347 @@
+//! One card model for the three trick games (Clubs, Bonus-Malus, Dump): a standard 52-card pack,
+//! written rank then suit (`TC` is the ten of clubs; `10C` is accepted as input), sets of cards as
+//! bitmasks, deck builders, and the seeded shuffle used by service dealing.
+//!
+//! RULES.md "Shared conventions": ranks `2 3 4 5 6 7 8 9 T J Q K A`, suits `S H D C`.
+
+use std::{fmt, str::FromStr};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use sha2::{Digest, Sha256};
+
+/// A suit. The order (S, H, D, C) is the canonical deck order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Suit {
+    S,
+    H,
+    D,
+    C,
+}
+
+impl Suit {
+    /// All four suits in canonical order.
+    pub const ALL: [Suit; 4] = [Suit::S, Suit::H, Suit::D, Suit::C];
+
+    /// The suit's letter.
+    pub fn letter(self) -> char {
+        match self {
+            Suit::S => 'S',
+            Suit::H => 'H',
+            Suit::D => 'D',
+            Suit::C => 'C',
+        }
+    }
+
+    /// The suit's English name, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Suit::S => "spades",
+            Suit::H => "hearts",
+            Suit::D => "diamonds",
+            Suit::C => "clubs",
+        }
+    }
+
+    fn index(self) -> u8 {
+        self as u8
+    }
+
+    fn from_letter(c: char) -> Option<Suit> {
+        match c.to_ascii_uppercase() {
+            'S' => Some(Suit::S),
+            'H' => Some(Suit::H),
+            'D' => Some(Suit::D),
+            'C' => Some(Suit::C),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Suit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.letter())
+    }
+}
+
+/// A card of the standard pack. Rank 2..=14 (ace high).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Card(u8);
+
+impl Card {
+    /// The card of `rank` (2..=14, 14 = ace) and `suit`.
+    pub fn new(rank: u8, suit: Suit) -> Card {
+        assert!((2..=14).contains(&rank), "rank out of range");
+        Card(suit.index() * 13 + (rank - 2))
+    }
+
+    /// 2..=14, ace high.
+    pub fn rank(self) -> u8 {
+        self.0 % 13 + 2
+    }
+
+    /// The card's suit.
+    pub fn suit(self) -> Suit {
+        Suit::ALL[(self.0 / 13) as usize]
+    }
+
+    fn bit(self) -> u64 {
+        1u64 << self.0
+    }
+
+    fn rank_char(self) -> char {
+        b"23456789TJQKA"[(self.rank() - 2) as usize] as char
+    }
+}
+
+impl fmt::Display for Card {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.rank_char(), self.suit().letter())
+    }
+}
+
+impl fmt::Debug for Card {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Why a card could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a card: write rank then suit, ranks 2-9 T J Q K A (10 accepted), suits S H D C, e.g. \"TC\"")]
+pub struct BadCard(pub String);
+
+impl FromStr for Card {
+    type Err = BadCard;
+
+    fn from_str(s: &str) -> Result<Card, BadCard> {
+        let bad = || BadCard(s.to_string());
+        let t = s.trim();
+        let (rank_part, suit_part) = t.split_at(t.len().checked_sub(1).ok_or_else(bad)?);
+        let suit = suit_part.chars().next().and_then(Suit::from_letter).ok_or_else(bad)?;
+        let rank = match rank_part.to_ascii_uppercase().as_str() {
+            "T" | "10" => 10,
+            "J" => 11,
+            "Q" => 12,
+            "K" => 13,
+            "A" => 14,
+            r if r.len() == 1 && ("2"..="9").contains(&r) => r.parse::<u8>().map_err(|_| bad())?,
+            _ => return Err(bad()),
+        };
+        Ok(Card::new(rank, suit))
+    }
+}
+
+impl Serialize for Card {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Card {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Card, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A set of cards as a 52-bit mask: cheap to copy, compare and count.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct CardSet(u64);
+
+impl CardSet {
+    /// The empty set.
+    pub const EMPTY: CardSet = CardSet(0);
+
+    /// Whether `card` is in the set.
+    pub fn contains(self, card: Card) -> bool {
+        self.0 & card.bit() != 0
+    }
+
+    /// Adds `card`; returns false if it was already there.
+    pub fn insert(&mut self, card: Card) -> bool {
+        let had = self.contains(card);
+        self.0 |= card.bit();
+        !had
+    }
+
+    /// Removes `card`; returns false if it was not there.
+    pub fn remove(&mut self, card: Card) -> bool {
+        let had = self.contains(card);
+        self.0 &= !card.bit();
+        had
+    }
+
+    /// How many cards.
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Whether any card of `suit` is in the set.
+    pub fn has_suit(self, suit: Suit) -> bool {
+        self.0 & (0x1FFFu64 << (suit.index() * 13)) != 0
+    }
+
+    /// The cards in canonical order (spades 2..A, hearts, diamonds, clubs).
+    pub fn iter(self) -> impl Iterator<Item = Card> {
+        (0u8..52).filter(move |i| self.0 & (1u64 << i) != 0).map(Card)
+    }
+
+    /// The cards in canonical order, as a vector.
+    pub fn to_vec(self) -> Vec<Card> {
+        self.iter().collect()
+    }
+}
+
+impl FromIterator<Card> for CardSet {
+    fn from_iter<I: IntoIterator<Item = Card>>(iter: I) -> CardSet {
+        let mut set = CardSet::EMPTY;
+        for c in iter {
+            set.insert(c);
+        }
+        set
+    }
+}
+
+impl fmt::Debug for CardSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// A set of suits (used to remember which suits a player has shown out of).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub struct SuitSet(u8);
+
+impl SuitSet {
+    /// Whether `suit` is in the set.
+    pub fn contains(self, suit: Suit) -> bool {
+        self.0 & (1 << suit.index()) != 0
+    }
+
+    /// Adds `suit`.
+    pub fn insert(&mut self, suit: Suit) {
+        self.0 |= 1 << suit.index();
+    }
+
+    /// The suits in canonical order.
+    pub fn to_vec(self) -> Vec<Suit> {
+        Suit::ALL.into_iter().filter(|s| self.contains(*s)).collect()
+    }
+}
+
+/// The full 52-card pack.
+pub fn full_deck() -> CardSet {
+    CardSet((1u64 << 52) - 1)
+}
+
+/// The pack with the given ranks removed (Dump removes 4, 5 and 6).
+pub fn deck_without_ranks(ranks: &[u8]) -> CardSet {
+    full_deck().iter().filter(|c| !ranks.contains(&c.rank())).collect()
+}
+
+/// A shuffle seed: 32 bytes from the OS-seeded cryptographic RNG, drawn outside the rules engines
+/// (which stay pure) and recorded with the deal. Its SHA-256 is published at the deal; the seed
+/// itself is revealed when the round ends, so anyone can re-derive the deal with [`shuffled`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Seed(pub [u8; 32]);
+
+impl Seed {
+    /// The published commitment: lowercase hex SHA-256 of the 32 seed bytes.
+    pub fn commitment(&self) -> String {
+        hex::encode(Sha256::digest(self.0))
+    }
+
+    /// The seed as lowercase hex.
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+
+    /// Reads a seed written as 64 hex digits.
+    pub fn from_hex(s: &str) -> Option<Seed> {
+        let bytes = hex::decode(s).ok()?;
+        Some(Seed(bytes.try_into().ok()?))
+    }
+}
+
+impl fmt::Debug for Seed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Seed(..)")
+    }
+}
+
+/// Shuffles `items` deterministically from `seed`, so that a deal can be re-derived by anyone:
+/// a Fisher–Yates shuffle where, for i = n-1 down to 1, j is the first 8 bytes (big-endian) of
+/// SHA-256(seed ‖ i as 4 bytes big-endian) modulo i+1, and items i and j are swapped.
+/// The README shows the same steps in a few lines of Python.
+pub fn shuffled<T>(mut items: Vec<T>, seed: &Seed) -> Vec<T> {
+    for i in (1..items.len()).rev() {
+        let mut h = Sha256::new();
+        h.update(seed.0);
+        h.update((i as u32).to_be_bytes());
+        let digest = h.finalize();
+        let word = u64::from_be_bytes(digest[..8].try_into().expect("8 bytes"));
+        let j = (word % (i as u64 + 1)) as usize;
+        items.swap(i, j);
+    }
+    items
+}
+
+/// Deals `deck` (canonical order, then shuffled by `seed`) one card at a time to `players` hands
+/// of `per_hand` cards, starting with the player left of `dealer`. Returns the hands (by seat) and
+/// the undealt rest in shuffled order (top of the stock first).
+pub fn deal_from_seed(
+    deck: CardSet,
+    seed: &Seed,
+    players: usize,
+    per_hand: usize,
+    dealer: usize,
+) -> (Vec<CardSet>, Vec<Card>) {
+    let order = shuffled(deck.to_vec(), seed);
+    let mut hands = vec![CardSet::EMPTY; players];
+    let dealt = players * per_hand;
+    for (k, card) in order.iter().take(dealt).enumerate() {
+        hands[(dealer + 1 + k) % players].insert(*card);
+    }
+    (hands, order[dealt.min(order.len())..].to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cards_round_trip_through_text() {
+        for c in full_deck().iter() {
+            assert_eq!(c.to_string().parse::<Card>().unwrap(), c);
+        }
+        assert_eq!("10c".parse::<Card>().unwrap().to_string(), "TC");
+        assert_eq!("as".parse::<Card>().unwrap(), Card::new(14, Suit::S));
+        for bad in ["", "1C", "11C", "ZZ", "T", "TX", "AAS"] {
+            assert!(bad.parse::<Card>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn dump_deck_has_forty_cards_without_4_5_6() {
+        let d = deck_without_ranks(&[4, 5, 6]);
+        assert_eq!(d.len(), 40);
+        assert!(!d.contains("5H".parse().unwrap()));
+        assert!(d.contains("7H".parse().unwrap()));
+    }
+
+    #[test]
+    fn shuffle_is_a_permutation_and_depends_on_the_seed() {
+        let a = shuffled((0..52).collect::<Vec<u32>>(), &Seed([1; 32]));
+        let b = shuffled((0..52).collect::<Vec<u32>>(), &Seed([2; 32]));
+        let mut sorted = a.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..52).collect::<Vec<u32>>());
+        assert_ne!(a, b);
+        assert_eq!(a, shuffled((0..52).collect::<Vec<u32>>(), &Seed([1; 32])));
+    }
+}

@@ -1,0 +1,545 @@
+//! Dump (Alex Randolph, "Indiscretion", 1987): tricks without trumps, 40 cards, card points.
+//!
+//! RULES.md "Dump": 2 or 4 players (4 = partnerships: seats 0+2 against 1+3), the 4s, 5s and 6s
+//! removed, ace high; 10 cards each with 4 players, 20 with 2. Follow suit if able, else anything;
+//! the highest card of the led suit wins and the winner leads next. A = 1, 2 3 7 8 9 10 at face
+//! value, J Q K nothing: 160 per deal. The side with 81 or more scores the amount over 80 (80-80
+//! scores nothing); first side to `target` (default 100) at the end of a deal wins.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use utoipa::ToSchema;
+
+use super::{
+    cards::{deal_from_seed, deck_without_ranks, Card, CardSet, Seed, Suit, SuitSet},
+    sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
+    trick::{Play, Trick},
+    Actor, Dealing, Game, Outcomes, RuleError, ToAct,
+};
+
+/// Card points in one deal, all 40 cards together.
+pub const DEAL_POINTS: u32 = 160;
+
+/// Dump's match options.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct DumpConfig {
+    /// The total a side must reach or exceed at the end of a deal to win (RULES.md: 100).
+    #[schema(minimum = 1, maximum = 100000, example = 100)]
+    pub target: i64,
+    /// The dealer of the first deal; the deal passes to the left each round.
+    #[schema(minimum = 0, maximum = 3, example = 0)]
+    pub first_dealer: usize,
+}
+
+impl Default for DumpConfig {
+    fn default() -> Self {
+        DumpConfig { target: 100, first_dealer: 0 }
+    }
+}
+
+/// One action of Dump.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(as = DumpAction)]
+pub enum Action {
+    /// Table action that starts a deal. In service dealing the service shuffles and deals.
+    Deal {},
+    /// A seat plays a card to the trick.
+    Play {
+        /// The card, rank then suit (`10` accepted for `T`).
+        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc]$", example = "QS")]
+        card: Card,
+    },
+    /// Table dealing only: a whole deal's result without play-by-play, card points per side
+    /// (seats 0+2, seats 1+3; with 2 players, per seat). Must sum to 160.
+    Tally {
+        /// Card points captured by side 0 and side 1.
+        #[schema(example = json!([95, 65]))]
+        points: [u32; 2],
+    },
+}
+
+/// Why Dump refused an action.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DumpError {
+    #[error("Dump is played by 2 or 4 players (4 as partnerships), not {0}")]
+    PlayerCount(usize),
+    #[error("target must be at least 1, not {0}")]
+    BadTarget(i64),
+    #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
+    BadDealer { max: usize, got: usize },
+    #[error("the match is finished; nothing more can be recorded")]
+    MatchFinished,
+    #[error("no deal is in progress: the table records a deal first")]
+    DealExpected,
+    #[error("a deal is in progress: finish it (or tally it before any card is played) first")]
+    DealInProgress,
+    #[error("{0} is an action of the table (seat: null, host token)")]
+    TableActionOnly(&'static str),
+    #[error("the table cannot play a card; say which seat plays it")]
+    SeatActionOnly,
+    #[error("it is seat {expected}'s turn to play, not seat {got}'s")]
+    NotYourTurn { expected: usize, got: usize },
+    #[error("{0} is not in the Dump deck (the 4s, 5s and 6s are removed)")]
+    NoSuchCard(Card),
+    #[error("{0} has already been played in this deal")]
+    CardAlreadyPlayed(Card),
+    #[error("seat {seat} does not hold {card}")]
+    CardNotInHand { seat: usize, card: Card },
+    #[error("seat {seat} holds {led_name} and must follow suit ({led} was led)")]
+    MustFollowSuit { seat: usize, led: Suit, led_name: &'static str },
+    #[error("tally is for table dealing only; with service dealing every card is played")]
+    TallyNeedsTableDealing,
+    #[error("a tally records a whole deal: it cannot follow cards already played in this deal")]
+    TallyMidDeal,
+    #[error("a tally's points must sum to 160 (the deck's card points), not {0}")]
+    TallySum(u32),
+    #[error("a service deal needs the service's shuffle seed")]
+    SeedMissing,
+    #[error("in table dealing the cards are dealt at the table; no seed is taken")]
+    SeedNotTaken,
+}
+
+impl RuleError for DumpError {
+    fn code(&self) -> &'static str {
+        use DumpError::*;
+        match self {
+            PlayerCount(_) => "bad_player_count",
+            BadTarget(_) | BadDealer { .. } => "invalid_config",
+            MatchFinished => "match_finished",
+            DealExpected => "deal_expected",
+            DealInProgress => "deal_in_progress",
+            TableActionOnly(_) => "table_action_only",
+            SeatActionOnly => "seat_action_only",
+            NotYourTurn { .. } => "not_your_turn",
+            NoSuchCard(_) => "no_such_card",
+            CardAlreadyPlayed(_) => "card_already_played",
+            CardNotInHand { .. } => "card_not_in_hand",
+            MustFollowSuit { .. } => "must_follow_suit",
+            TallyNeedsTableDealing => "tally_not_allowed",
+            TallyMidDeal => "tally_mid_deal",
+            TallySum(_) => "tally_sum",
+            SeedMissing => "seed_missing",
+            SeedNotTaken => "seed_not_taken",
+        }
+    }
+}
+
+/// A completed trick.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct TrickRecord {
+    /// The cards in the order played.
+    pub plays: Vec<Play>,
+    /// The seat that won it (and leads next).
+    pub winner: usize,
+    /// Card points in the trick.
+    pub points: u32,
+}
+
+/// A play that broke the follow-suit rule, proven after the fact (table dealing).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Revoke {
+    /// Who revoked.
+    pub seat: usize,
+    /// The card that proved it: of a suit the seat had shown out of.
+    #[schema(value_type = String, example = "9H")]
+    pub card: Card,
+    /// The trick number (1-based) in which the seat showed out of that suit.
+    pub shown_out_in_trick: usize,
+}
+
+#[derive(Clone, Debug)]
+struct DealState {
+    leader: usize,
+    /// Service dealing: each seat's remaining cards.
+    hands: Option<Vec<CardSet>>,
+    played: CardSet,
+    trick: Trick,
+    tricks: Vec<TrickRecord>,
+    captured: [u32; 2],
+    /// Table dealing: suits each seat has shown out of, with the trick it happened in.
+    voids: Vec<SuitSet>,
+    void_trick: Vec<[usize; 4]>,
+    revokes: Vec<Revoke>,
+    commitment: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+struct DealResult {
+    captured: [u32; 2],
+    points: [i64; 2],
+    tallied: bool,
+    revokes: usize,
+}
+
+/// The state of a Dump match.
+#[derive(Clone, Debug)]
+pub struct Dump {
+    config: DumpConfig,
+    players: usize,
+    dealing: Dealing,
+    round: u32,
+    deal: Option<DealState>,
+    results: Vec<DealResult>,
+    totals: [i64; 2],
+    finished: bool,
+}
+
+/// Card points: A = 1, 2 3 7 8 9 10 at face value, J Q K nothing.
+pub fn card_points(c: Card) -> u32 {
+    match c.rank() {
+        14 => 1,
+        r @ 2..=10 => r as u32,
+        _ => 0,
+    }
+}
+
+fn deck() -> CardSet {
+    deck_without_ranks(&[4, 5, 6])
+}
+
+impl Dump {
+    fn side(&self, seat: usize) -> usize {
+        seat % 2
+    }
+
+    fn dealer_of(&self, round: u32) -> usize {
+        (self.config.first_dealer + round.saturating_sub(1) as usize) % self.players
+    }
+
+    fn next_dealer(&self) -> usize {
+        self.dealer_of(self.round + 1)
+    }
+
+    fn to_play(&self) -> Option<usize> {
+        let d = self.deal.as_ref()?;
+        Some(d.trick.next_seat(d.leader, self.players))
+    }
+
+    /// Checks a play by `seat` without changing anything; returns whether it is a revoke.
+    fn check_play(&self, seat: usize, card: Card) -> Result<Option<Revoke>, DumpError> {
+        let d = self.deal.as_ref().ok_or(DumpError::DealExpected)?;
+        let expected = d.trick.next_seat(d.leader, self.players);
+        if seat != expected {
+            return Err(DumpError::NotYourTurn { expected, got: seat });
+        }
+        if !deck().contains(card) {
+            return Err(DumpError::NoSuchCard(card));
+        }
+        let led = d.trick.lead().map(|c| c.suit());
+        match &d.hands {
+            Some(hands) => {
+                let hand = hands[seat];
+                if !hand.contains(card) {
+                    return Err(if d.played.contains(card) {
+                        DumpError::CardAlreadyPlayed(card)
+                    } else {
+                        DumpError::CardNotInHand { seat, card }
+                    });
+                }
+                if let Some(led) = led {
+                    if card.suit() != led && hand.has_suit(led) {
+                        return Err(DumpError::MustFollowSuit { seat, led, led_name: led.name() });
+                    }
+                }
+                Ok(None)
+            }
+            None => {
+                if d.played.contains(card) {
+                    return Err(DumpError::CardAlreadyPlayed(card));
+                }
+                // Table dealing: a play of a suit the seat showed out of earlier is a revoke,
+                // accepted as it happened at the table and flagged (API.md "Dealing").
+                Ok(d.voids[seat].contains(card.suit()).then(|| Revoke {
+                    seat,
+                    card,
+                    shown_out_in_trick: d.void_trick[seat][suit_index(card.suit())],
+                }))
+            }
+        }
+    }
+
+    fn play(&mut self, seat: usize, card: Card) -> Result<Outcomes, DumpError> {
+        let revoke = self.check_play(seat, card)?;
+        let players = self.players;
+        let mut out = Vec::new();
+        let d = self.deal.as_mut().expect("checked");
+        let trick_no = d.tricks.len() + 1;
+        if let Some(led) = d.trick.lead().map(|c| c.suit()) {
+            if card.suit() != led && d.hands.is_none() && !d.voids[seat].contains(led) {
+                d.voids[seat].insert(led);
+                d.void_trick[seat][suit_index(led)] = trick_no;
+            }
+        }
+        if let Some(r) = revoke {
+            out.push(json!({"type": "revoke", "seat": r.seat, "card": r.card, "shown_out_in_trick": r.shown_out_in_trick}));
+            d.revokes.push(r);
+        }
+        if let Some(h) = d.hands.as_mut() {
+            h[seat].remove(card);
+        }
+        d.played.insert(card);
+        d.trick.plays.push(Play { seat, card });
+        if d.trick.is_complete(players) {
+            let led = d.trick.lead().expect("complete").suit();
+            let winner = d.trick.winner_by(|c| (c.suit() == led).then_some(c.rank() as u32)).seat;
+            let points: u32 = d.trick.plays.iter().map(|p| card_points(p.card)).sum();
+            d.captured[winner % 2] += points;
+            let plays = std::mem::take(&mut d.trick.plays);
+            out.push(json!({"type": "trick", "number": trick_no, "winner": winner, "points": points}));
+            d.tricks.push(TrickRecord { plays, winner, points });
+            d.leader = winner;
+            if d.played.len() == deck().len() {
+                let captured = d.captured;
+                let revokes = d.revokes.len();
+                out.extend(self.score_deal(captured, false, revokes));
+            }
+        }
+        Ok(out)
+    }
+
+    fn score_deal(&mut self, captured: [u32; 2], tallied: bool, revokes: usize) -> Outcomes {
+        let mut points = [0i64; 2];
+        for side in 0..2 {
+            if captured[side] > 80 {
+                points[side] = captured[side] as i64 - 80;
+            }
+        }
+        self.totals[0] += points[0];
+        self.totals[1] += points[1];
+        self.results.push(DealResult { captured, points, tallied, revokes });
+        self.deal = None;
+        let mut out = vec![json!({"type": "deal_scored", "round": self.round, "captured": captured, "points": points, "totals": self.totals})];
+        if self.totals.iter().any(|&t| t >= self.config.target) {
+            self.finished = true;
+            let (winners, margin) = winners_and_margin(&self.totals);
+            out.push(json!({"type": "match_finished", "winners": winners, "margin": margin}));
+        }
+        out
+    }
+
+    fn start_deal(&mut self, seed: Option<&Seed>) -> Result<Outcomes, DumpError> {
+        let round = self.round + 1;
+        let dealer = self.dealer_of(round);
+        let leader = (dealer + 1) % self.players;
+        let hands = match (self.dealing, seed) {
+            (Dealing::Service, Some(seed)) => {
+                Some(deal_from_seed(deck(), seed, self.players, 40 / self.players, dealer).0)
+            }
+            (Dealing::Service, None) => return Err(DumpError::SeedMissing),
+            (Dealing::Table, Some(_)) => return Err(DumpError::SeedNotTaken),
+            (Dealing::Table, None) => None,
+        };
+        let commitment = seed.map(|s| s.commitment());
+        self.round = round;
+        self.deal = Some(DealState {
+            leader,
+            hands,
+            played: CardSet::EMPTY,
+            trick: Trick::default(),
+            tricks: Vec::new(),
+            captured: [0, 0],
+            voids: vec![SuitSet::default(); self.players],
+            void_trick: vec![[0; 4]; self.players],
+            revokes: Vec::new(),
+            commitment: commitment.clone(),
+        });
+        Ok(vec![json!({"type": "dealt", "round": round, "dealer": dealer, "leader": leader, "commitment": commitment})])
+    }
+
+    fn tally(&mut self, points: [u32; 2]) -> Result<Outcomes, DumpError> {
+        if self.dealing == Dealing::Service {
+            return Err(DumpError::TallyNeedsTableDealing);
+        }
+        if self.deal.as_ref().is_some_and(|d| !d.played.is_empty()) {
+            return Err(DumpError::TallyMidDeal);
+        }
+        let sum = points[0].saturating_add(points[1]);
+        if sum != DEAL_POINTS {
+            return Err(DumpError::TallySum(sum));
+        }
+        if self.deal.is_none() {
+            self.round += 1;
+        }
+        Ok(self.score_deal(points, true, 0))
+    }
+}
+
+fn suit_index(s: Suit) -> usize {
+    s as usize
+}
+
+impl Game for Dump {
+    const ID: &'static str = "dump";
+    const TITLE: &'static str = "Dump";
+    const MIN_PLAYERS: usize = 2;
+    const MAX_PLAYERS: usize = 4;
+    type Config = DumpConfig;
+    type Action = Action;
+    type Error = DumpError;
+
+    fn new(config: DumpConfig, players: usize, dealing: Dealing) -> Result<Dump, DumpError> {
+        if players != 2 && players != 4 {
+            return Err(DumpError::PlayerCount(players));
+        }
+        if config.target < 1 {
+            return Err(DumpError::BadTarget(config.target));
+        }
+        if config.first_dealer >= players {
+            return Err(DumpError::BadDealer { max: players - 1, got: config.first_dealer });
+        }
+        Ok(Dump {
+            config,
+            players,
+            dealing,
+            round: 0,
+            deal: None,
+            results: Vec::new(),
+            totals: [0, 0],
+            finished: false,
+        })
+    }
+
+    fn config(&self) -> &DumpConfig {
+        &self.config
+    }
+
+    fn to_act(&self) -> ToAct {
+        if self.finished {
+            ToAct::nobody()
+        } else {
+            self.to_play().map_or_else(ToAct::table, ToAct::seat)
+        }
+    }
+
+    fn legal_actions(&self, actor: Actor) -> Vec<Action> {
+        if self.finished {
+            return vec![];
+        }
+        match (actor, &self.deal) {
+            (Actor::Table, None) => vec![Action::Deal {}],
+            (Actor::Seat(s), Some(d)) if Some(s) == self.to_play() => {
+                let candidates = match &d.hands {
+                    Some(h) => h[s],
+                    None => deck().iter().filter(|c| !d.played.contains(*c)).collect(),
+                };
+                candidates
+                    .iter()
+                    .filter(|c| self.check_play(s, *c).is_ok())
+                    .map(|card| Action::Play { card })
+                    .collect()
+            }
+            _ => vec![],
+        }
+    }
+
+    fn needs_seed(&self, action: &Action) -> bool {
+        self.dealing == Dealing::Service && matches!(action, Action::Deal {})
+    }
+
+    fn apply(&mut self, actor: Actor, action: &Action, seed: Option<&Seed>) -> Result<Outcomes, DumpError> {
+        if self.finished {
+            return Err(DumpError::MatchFinished);
+        }
+        match (action, actor) {
+            (Action::Deal {}, Actor::Seat(_)) => Err(DumpError::TableActionOnly("deal")),
+            (Action::Tally { .. }, Actor::Seat(_)) => Err(DumpError::TableActionOnly("tally")),
+            (Action::Play { .. }, Actor::Table) => Err(DumpError::SeatActionOnly),
+            (Action::Deal {}, Actor::Table) => {
+                if self.deal.is_some() {
+                    return Err(DumpError::DealInProgress);
+                }
+                self.start_deal(seed)
+            }
+            (Action::Tally { points }, Actor::Table) => self.tally(*points),
+            (Action::Play { card }, Actor::Seat(s)) => self.play(s, *card),
+        }
+    }
+
+    fn table_view(&self) -> Value {
+        let phase = if self.finished {
+            "finished"
+        } else if self.deal.is_some() {
+            "playing"
+        } else {
+            "awaiting_deal"
+        };
+        let mut v = json!({
+            "phase": phase,
+            "target": self.config.target,
+            "next_dealer": if self.deal.is_none() && !self.finished { Some(self.next_dealer()) } else { None },
+        });
+        if let Some(d) = &self.deal {
+            let per_hand = 40 / self.players;
+            let cards_left: Vec<usize> = (0..self.players)
+                .map(|s| per_hand - d.tricks.len() - usize::from(d.trick.plays.iter().any(|p| p.seat == s)))
+                .collect();
+            let extra = json!({
+                "leader": d.leader,
+                "to_play": d.trick.next_seat(d.leader, self.players),
+                "trick": d.trick.plays,
+                "tricks": d.tricks,
+                "captured": d.captured,
+                "cards_left": cards_left,
+                "revokes": d.revokes,
+                "commitment": d.commitment,
+            });
+            if let (Value::Object(a), Value::Object(b)) = (&mut v, extra) {
+                a.extend(b);
+            }
+        } else {
+            v["trick"] = json!([]);
+            v["revokes"] = json!([]);
+        }
+        v
+    }
+
+    fn seat_view(&self, seat: usize) -> Value {
+        let hand = self.deal.as_ref().and_then(|d| d.hands.as_ref()).map(|h| h[seat].to_vec());
+        json!({ "hand": hand, "side": self.side(seat) })
+    }
+
+    fn score_sheet(&self) -> ScoreSheet {
+        let rounds = self
+            .results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| RoundScore {
+                round: i as u32 + 1,
+                label: format!("Deal {}", i + 1),
+                multiplier: 1,
+                points: r.points.to_vec(),
+                detail: json!({"captured": r.captured, "tallied": r.tallied, "revokes": r.revokes}),
+            })
+            .collect();
+        let (winners, margin) = if self.finished { winners_and_margin(&self.totals) } else { (vec![], None) };
+        ScoreSheet {
+            unit: if self.players == 4 { Unit::Side } else { Unit::Seat },
+            sides: (self.players == 4).then(|| vec![vec![0, 2], vec![1, 3]]),
+            rounds,
+            totals: self.totals.to_vec(),
+            finished: self.finished,
+            winners,
+            margin,
+        }
+    }
+
+    fn round(&self) -> u32 {
+        self.round
+    }
+
+    fn dealer(&self) -> Option<usize> {
+        if self.deal.is_some() {
+            Some(self.dealer_of(self.round))
+        } else if self.finished {
+            None
+        } else {
+            Some(self.next_dealer())
+        }
+    }
+
+    fn rounds_completed(&self) -> u32 {
+        self.results.len() as u32
+    }
+}

@@ -1,0 +1,365 @@
+//! The rules engines: pure functions of (config, players, recorded actions). No I/O, no clock, no
+//! randomness (a shuffle enters as the [`cards::Seed`] of a deal). Every game implements [`Game`];
+//! [`AnyGame`] dispatches over them by game id.
+
+pub mod cards;
+pub mod dump;
+pub mod sheet;
+pub mod trick;
+
+use std::fmt::{Debug, Display};
+
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+pub use self::{cards::Seed, sheet::ScoreSheet};
+
+/// Who deals the cards: the real table (cards are learned as they are recorded) or the service
+/// (it shuffles and deals, and checks every play against the hand).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Dealing {
+    /// Real cards shuffled at the table; the service learns them as they are recorded.
+    #[default]
+    Table,
+    /// The service shuffles and deals; each seat sees only its own hand.
+    Service,
+}
+
+/// Who performs an action: a seat, or the table (deals and facts only the table sees).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Actor {
+    /// The player in this seat (0-based).
+    Seat(usize),
+    /// The table as a whole (the host records it).
+    Table,
+}
+
+impl Actor {
+    /// From the wire form (`seat: null` is the table).
+    pub fn from_seat(seat: Option<usize>) -> Actor {
+        seat.map_or(Actor::Table, Actor::Seat)
+    }
+
+    /// The seat, or None for the table.
+    pub fn seat(self) -> Option<usize> {
+        match self {
+            Actor::Seat(s) => Some(s),
+            Actor::Table => None,
+        }
+    }
+}
+
+/// Who is expected to act next.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ToAct {
+    /// Seats expected to act (several at once for sealed simultaneous choices).
+    pub seats: Vec<usize>,
+    /// Whether the table (the host) is expected to act.
+    pub table: bool,
+}
+
+impl ToAct {
+    /// One seat to act.
+    pub fn seat(s: usize) -> ToAct {
+        ToAct { seats: vec![s], table: false }
+    }
+
+    /// The table to act.
+    pub fn table() -> ToAct {
+        ToAct { seats: vec![], table: true }
+    }
+
+    /// Nobody: the match is finished.
+    pub fn nobody() -> ToAct {
+        ToAct::default()
+    }
+}
+
+/// An illegal action as the engine reports it: every game's error enum implements this.
+pub trait RuleError: Display + Debug {
+    /// Stable snake_case machine code, e.g. `must_follow_suit`.
+    fn code(&self) -> &'static str;
+}
+
+/// A rejected action in game-independent form: code, message naming the rule.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Rejection {
+    /// Stable machine code.
+    pub code: &'static str,
+    /// Human message naming the rule.
+    pub message: String,
+}
+
+impl Rejection {
+    /// Builds a rejection from any game's error.
+    pub fn from_rule<E: RuleError>(e: E) -> Rejection {
+        Rejection { code: e.code(), message: e.to_string() }
+    }
+}
+
+/// What one applied action produced, for the log (trick won, revoke spotted, round scored...).
+pub type Outcomes = Vec<Value>;
+
+/// One game's rules. `apply` validates and applies in one step and leaves the state untouched
+/// when it refuses.
+pub trait Game: Clone + Send + Sync + Sized + 'static {
+    /// The game's service id, e.g. `dump`.
+    const ID: &'static str;
+    /// The game's title.
+    const TITLE: &'static str;
+    /// Fewest players.
+    const MIN_PLAYERS: usize;
+    /// Most players.
+    const MAX_PLAYERS: usize;
+
+    /// Match options (defaults from RULES.md); unknown fields are refused.
+    type Config: Serialize + DeserializeOwned + Default + Clone + Debug;
+    /// One action of the game's vocabulary (`{type, ...}`); unknown fields are refused.
+    type Action: Serialize + DeserializeOwned + Clone + Debug;
+    /// The game's illegal-action enum.
+    type Error: RuleError;
+
+    /// A new match; refuses a player count or option the game cannot play.
+    fn new(config: Self::Config, players: usize, dealing: Dealing) -> Result<Self, Self::Error>;
+    /// The options in force (with every default filled in).
+    fn config(&self) -> &Self::Config;
+    /// Who must act now.
+    fn to_act(&self) -> ToAct;
+    /// What `actor` may do now (`apply` accepts exactly these, for enumerable games).
+    fn legal_actions(&self, actor: Actor) -> Vec<Self::Action>;
+    /// Whether `action` needs a service shuffle seed (a deal in service dealing).
+    fn needs_seed(&self, action: &Self::Action) -> bool;
+    /// Validates and applies `action` by `actor`; on error the state is untouched.
+    fn apply(
+        &mut self,
+        actor: Actor,
+        action: &Self::Action,
+        seed: Option<&Seed>,
+    ) -> Result<Outcomes, Self::Error>;
+    /// The public state (`table` in the match view).
+    fn table_view(&self) -> Value;
+    /// The private state of `seat` (`you` in the match view; `seat` is added by the caller).
+    fn seat_view(&self, seat: usize) -> Value;
+    /// The score sheet so far.
+    fn score_sheet(&self) -> ScoreSheet;
+    /// The current round, numbered from 1 (0 before the first deal).
+    fn round(&self) -> u32;
+    /// The dealer of the current (or next) round.
+    fn dealer(&self) -> Option<usize>;
+    /// How many rounds are over (a service seed of round r is revealed once this is >= r).
+    fn rounds_completed(&self) -> u32;
+    /// How a recorded action appears to `viewer` in the log (a seat sees its own private
+    /// payloads). `index` is the action's position among the standing actions.
+    fn render_action(&self, _index: usize, action: &Self::Action, _actor: Actor, _viewer: Option<usize>) -> Value {
+        serde_json::to_value(action).unwrap_or(Value::Null)
+    }
+}
+
+/// A game's catalogue entry.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct GameInfo {
+    /// The service id, used in `POST /v1/matches`.
+    #[schema(example = "dump")]
+    pub id: &'static str,
+    /// The title.
+    #[schema(example = "Dump")]
+    pub title: &'static str,
+    /// Fewest players.
+    pub min_players: usize,
+    /// Most players.
+    pub max_players: usize,
+    /// Every option with its default.
+    #[schema(value_type = Object)]
+    pub default_config: Value,
+}
+
+fn info<G: Game>() -> GameInfo {
+    GameInfo {
+        id: G::ID,
+        title: G::TITLE,
+        min_players: G::MIN_PLAYERS,
+        max_players: G::MAX_PLAYERS,
+        default_config: serde_json::to_value(G::Config::default()).unwrap_or(Value::Null),
+    }
+}
+
+/// Why a match could not be created or an action not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// No game by that id is implemented.
+    #[error("no game '{0}' is implemented here; GET /v1/games lists the games")]
+    UnknownGame(String),
+    /// The player count is outside the game's range.
+    #[error("{game} is played by {min} to {max} players, not {got}")]
+    PlayerCount { game: &'static str, min: usize, max: usize, got: usize },
+    /// The options are malformed (wrong field, wrong type).
+    #[error("config: {0}")]
+    BadConfig(String),
+    /// The options are well-formed but not playable.
+    #[error("{1}")]
+    Rule(&'static str, String),
+}
+
+/// The games implemented here, dispatched by id. Each variant holds that game's live state.
+#[derive(Clone, Debug)]
+pub enum AnyGame {
+    /// Dump.
+    Dump(dump::Dump),
+}
+
+/// Runs `$body` with `$g` bound to the inner game of every variant.
+macro_rules! each_game {
+    ($self:expr, $g:ident => $body:expr) => {
+        match $self {
+            AnyGame::Dump($g) => $body,
+        }
+    };
+}
+
+/// Builds one game from its wire config.
+fn create<G: Game>(config: Option<Value>, players: usize, dealing: Dealing) -> Result<G, SetupError> {
+    if players < G::MIN_PLAYERS || players > G::MAX_PLAYERS {
+        return Err(SetupError::PlayerCount {
+            game: G::TITLE,
+            min: G::MIN_PLAYERS,
+            max: G::MAX_PLAYERS,
+            got: players,
+        });
+    }
+    let config: G::Config = match config {
+        None | Some(Value::Null) => G::Config::default(),
+        Some(v) => serde_json::from_value(v).map_err(|e| SetupError::BadConfig(e.to_string()))?,
+    };
+    G::new(config, players, dealing).map_err(|e| SetupError::Rule(e.code(), e.to_string()))
+}
+
+fn apply_json<G: Game>(
+    g: &mut G,
+    actor: Actor,
+    action: &Value,
+    seed: Option<&Seed>,
+) -> Result<Outcomes, ActionError> {
+    let a: G::Action = parse_action::<G>(action)?;
+    g.apply(actor, &a, seed).map_err(|e| ActionError::Illegal(Rejection::from_rule(e)))
+}
+
+fn parse_action<G: Game>(action: &Value) -> Result<G::Action, ActionError> {
+    serde_json::from_value(action.clone()).map_err(|e| ActionError::Malformed(e.to_string()))
+}
+
+/// Why an action was not applied.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ActionError {
+    /// The action does not fit the game's vocabulary (400).
+    #[error("action: {0}")]
+    Malformed(String),
+    /// The action breaks a rule (422).
+    #[error("{0}")]
+    Illegal(Rejection),
+}
+
+impl AnyGame {
+    /// The catalogue of implemented games.
+    pub fn catalogue() -> Vec<GameInfo> {
+        vec![info::<dump::Dump>()]
+    }
+
+    /// A new match of game `id`.
+    pub fn new(id: &str, config: Option<Value>, players: usize, dealing: Dealing) -> Result<AnyGame, SetupError> {
+        match id {
+            dump::Dump::ID => Ok(AnyGame::Dump(create(config, players, dealing)?)),
+            other => Err(SetupError::UnknownGame(other.to_string())),
+        }
+    }
+
+    /// The game id.
+    pub fn id(&self) -> &'static str {
+        fn id<G: Game>(_: &G) -> &'static str {
+            G::ID
+        }
+        each_game!(self, g => id(g))
+    }
+
+    /// The options in force, as JSON.
+    pub fn config_json(&self) -> Value {
+        each_game!(self, g => serde_json::to_value(g.config()).unwrap_or(Value::Null))
+    }
+
+    /// Who must act now.
+    pub fn to_act(&self) -> ToAct {
+        each_game!(self, g => g.to_act())
+    }
+
+    /// Whether the match is over.
+    pub fn is_finished(&self) -> bool {
+        let t = self.to_act();
+        t.seats.is_empty() && !t.table
+    }
+
+    /// What `actor` may do now, as wire JSON.
+    pub fn legal_actions(&self, actor: Actor) -> Vec<Value> {
+        each_game!(self, g => g
+            .legal_actions(actor)
+            .iter()
+            .map(|a| serde_json::to_value(a).unwrap_or(Value::Null))
+            .collect())
+    }
+
+    /// Checks that `action` is well-formed for this game (400 otherwise) and says whether it is a
+    /// deal that needs a service shuffle seed.
+    pub fn needs_seed(&self, action: &Value) -> Result<bool, ActionError> {
+        fn f<G: Game>(g: &G, action: &Value) -> Result<bool, ActionError> {
+            Ok(g.needs_seed(&parse_action::<G>(action)?))
+        }
+        each_game!(self, g => f(g, action))
+    }
+
+    /// Validates and applies a wire action; on error the state is untouched.
+    pub fn apply(&mut self, actor: Actor, action: &Value, seed: Option<&Seed>) -> Result<Outcomes, ActionError> {
+        each_game!(self, g => apply_json(g, actor, action, seed))
+    }
+
+    /// The public state.
+    pub fn table_view(&self) -> Value {
+        each_game!(self, g => g.table_view())
+    }
+
+    /// The private state of `seat`.
+    pub fn seat_view(&self, seat: usize) -> Value {
+        each_game!(self, g => g.seat_view(seat))
+    }
+
+    /// The score sheet.
+    pub fn score_sheet(&self) -> ScoreSheet {
+        each_game!(self, g => g.score_sheet())
+    }
+
+    /// The current round (0 before the first deal).
+    pub fn round(&self) -> u32 {
+        each_game!(self, g => g.round())
+    }
+
+    /// The dealer of the current or next round.
+    pub fn dealer(&self) -> Option<usize> {
+        each_game!(self, g => g.dealer())
+    }
+
+    /// How many rounds are over.
+    pub fn rounds_completed(&self) -> u32 {
+        each_game!(self, g => g.rounds_completed())
+    }
+
+    /// How a recorded action appears to `viewer` in the log.
+    pub fn render_action(&self, index: usize, action: &Value, actor: Actor, viewer: Option<usize>) -> Value {
+        fn f<G: Game>(g: &G, index: usize, action: &Value, actor: Actor, viewer: Option<usize>) -> Value {
+            match serde_json::from_value::<G::Action>(action.clone()) {
+                Ok(a) => g.render_action(index, &a, actor, viewer),
+                Err(_) => Value::Null,
+            }
+        }
+        each_game!(self, g => f(g, index, action, actor, viewer))
+    }
+}
