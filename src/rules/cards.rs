@@ -117,7 +117,11 @@ impl FromStr for Card {
         let bad = || BadCard(s.to_string());
         let t = s.trim();
         let (rank_part, suit_part) = t.split_at(t.len().checked_sub(1).ok_or_else(bad)?);
-        let suit = suit_part.chars().next().and_then(Suit::from_letter).ok_or_else(bad)?;
+        let suit = suit_part
+            .chars()
+            .next()
+            .and_then(Suit::from_letter)
+            .ok_or_else(bad)?;
         let rank = match rank_part.to_ascii_uppercase().as_str() {
             "T" | "10" => 10,
             "J" => 11,
@@ -188,7 +192,9 @@ impl CardSet {
 
     /// The cards in canonical order (spades 2..A, hearts, diamonds, clubs).
     pub fn iter(self) -> impl Iterator<Item = Card> {
-        (0u8..52).filter(move |i| self.0 & (1u64 << i) != 0).map(Card)
+        (0u8..52)
+            .filter(move |i| self.0 & (1u64 << i) != 0)
+            .map(Card)
     }
 
     /// The cards in canonical order, as a vector.
@@ -230,7 +236,10 @@ impl SuitSet {
 
     /// The suits in canonical order.
     pub fn to_vec(self) -> Vec<Suit> {
-        Suit::ALL.into_iter().filter(|s| self.contains(*s)).collect()
+        Suit::ALL
+            .into_iter()
+            .filter(|s| self.contains(*s))
+            .collect()
     }
 }
 
@@ -241,7 +250,10 @@ pub fn full_deck() -> CardSet {
 
 /// The pack with the given ranks removed (Dump removes 4, 5 and 6).
 pub fn deck_without_ranks(ranks: &[u8]) -> CardSet {
-    full_deck().iter().filter(|c| !ranks.contains(&c.rank())).collect()
+    full_deck()
+        .iter()
+        .filter(|c| !ranks.contains(&c.rank()))
+        .collect()
 }
 
 /// A shuffle seed: 32 bytes from the OS-seeded cryptographic RNG, drawn outside the rules engines

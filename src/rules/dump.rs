@@ -34,7 +34,10 @@ pub struct DumpConfig {
 
 impl Default for DumpConfig {
     fn default() -> Self {
-        DumpConfig { target: 100, first_dealer: 0 }
+        DumpConfig {
+            target: 100,
+            first_dealer: 0,
+        }
     }
 }
 
@@ -88,7 +91,11 @@ pub enum DumpError {
     #[error("seat {seat} does not hold {card}")]
     CardNotInHand { seat: usize, card: Card },
     #[error("seat {seat} holds {led_name} and must follow suit ({led} was led)")]
-    MustFollowSuit { seat: usize, led: Suit, led_name: &'static str },
+    MustFollowSuit {
+        seat: usize,
+        led: Suit,
+        led_name: &'static str,
+    },
     #[error("tally is for table dealing only; with service dealing every card is played")]
     TallyNeedsTableDealing,
     #[error("a tally records a whole deal: it cannot follow cards already played in this deal")]
@@ -222,7 +229,10 @@ impl Dump {
         let d = self.deal.as_ref().ok_or(DumpError::DealExpected)?;
         let expected = d.trick.next_seat(d.leader, self.players);
         if seat != expected {
-            return Err(DumpError::NotYourTurn { expected, got: seat });
+            return Err(DumpError::NotYourTurn {
+                expected,
+                got: seat,
+            });
         }
         if !deck().contains(card) {
             return Err(DumpError::NoSuchCard(card));
@@ -240,7 +250,11 @@ impl Dump {
                 }
                 if let Some(led) = led {
                     if card.suit() != led && hand.has_suit(led) {
-                        return Err(DumpError::MustFollowSuit { seat, led, led_name: led.name() });
+                        return Err(DumpError::MustFollowSuit {
+                            seat,
+                            led,
+                            led_name: led.name(),
+                        });
                     }
                 }
                 Ok(None)
@@ -283,12 +297,21 @@ impl Dump {
         d.trick.plays.push(Play { seat, card });
         if d.trick.is_complete(players) {
             let led = d.trick.lead().expect("complete").suit();
-            let winner = d.trick.winner_by(|c| (c.suit() == led).then_some(c.rank() as u32)).seat;
+            let winner = d
+                .trick
+                .winner_by(|c| (c.suit() == led).then_some(c.rank() as u32))
+                .seat;
             let points: u32 = d.trick.plays.iter().map(|p| card_points(p.card)).sum();
             d.captured[winner % 2] += points;
             let plays = std::mem::take(&mut d.trick.plays);
-            out.push(json!({"type": "trick", "number": trick_no, "winner": winner, "points": points}));
-            d.tricks.push(TrickRecord { plays, winner, points });
+            out.push(
+                json!({"type": "trick", "number": trick_no, "winner": winner, "points": points}),
+            );
+            d.tricks.push(TrickRecord {
+                plays,
+                winner,
+                points,
+            });
             d.leader = winner;
             if d.played.len() == deck().len() {
                 let captured = d.captured;
@@ -308,9 +331,16 @@ impl Dump {
         }
         self.totals[0] += points[0];
         self.totals[1] += points[1];
-        self.results.push(DealResult { captured, points, tallied, revokes });
+        self.results.push(DealResult {
+            captured,
+            points,
+            tallied,
+            revokes,
+        });
         self.deal = None;
-        let mut out = vec![json!({"type": "deal_scored", "round": self.round, "captured": captured, "points": points, "totals": self.totals})];
+        let mut out = vec![
+            json!({"type": "deal_scored", "round": self.round, "captured": captured, "points": points, "totals": self.totals}),
+        ];
         if self.totals.iter().any(|&t| t >= self.config.target) {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals);
@@ -345,7 +375,9 @@ impl Dump {
             revokes: Vec::new(),
             commitment: commitment.clone(),
         });
-        Ok(vec![json!({"type": "dealt", "round": round, "dealer": dealer, "leader": leader, "commitment": commitment})])
+        Ok(vec![
+            json!({"type": "dealt", "round": round, "dealer": dealer, "leader": leader, "commitment": commitment}),
+        ])
     }
 
     fn tally(&mut self, points: [u32; 2]) -> Result<Outcomes, DumpError> {
@@ -387,7 +419,10 @@ impl Game for Dump {
             return Err(DumpError::BadTarget(config.target));
         }
         if config.first_dealer >= players {
-            return Err(DumpError::BadDealer { max: players - 1, got: config.first_dealer });
+            return Err(DumpError::BadDealer {
+                max: players - 1,
+                got: config.first_dealer,
+            });
         }
         Ok(Dump {
             config,
@@ -438,7 +473,12 @@ impl Game for Dump {
         self.dealing == Dealing::Service && matches!(action, Action::Deal {})
     }
 
-    fn apply(&mut self, actor: Actor, action: &Action, seed: Option<&Seed>) -> Result<Outcomes, DumpError> {
+    fn apply(
+        &mut self,
+        actor: Actor,
+        action: &Action,
+        seed: Option<&Seed>,
+    ) -> Result<Outcomes, DumpError> {
         if self.finished {
             return Err(DumpError::MatchFinished);
         }
@@ -473,7 +513,11 @@ impl Game for Dump {
         if let Some(d) = &self.deal {
             let per_hand = 40 / self.players;
             let cards_left: Vec<usize> = (0..self.players)
-                .map(|s| per_hand - d.tricks.len() - usize::from(d.trick.plays.iter().any(|p| p.seat == s)))
+                .map(|s| {
+                    per_hand
+                        - d.tricks.len()
+                        - usize::from(d.trick.plays.iter().any(|p| p.seat == s))
+                })
                 .collect();
             let extra = json!({
                 "leader": d.leader,
@@ -496,7 +540,11 @@ impl Game for Dump {
     }
 
     fn seat_view(&self, seat: usize) -> Value {
-        let hand = self.deal.as_ref().and_then(|d| d.hands.as_ref()).map(|h| h[seat].to_vec());
+        let hand = self
+            .deal
+            .as_ref()
+            .and_then(|d| d.hands.as_ref())
+            .map(|h| h[seat].to_vec());
         json!({ "hand": hand, "side": self.side(seat) })
     }
 
@@ -513,9 +561,17 @@ impl Game for Dump {
                 detail: json!({"captured": r.captured, "tallied": r.tallied, "revokes": r.revokes}),
             })
             .collect();
-        let (winners, margin) = if self.finished { winners_and_margin(&self.totals) } else { (vec![], None) };
+        let (winners, margin) = if self.finished {
+            winners_and_margin(&self.totals)
+        } else {
+            (vec![], None)
+        };
         ScoreSheet {
-            unit: if self.players == 4 { Unit::Side } else { Unit::Seat },
+            unit: if self.players == 4 {
+                Unit::Side
+            } else {
+                Unit::Seat
+            },
             sides: (self.players == 4).then(|| vec![vec![0, 2], vec![1, 3]]),
             rounds,
             totals: self.totals.to_vec(),

@@ -63,12 +63,18 @@ pub struct ToAct {
 impl ToAct {
     /// One seat to act.
     pub fn seat(s: usize) -> ToAct {
-        ToAct { seats: vec![s], table: false }
+        ToAct {
+            seats: vec![s],
+            table: false,
+        }
     }
 
     /// The table to act.
     pub fn table() -> ToAct {
-        ToAct { seats: vec![], table: true }
+        ToAct {
+            seats: vec![],
+            table: true,
+        }
     }
 
     /// Nobody: the match is finished.
@@ -96,7 +102,10 @@ pub struct Rejection {
 impl Rejection {
     /// Builds a rejection from any game's error.
     pub fn from_rule<E: RuleError>(e: E) -> Rejection {
-        Rejection { code: e.code(), message: e.to_string() }
+        Rejection {
+            code: e.code(),
+            message: e.to_string(),
+        }
     }
 }
 
@@ -153,7 +162,13 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     fn rounds_completed(&self) -> u32;
     /// How a recorded action appears to `viewer` in the log (a seat sees its own private
     /// payloads). `index` is the action's position among the standing actions.
-    fn render_action(&self, _index: usize, action: &Self::Action, _actor: Actor, _viewer: Option<usize>) -> Value {
+    fn render_action(
+        &self,
+        _index: usize,
+        action: &Self::Action,
+        _actor: Actor,
+        _viewer: Option<usize>,
+    ) -> Value {
         serde_json::to_value(action).unwrap_or(Value::Null)
     }
 }
@@ -194,7 +209,12 @@ pub enum SetupError {
     UnknownGame(String),
     /// The player count is outside the game's range.
     #[error("{game} is played by {min} to {max} players, not {got}")]
-    PlayerCount { game: &'static str, min: usize, max: usize, got: usize },
+    PlayerCount {
+        game: &'static str,
+        min: usize,
+        max: usize,
+        got: usize,
+    },
     /// The options are malformed (wrong field, wrong type).
     #[error("config: {0}")]
     BadConfig(String),
@@ -220,7 +240,11 @@ macro_rules! each_game {
 }
 
 /// Builds one game from its wire config.
-fn create<G: Game>(config: Option<Value>, players: usize, dealing: Dealing) -> Result<G, SetupError> {
+fn create<G: Game>(
+    config: Option<Value>,
+    players: usize,
+    dealing: Dealing,
+) -> Result<G, SetupError> {
     if players < G::MIN_PLAYERS || players > G::MAX_PLAYERS {
         return Err(SetupError::PlayerCount {
             game: G::TITLE,
@@ -243,7 +267,8 @@ fn apply_json<G: Game>(
     seed: Option<&Seed>,
 ) -> Result<Outcomes, ActionError> {
     let a: G::Action = parse_action::<G>(action)?;
-    g.apply(actor, &a, seed).map_err(|e| ActionError::Illegal(Rejection::from_rule(e)))
+    g.apply(actor, &a, seed)
+        .map_err(|e| ActionError::Illegal(Rejection::from_rule(e)))
 }
 
 fn parse_action<G: Game>(action: &Value) -> Result<G::Action, ActionError> {
@@ -268,7 +293,12 @@ impl AnyGame {
     }
 
     /// A new match of game `id`.
-    pub fn new(id: &str, config: Option<Value>, players: usize, dealing: Dealing) -> Result<AnyGame, SetupError> {
+    pub fn new(
+        id: &str,
+        config: Option<Value>,
+        players: usize,
+        dealing: Dealing,
+    ) -> Result<AnyGame, SetupError> {
         match id {
             dump::Dump::ID => Ok(AnyGame::Dump(create(config, players, dealing)?)),
             other => Err(SetupError::UnknownGame(other.to_string())),
@@ -318,7 +348,12 @@ impl AnyGame {
     }
 
     /// Validates and applies a wire action; on error the state is untouched.
-    pub fn apply(&mut self, actor: Actor, action: &Value, seed: Option<&Seed>) -> Result<Outcomes, ActionError> {
+    pub fn apply(
+        &mut self,
+        actor: Actor,
+        action: &Value,
+        seed: Option<&Seed>,
+    ) -> Result<Outcomes, ActionError> {
         each_game!(self, g => apply_json(g, actor, action, seed))
     }
 
@@ -353,8 +388,20 @@ impl AnyGame {
     }
 
     /// How a recorded action appears to `viewer` in the log.
-    pub fn render_action(&self, index: usize, action: &Value, actor: Actor, viewer: Option<usize>) -> Value {
-        fn f<G: Game>(g: &G, index: usize, action: &Value, actor: Actor, viewer: Option<usize>) -> Value {
+    pub fn render_action(
+        &self,
+        index: usize,
+        action: &Value,
+        actor: Actor,
+        viewer: Option<usize>,
+    ) -> Value {
+        fn f<G: Game>(
+            g: &G,
+            index: usize,
+            action: &Value,
+            actor: Actor,
+            viewer: Option<usize>,
+        ) -> Value {
             match serde_json::from_value::<G::Action>(action.clone()) {
                 Ok(a) => g.render_action(index, &a, actor, viewer),
                 Err(_) => Value::Null,

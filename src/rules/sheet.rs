@@ -65,7 +65,12 @@ impl ScoreSheet {
         }
         out.push('\n');
         for r in &self.rounds {
-            out.push_str(&format!("{},{},{}", r.round, csv_field(&r.label), r.multiplier));
+            out.push_str(&format!(
+                "{},{},{}",
+                r.round,
+                csv_field(&r.label),
+                r.multiplier
+            ));
             for p in &r.points {
                 out.push_str(&format!(",{p}"));
             }

@@ -51,7 +51,8 @@ impl Trick {
                 }
             }
         }
-        best.map(|(_, p)| p).expect("the lead can always win a trick")
+        best.map(|(_, p)| p)
+            .expect("the lead can always win a trick")
     }
 }
 
@@ -64,7 +65,10 @@ mod tests {
             plays: cards
                 .iter()
                 .enumerate()
-                .map(|(i, c)| Play { seat: i, card: c.parse().unwrap() })
+                .map(|(i, c)| Play {
+                    seat: i,
+                    card: c.parse().unwrap(),
+                })
                 .collect(),
         }
     }
