@@ -1,1 +1,108 @@
-fn main() {}
+//! The `clubroom` binary: `serve` (the default), `openapi`, `migrate`, `deal`.
+
+use std::net::TcpListener;
+
+use clap::{Parser, Subcommand};
+use clubroom::{
+    rules::{Actor, AnyGame, Dealing, Seed},
+    server::{self, DEFAULT_DATABASE_URL},
+    store::Store,
+};
+
+#[derive(Parser)]
+#[command(
+    name = "clubroom",
+    version,
+    about = "A REST companion for a real card or board game table"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the HTTP API (the default).
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080", env = "CLUBROOM_BIND")]
+        bind: String,
+        /// Database: `sqlite://file.db?mode=rwc` or `postgres://user@host/db`.
+        #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+        database_url: String,
+    },
+    /// Print the OpenAPI document.
+    Openapi,
+    /// Apply the database migrations and exit.
+    Migrate {
+        /// Database URL.
+        #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+        database_url: String,
+    },
+    /// Re-derive a service deal from its revealed seed and print every hand (to verify a deal).
+    Deal {
+        /// The game id, e.g. `dump`.
+        #[arg(long)]
+        game: String,
+        /// Number of players.
+        #[arg(long)]
+        players: usize,
+        /// The revealed seed (64 hex digits).
+        #[arg(long)]
+        seed: String,
+        /// The dealer of that deal (the match view's `dealer` when it was dealt).
+        #[arg(long, default_value_t = 0)]
+        dealer: usize,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let cli = Cli::parse();
+    match cli.command.unwrap_or(Command::Serve {
+        bind: "127.0.0.1:8080".into(),
+        database_url: std::env::var("DATABASE_URL").unwrap_or_else(|_| DEFAULT_DATABASE_URL.into()),
+    }) {
+        Command::Serve { bind, database_url } => {
+            actix_web::rt::System::new().block_on(async move {
+                let listener = TcpListener::bind(&bind)?;
+                tracing::info!(address = %listener.local_addr()?, "clubroom listening");
+                server::start(listener, &database_url).await?.await?;
+                Ok(())
+            })
+        }
+        Command::Openapi => {
+            print!("{}", clubroom::app::openapi_json());
+            Ok(())
+        }
+        Command::Migrate { database_url } => actix_web::rt::System::new().block_on(async move {
+            Store::connect(&database_url).await?.close().await;
+            println!("migrations applied");
+            Ok(())
+        }),
+        Command::Deal {
+            game,
+            players,
+            seed,
+            dealer,
+        } => {
+            let seed = Seed::from_hex(&seed)
+                .ok_or_else(|| anyhow::anyhow!("the seed must be 64 hex digits"))?;
+            let config = serde_json::json!({ "first_dealer": dealer });
+            let mut g = AnyGame::new(&game, Some(config), players, Dealing::Service)?;
+            g.apply(
+                Actor::Table,
+                &serde_json::json!({"type": "deal"}),
+                Some(&seed),
+            )?;
+            let hands: Vec<serde_json::Value> = (0..players).map(|s| g.seat_view(s)).collect();
+            let out = serde_json::json!({ "commitment": seed.commitment(), "dealer": dealer, "seats": hands, "table": g.table_view() });
+            println!("{}", serde_json::to_string_pretty(&out)?);
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! The one application builder shared by the server, the tests and the spec writer.
+
+use actix_web::{
+    body::MessageBody,
+    dev::{ServiceFactory, ServiceRequest, ServiceResponse},
+    web, App,
+};
+use utoipa::OpenApi;
+use utoipa_actix_web::{service_config::ServiceConfig, AppExt};
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::{
+    matches::Matches,
+    routes::{self, spec::ApiDoc},
+};
+
+fn all_routes(cfg: &mut ServiceConfig) {
+    routes::health::config(cfg);
+    routes::games::config(cfg);
+    routes::matches::config(cfg);
+    routes::actions::config(cfg);
+    routes::events::config(cfg);
+    routes::scores::config(cfg);
+}
+
+/// The OpenAPI document of the service.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(all_routes)
+        .split_for_parts()
+        .1
+}
+
+/// The OpenAPI document as the pretty JSON checked in at `openapi/openapi.json`.
+pub fn openapi_json() -> String {
+    let mut s = openapi().to_pretty_json().expect("the spec serializes");
+    s.push('\n');
+    s
+}
+
+/// The actix application over `svc`.
+pub fn build_app(
+    svc: web::Data<Matches>,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    let (app, api) = App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .app_data(svc)
+        .app_data(routes::json_config())
+        .app_data(routes::query_config())
+        .app_data(routes::path_config())
+        .configure(all_routes)
+        .split_for_parts();
+    app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api))
+        .service(web::redirect("/docs", "/docs/"))
+        .default_service(web::to(routes::not_found))
+}

@@ -1,0 +1,862 @@
+//! The match service: owns every read and write of a match.
+//!
+//! A write is: authorize the token → load the state (from a bounded in-memory cache keyed by match
+//! id and version; replayed from the log on a miss or when the database is ahead) → apply in the
+//! pure engine → append the event. The `(match_id, seq)` primary key is the final judge between
+//! concurrent writers in one process or many: the loser reloads and retries, or gets 412 when it
+//! sent `If-Match`. Nothing is lost or recorded twice.
+
+pub mod views;
+
+use std::{
+    collections::HashMap,
+    num::NonZeroUsize,
+    sync::{Arc, Mutex},
+};
+
+use actix_web::http::StatusCode;
+use chrono::{SecondsFormat, Utc};
+use lru::LruCache;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use tokio::sync::Mutex as AsyncMutex;
+
+use self::views::{
+    ActionRequest, CreateMatch, Created, EventPage, EventView, Legal, MatchPage, MatchStatus,
+    MatchSummary, MatchView, PlayerView, Recorded,
+};
+use crate::{
+    error::ApiError,
+    rules::{ActionError, Actor, AnyGame, Dealing, ScoreSheet, Seed},
+    store::{EventRow, MatchRow, Store, StoreError},
+};
+
+/// How many matches the cache keeps (least recently used are dropped first).
+const CACHE_CAPACITY: usize = 2048;
+/// How often a write is retried after losing a race to another writer.
+const MAX_ATTEMPTS: usize = 16;
+
+/// Who a token says the caller is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The host (scorer): any seat, the table, undo.
+    Host,
+    /// One seat.
+    Seat(usize),
+}
+
+/// A standing (not retracted) action.
+#[derive(Clone, Debug)]
+struct Standing {
+    seq: i64,
+    actor: Actor,
+    action: Value,
+    seed: Option<Seed>,
+}
+
+/// One match as the cache holds it: its fixed facts and its state at version `seq`.
+struct Entry {
+    row: MatchRow,
+    players: Vec<String>,
+    dealing: Dealing,
+    tokens: Vec<(String, Option<i64>)>,
+    game: AnyGame,
+    seq: i64,
+    updated_at: String,
+    standing: Vec<Standing>,
+    retracted: HashMap<i64, i64>,
+}
+
+/// What a write does.
+enum WriteOp {
+    Act(ActionRequest),
+    Undo,
+}
+
+/// A write request's envelope.
+pub struct WriteMeta<'a> {
+    /// The bearer token, if any.
+    pub token: Option<&'a str>,
+    /// `If-Match` version, if any.
+    pub if_match: Option<i64>,
+    /// `Idempotency-Key`, if any.
+    pub idempotency_key: Option<String>,
+    /// SHA-256 of the canonical request body (see [`request_hash`]).
+    pub body: &'a Value,
+}
+
+/// The answer to a write: the status and the exact JSON body (replayed verbatim for a repeated
+/// idempotency key).
+pub struct WriteAnswer {
+    /// 201 normally.
+    pub status: StatusCode,
+    /// JSON body.
+    pub body: String,
+    /// The match version after the write (for the ETag).
+    pub seq: i64,
+    /// Whether this answer is a replay of an earlier one.
+    pub replayed: bool,
+}
+
+fn now() -> String {
+    Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+fn sha256_hex(data: &[u8]) -> String {
+    hex::encode(Sha256::digest(data))
+}
+
+/// A fresh random 256-bit token, hex.
+fn new_token() -> String {
+    hex::encode(rand::random::<[u8; 32]>())
+}
+
+fn internal(e: impl std::fmt::Display) -> ApiError {
+    ApiError::internal(&e)
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String, ApiError> {
+    serde_json::to_string(v).map_err(internal)
+}
+
+impl Entry {
+    /// Rebuilds the entry from the stored match, tokens and log.
+    fn build(
+        row: MatchRow,
+        tokens: Vec<(String, Option<i64>)>,
+        events: Vec<EventRow>,
+    ) -> Result<Entry, ApiError> {
+        let players: Vec<String> = serde_json::from_str(&row.players).map_err(internal)?;
+        let dealing = match row.dealing.as_str() {
+            "service" => Dealing::Service,
+            _ => Dealing::Table,
+        };
+        let config: Value = serde_json::from_str(&row.config).map_err(internal)?;
+        let game =
+            AnyGame::new(&row.game, Some(config), players.len(), dealing).map_err(internal)?;
+        let updated_at = row.created_at.clone();
+        let mut entry = Entry {
+            row,
+            players,
+            dealing,
+            tokens,
+            game,
+            seq: 0,
+            updated_at,
+            standing: vec![],
+            retracted: HashMap::new(),
+        };
+        entry.absorb(events, true)?;
+        Ok(entry)
+    }
+
+    /// Takes in events newer than `seq` (in order); replays from scratch when one is an undo or
+    /// when `rebuild` is set.
+    fn absorb(&mut self, events: Vec<EventRow>, mut rebuild: bool) -> Result<(), ApiError> {
+        for e in events {
+            if e.seq <= self.seq {
+                continue;
+            }
+            match e.kind.as_str() {
+                "undo" => {
+                    if let Some(s) = self.standing.pop() {
+                        self.retracted.insert(s.seq, e.seq);
+                    }
+                    rebuild = true;
+                }
+                _ => {
+                    let action: Value = serde_json::from_str(e.action.as_deref().unwrap_or("null"))
+                        .map_err(internal)?;
+                    let seed = match &e.seed {
+                        Some(h) => {
+                            Some(Seed::from_hex(h).ok_or_else(|| internal("bad stored seed"))?)
+                        }
+                        None => None,
+                    };
+                    let actor = Actor::from_seat(e.seat.map(|s| s as usize));
+                    if !rebuild {
+                        self.game
+                            .apply(actor, &action, seed.as_ref())
+                            .map_err(|err| {
+                                internal(format!("stored event {} does not replay: {err}", e.seq))
+                            })?;
+                    }
+                    self.standing.push(Standing {
+                        seq: e.seq,
+                        actor,
+                        action,
+                        seed,
+                    });
+                }
+            }
+            self.seq = e.seq;
+            self.updated_at = e.created_at;
+        }
+        if rebuild {
+            self.game = self.replay(self.standing.len())?;
+        }
+        Ok(())
+    }
+
+    /// The state after the first `n` standing actions.
+    fn replay(&self, n: usize) -> Result<AnyGame, ApiError> {
+        let config: Value = serde_json::from_str(&self.row.config).map_err(internal)?;
+        let mut g = AnyGame::new(
+            &self.row.game,
+            Some(config),
+            self.players.len(),
+            self.dealing,
+        )
+        .map_err(internal)?;
+        for s in &self.standing[..n] {
+            g.apply(s.actor, &s.action, s.seed.as_ref())
+                .map_err(|err| {
+                    internal(format!("stored event {} does not replay: {err}", s.seq))
+                })?;
+        }
+        Ok(g)
+    }
+
+    /// The role of a presented token: None for no token; 401 for one this match never issued.
+    fn role(&self, token: Option<&str>) -> Result<Option<Role>, ApiError> {
+        let Some(token) = token else { return Ok(None) };
+        let hash = sha256_hex(token.as_bytes());
+        match self.tokens.iter().find(|(h, _)| *h == hash) {
+            Some((_, None)) => Ok(Some(Role::Host)),
+            Some((_, Some(s))) => Ok(Some(Role::Seat(*s as usize))),
+            None => Err(ApiError::unauthorized(
+                "this token is not valid for this match",
+            )),
+        }
+    }
+
+    fn status(game: &AnyGame) -> MatchStatus {
+        if game.is_finished() {
+            MatchStatus::Finished
+        } else {
+            MatchStatus::InProgress
+        }
+    }
+
+    fn view(&self, game: &AnyGame, seq: i64, updated_at: &str, role: Option<Role>) -> MatchView {
+        let to_act = game.to_act();
+        let you = match role {
+            Some(Role::Seat(s)) => {
+                let mut v = game.seat_view(s);
+                if let Value::Object(m) = &mut v {
+                    m.insert("seat".into(), Value::from(s));
+                }
+                Some(v)
+            }
+            _ => None,
+        };
+        MatchView {
+            id: self.row.id.clone(),
+            game: self.row.game.clone(),
+            status: Entry::status(game),
+            seq,
+            created_at: self.row.created_at.clone(),
+            updated_at: updated_at.to_string(),
+            players: self.player_views(),
+            config: game.config_json(),
+            dealing: self.dealing,
+            round: game.round(),
+            dealer: game.dealer(),
+            to_act: to_act.seats,
+            table_to_act: to_act.table,
+            table: game.table_view(),
+            you,
+            scores: game.score_sheet(),
+        }
+    }
+
+    fn player_views(&self) -> Vec<PlayerView> {
+        self.players
+            .iter()
+            .enumerate()
+            .map(|(seat, name)| PlayerView {
+                seat,
+                name: name.clone(),
+            })
+            .collect()
+    }
+
+    /// How event `row` appears to `role`, judged by the current state.
+    fn event_view(&self, row: &EventRow, role: Option<Role>) -> EventView {
+        let index = self.standing.binary_search_by_key(&row.seq, |s| s.seq).ok();
+        render_event(
+            &self.game,
+            row,
+            index,
+            self.retracted.get(&row.seq).copied(),
+            role,
+        )
+    }
+
+    /// Takes in an event just recorded, with the state after it.
+    fn record(&mut self, game: AnyGame, row: EventRow) {
+        if row.kind == "undo" {
+            if let Some(s) = self.standing.pop() {
+                self.retracted.insert(s.seq, row.seq);
+            }
+        } else {
+            let action = row
+                .action
+                .as_deref()
+                .and_then(|a| serde_json::from_str(a).ok())
+                .unwrap_or(Value::Null);
+            self.standing.push(Standing {
+                seq: row.seq,
+                actor: Actor::from_seat(row.seat.map(|s| s as usize)),
+                action,
+                seed: row.seed.as_deref().and_then(Seed::from_hex),
+            });
+        }
+        self.game = game;
+        self.seq = row.seq;
+        self.updated_at = row.created_at;
+    }
+}
+
+/// How event `row` appears to `role`, given the state `game` it is judged by, the action's index
+/// among the standing actions (None: an undo, or retracted) and the undo that retracted it.
+fn render_event(
+    game: &AnyGame,
+    row: &EventRow,
+    index: Option<usize>,
+    retracted_by: Option<i64>,
+    role: Option<Role>,
+) -> EventView {
+    let viewer = match role {
+        Some(Role::Seat(s)) => Some(s),
+        _ => None,
+    };
+    let action = row
+        .action
+        .as_deref()
+        .and_then(|a| serde_json::from_str::<Value>(a).ok())
+        .map(|a| {
+            let actor = Actor::from_seat(row.seat.map(|s| s as usize));
+            game.render_action(index.unwrap_or(usize::MAX), &a, actor, viewer)
+        });
+    let seed = row.seed.as_deref().and_then(Seed::from_hex);
+    // A service seed is revealed once its round is over (or its deal was retracted).
+    let reveal = row.round as u32 <= game.rounds_completed() || retracted_by.is_some();
+    EventView {
+        seq: row.seq,
+        kind: row.kind.clone(),
+        seat: row.seat.map(|s| s as usize),
+        action,
+        retracts: row.retracts,
+        retracted_by,
+        round: row.round as u32,
+        outcome: serde_json::from_str(&row.outcome).unwrap_or(Value::Array(vec![])),
+        commitment: seed.map(|s| s.commitment()),
+        seed: seed.filter(|_| reveal).map(|s| s.to_hex()),
+        created_at: row.created_at.clone(),
+    }
+}
+
+/// The canonical hash of a write request: who sent it (token hash), where, and the body.
+pub fn request_hash(token: Option<&str>, path: &str, body: &Value) -> String {
+    let who = token.map(|t| sha256_hex(t.as_bytes())).unwrap_or_default();
+    sha256_hex(format!("{who}\n{path}\n{body}").as_bytes())
+}
+
+/// The match service.
+pub struct Matches {
+    store: Store,
+    cache: Mutex<LruCache<String, Arc<AsyncMutex<Entry>>>>,
+}
+
+impl Matches {
+    /// A service over `store`.
+    pub fn new(store: Store) -> Matches {
+        Matches {
+            store,
+            cache: Mutex::new(LruCache::new(
+                NonZeroUsize::new(CACHE_CAPACITY).expect("nonzero"),
+            )),
+        }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn cached(&self, id: &str) -> Option<Arc<AsyncMutex<Entry>>> {
+        self.cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()
+    }
+
+    /// The cache entry of match `id`, loading it on a miss (404 when there is no such match).
+    async fn entry(&self, id: &str) -> Result<Arc<AsyncMutex<Entry>>, ApiError> {
+        if let Some(e) = self.cached(id) {
+            return Ok(e);
+        }
+        if id.len() > 64 {
+            return Err(ApiError::match_not_found(id));
+        }
+        let (row, tokens, events) = self
+            .store
+            .load_match(id)
+            .await?
+            .ok_or_else(|| ApiError::match_not_found(id))?;
+        let entry = Arc::new(AsyncMutex::new(Entry::build(row, tokens, events)?));
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(existing) = cache.get(id) {
+            return Ok(existing.clone());
+        }
+        cache.put(id.to_string(), entry.clone());
+        Ok(entry)
+    }
+
+    /// Brings the entry up to the database's version (another instance may have written).
+    async fn refresh(&self, e: &mut Entry) -> Result<(), ApiError> {
+        let newer = self.store.events_after(&e.row.id, e.seq, i64::MAX).await?;
+        if !newer.is_empty() {
+            e.absorb(newer, false)?;
+        }
+        Ok(())
+    }
+
+    /// The entry locked and current: one cheap version query, events read only when behind.
+    async fn fresh(&self, id: &str) -> Result<tokio::sync::OwnedMutexGuard<Entry>, ApiError> {
+        let entry = self.entry(id).await?;
+        let mut e = entry.lock_owned().await;
+        if self.store.version(id).await? != e.seq {
+            self.refresh(&mut e).await?;
+        }
+        Ok(e)
+    }
+
+    /// Creates a match.
+    pub async fn create(&self, req: CreateMatch) -> Result<Created, ApiError> {
+        for (i, p) in req.players.iter().enumerate() {
+            let n = p.name.trim().chars().count();
+            if n == 0 || p.name.chars().count() > 64 {
+                return Err(ApiError::bad_request(
+                    "invalid_player_name",
+                    format!("player {i}'s name must have 1 to 64 characters (not blank)"),
+                ));
+            }
+        }
+        if req.players.len() > 16 {
+            return Err(ApiError::bad_request(
+                "too_many_players",
+                "at most 16 players",
+            ));
+        }
+        let dealing = req.dealing.unwrap_or_default();
+        let game = AnyGame::new(&req.game, req.config, req.players.len(), dealing)?;
+        let id = hex::encode(rand::random::<[u8; 16]>());
+        let created_at = now();
+        let players: Vec<String> = req
+            .players
+            .into_iter()
+            .map(|p| p.name.trim().to_string())
+            .collect();
+        let row = MatchRow {
+            num: 0,
+            id: id.clone(),
+            game: game.id().to_string(),
+            players: to_json(&players)?,
+            config: to_json(&game.config_json())?,
+            dealing: match dealing {
+                Dealing::Table => "table".into(),
+                Dealing::Service => "service".into(),
+            },
+            status: MatchStatus::InProgress.as_str().into(),
+            created_at: created_at.clone(),
+        };
+        let host_token = new_token();
+        let seat_tokens: Vec<String> = players.iter().map(|_| new_token()).collect();
+        let mut hashes = vec![(sha256_hex(host_token.as_bytes()), None)];
+        hashes.extend(
+            seat_tokens
+                .iter()
+                .enumerate()
+                .map(|(s, t)| (sha256_hex(t.as_bytes()), Some(s as i64))),
+        );
+        self.store.insert_match(&row, &hashes).await?;
+        let entry = Entry {
+            row,
+            players,
+            dealing,
+            tokens: hashes,
+            game,
+            seq: 0,
+            updated_at: created_at.clone(),
+            standing: vec![],
+            retracted: HashMap::new(),
+        };
+        let view = entry.view(&entry.game, 0, &created_at, Some(Role::Host));
+        self.cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .put(id, Arc::new(AsyncMutex::new(entry)));
+        Ok(Created {
+            match_: view,
+            host_token,
+            seat_tokens,
+        })
+    }
+
+    /// The match view for the bearer of `token` (public without one).
+    pub async fn view(&self, id: &str, token: Option<&str>) -> Result<MatchView, ApiError> {
+        let e = self.fresh(id).await?;
+        let role = e.role(token)?;
+        Ok(e.view(&e.game, e.seq, &e.updated_at, role))
+    }
+
+    /// The score sheet and the version.
+    pub async fn scores(&self, id: &str) -> Result<(ScoreSheet, i64), ApiError> {
+        let e = self.fresh(id).await?;
+        Ok((e.game.score_sheet(), e.seq))
+    }
+
+    /// What `seat` (or the table) may do now. In service dealing a seat's list reveals its hand,
+    /// so it takes that seat's token (or the host's).
+    pub async fn legal(
+        &self,
+        id: &str,
+        token: Option<&str>,
+        seat: Option<usize>,
+    ) -> Result<(Legal, i64), ApiError> {
+        let e = self.fresh(id).await?;
+        let role = e.role(token)?;
+        if let Some(s) = seat {
+            if s >= e.players.len() {
+                return Err(ApiError::bad_request(
+                    "no_such_seat",
+                    format!("this match has seats 0 to {}", e.players.len() - 1),
+                ));
+            }
+            if e.dealing == Dealing::Service && role != Some(Role::Seat(s)) {
+                return Err(match role {
+                    None => ApiError::unauthorized("in service dealing a seat's legal actions show its hand: send that seat's token"),
+                    Some(_) => ApiError::forbidden("hand_is_private", format!("only seat {s}'s token may see its legal actions")),
+                });
+            }
+        }
+        let actions = e.game.legal_actions(Actor::from_seat(seat));
+        Ok((Legal { seat, actions }, e.seq))
+    }
+
+    /// A page of the log as `token`'s bearer may see it.
+    pub async fn events(
+        &self,
+        id: &str,
+        token: Option<&str>,
+        after: i64,
+        limit: i64,
+    ) -> Result<EventPage, ApiError> {
+        let e = self.fresh(id).await?;
+        let role = e.role(token)?;
+        let rows = self.store.events_after(id, after, limit).await?;
+        let events: Vec<EventView> = rows
+            .iter()
+            .filter(|r| r.seq <= e.seq)
+            .map(|r| e.event_view(r, role))
+            .collect();
+        let next_after = events.last().map(|ev| ev.seq).filter(|&s| s < e.seq);
+        Ok(EventPage { events, next_after })
+    }
+
+    /// Matches, newest first.
+    pub async fn list(
+        &self,
+        game: Option<&str>,
+        status: Option<MatchStatus>,
+        cursor: Option<&str>,
+        limit: i64,
+    ) -> Result<MatchPage, ApiError> {
+        let cursor = match cursor {
+            Some(c) => Some(c.parse::<i64>().map_err(|_| {
+                ApiError::bad_request(
+                    "invalid_cursor",
+                    "cursor must be a next_cursor from an earlier page",
+                )
+            })?),
+            None => None,
+        };
+        let rows = self
+            .store
+            .list_matches(game, status.map(|s| s.as_str()), cursor, limit + 1)
+            .await?;
+        let more = rows.len() as i64 > limit;
+        let mut matches = Vec::new();
+        for r in rows.iter().take(limit as usize) {
+            let names: Vec<String> = serde_json::from_str(&r.row.players).map_err(internal)?;
+            matches.push(MatchSummary {
+                id: r.row.id.clone(),
+                game: r.row.game.clone(),
+                status: if r.row.status == "finished" {
+                    MatchStatus::Finished
+                } else {
+                    MatchStatus::InProgress
+                },
+                seq: r.seq,
+                players: names
+                    .into_iter()
+                    .enumerate()
+                    .map(|(seat, name)| PlayerView { seat, name })
+                    .collect(),
+                dealing: if r.row.dealing == "service" {
+                    Dealing::Service
+                } else {
+                    Dealing::Table
+                },
+                created_at: r.row.created_at.clone(),
+                updated_at: r.updated_at.clone(),
+            });
+        }
+        let next_cursor = if more {
+            rows.get(limit as usize - 1).map(|r| r.row.num.to_string())
+        } else {
+            None
+        };
+        Ok(MatchPage {
+            matches,
+            next_cursor,
+        })
+    }
+
+    /// Records one action.
+    pub async fn act(
+        &self,
+        id: &str,
+        req: ActionRequest,
+        meta: WriteMeta<'_>,
+    ) -> Result<WriteAnswer, ApiError> {
+        self.write(id, WriteOp::Act(req), meta, "actions").await
+    }
+
+    /// Retracts the last standing action (host only).
+    pub async fn undo(&self, id: &str, meta: WriteMeta<'_>) -> Result<WriteAnswer, ApiError> {
+        self.write(id, WriteOp::Undo, meta, "undo").await
+    }
+
+    async fn replay_answer(
+        &self,
+        id: &str,
+        key: &str,
+        hash: &str,
+    ) -> Result<Option<WriteAnswer>, ApiError> {
+        match self.store.idempotent_answer(id, key).await? {
+            None => Ok(None),
+            Some(a) if a.request_hash == hash => {
+                let seq = serde_json::from_str::<Value>(&a.body)
+                    .ok()
+                    .and_then(|v| v["match"]["seq"].as_i64())
+                    .unwrap_or(0);
+                Ok(Some(WriteAnswer {
+                    status: StatusCode::from_u16(a.status).unwrap_or(StatusCode::CREATED),
+                    body: a.body,
+                    seq,
+                    replayed: true,
+                }))
+            }
+            Some(_) => Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "idempotency_key_reused",
+                "this Idempotency-Key was already used for a different request on this match",
+            )),
+        }
+    }
+
+    async fn write(
+        &self,
+        id: &str,
+        op: WriteOp,
+        meta: WriteMeta<'_>,
+        path: &str,
+    ) -> Result<WriteAnswer, ApiError> {
+        let entry = self.entry(id).await?;
+        let mut e = entry.lock().await;
+        let role = e.role(meta.token)?.ok_or_else(|| {
+            ApiError::unauthorized("recording needs a token: Authorization: Bearer <token>")
+        })?;
+        let hash = request_hash(meta.token, &format!("/v1/matches/{id}/{path}"), meta.body);
+        if let Some(key) = &meta.idempotency_key {
+            if let Some(answer) = self.replay_answer(id, key, &hash).await? {
+                return Ok(answer);
+            }
+        }
+        let mut refreshed = false;
+        for _ in 0..MAX_ATTEMPTS {
+            if let Some(v) = meta.if_match {
+                if v != e.seq && !refreshed {
+                    self.refresh(&mut e).await?;
+                    refreshed = true;
+                }
+                if v != e.seq {
+                    return Err(ApiError::new(
+                        StatusCode::PRECONDITION_FAILED,
+                        "stale_version",
+                        format!(
+                            "If-Match names version {v} but the match is at version {}",
+                            e.seq
+                        ),
+                    ));
+                }
+            }
+            let prepared = match &op {
+                WriteOp::Act(req) => prepare_action(&e, role, req),
+                WriteOp::Undo => prepare_undo(&e, role),
+            };
+            let (next, mut row) = match prepared {
+                Ok(p) => p,
+                // A refusal judged on a state another instance has moved past is re-judged.
+                Err(err) if err.status == StatusCode::UNPROCESSABLE_ENTITY && !refreshed => {
+                    refreshed = true;
+                    if self.store.version(id).await? != e.seq {
+                        self.refresh(&mut e).await?;
+                        continue;
+                    }
+                    return Err(err);
+                }
+                Err(err) => return Err(err),
+            };
+            row.seq = e.seq + 1;
+            row.match_id = id.to_string();
+            row.created_at = now();
+            row.round = i64::from(next.round());
+            // Render the answer as it will stand once recorded.
+            let index = (row.kind == "action").then_some(e.standing.len());
+            let recorded = Recorded {
+                event: render_event(&next, &row, index, None, Some(role)),
+                match_: e.view(&next, row.seq, &row.created_at, Some(role)),
+            };
+            let body = to_json(&recorded)?;
+            if let Some(key) = &meta.idempotency_key {
+                row.idem_key = Some(key.clone());
+                row.request_hash = Some(hash.clone());
+                row.response_status = Some(201);
+                row.response = Some(body.clone());
+            }
+            let status_change = (Entry::status(&next) != Entry::status(&e.game))
+                .then(|| Entry::status(&next).as_str());
+            match self.store.append(&row, status_change).await {
+                Ok(()) => {
+                    e.record(next, row);
+                    return Ok(WriteAnswer {
+                        status: StatusCode::CREATED,
+                        body,
+                        seq: e.seq,
+                        replayed: false,
+                    });
+                }
+                Err(StoreError::Conflict) => {
+                    if let Some(key) = &meta.idempotency_key {
+                        if let Some(answer) = self.replay_answer(id, key, &hash).await? {
+                            return Ok(answer);
+                        }
+                    }
+                    self.refresh(&mut e).await?;
+                    refreshed = true;
+                }
+                Err(other) => return Err(other.into()),
+            }
+        }
+        Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            "too many concurrent writers on this match; try again",
+        ))
+    }
+}
+
+/// Checks and applies an action on a copy of the state; the event row to record.
+fn prepare_action(
+    e: &Entry,
+    role: Role,
+    req: &ActionRequest,
+) -> Result<(AnyGame, EventRow), ApiError> {
+    let players = e.players.len();
+    match (req.seat, role) {
+        (Some(s), _) if s >= players => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "no_such_seat",
+                format!("this match has seats 0 to {}", players - 1),
+            ))
+        }
+        (None, Role::Seat(_)) => {
+            return Err(ApiError::forbidden(
+                "host_only",
+                "table actions (seat: null) need the host token",
+            ))
+        }
+        (Some(s), Role::Seat(t)) if s != t => {
+            return Err(ApiError::forbidden(
+                "not_your_seat",
+                format!("this token acts for seat {t} only, not seat {s}"),
+            ))
+        }
+        _ => {}
+    }
+    let actor = Actor::from_seat(req.seat);
+    let seed = if e.game.needs_seed(&req.action)? {
+        Some(Seed(rand::random()))
+    } else {
+        None
+    };
+    let mut next = e.game.clone();
+    match next.apply(actor, &req.action, seed.as_ref()) {
+        Ok(outcome) => Ok((
+            next,
+            EventRow {
+                kind: "action".into(),
+                seat: req.seat.map(|s| s as i64),
+                action: Some(to_json(&req.action)?),
+                seed: seed.map(|s| s.to_hex()),
+                outcome: to_json(&outcome)?,
+                ..EventRow::default()
+            },
+        )),
+        Err(err) => {
+            let mut api: ApiError = err.clone().into();
+            // The legal list is attached where it reveals nothing the caller may not see.
+            if matches!(err, ActionError::Illegal(_))
+                && (e.dealing == Dealing::Table
+                    || role == Role::Seat(req.seat.unwrap_or(usize::MAX)))
+            {
+                api.legal = Some(e.game.legal_actions(actor));
+            }
+            Err(api)
+        }
+    }
+}
+
+/// Checks an undo; the state without the last standing action and the event row to record.
+fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> {
+    if role != Role::Host {
+        return Err(ApiError::forbidden(
+            "host_only",
+            "only the host token may undo",
+        ));
+    }
+    let Some(last) = e.standing.last() else {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "nothing_to_undo",
+            "no standing action is left to retract",
+        ));
+    };
+    let next = e.replay(e.standing.len() - 1)?;
+    let outcome = serde_json::json!([{"type": "retracted", "seq": last.seq}]);
+    Ok((
+        next,
+        EventRow {
+            kind: "undo".into(),
+            retracts: Some(last.seq),
+            outcome: outcome.to_string(),
+            ..EventRow::default()
+        },
+    ))
+}

@@ -1,0 +1,218 @@
+//! The wire types of matches: what clients send and what they get back (API.md).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::rules::{Dealing, ScoreSheet};
+
+/// A player at creation.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewPlayer {
+    /// The player's name as shown at the table (any Unicode, 1 to 64 characters).
+    #[schema(min_length = 1, max_length = 64, example = "Ada")]
+    pub name: String,
+}
+
+/// `POST /v1/matches` body.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateMatch {
+    /// The game id from `GET /v1/games`.
+    #[schema(example = "dump")]
+    pub game: String,
+    /// The players in seat order (seat 0 first, clockwise).
+    #[schema(min_items = 1, max_items = 16)]
+    pub players: Vec<NewPlayer>,
+    /// Match options; omitted ones take the game's defaults (`GET /v1/games` lists them).
+    #[schema(value_type = Option<Object>, example = json!({"target": 100}))]
+    pub config: Option<Value>,
+    /// Who deals: `table` (default) or `service`.
+    pub dealing: Option<Dealing>,
+}
+
+/// A seat and its player.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct PlayerView {
+    /// The seat, 0-based, clockwise.
+    pub seat: usize,
+    /// The name.
+    pub name: String,
+}
+
+/// Whether the match is still being played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchStatus {
+    /// Being played.
+    InProgress,
+    /// Over: nothing more can be recorded.
+    Finished,
+}
+
+impl MatchStatus {
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchStatus::InProgress => "in_progress",
+            MatchStatus::Finished => "finished",
+        }
+    }
+}
+
+/// The match view (API.md "Match view").
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct MatchView {
+    /// The match id (unguessable).
+    #[schema(example = "4f9c2a1e8b7d6c5a4f3e2d1c0b9a8f7e")]
+    pub id: String,
+    /// The game id.
+    #[schema(example = "dump")]
+    pub game: String,
+    /// Being played or over.
+    pub status: MatchStatus,
+    /// The version: the sequence number of the last event (0: none yet). Also the `ETag`.
+    pub seq: i64,
+    /// When the match was created (RFC 3339 UTC).
+    pub created_at: String,
+    /// When the last event was recorded.
+    pub updated_at: String,
+    /// The players by seat.
+    pub players: Vec<PlayerView>,
+    /// The options in force, every default filled in.
+    #[schema(value_type = Object)]
+    pub config: Value,
+    /// Who deals.
+    pub dealing: Dealing,
+    /// The current round (deal, heat or game), from 1; 0 before the first deal.
+    pub round: u32,
+    /// The dealer of the current or next round (null when finished).
+    pub dealer: Option<usize>,
+    /// The seats expected to act (several at once for sealed simultaneous choices).
+    pub to_act: Vec<usize>,
+    /// Whether the table (the host token, `seat: null`) is expected to act.
+    pub table_to_act: bool,
+    /// The game's public state (`trick`, `leader`, `revokes`, ...).
+    #[schema(value_type = Object)]
+    pub table: Value,
+    /// With a seat token: that seat's private state (`seat`, `hand`, ...). Otherwise null.
+    #[schema(value_type = Option<Object>)]
+    pub you: Option<Value>,
+    /// The score sheet.
+    pub scores: ScoreSheet,
+}
+
+/// `POST /v1/matches` answer. The tokens are shown once and never again.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Created {
+    /// The new match.
+    #[serde(rename = "match")]
+    pub match_: MatchView,
+    /// The host (scorer) token: acts for any seat and for the table, may undo.
+    pub host_token: String,
+    /// One token per seat, in seat order: acts for that seat only, sees its hidden cards.
+    pub seat_tokens: Vec<String>,
+}
+
+/// `POST /v1/matches/{id}/actions` body.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ActionRequest {
+    /// The acting seat (0-based), or null for a table action (deals, facts only the table sees;
+    /// host token).
+    #[schema(minimum = 0, maximum = 15)]
+    pub seat: Option<usize>,
+    /// The action, `{type, ...}`, from the match's game vocabulary.
+    #[schema(value_type = crate::routes::spec::GameAction)]
+    pub action: Value,
+}
+
+/// One entry of the event log.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct EventView {
+    /// The sequence number (1, 2, 3...).
+    pub seq: i64,
+    /// `action` or `undo`.
+    #[schema(example = "action")]
+    pub kind: String,
+    /// The acting seat; null for the table (and for undo).
+    pub seat: Option<usize>,
+    /// The action as recorded (private parts shown only to whom they belong).
+    #[schema(value_type = Option<Object>)]
+    pub action: Option<Value>,
+    /// For an undo: the seq of the retracted event.
+    pub retracts: Option<i64>,
+    /// For a retracted event: the seq of the undo that retracted it.
+    pub retracted_by: Option<i64>,
+    /// The round the event belongs to.
+    pub round: u32,
+    /// What it produced (trick won, revoke spotted, round scored...).
+    #[schema(value_type = Vec<Object>)]
+    pub outcome: Value,
+    /// Service dealing: SHA-256 (hex) of the shuffle seed, published with the deal.
+    pub commitment: Option<String>,
+    /// Service dealing: the shuffle seed (hex), revealed once the round is over.
+    pub seed: Option<String>,
+    /// When it was recorded (RFC 3339 UTC).
+    pub created_at: String,
+}
+
+/// An event with the match after it (answer to an action or an undo).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Recorded {
+    /// The event just recorded.
+    pub event: EventView,
+    /// The match after it.
+    #[serde(rename = "match")]
+    pub match_: MatchView,
+}
+
+/// A page of the event log.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct EventPage {
+    /// Events, oldest first.
+    pub events: Vec<EventView>,
+    /// Pass as `after` to get the next page; null when this is the end of the log.
+    pub next_after: Option<i64>,
+}
+
+/// What a seat (or the table) may do now.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Legal {
+    /// The seat asked about, or null for the table.
+    pub seat: Option<usize>,
+    /// Each action `apply` would accept now (enumerable actions; tallies are not listed).
+    #[schema(value_type = Vec<Object>)]
+    pub actions: Vec<Value>,
+}
+
+/// One line of the match list.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct MatchSummary {
+    /// The match id.
+    pub id: String,
+    /// The game id.
+    pub game: String,
+    /// Being played or over.
+    pub status: MatchStatus,
+    /// The version.
+    pub seq: i64,
+    /// The players by seat.
+    pub players: Vec<PlayerView>,
+    /// Who deals.
+    pub dealing: Dealing,
+    /// Creation time.
+    pub created_at: String,
+    /// Last change.
+    pub updated_at: String,
+}
+
+/// A page of matches, newest first.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct MatchPage {
+    /// The matches.
+    pub matches: Vec<MatchSummary>,
+    /// Pass as `cursor` for the next page; null at the end.
+    pub next_cursor: Option<String>,
+}

@@ -1,0 +1,174 @@
+//! `POST /v1/matches/{id}/actions`, `GET /v1/matches/{id}/legal`, `POST /v1/matches/{id}/undo`.
+
+use actix_web::{get, http::StatusCode, post, web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::IntoParams;
+
+use super::{bearer, from_value, idempotency_key, if_match, json_with_etag};
+use crate::{
+    error::{ApiError, Problem},
+    matches::{
+        views::{ActionRequest, Legal, Recorded},
+        Matches, WriteAnswer, WriteMeta,
+    },
+};
+
+fn answer(a: WriteAnswer) -> HttpResponse {
+    let mut r = HttpResponse::build(a.status);
+    r.insert_header(super::etag(a.seq))
+        .content_type("application/json");
+    if a.replayed {
+        r.insert_header(("Idempotent-Replayed", "true"));
+    }
+    r.body(a.body)
+}
+
+/// Records one action of the match's game. The seat token acts for its own seat; the host token
+/// for any seat and for the table (`seat: null`). Nothing is recorded when the request fails.
+#[utoipa::path(
+    tag = "matches",
+    params(
+        ("id" = String, Path, description = "The match id"),
+        ("If-Match" = Option<String>, Header, description = "Only if the match is still at this version (ETag), else 412"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Repeating a key with the same body replays the first answer; with another body, 409"),
+    ),
+    request_body(content = ActionRequest, examples(
+        ("deal" = (summary = "The table deals (Dump)", value = json!({"seat": null, "action": {"type": "deal"}}))),
+        ("play" = (summary = "Seat 1 plays the seven of hearts (Dump)", value = json!({"seat": 1, "action": {"type": "play", "card": "7H"}}))),
+        ("tally" = (summary = "A whole Dump deal without play-by-play", value = json!({"seat": null, "action": {"type": "tally", "points": [95, 65]}}))),
+    )),
+    responses(
+        (status = 201, description = "Recorded", body = Recorded, headers(("ETag" = String, description = "The new version"))),
+        (status = 400, description = "Malformed body or action, unknown field, wrong type", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No token, or a token not valid for this match", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`not_your_seat` or `host_only`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`idempotency_key_reused` with a different body", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "`stale_version`: If-Match does not match", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Illegal under the rules: `not_your_turn`, `must_follow_suit`, `card_not_in_hand`, `card_already_played`, `no_such_card`, `deal_expected`, `match_finished`, ...; carries `legal` where the caller may see it", body = Problem, content_type = "application/problem+json",
+         example = json!({"type": "urn:clubroom:problem:must_follow_suit", "title": "Illegal action", "status": 422, "detail": "seat 2 holds hearts and must follow suit (H was led)", "code": "must_follow_suit", "legal": [{"type": "play", "card": "9H"}]})),
+        (status = 503, description = "`busy`: too many concurrent writers on this match", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+#[post("/v1/matches/{id}/actions")]
+pub async fn record_action(
+    svc: web::Data<Matches>,
+    id: web::Path<String>,
+    req: HttpRequest,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let token = bearer(&req)?;
+    let body = body.into_inner();
+    let action: ActionRequest = from_value(body.clone())?;
+    let meta = WriteMeta {
+        token: token.as_deref(),
+        if_match: if_match(&req)?,
+        idempotency_key: idempotency_key(&req)?,
+        body: &body,
+    };
+    Ok(answer(svc.act(&id, action, meta).await?))
+}
+
+/// Which seat to ask about.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct LegalQuery {
+    /// The seat; omitted for the table.
+    #[param(minimum = 0, maximum = 15)]
+    pub seat: Option<usize>,
+}
+
+/// What a seat (or, without `seat`, the table) may do now. In service dealing a seat's list shows
+/// its hand, so it needs that seat's token.
+#[utoipa::path(
+    tag = "matches",
+    params(("id" = String, Path, description = "The match id"), LegalQuery),
+    responses(
+        (status = 200, description = "The legal actions", body = Legal),
+        (status = 400, description = "No such seat", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Service dealing needs the seat's token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`hand_is_private`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
+    ),
+    security((), ("bearer" = []))
+)]
+#[get("/v1/matches/{id}/legal")]
+pub async fn legal(
+    svc: web::Data<Matches>,
+    id: web::Path<String>,
+    q: web::Query<LegalQuery>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let token = bearer(&req)?;
+    let (legal, seq) = svc.legal(&id, token.as_deref(), q.seat).await?;
+    Ok(json_with_etag(StatusCode::OK, seq, &legal))
+}
+
+/// Undo body: empty, or an empty object.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UndoRequest {}
+
+/// Host only: retracts the last standing action. The retraction is an event of its own; the state
+/// is recomputed without the retracted action (undoing a deal un-deals).
+#[utoipa::path(
+    tag = "matches",
+    params(
+        ("id" = String, Path, description = "The match id"),
+        ("If-Match" = Option<String>, Header, description = "Only if the match is still at this version, else 412"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Repeating a key replays the first answer"),
+    ),
+    request_body(content = Option<UndoRequest>, description = "Empty, or `{}`"),
+    responses(
+        (status = 201, description = "Retracted", body = Recorded, headers(("ETag" = String, description = "The new version"))),
+        (status = 400, description = "A body that is not `{}`", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No token, or a token not valid for this match", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`host_only`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`idempotency_key_reused`", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "`stale_version`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`nothing_to_undo`", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+#[post("/v1/matches/{id}/undo")]
+pub async fn undo(
+    svc: web::Data<Matches>,
+    id: web::Path<String>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    if body.len() > super::BODY_LIMIT {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            "the body is too large",
+        ));
+    }
+    let token = bearer(&req)?;
+    let value: Value = if body.iter().all(u8::is_ascii_whitespace) {
+        Value::Object(Default::default())
+    } else {
+        serde_json::from_slice(&body).map_err(|e| {
+            ApiError::bad_request("invalid_body", format!("the body is not valid JSON: {e}"))
+        })?
+    };
+    let _: UndoRequest = from_value(value.clone())?;
+    let meta = WriteMeta {
+        token: token.as_deref(),
+        if_match: if_match(&req)?,
+        idempotency_key: idempotency_key(&req)?,
+        body: &value,
+    };
+    Ok(answer(svc.undo(&id, meta).await?))
+}
+
+/// Registers the routes.
+pub fn config(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
+    cfg.service(record_action).service(legal).service(undo);
+}

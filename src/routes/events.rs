@@ -1,0 +1,63 @@
+//! `GET /v1/matches/{id}/events`: the log.
+
+use actix_web::{get, web, HttpRequest};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use super::bearer;
+use crate::{
+    error::{ApiError, Problem},
+    matches::{views::EventPage, Matches},
+};
+
+/// Paging of the log.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Only events with a greater seq (default 0: from the start).
+    #[param(minimum = 0)]
+    pub after: Option<i64>,
+    /// Page size, 1 to 1000 (default 100).
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<i64>,
+}
+
+/// The event log, oldest first. Private payloads (a service deal's seed before the round ends,
+/// sealed choices) appear only to whom they belong.
+#[utoipa::path(
+    tag = "matches",
+    params(("id" = String, Path, description = "The match id"), EventsQuery),
+    responses(
+        (status = 200, description = "A page of the log", body = EventPage),
+        (status = 400, description = "Bad paging", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A token not valid for this match", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
+    ),
+    security((), ("bearer" = []))
+)]
+#[get("/v1/matches/{id}/events")]
+pub async fn list_events(
+    svc: web::Data<Matches>,
+    id: web::Path<String>,
+    q: web::Query<EventsQuery>,
+    req: HttpRequest,
+) -> Result<web::Json<EventPage>, ApiError> {
+    let token = bearer(&req)?;
+    let after = q.after.unwrap_or(0);
+    let limit = q.limit.unwrap_or(100);
+    if after < 0 || !(1..=1000).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "after must be >= 0 and limit 1 to 1000",
+        ));
+    }
+    Ok(web::Json(
+        svc.events(&id, token.as_deref(), after, limit).await?,
+    ))
+}
+
+/// Registers the routes.
+pub fn config(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
+    cfg.service(list_events);
+}

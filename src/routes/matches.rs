@@ -1,0 +1,117 @@
+//! `POST /v1/matches`, `GET /v1/matches`, `GET /v1/matches/{id}`.
+
+use actix_web::{get, http::StatusCode, post, web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::IntoParams;
+
+use super::{bearer, from_value, json_with_etag};
+use crate::{
+    error::{ApiError, Problem},
+    matches::{
+        views::{CreateMatch, Created, MatchPage, MatchStatus, MatchView},
+        Matches,
+    },
+};
+
+/// Creates a match. The answer holds the host token and one token per seat: they are shown once
+/// and stored only as hashes.
+#[utoipa::path(
+    tag = "matches",
+    request_body(content = CreateMatch, example = json!({"game": "dump", "players": [{"name": "Ada"}, {"name": "Ben"}, {"name": "Cy"}, {"name": "Di"}], "config": {"target": 100}, "dealing": "table"})),
+    responses(
+        (status = 201, description = "Created; `Location` names the match", body = Created,
+         headers(("Location" = String, description = "/v1/matches/{id}"), ("ETag" = String, description = "The version, \"0\""))),
+        (status = 400, description = "Malformed body, unknown field, wrong type, blank name", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game`, `bad_player_count` or `invalid_config`", body = Problem, content_type = "application/problem+json",
+         example = json!({"type": "urn:clubroom:problem:unknown_game", "title": "Illegal action", "status": 422, "detail": "no game 'chess' is implemented here; GET /v1/games lists the games", "code": "unknown_game"})),
+    )
+)]
+#[post("/v1/matches")]
+pub async fn create_match(
+    svc: web::Data<Matches>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let req: CreateMatch = from_value(body.into_inner())?;
+    let created = svc.create(req).await?;
+    let location = format!("/v1/matches/{}", created.match_.id);
+    Ok(HttpResponse::build(StatusCode::CREATED)
+        .insert_header(("Location", location))
+        .insert_header(super::etag(0))
+        .json(created))
+}
+
+/// Filters and paging of the match list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// Only matches of this game.
+    pub game: Option<String>,
+    /// Only matches in this status.
+    pub status: Option<MatchStatus>,
+    /// Page size, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<i64>,
+    /// `next_cursor` of the previous page.
+    #[param(pattern = "^[0-9]{1,18}$")]
+    pub cursor: Option<String>,
+}
+
+/// Lists matches, newest first.
+#[utoipa::path(
+    tag = "matches",
+    params(ListQuery),
+    responses(
+        (status = 200, description = "A page of matches", body = MatchPage),
+        (status = 400, description = "Bad filter, limit or cursor", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/matches")]
+pub async fn list_matches(
+    svc: web::Data<Matches>,
+    q: web::Query<ListQuery>,
+) -> Result<web::Json<MatchPage>, ApiError> {
+    let limit = q.limit.unwrap_or(20);
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "limit must be 1 to 100",
+        ));
+    }
+    Ok(web::Json(
+        svc.list(q.game.as_deref(), q.status, q.cursor.as_deref(), limit)
+            .await?,
+    ))
+}
+
+/// The match view. With a seat token, `you` holds that seat's private state (its hand).
+#[utoipa::path(
+    tag = "matches",
+    params(("id" = String, Path, description = "The match id")),
+    responses(
+        (status = 200, description = "The match", body = MatchView, headers(("ETag" = String, description = "The version, e.g. \"12\""))),
+        (status = 401, description = "A token that is not valid for this match", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
+    ),
+    security((), ("bearer" = []))
+)]
+#[get("/v1/matches/{id}")]
+pub async fn get_match(
+    svc: web::Data<Matches>,
+    id: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let token = bearer(&req)?;
+    let view = svc.view(&id, token.as_deref()).await?;
+    Ok(json_with_etag(StatusCode::OK, view.seq, &view))
+}
+
+/// Registers the routes.
+pub fn config(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
+    cfg.service(create_match)
+        .service(list_matches)
+        .service(get_match);
+}

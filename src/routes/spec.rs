@@ -1,0 +1,54 @@
+//! The OpenAPI document: its `info`, the bearer scheme, and the union of every game's action
+//! vocabulary (so the spec shows each game's actions).
+
+use serde::Serialize;
+use utoipa::{
+    openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
+    Modify, OpenApi, ToSchema,
+};
+
+use crate::rules::dump;
+
+/// An action of the match's game: `{type, ...}`. Which variants apply depends on the game.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum GameAction {
+    /// Dump: `deal`, `play {card}`, `tally {points}`.
+    Dump(dump::Action),
+}
+
+struct BearerScheme;
+
+impl Modify for BearerScheme {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("A match's host token or one of its seat tokens, as returned once at creation"))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The document's fixed parts; the paths are collected from the routes.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Clubroom",
+        version = "1.0.0",
+        description = "A companion for a real card or board game table: record each deal, bet, card and reveal; Clubroom checks every action against the game's rules, keeps the score across rounds and keeps a complete, undoable log.\n\nErrors are RFC 9457 `application/problem+json` with a stable `code`.",
+        license(name = "MIT", identifier = "MIT")
+    ),
+    modifiers(&BearerScheme),
+    components(schemas(GameAction, crate::error::Problem)),
+    tags(
+        (name = "matches", description = "Matches, their actions, log and scores"),
+        (name = "games", description = "The game catalogue"),
+        (name = "service", description = "Service health")
+    )
+)]
+pub struct ApiDoc;

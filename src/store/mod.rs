@@ -1,0 +1,456 @@
+//! Storage: the match table, token hashes and the append-only event log, through sqlx's `Any`
+//! driver so one code base serves SQLite (the embedded default) and PostgreSQL (by URL).
+//!
+//! SQLite runs in WAL mode with `synchronous = FULL`, so an acknowledged write has been fsynced
+//! ("acknowledged means durable", even across power loss). All writes go through one writer
+//! connection (SQLite allows one writer at a time; a single connection avoids busy-waiting),
+//! reads through a small pool of their own. PostgreSQL uses one pool for both.
+
+use std::{str::FromStr, time::Duration};
+
+use futures_util::future::BoxFuture;
+use sqlx::{
+    any::{AnyConnectOptions, AnyPoolOptions},
+    pool::PoolConnectionMetadata,
+    AnyPool, Executor, Row,
+};
+
+/// Which database is behind the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// An embedded SQLite file.
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+/// Errors from the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another writer already recorded this sequence number (or this idempotency key).
+    #[error("another writer got there first")]
+    Conflict,
+    /// Anything else the database said.
+    #[error(transparent)]
+    Db(#[from] sqlx::Error),
+    /// Stored data that cannot be read back.
+    #[error("corrupt stored data: {0}")]
+    Corrupt(String),
+}
+
+/// A match row.
+#[derive(Clone, Debug)]
+pub struct MatchRow {
+    /// Listing order.
+    pub num: i64,
+    /// Public id.
+    pub id: String,
+    /// Game id.
+    pub game: String,
+    /// JSON array of names.
+    pub players: String,
+    /// JSON config.
+    pub config: String,
+    /// 'table' | 'service'.
+    pub dealing: String,
+    /// 'in_progress' | 'finished'.
+    pub status: String,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+/// A match row with its current version and last change, for listings.
+#[derive(Clone, Debug)]
+pub struct MatchSummaryRow {
+    /// The match.
+    pub row: MatchRow,
+    /// The sequence number of its last event (0: none).
+    pub seq: i64,
+    /// When its last event was recorded (or its creation).
+    pub updated_at: String,
+}
+
+/// An event row.
+#[derive(Clone, Debug, Default)]
+pub struct EventRow {
+    /// The match.
+    pub match_id: String,
+    /// 1, 2, 3... per match.
+    pub seq: i64,
+    /// 'action' | 'undo'.
+    pub kind: String,
+    /// Acting seat (None = table).
+    pub seat: Option<i64>,
+    /// JSON action as recorded.
+    pub action: Option<String>,
+    /// Hex shuffle seed (service deals).
+    pub seed: Option<String>,
+    /// For an undo: the retracted seq.
+    pub retracts: Option<i64>,
+    /// Round the event belongs to.
+    pub round: i64,
+    /// JSON outcomes.
+    pub outcome: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// Idempotency key.
+    pub idem_key: Option<String>,
+    /// Hash of the request that recorded it.
+    pub request_hash: Option<String>,
+    /// Status of the first answer.
+    pub response_status: Option<i64>,
+    /// Body of the first answer.
+    pub response: Option<String>,
+}
+
+/// A remembered answer to an idempotent request.
+#[derive(Clone, Debug)]
+pub struct IdempotentAnswer {
+    /// Hash of the request that was answered.
+    pub request_hash: String,
+    /// HTTP status.
+    pub status: u16,
+    /// JSON body.
+    pub body: String,
+}
+
+/// The database behind Clubroom.
+#[derive(Clone, Debug)]
+pub struct Store {
+    writer: AnyPool,
+    reader: AnyPool,
+    backend: Backend,
+}
+
+const EVENT_COLUMNS: &str =
+    "match_id, seq, kind, seat, action, seed, retracts, round, outcome, created_at";
+const MATCH_COLUMNS: &str = "num, id, game, players, config, dealing, status, created_at";
+
+fn event_from_row(r: &sqlx::any::AnyRow) -> Result<EventRow, sqlx::Error> {
+    Ok(EventRow {
+        match_id: r.try_get("match_id")?,
+        seq: r.try_get("seq")?,
+        kind: r.try_get("kind")?,
+        seat: r.try_get("seat")?,
+        action: r.try_get("action")?,
+        seed: r.try_get("seed")?,
+        retracts: r.try_get("retracts")?,
+        round: r.try_get("round")?,
+        outcome: r.try_get("outcome")?,
+        created_at: r.try_get("created_at")?,
+        ..EventRow::default()
+    })
+}
+
+fn match_from_row(r: &sqlx::any::AnyRow) -> Result<MatchRow, sqlx::Error> {
+    Ok(MatchRow {
+        num: r.try_get("num")?,
+        id: r.try_get("id")?,
+        game: r.try_get("game")?,
+        players: r.try_get("players")?,
+        config: r.try_get("config")?,
+        dealing: r.try_get("dealing")?,
+        status: r.try_get("status")?,
+        created_at: r.try_get("created_at")?,
+    })
+}
+
+/// Per-connection SQLite settings: WAL, fsync on every commit, wait (not fail) on a lock.
+async fn sqlite_pragmas(
+    conn: &mut sqlx::AnyConnection,
+    query_only: bool,
+) -> Result<(), sqlx::Error> {
+    conn.execute("PRAGMA journal_mode = WAL").await?;
+    conn.execute("PRAGMA synchronous = FULL").await?;
+    conn.execute("PRAGMA busy_timeout = 5000").await?;
+    conn.execute("PRAGMA foreign_keys = ON").await?;
+    if query_only {
+        conn.execute("PRAGMA query_only = ON").await?;
+    }
+    Ok(())
+}
+
+fn writer_pragmas(
+    conn: &mut sqlx::AnyConnection,
+    _: PoolConnectionMetadata,
+) -> BoxFuture<'_, Result<(), sqlx::Error>> {
+    Box::pin(sqlite_pragmas(conn, false))
+}
+
+fn reader_pragmas(
+    conn: &mut sqlx::AnyConnection,
+    _: PoolConnectionMetadata,
+) -> BoxFuture<'_, Result<(), sqlx::Error>> {
+    Box::pin(sqlite_pragmas(conn, true))
+}
+
+fn is_unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+}
+
+impl Store {
+    /// Connects to `url` (`sqlite://file.db?mode=rwc` or `postgres://...`) and applies the
+    /// migrations of that backend.
+    pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            return Err(StoreError::Corrupt(format!(
+                "DATABASE_URL must start with sqlite: or postgres:, not {:?}",
+                url.split(':').next().unwrap_or("")
+            )));
+        };
+        let options = AnyConnectOptions::from_str(url)?;
+        let store = match backend {
+            Backend::Sqlite => {
+                let writer = AnyPoolOptions::new()
+                    .max_connections(1)
+                    .acquire_timeout(Duration::from_secs(30))
+                    .after_connect(writer_pragmas)
+                    .connect_with(options.clone())
+                    .await?;
+                // Migrate before the readers connect, so they never see a half-built schema.
+                sqlx::migrate!("migrations/sqlite")
+                    .run(&writer)
+                    .await
+                    .map_err(|e| StoreError::Db(e.into()))?;
+                let reader = AnyPoolOptions::new()
+                    .max_connections(4)
+                    .after_connect(reader_pragmas)
+                    .connect_with(options)
+                    .await?;
+                Store {
+                    writer,
+                    reader,
+                    backend,
+                }
+            }
+            Backend::Postgres => {
+                let pool = AnyPoolOptions::new()
+                    .max_connections(16)
+                    .acquire_timeout(Duration::from_secs(30))
+                    .connect_with(options)
+                    .await?;
+                sqlx::migrate!("migrations/postgres")
+                    .run(&pool)
+                    .await
+                    .map_err(|e| StoreError::Db(e.into()))?;
+                Store {
+                    writer: pool.clone(),
+                    reader: pool,
+                    backend,
+                }
+            }
+        };
+        Ok(store)
+    }
+
+    /// Which database this is.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Records a new match and its token hashes in one transaction.
+    pub async fn insert_match(
+        &self,
+        m: &MatchRow,
+        tokens: &[(String, Option<i64>)],
+    ) -> Result<(), StoreError> {
+        let mut tx = self.writer.begin().await?;
+        sqlx::query(
+            "INSERT INTO matches (id, game, players, config, dealing, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(&m.id)
+        .bind(&m.game)
+        .bind(&m.players)
+        .bind(&m.config)
+        .bind(&m.dealing)
+        .bind(&m.status)
+        .bind(&m.created_at)
+        .execute(&mut *tx)
+        .await?;
+        for (hash, seat) in tokens {
+            sqlx::query("INSERT INTO tokens (hash, match_id, seat) VALUES ($1, $2, $3)")
+                .bind(hash)
+                .bind(&m.id)
+                .bind(*seat)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The match row, tokens and whole event log of match `id` (None: no such match).
+    pub async fn load_match(
+        &self,
+        id: &str,
+    ) -> Result<Option<(MatchRow, Vec<(String, Option<i64>)>, Vec<EventRow>)>, StoreError> {
+        let Some(row) = sqlx::query(&format!(
+            "SELECT {MATCH_COLUMNS} FROM matches WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.reader)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let m = match_from_row(&row)?;
+        let tokens = sqlx::query("SELECT hash, seat FROM tokens WHERE match_id = $1")
+            .bind(id)
+            .fetch_all(&self.reader)
+            .await?
+            .iter()
+            .map(|r| Ok((r.try_get("hash")?, r.try_get("seat")?)))
+            .collect::<Result<Vec<_>, sqlx::Error>>()?;
+        let events = self.events_after(id, 0, i64::MAX).await?;
+        Ok(Some((m, tokens, events)))
+    }
+
+    /// Events of match `id` with seq > `after`, oldest first, at most `limit`.
+    pub async fn events_after(
+        &self,
+        id: &str,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<EventRow>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {EVENT_COLUMNS} FROM events WHERE match_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+        ))
+        .bind(id)
+        .bind(after)
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.iter().map(event_from_row).collect::<Result<_, _>>()?)
+    }
+
+    /// The current version of match `id`: the seq of its last event (0: none yet).
+    pub async fn version(&self, id: &str) -> Result<i64, StoreError> {
+        let row = sqlx::query("SELECT COALESCE(MAX(seq), 0) AS v FROM events WHERE match_id = $1")
+            .bind(id)
+            .fetch_one(&self.reader)
+            .await?;
+        Ok(row.try_get("v")?)
+    }
+
+    /// The remembered answer to the request that used `key` on match `id`, if any.
+    pub async fn idempotent_answer(
+        &self,
+        id: &str,
+        key: &str,
+    ) -> Result<Option<IdempotentAnswer>, StoreError> {
+        let row = sqlx::query(
+            "SELECT request_hash, response_status, response FROM events WHERE match_id = $1 AND idem_key = $2",
+        )
+        .bind(id)
+        .bind(key)
+        .fetch_optional(&self.reader)
+        .await?;
+        let Some(r) = row else { return Ok(None) };
+        let status: Option<i64> = r.try_get("response_status")?;
+        Ok(Some(IdempotentAnswer {
+            request_hash: r
+                .try_get::<Option<String>, _>("request_hash")?
+                .unwrap_or_default(),
+            status: status.unwrap_or(201) as u16,
+            body: r
+                .try_get::<Option<String>, _>("response")?
+                .unwrap_or_default(),
+        }))
+    }
+
+    /// Appends one event; with `new_status`, also updates the match's status, atomically.
+    /// Returns `Conflict` when the seq (or the idempotency key) is already taken.
+    pub async fn append(&self, e: &EventRow, new_status: Option<&str>) -> Result<(), StoreError> {
+        let insert = sqlx::query(
+            "INSERT INTO events (match_id, seq, kind, seat, action, seed, retracts, round, outcome, created_at, \
+             idem_key, request_hash, response_status, response) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+        )
+        .bind(&e.match_id)
+        .bind(e.seq)
+        .bind(&e.kind)
+        .bind(e.seat)
+        .bind(&e.action)
+        .bind(&e.seed)
+        .bind(e.retracts)
+        .bind(e.round)
+        .bind(&e.outcome)
+        .bind(&e.created_at)
+        .bind(&e.idem_key)
+        .bind(&e.request_hash)
+        .bind(e.response_status)
+        .bind(&e.response);
+        let result = match new_status {
+            None => insert.execute(&self.writer).await.map(|_| ()),
+            Some(status) => {
+                let mut tx = self.writer.begin().await?;
+                let r = async {
+                    insert.execute(&mut *tx).await?;
+                    sqlx::query("UPDATE matches SET status = $1 WHERE id = $2")
+                        .bind(status)
+                        .bind(&e.match_id)
+                        .execute(&mut *tx)
+                        .await?;
+                    Ok::<_, sqlx::Error>(())
+                }
+                .await;
+                match r {
+                    Ok(()) => tx.commit().await,
+                    Err(err) => Err(err),
+                }
+            }
+        };
+        match result {
+            Ok(()) => Ok(()),
+            Err(err) if is_unique_violation(&err) => Err(StoreError::Conflict),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// Matches newest first, optionally of one game and/or status, after `cursor` (a `num`).
+    pub async fn list_matches(
+        &self,
+        game: Option<&str>,
+        status: Option<&str>,
+        cursor: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<MatchSummaryRow>, StoreError> {
+        let sql = format!(
+            "SELECT {cols}, \
+               COALESCE((SELECT MAX(e.seq) FROM events e WHERE e.match_id = m.id), 0) AS seq, \
+               COALESCE((SELECT e.created_at FROM events e WHERE e.match_id = m.id ORDER BY e.seq DESC LIMIT 1), m.created_at) AS updated_at \
+             FROM matches m \
+             WHERE ($1 = '' OR m.game = $1) AND ($2 = '' OR m.status = $2) AND m.num < $3 \
+             ORDER BY m.num DESC LIMIT $4",
+            cols = MATCH_COLUMNS.split(", ").map(|c| format!("m.{c}")).collect::<Vec<_>>().join(", ")
+        );
+        let rows = sqlx::query(&sql)
+            .bind(game.unwrap_or(""))
+            .bind(status.unwrap_or(""))
+            .bind(cursor.unwrap_or(i64::MAX))
+            .bind(limit)
+            .fetch_all(&self.reader)
+            .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(MatchSummaryRow {
+                    row: match_from_row(r)?,
+                    seq: r.try_get("seq")?,
+                    updated_at: r.try_get("updated_at")?,
+                })
+            })
+            .collect::<Result<_, sqlx::Error>>()
+            .map_err(StoreError::from)
+    }
+
+    /// Closes the pools.
+    pub async fn close(&self) {
+        self.writer.close().await;
+        self.reader.close().await;
+    }
+}
