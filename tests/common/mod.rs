@@ -1,0 +1,268 @@
+//! The API test harness: the real app on port 0 over a fresh database per test (a temporary
+//! SQLite file; or, when `TEST_DATABASE_URL` names a PostgreSQL server, a new database on it),
+//! and typed helpers for each call.
+#![allow(dead_code)]
+
+use std::net::TcpListener;
+
+use reqwest::{Client, Method, StatusCode};
+use serde_json::{json, Value};
+
+/// A running app.
+pub struct TestApp {
+    pub base: String,
+    pub client: Client,
+    pub database_url: String,
+    _dir: Option<tempfile::TempDir>,
+}
+
+/// A created match with its tokens.
+pub struct Match {
+    pub id: String,
+    pub host: String,
+    pub seats: Vec<String>,
+    pub body: Value,
+}
+
+/// An answer: status, headers we care about, JSON body (or text).
+#[derive(Debug)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub etag: Option<String>,
+    pub content_type: String,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Answer {
+    /// The problem `code` of an error answer.
+    pub fn code(&self) -> &str {
+        self.body["code"].as_str().unwrap_or("")
+    }
+}
+
+/// A fresh database URL for one test.
+pub async fn fresh_database() -> (String, Option<tempfile::TempDir>) {
+    match std::env::var("TEST_DATABASE_URL") {
+        Ok(admin) if admin.starts_with("postgres") => {
+            use sqlx::Connection;
+            let name = format!("clubroom_t_{}", hex::encode(rand::random::<[u8; 6]>()));
+            let mut conn = sqlx::PgConnection::connect(&admin)
+                .await
+                .expect("connect to TEST_DATABASE_URL");
+            sqlx::query(&format!("CREATE DATABASE {name}"))
+                .execute(&mut conn)
+                .await
+                .expect("create test database");
+            let base = admin
+                .rsplit_once('/')
+                .map(|(b, _)| b.to_string())
+                .unwrap_or(admin.clone());
+            (format!("{base}/{name}"), None)
+        }
+        _ => {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+            (url, Some(dir))
+        }
+    }
+}
+
+impl TestApp {
+    /// Starts the app on a fresh database.
+    pub async fn spawn() -> TestApp {
+        let (url, dir) = fresh_database().await;
+        let mut app = TestApp::on(&url).await;
+        app._dir = dir;
+        app
+    }
+
+    /// Starts (another) app on an existing database.
+    pub async fn on(database_url: &str) -> TestApp {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind port 0");
+        let port = listener.local_addr().unwrap().port();
+        let server = clubroom::server::start(listener, database_url)
+            .await
+            .expect("server starts");
+        actix_web::rt::spawn(server);
+        TestApp {
+            base: format!("http://127.0.0.1:{port}"),
+            client: Client::new(),
+            database_url: database_url.to_string(),
+            _dir: None,
+        }
+    }
+
+    /// Any request.
+    pub async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        headers: &[(&str, &str)],
+        body: Option<Value>,
+    ) -> Answer {
+        let mut rb = self
+            .client
+            .request(method, format!("{}{}", self.base, path));
+        if let Some(t) = token {
+            rb = rb.bearer_auth(t);
+        }
+        for (k, v) in headers {
+            rb = rb.header(*k, *v);
+        }
+        if let Some(b) = body {
+            rb = rb.json(&b);
+        }
+        Answer::from(rb.send().await.expect("request sent")).await
+    }
+
+    /// A raw-body POST.
+    pub async fn post_raw(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        content_type: &str,
+        body: Vec<u8>,
+    ) -> Answer {
+        let mut rb = self
+            .client
+            .post(format!("{}{}", self.base, path))
+            .header("content-type", content_type)
+            .body(body);
+        if let Some(t) = token {
+            rb = rb.bearer_auth(t);
+        }
+        Answer::from(rb.send().await.expect("request sent")).await
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Answer {
+        self.request(Method::GET, path, token, &[], None).await
+    }
+
+    /// Creates a match; panics unless 201.
+    pub async fn create(&self, game: &str, players: usize, dealing: &str, config: Value) -> Match {
+        let names: Vec<Value> = (0..players)
+            .map(|i| json!({"name": format!("Player {i}")}))
+            .collect();
+        let a = self
+            .request(
+                Method::POST,
+                "/v1/matches",
+                None,
+                &[],
+                Some(json!({"game": game, "players": names, "dealing": dealing, "config": config})),
+            )
+            .await;
+        assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+        Match {
+            id: a.body["match"]["id"].as_str().unwrap().to_string(),
+            host: a.body["host_token"].as_str().unwrap().to_string(),
+            seats: a.body["seat_tokens"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap().to_string())
+                .collect(),
+            body: a.body,
+        }
+    }
+
+    /// Records an action.
+    pub async fn act(&self, m: &Match, token: &str, seat: Option<usize>, action: Value) -> Answer {
+        self.act_with(m, token, seat, action, &[]).await
+    }
+
+    /// Records an action with extra headers (If-Match, Idempotency-Key).
+    pub async fn act_with(
+        &self,
+        m: &Match,
+        token: &str,
+        seat: Option<usize>,
+        action: Value,
+        headers: &[(&str, &str)],
+    ) -> Answer {
+        self.request(
+            Method::POST,
+            &format!("/v1/matches/{}/actions", m.id),
+            Some(token),
+            headers,
+            Some(json!({"seat": seat, "action": action})),
+        )
+        .await
+    }
+
+    /// The match view as `token` sees it.
+    pub async fn view(&self, m: &Match, token: Option<&str>) -> Value {
+        let a = self.get(&format!("/v1/matches/{}", m.id), token).await;
+        assert_eq!(a.status, StatusCode::OK, "{}", a.text);
+        a.body
+    }
+
+    /// The whole log as `token` sees it.
+    pub async fn events(&self, m: &Match, token: Option<&str>) -> Vec<Value> {
+        let mut out = vec![];
+        let mut after = 0;
+        loop {
+            let a = self
+                .get(
+                    &format!("/v1/matches/{}/events?after={after}&limit=1000", m.id),
+                    token,
+                )
+                .await;
+            assert_eq!(a.status, StatusCode::OK, "{}", a.text);
+            out.extend(a.body["events"].as_array().unwrap().iter().cloned());
+            match a.body["next_after"].as_i64() {
+                Some(n) => after = n,
+                None => return out,
+            }
+        }
+    }
+
+    /// Legal actions of a seat.
+    pub async fn legal(&self, m: &Match, seat: usize, token: Option<&str>) -> Vec<Value> {
+        let a = self
+            .get(&format!("/v1/matches/{}/legal?seat={seat}", m.id), token)
+            .await;
+        assert_eq!(a.status, StatusCode::OK, "{}", a.text);
+        a.body["actions"].as_array().unwrap().clone()
+    }
+
+    /// Undo with the given token.
+    pub async fn undo(&self, m: &Match, token: &str) -> Answer {
+        self.request(
+            Method::POST,
+            &format!("/v1/matches/{}/undo", m.id),
+            Some(token),
+            &[],
+            None,
+        )
+        .await
+    }
+}
+
+impl Answer {
+    async fn from(r: reqwest::Response) -> Answer {
+        let status = r.status();
+        let etag = r
+            .headers()
+            .get("etag")
+            .and_then(|v| v.to_str().ok())
+            .map(String::from);
+        let content_type = r
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        let text = r.text().await.unwrap_or_default();
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Answer {
+            status,
+            etag,
+            content_type,
+            body,
+            text,
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! The checked-in spec (`openapi/openapi.json`) must be what the code serves. After a deliberate
+//! change, regenerate it with `UPDATE_OPENAPI=1 cargo test --test openapi` (or `cargo run -- openapi`).
+
+use serde_json::Value;
+
+#[test]
+fn the_checked_in_spec_matches_the_code() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi/openapi.json");
+    let generated = clubroom::app::openapi_json();
+    if std::env::var("UPDATE_OPENAPI").is_ok() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(&path).expect("openapi/openapi.json exists");
+    assert!(
+        on_disk == generated,
+        "openapi/openapi.json is out of date: run UPDATE_OPENAPI=1 cargo test --test openapi"
+    );
+}
+
+#[test]
+fn every_operation_documents_its_errors_with_examples_and_every_action_type_is_in_the_spec() {
+    let spec: Value = serde_json::from_str(&clubroom::app::openapi_json()).unwrap();
+    let post = &spec["paths"]["/v1/matches/{id}/actions"]["post"];
+    for status in [
+        "201", "400", "401", "403", "404", "409", "412", "413", "422",
+    ] {
+        assert!(
+            post["responses"][status].is_object(),
+            "actions: {status} documented"
+        );
+    }
+    assert!(post["responses"]["422"]["content"]["application/problem+json"]["example"].is_object());
+    let text = spec.to_string();
+    for t in ["\"deal\"", "\"play\"", "\"tally\""] {
+        assert!(text.contains(t), "action type {t} in the spec");
+    }
+    assert!(spec["components"]["schemas"]["DumpAction"].is_object());
+    assert!(spec["components"]["securitySchemes"]["bearer"].is_object());
+}
