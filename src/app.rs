@@ -63,5 +63,5 @@ pub fn build_app(
         .split_for_parts();
     app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api))
         .service(web::redirect("/docs", "/docs/"))
-        .default_service(web::to(routes::not_found))
+        .default_service(web::to(routes::fallback))
 }

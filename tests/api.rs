@@ -378,6 +378,22 @@ async fn every_error_is_problem_json_with_the_right_status_and_code() {
         "match_not_found",
     );
     check(&app.get("/v2/nothing", None).await, 404, "not_found");
+    let wrong_method = app
+        .request(
+            Method::DELETE,
+            &format!("/v1/matches/{}", m.id),
+            Some(&m.host),
+            &[],
+            None,
+        )
+        .await;
+    check(&wrong_method, 405, "method_not_allowed");
+    check(
+        &app.request(Method::PUT, "/v1/matches", None, &[], None)
+            .await,
+        405,
+        "method_not_allowed",
+    );
     // 400: malformed JSON, unknown field, wrong type, unknown action type, bad card text.
     check(
         &app.post_raw(

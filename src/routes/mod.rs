@@ -142,11 +142,58 @@ pub fn from_value<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, ApiErro
     })
 }
 
-/// The answer for a route that does not exist.
-pub async fn not_found(req: HttpRequest) -> HttpResponse {
+/// Route templates of the spec with their methods, for 405 answers.
+static ROUTES: std::sync::LazyLock<Vec<(Vec<String>, Vec<String>)>> =
+    std::sync::LazyLock::new(|| {
+        let spec = crate::app::openapi();
+        spec.paths
+            .paths
+            .iter()
+            .map(|(path, item)| {
+                let mut methods: Vec<String> = serde_json::to_value(item)
+                    .ok()
+                    .and_then(|v| {
+                        v.as_object()
+                            .map(|o| o.keys().map(|k| k.to_uppercase()).collect())
+                    })
+                    .unwrap_or_default();
+                methods.retain(|m| ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(&m.as_str()));
+                (path.split('/').map(String::from).collect(), methods)
+            })
+            .collect()
+    });
+
+fn template_matches(template: &[String], path: &str) -> bool {
+    let segments: Vec<&str> = path.split('/').collect();
+    segments.len() == template.len()
+        && template
+            .iter()
+            .zip(&segments)
+            .all(|(t, s)| (t.starts_with('{') && t.ends_with('}') && !s.is_empty()) || t == s)
+}
+
+/// The answer for a request no route takes: 405 with `Allow` when the path exists with other
+/// methods, else 404.
+pub async fn fallback(req: HttpRequest) -> HttpResponse {
+    let path = req.path();
+    if let Some((_, methods)) = ROUTES.iter().find(|(t, _)| template_matches(t, path)) {
+        let allow = methods.join(", ");
+        let mut r = actix_web::ResponseError::error_response(&ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            format!(
+                "{} is not allowed on {path}; allowed: {allow}",
+                req.method()
+            ),
+        ));
+        if let Ok(v) = header::HeaderValue::from_str(&allow) {
+            r.headers_mut().insert(header::ALLOW, v);
+        }
+        return r;
+    }
     actix_web::ResponseError::error_response(&ApiError::new(
         StatusCode::NOT_FOUND,
         "not_found",
-        format!("no resource at {} (see /openapi.json)", req.path()),
+        format!("no resource at {path} (see /openapi.json)"),
     ))
 }
