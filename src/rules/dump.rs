@@ -628,7 +628,13 @@ mod tests {
     fn a_tally_sum_is_reported_without_overflow() {
         let mut g = Dump::new(DumpConfig::default(), 4, Dealing::Table).unwrap();
         let e = g
-            .apply(Actor::Table, &Action::Tally { points: [u32::MAX, 1] }, None)
+            .apply(
+                Actor::Table,
+                &Action::Tally {
+                    points: [u32::MAX, 1],
+                },
+                None,
+            )
             .unwrap_err();
         assert_eq!(e, DumpError::TallySum(4_294_967_296));
         assert!(e.to_string().contains("not 4294967296"), "{e}");
@@ -636,7 +642,12 @@ mod tests {
 
     #[test]
     fn the_target_is_validated_against_the_schema_bounds() {
-        for (target, ok) in [(0, false), (1, true), (MAX_TARGET, true), (MAX_TARGET + 1, false)] {
+        for (target, ok) in [
+            (0, false),
+            (1, true),
+            (MAX_TARGET, true),
+            (MAX_TARGET + 1, false),
+        ] {
             let config = DumpConfig {
                 target,
                 first_dealer: 0,
