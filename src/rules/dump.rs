@@ -20,6 +20,10 @@ use super::{
 /// Card points in one deal, all 40 cards together.
 pub const DEAL_POINTS: u32 = 160;
 
+/// The highest `target` accepted (the schema's maximum; validated in `new` so that the published
+/// contract and the engine agree).
+pub const MAX_TARGET: i64 = 100_000;
+
 /// Dump's match options.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -68,7 +72,7 @@ pub enum Action {
 pub enum DumpError {
     #[error("Dump is played by 2 or 4 players (4 as partnerships), not {0}")]
     PlayerCount(usize),
-    #[error("target must be at least 1, not {0}")]
+    #[error("target must be from 1 to 100000, not {0}")]
     BadTarget(i64),
     #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
     BadDealer { max: usize, got: usize },
@@ -101,7 +105,7 @@ pub enum DumpError {
     #[error("a tally records a whole deal: it cannot follow cards already played in this deal")]
     TallyMidDeal,
     #[error("a tally's points must sum to 160 (the deck's card points), not {0}")]
-    TallySum(u32),
+    TallySum(u64),
     #[error("a service deal needs the service's shuffle seed")]
     SeedMissing,
     #[error("in table dealing the cards are dealt at the table; no seed is taken")]
@@ -387,8 +391,8 @@ impl Dump {
         if self.deal.as_ref().is_some_and(|d| !d.played.is_empty()) {
             return Err(DumpError::TallyMidDeal);
         }
-        let sum = points[0].saturating_add(points[1]);
-        if sum != DEAL_POINTS {
+        let sum = u64::from(points[0]) + u64::from(points[1]);
+        if sum != u64::from(DEAL_POINTS) {
             return Err(DumpError::TallySum(sum));
         }
         if self.deal.is_none() {
@@ -415,7 +419,7 @@ impl Game for Dump {
         if players != 2 && players != 4 {
             return Err(DumpError::PlayerCount(players));
         }
-        if config.target < 1 {
+        if !(1..=MAX_TARGET).contains(&config.target) {
             return Err(DumpError::BadTarget(config.target));
         }
         if config.first_dealer >= players {
@@ -448,6 +452,9 @@ impl Game for Dump {
         }
     }
 
+    /// Lists `deal` and `play`. A `tally` is not listed: it records a result (161 possible
+    /// splits) rather than a choice; `apply` accepts one whenever a deal could start or has been
+    /// dealt without a card played (table dealing).
     fn legal_actions(&self, actor: Actor) -> Vec<Action> {
         if self.finished {
             return vec![];
@@ -544,7 +551,9 @@ impl Game for Dump {
             .deal
             .as_ref()
             .and_then(|d| d.hands.as_ref())
-            .map(|h| h[seat].to_vec());
+            // A seat outside the match has no hand (and must not panic).
+            .and_then(|h| h.get(seat))
+            .map(|h| h.to_vec());
         json!({ "hand": hand, "side": self.side(seat) })
     }
 
@@ -597,5 +606,53 @@ impl Game for Dump {
 
     fn rounds_completed(&self) -> u32 {
         self.results.len() as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seat_view_of_a_seat_outside_the_match_has_no_hand() {
+        let mut g = Dump::new(DumpConfig::default(), 2, Dealing::Service).unwrap();
+        g.apply(Actor::Table, &Action::Deal {}, Some(&Seed([7; 32])))
+            .unwrap();
+        assert_eq!(g.seat_view(0)["hand"].as_array().map(Vec::len), Some(20));
+        for seat in [2, 3, usize::MAX] {
+            assert_eq!(g.seat_view(seat)["hand"], Value::Null);
+        }
+    }
+
+    #[test]
+    fn a_tally_sum_is_reported_without_overflow() {
+        let mut g = Dump::new(DumpConfig::default(), 4, Dealing::Table).unwrap();
+        let e = g
+            .apply(
+                Actor::Table,
+                &Action::Tally {
+                    points: [u32::MAX, 1],
+                },
+                None,
+            )
+            .unwrap_err();
+        assert_eq!(e, DumpError::TallySum(4_294_967_296));
+        assert!(e.to_string().contains("not 4294967296"), "{e}");
+    }
+
+    #[test]
+    fn the_target_is_validated_against_the_schema_bounds() {
+        for (target, ok) in [
+            (0, false),
+            (1, true),
+            (MAX_TARGET, true),
+            (MAX_TARGET + 1, false),
+        ] {
+            let config = DumpConfig {
+                target,
+                first_dealer: 0,
+            };
+            assert_eq!(Dump::new(config, 2, Dealing::Table).is_ok(), ok, "{target}");
+        }
     }
 }
