@@ -20,7 +20,7 @@ for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null &&
 : > "$WORK/matches.txt"
 for _ in $(seq 1 "$MATCHES"); do
   curl -sf -XPOST "http://127.0.0.1:$PORT/v1/matches" -H 'content-type: application/json' \
-    -d '{"game":"dump","players":[{"name":"A"},{"name":"B"}],"config":{"target":100000000}}' |
+    -d '{"game":"dump","players":[{"name":"A"},{"name":"B"}],"config":{"target":100000}}' |
     python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["match"]["id"], d["host_token"])' >> "$WORK/matches.txt"
 done
 
