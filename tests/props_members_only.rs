@@ -387,22 +387,22 @@ impl Playout {
             assert_eq!(cards["unused"], unused.len() as u64);
         }
         self.heats_checked += 1;
+        self.check_sheet();
     }
 
     fn check_invariants(&self) {
         let g = &self.game;
         let t = g.table_view();
-        let sheet = g.score_sheet();
         for s in 0..self.players {
             let mut total = 0;
             for c in Category::ALL {
                 let m = t["tracks"][s][c.name()].as_u64().unwrap();
                 assert!(m <= u64::from(TRACK_MAX));
                 if m >= 5 {
-                    total += m as i64;
+                    total += m;
                 }
             }
-            assert_eq!(sheet.totals[s], total, "totals count markers at 5..10 only");
+            assert_eq!(t["totals"][s], total, "totals count markers at 5..10 only");
             let p = &t["pieces"][s];
             assert!(p["single"].as_u64().unwrap() <= 4 && p["double"].as_u64().unwrap() <= 1);
             let in_heat = t["phase"] == "betting" || t["phase"] == "final";
@@ -412,6 +412,13 @@ impl Playout {
                 assert_eq!(multiset(&mine), h, "seat {s}'s hand in its view");
             }
         }
+    }
+
+    /// The sheet after a heat: totals as the view has them; heat points are marker advances.
+    fn check_sheet(&self) {
+        let t = self.game.table_view();
+        let sheet = self.game.score_sheet();
+        assert_eq!(serde_json::to_value(&sheet.totals).unwrap(), t["totals"]);
         let advanced: i64 = sheet.rounds.iter().flat_map(|r| r.points.iter()).sum();
         let on_tracks: u64 = (0..self.players)
             .flat_map(|s| Category::ALL.map(|c| t["tracks"][s][c.name()].as_u64().unwrap()))

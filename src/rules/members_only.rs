@@ -1739,4 +1739,123 @@ mod tests {
             assert_eq!(counts_of(&all), counts_of(&deck()));
         }
     }
+
+    fn table_game(players: usize) -> MembersOnly {
+        MembersOnly::new(MembersOnlyConfig::default(), players, Dealing::Table).unwrap()
+    }
+
+    fn turn(reveal: &[&str]) -> Action {
+        Action::Turn {
+            bet: None,
+            reveal: reveal.iter().map(|c| c.parse().unwrap()).collect(),
+        }
+    }
+
+    /// Plays a 5-player table heat up to the end-of-heat choices; returns the game.
+    fn at_heat_end() -> MembersOnly {
+        let mut g = table_game(5);
+        let deal = Action::Deal {
+            face_up: vec![Card::normal(Category::Hat), Card::no(Category::Hat)],
+        };
+        g.apply(Actor::Table, &deal, None).unwrap();
+        for s in 0..5 {
+            g.apply(Actor::Seat(s), &turn(&[]), None).unwrap();
+        }
+        for _ in 0..2 {
+            for s in 0..5 {
+                g.apply(Actor::Seat(s), &turn(&["crown", "teacup"]), None)
+                    .unwrap();
+            }
+        }
+        assert_eq!(g.to_act().seats, vec![0, 1, 2, 3, 4]);
+        g
+    }
+
+    #[test]
+    fn a_discard_shows_only_to_its_seat_and_reveals_stay_sealed_until_all_are_in() {
+        let mut g = at_heat_end();
+        let first_final = g.applied;
+        let fin = Action::Final {
+            discard: Some(Card::normal(Category::Umbrella)),
+            reveal: vec![Card::normal(Category::BigBen), Card::no(Category::BigBen)],
+        };
+        g.apply(Actor::Seat(2), &fin, None).unwrap();
+        let own = g.render_action(first_final, &fin, Actor::Seat(2), Some(2));
+        assert_eq!(own["discard"], "umbrella");
+        for viewer in [None, Some(0)] {
+            let other = g.render_action(first_final, &fin, Actor::Seat(2), viewer);
+            assert_eq!(other, json!({"type": "final", "sealed": true}));
+        }
+        // An earlier turn is never hidden.
+        let t = turn(&["crown", "teacup"]);
+        assert_eq!(
+            g.render_action(first_final - 1, &t, Actor::Seat(4), None)["reveal"],
+            json!(["crown", "teacup"])
+        );
+        for s in [0, 1, 3, 4] {
+            let f = Action::Final {
+                discard: None,
+                reveal: vec![
+                    Card::normal(Category::Umbrella),
+                    Card::normal(Category::Hat),
+                ],
+            };
+            g.apply(Actor::Seat(s), &f, None).unwrap();
+        }
+        assert_eq!(g.rounds_completed(), 1);
+        let other = g.render_action(first_final, &fin, Actor::Seat(2), Some(0));
+        assert_eq!(other["discard"], "hidden");
+        assert_eq!(other["reveal"], json!(["big_ben", "big_ben:no"]));
+    }
+
+    #[test]
+    fn legal_lists_every_bet_with_one_reveal_then_every_other_reveal() {
+        let mut g = table_game(3);
+        let deal = Action::Deal {
+            face_up: vec![Card::normal(Category::Hat), Card::normal(Category::Crown)],
+        };
+        g.apply(Actor::Table, &deal, None).unwrap();
+        // Round 1: no bet or any of 40 spaces x 2 pieces, no reveal.
+        assert_eq!(g.legal_actions(Actor::Seat(0)).len(), 81);
+        assert!(g.legal_actions(Actor::Seat(1)).is_empty());
+        assert!(g.legal_actions(Actor::Table).is_empty());
+        assert!(g.legal_actions(Actor::Seat(9)).is_empty());
+        let bet = Action::Turn {
+            bet: Some(Bet {
+                category: Category::Hat,
+                space: Space::Le1,
+                piece: Piece::Double,
+            }),
+            reveal: vec![],
+        };
+        g.apply(Actor::Seat(0), &bet, None).unwrap();
+        g.apply(Actor::Seat(1), &turn(&[]), None).unwrap();
+        g.apply(Actor::Seat(2), &turn(&[]), None).unwrap();
+        // Round 2, seat 0: 39 vacant spaces with singles only, plus no bet: 40 turns with the
+        // first reveal; then the other 54 pairs of the ten card kinds, without a bet.
+        let legal = g.legal_actions(Actor::Seat(0));
+        assert_eq!(legal.len(), 40 + 54);
+        assert!(legal.iter().all(|a| !matches!(
+            a,
+            Action::Turn { bet: Some(b), .. } if b.piece == Piece::Double
+                || (b.category == Category::Hat && b.space == Space::Le1)
+        )));
+    }
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use utoipa::ToSchema;
+
+    use super::*;
+
+    #[test]
+    fn the_action_schema_references_the_card_schema() {
+        let mut found = vec![];
+        <Action as ToSchema>::schemas(&mut found);
+        let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+        let schema = serde_json::to_string(&<Action as PartialSchema>::schema()).unwrap();
+        assert!(names.contains(&"MembersOnlyCard"), "{names:?}");
+        assert!(schema.contains("MembersOnlyCard"));
+    }
 }
