@@ -1,0 +1,1861 @@
+//! Members Only (Reiner Knizia, 1996): bets on how many cards of five categories will be revealed
+//! in a heat, scored on five tracks.
+//!
+//! RULES.md "Members Only" with the seed text: 3–5 players; 65 cards, five categories of 11 normal
+//! and 2 NO! cards. A heat deals 11 / 9 / 7 cards to each of 3 / 4 / 5 players and turns two face up;
+//! the rest sit out unseen. In turn each player may place one betting piece on a vacant space
+//! (`le1`..`le4`, `ge5`..`ge8` per category) and then reveals two cards; round 1 reveals nothing and
+//! a piece placed in it carries the risk piece. When every hand holds 3 cards betting stops and
+//! every player discards one card face down and reveals the other two. A category counts its normal
+//! cards minus its NO! cards, never below 0; correct pieces score the space's points × 1 / 2 / 3 on
+//! a track capped at 10, wrong pieces are lost for the game. The game ends after a heat in which
+//! every category has a marker at 5 or more; only markers at 5..10 count.
+
+use std::{borrow::Cow, fmt, str::FromStr};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{json, Map, Value};
+use utoipa::{
+    openapi::{
+        schema::{ObjectBuilder, Schema, Type},
+        RefOr,
+    },
+    PartialSchema, ToSchema,
+};
+
+use super::{
+    cards::{shuffled, Seed},
+    sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
+    Actor, Dealing, Game, Outcomes, RuleError, ToAct,
+};
+
+/// Normal cards per category (seed text: "13 cards each of the 5 categories: 11 normal and 2 'NO!'").
+pub const NORMAL_PER_CATEGORY: u8 = 11;
+/// NO! cards per category.
+pub const NO_PER_CATEGORY: u8 = 2;
+/// Cards in the deck.
+pub const DECK_SIZE: usize = 65;
+/// Single betting pieces per player (plus one double piece and one risk piece).
+pub const SINGLE_PIECES: u8 = 4;
+/// The top of every scoring track ("It is not possible to score more than 10 points in a category").
+pub const TRACK_MAX: u8 = 10;
+/// Markers from here up (the darker area, 5–10) count at the end; 1–4 count nothing.
+pub const COUNTING_FROM: u8 = 5;
+/// Cards left in every hand when betting stops (Rule Three).
+pub const FINAL_HAND: u8 = 3;
+/// Cards turned face up at the deal.
+pub const FACE_UP: usize = 2;
+
+/// Card kinds: five categories × (normal, NO!).
+const KINDS: usize = 10;
+
+/// One of the five event categories (the five bets "typically British").
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = MembersOnlyCategory)]
+pub enum Category {
+    /// Rain days in London.
+    Umbrella,
+    /// Royal scandals.
+    Crown,
+    /// Cups of tea spilled by the Premier.
+    Teacup,
+    /// Resignations (Big Ben).
+    BigBen,
+    /// Identical hats at Ascot.
+    Hat,
+}
+
+impl Category {
+    /// The five categories in board order.
+    pub const ALL: [Category; 5] = [
+        Category::Umbrella,
+        Category::Crown,
+        Category::Teacup,
+        Category::BigBen,
+        Category::Hat,
+    ];
+
+    /// The wire name, e.g. `big_ben`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Umbrella => "umbrella",
+            Category::Crown => "crown",
+            Category::Teacup => "teacup",
+            Category::BigBen => "big_ben",
+            Category::Hat => "hat",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A betting space of a category: `le1` = "1 or less" .. `ge8` = "8 or more".
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = MembersOnlySpace)]
+pub enum Space {
+    /// 1 or less: 5 points.
+    Le1,
+    /// 2 or less: 3 points.
+    Le2,
+    /// 3 or less: 2 points.
+    Le3,
+    /// 4 or less: 1 point.
+    Le4,
+    /// 5 or more: 1 point.
+    Ge5,
+    /// 6 or more: 2 points.
+    Ge6,
+    /// 7 or more: 3 points.
+    Ge7,
+    /// 8 or more: 5 points.
+    Ge8,
+}
+
+impl Space {
+    /// The eight spaces in board order.
+    pub const ALL: [Space; 8] = [
+        Space::Le1,
+        Space::Le2,
+        Space::Le3,
+        Space::Le4,
+        Space::Ge5,
+        Space::Ge6,
+        Space::Ge7,
+        Space::Ge8,
+    ];
+
+    /// The circled number on the printed board (RULES.md: 5 3 2 1 | 1 2 3 5).
+    pub fn points(self) -> u32 {
+        match self {
+            Space::Le1 | Space::Ge8 => 5,
+            Space::Le2 | Space::Ge7 => 3,
+            Space::Le3 | Space::Ge6 => 2,
+            Space::Le4 | Space::Ge5 => 1,
+        }
+    }
+
+    /// Whether a category that counted `count` cards makes this space correct.
+    pub fn is_correct(self, count: u8) -> bool {
+        match self {
+            Space::Le1 => count <= 1,
+            Space::Le2 => count <= 2,
+            Space::Le3 => count <= 3,
+            Space::Le4 => count <= 4,
+            Space::Ge5 => count >= 5,
+            Space::Ge6 => count >= 6,
+            Space::Ge7 => count >= 7,
+            Space::Ge8 => count >= 8,
+        }
+    }
+
+    /// The wire name, e.g. `le3`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Le1 => "le1",
+            Space::Le2 => "le2",
+            Space::Le3 => "le3",
+            Space::Le4 => "le4",
+            Space::Ge5 => "ge5",
+            Space::Ge6 => "ge6",
+            Space::Ge7 => "ge7",
+            Space::Ge8 => "ge8",
+        }
+    }
+
+    /// The words printed on the board.
+    pub fn words(self) -> &'static str {
+        match self {
+            Space::Le1 => "1 or less",
+            Space::Le2 => "2 or less",
+            Space::Le3 => "3 or less",
+            Space::Le4 => "4 or less",
+            Space::Ge5 => "5 or more",
+            Space::Ge6 => "6 or more",
+            Space::Ge7 => "7 or more",
+            Space::Ge8 => "8 or more",
+        }
+    }
+}
+
+/// A betting piece a player places (the risk piece goes under it by itself in round 1).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = MembersOnlyPiece)]
+pub enum Piece {
+    /// One of the four single pieces: points × 1 (× 2 on the risk piece).
+    Single,
+    /// The double-height piece: points × 2 (× 3 on the risk piece).
+    Double,
+}
+
+impl Piece {
+    fn name(self) -> &'static str {
+        match self {
+            Piece::Single => "single",
+            Piece::Double => "double",
+        }
+    }
+}
+
+/// The multiplier of a correct piece: single × 1, double × 2, single on risk × 2, double on risk × 3.
+pub fn multiplier(piece: Piece, risk: bool) -> u32 {
+    match (piece, risk) {
+        (Piece::Single, false) => 1,
+        (Piece::Single, true) | (Piece::Double, false) => 2,
+        (Piece::Double, true) => 3,
+    }
+}
+
+/// A Members Only card: a category, normal or NO!. Written `umbrella` or `umbrella:no`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Card {
+    /// The card's category.
+    pub category: Category,
+    /// Whether it is a NO! card (cancels one normal card of its category).
+    pub no: bool,
+}
+
+impl Card {
+    /// A normal card of `category`.
+    pub fn normal(category: Category) -> Card {
+        Card {
+            category,
+            no: false,
+        }
+    }
+
+    /// The NO! card of `category`.
+    pub fn no(category: Category) -> Card {
+        Card { category, no: true }
+    }
+
+    fn kind(self) -> usize {
+        self.category.index() * 2 + usize::from(self.no)
+    }
+
+    fn from_kind(k: usize) -> Card {
+        Card {
+            category: Category::ALL[(k / 2) % 5],
+            no: k % 2 == 1,
+        }
+    }
+
+    /// How many of this card the deck holds (11 normal, 2 NO!).
+    pub fn copies(self) -> u8 {
+        if self.no {
+            NO_PER_CATEGORY
+        } else {
+            NORMAL_PER_CATEGORY
+        }
+    }
+}
+
+impl fmt::Display for Card {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.no {
+            write!(f, "{}:no", self.category.name())
+        } else {
+            f.write_str(self.category.name())
+        }
+    }
+}
+
+impl fmt::Debug for Card {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Why a Members Only card could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a Members Only card: write a category (umbrella, crown, teacup, big_ben, hat), with ':no' for a NO! card, e.g. \"umbrella\" or \"hat:no\"")]
+pub struct BadCard(pub String);
+
+impl FromStr for Card {
+    type Err = BadCard;
+
+    fn from_str(s: &str) -> Result<Card, BadCard> {
+        let t = s.trim().to_ascii_lowercase();
+        let (cat, no) = match t.strip_suffix(":no") {
+            Some(c) => (c, true),
+            None => (t.as_str(), false),
+        };
+        let category = Category::ALL
+            .into_iter()
+            .find(|c| c.name() == cat)
+            .ok_or_else(|| BadCard(s.to_string()))?;
+        Ok(Card { category, no })
+    }
+}
+
+impl Serialize for Card {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Card {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Card, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl PartialSchema for Card {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some(
+                "A Members Only card: its category, with `:no` for a NO! card.",
+            ))
+            .pattern(Some("^(umbrella|crown|teacup|big_ben|hat)(:no)?$"))
+            .examples([json!("umbrella"), json!("hat:no")])
+            .build()
+            .into()
+    }
+}
+
+impl ToSchema for Card {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("MembersOnlyCard")
+    }
+}
+
+/// The 65 cards in canonical order (by category: 11 normal, then 2 NO!). A service deal shuffles
+/// this list with [`shuffled`] and the deal's seed.
+pub fn deck() -> Vec<Card> {
+    let mut d = Vec::with_capacity(DECK_SIZE);
+    for c in Category::ALL {
+        d.extend(std::iter::repeat_n(
+            Card::normal(c),
+            NORMAL_PER_CATEGORY as usize,
+        ));
+        d.extend(std::iter::repeat_n(Card::no(c), NO_PER_CATEGORY as usize));
+    }
+    d
+}
+
+/// Cards dealt to each hand: 11 / 9 / 7 for 3 / 4 / 5 players (Rule One).
+pub fn hand_size(players: usize) -> u8 {
+    match players {
+        3 => 11,
+        4 => 9,
+        _ => 7,
+    }
+}
+
+/// A service deal re-derived from its seed: `shuffled(deck(), seed)`; the first players × hand
+/// cards go one at a time to the seats, beginning with `starter` (the player left of the dealer);
+/// the next two are turned face up; the rest stay out of the heat.
+pub fn deal_from_seed(seed: &Seed, players: usize, starter: usize) -> ServiceDeal {
+    let order = shuffled(deck(), seed);
+    let per_hand = hand_size(players) as usize;
+    let dealt = players * per_hand;
+    let mut hands = vec![Vec::new(); players];
+    for (k, card) in order.iter().take(dealt).enumerate() {
+        hands[(starter + k) % players].push(*card);
+    }
+    for h in &mut hands {
+        h.sort();
+    }
+    ServiceDeal {
+        hands,
+        face_up: [order[dealt], order[dealt + 1]],
+        unused: order[dealt + FACE_UP..].to_vec(),
+    }
+}
+
+/// A heat dealt by the service.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceDeal {
+    /// Each seat's hand, canonical order.
+    pub hands: Vec<Vec<Card>>,
+    /// The two cards turned face up.
+    pub face_up: [Card; 2],
+    /// The cards that stay out of the heat, in shuffled order.
+    pub unused: Vec<Card>,
+}
+
+/// A bet: one piece on one vacant space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = MembersOnlyBet)]
+pub struct Bet {
+    /// The category bet on.
+    #[schema(example = "umbrella")]
+    pub category: Category,
+    /// The space: `le1`..`le4` ("1 or less".."4 or less"), `ge5`..`ge8` ("5 or more".."8 or more").
+    #[schema(example = "ge5")]
+    pub space: Space,
+    /// Which of the player's pieces: one of the 4 singles or the double.
+    #[schema(example = "single")]
+    pub piece: Piece,
+}
+
+/// Members Only's match options.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schema(as = MembersOnlyConfig)]
+pub struct MembersOnlyConfig {
+    /// The seat that begins heat 1 (RULES.md: 0). The starter of a heat deals the next one and
+    /// the player on his left begins it, so the dealer of a heat is the seat right of its starter.
+    #[schema(minimum = 0, maximum = 4, example = 0)]
+    pub first_player: usize,
+}
+
+/// One action of Members Only.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(as = MembersOnlyAction)]
+pub enum Action {
+    /// Table action that starts a heat: in table dealing it records the two cards turned face up;
+    /// in service dealing the service shuffles, deals and turns them (send no `face_up`).
+    Deal {
+        /// Table dealing: the two cards turned face up into the layout. Omit in service dealing.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[schema(max_items = 2, example = json!(["umbrella", "crown:no"]))]
+        face_up: Vec<Card>,
+    },
+    /// A seat's turn while betting is open: an optional bet, then the reveals (none in round 1 of
+    /// a heat, exactly two in every later round).
+    Turn {
+        /// The piece placed this turn, or `null` for none. A piece placed in round 1 carries the
+        /// player's risk piece.
+        #[serde(default)]
+        bet: Option<Bet>,
+        /// The cards revealed: `[]` in round 1, exactly two afterwards.
+        #[serde(default)]
+        #[schema(max_items = 2, example = json!(["umbrella", "teacup:no"]))]
+        reveal: Vec<Card>,
+    },
+    /// A seat's end of heat, once every hand holds 3 cards: one card discarded face down (never
+    /// counted, never shown to others) and the other two revealed. Sealed until every seat's is in.
+    /// Table dealing: `reveal` lists the two cards, `discard` may be named (kept private).
+    /// Service dealing: `discard` is required; `reveal` may be omitted (the service reveals the
+    /// other two) or must list exactly the other two.
+    Final {
+        /// The card discarded face down.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(example = "hat")]
+        discard: Option<Card>,
+        /// The two cards revealed.
+        #[serde(default)]
+        #[schema(max_items = 2, example = json!(["crown", "crown"]))]
+        reveal: Vec<Card>,
+    },
+}
+
+impl Action {
+    fn name(&self) -> &'static str {
+        match self {
+            Action::Deal { .. } => "deal",
+            Action::Turn { .. } => "turn",
+            Action::Final { .. } => "final",
+        }
+    }
+}
+
+/// Why Members Only refused an action.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MembersOnlyError {
+    #[error("Members Only is played by 3 to 5 players, not {0}")]
+    PlayerCount(usize),
+    #[error("first_player must be a seat, 0 to {max}, not {got}")]
+    BadFirstPlayer { max: usize, got: usize },
+    #[error("the game is over (every category had a marker at 5 or more after the last heat); nothing more can be recorded")]
+    MatchFinished,
+    #[error("there is no seat {seat}: this match has seats 0 to {max}")]
+    NoSuchSeat { seat: usize, max: usize },
+    #[error("no heat is in progress: the table records the deal of the next heat first")]
+    DealExpected,
+    #[error("heat {0} is in progress: it must be played out and scored before the next deal")]
+    HeatInProgress(u32),
+    #[error("{0} is an action of the table (seat: null, host token)")]
+    TableActionOnly(&'static str),
+    #[error("{0} is a player's action: say which seat takes it")]
+    SeatActionOnly(&'static str),
+    #[error("it is seat {expected}'s turn, not seat {got}'s (play proceeds clockwise from the heat's starter)")]
+    NotYourTurn { expected: usize, got: usize },
+    #[error("betting has ended: every hand holds 3 cards, so no further bets are placed and each player records a final discard and reveal (Rule Three)")]
+    BettingClosed,
+    #[error("a heat ends when every hand holds exactly 3 cards (Rule Three); seat {seat} still holds {held}, so it takes a turn instead")]
+    FinalTooEarly { seat: usize, held: u8 },
+    #[error("seat {0} has already recorded its discard and reveal for this heat")]
+    FinalAlreadyRecorded(usize),
+    #[error("the {category} space '{words}' ({space}) is already taken by seat {by}: pieces go on vacant spaces only, one piece per space (Rule One)")]
+    SpaceTaken {
+        category: Category,
+        space: &'static str,
+        words: &'static str,
+        by: usize,
+    },
+    #[error("seat {seat} has no {piece} piece left to place ({reason})")]
+    NoPieceLeft {
+        seat: usize,
+        piece: &'static str,
+        reason: &'static str,
+    },
+    #[error("{rule}: seat {seat} must reveal {expected} cards, not {got}")]
+    WrongRevealCount {
+        seat: usize,
+        expected: &'static str,
+        got: usize,
+        rule: &'static str,
+    },
+    #[error("seat {seat} does not hold {wanted} × {card} (holds {held})")]
+    CardNotInHand {
+        seat: usize,
+        card: Card,
+        wanted: u8,
+        held: u8,
+    },
+    #[error("the deck holds only {copies} × {card} and {known} are already accounted for in this heat, so {wanted} more cannot be right")]
+    CardCountExceeded {
+        card: Card,
+        copies: u8,
+        known: u8,
+        wanted: u8,
+    },
+    #[error("in service dealing seat {0} names the card it discards face down (Rule Three); the service reveals the other two")]
+    DiscardRequired(usize),
+    #[error("a table deal turns exactly two cards face up (Rule One): face_up must list 2 cards, not {0}")]
+    WrongFaceUpCount(usize),
+    #[error(
+        "in service dealing the service turns the two cards face up; send the deal without face_up"
+    )]
+    FaceUpNotTaken,
+    #[error("a service deal needs the service's shuffle seed")]
+    SeedMissing,
+    #[error("in table dealing the cards are dealt at the table; no seed is taken")]
+    SeedNotTaken,
+}
+
+impl RuleError for MembersOnlyError {
+    fn code(&self) -> &'static str {
+        use MembersOnlyError::*;
+        match self {
+            PlayerCount(_) => "bad_player_count",
+            BadFirstPlayer { .. } => "invalid_config",
+            MatchFinished => "match_finished",
+            NoSuchSeat { .. } => "no_such_seat",
+            DealExpected => "deal_expected",
+            HeatInProgress(_) => "heat_in_progress",
+            TableActionOnly(_) => "table_action_only",
+            SeatActionOnly(_) => "seat_action_only",
+            NotYourTurn { .. } => "not_your_turn",
+            BettingClosed => "betting_closed",
+            FinalTooEarly { .. } => "final_too_early",
+            FinalAlreadyRecorded(_) => "final_already_recorded",
+            SpaceTaken { .. } => "space_taken",
+            NoPieceLeft { .. } => "no_piece_left",
+            WrongRevealCount { .. } => "wrong_reveal_count",
+            CardNotInHand { .. } => "card_not_in_hand",
+            CardCountExceeded { .. } => "card_count_exceeded",
+            DiscardRequired(_) => "discard_required",
+            WrongFaceUpCount(_) => "wrong_face_up_count",
+            FaceUpNotTaken => "face_up_not_taken",
+            SeedMissing => "seed_missing",
+            SeedNotTaken => "seed_not_taken",
+        }
+    }
+}
+
+type Err = MembersOnlyError;
+
+/// Card counts by kind (category × normal/NO!).
+type Counts = [u8; KINDS];
+
+fn counts_of(cards: &[Card]) -> Counts {
+    let mut c = [0u8; KINDS];
+    for card in cards {
+        c[card.kind()] = c[card.kind()].saturating_add(1);
+    }
+    c
+}
+
+fn cards_of(counts: &Counts) -> Vec<Card> {
+    (0..KINDS)
+        .flat_map(|k| std::iter::repeat_n(Card::from_kind(k), counts[k] as usize))
+        .collect()
+}
+
+fn add(a: &mut Counts, b: &Counts) {
+    for k in 0..KINDS {
+        a[k] = a[k].saturating_add(b[k]);
+    }
+}
+
+/// The betting pieces in front of a player (not on the board, not lost).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stock {
+    singles: u8,
+    double: bool,
+}
+
+impl Stock {
+    const FULL: Stock = Stock {
+        singles: SINGLE_PIECES,
+        double: true,
+    };
+
+    fn has(self, piece: Piece) -> bool {
+        match piece {
+            Piece::Single => self.singles > 0,
+            Piece::Double => self.double,
+        }
+    }
+
+    fn take(&mut self, piece: Piece) {
+        match piece {
+            Piece::Single => self.singles = self.singles.saturating_sub(1),
+            Piece::Double => self.double = false,
+        }
+    }
+
+    fn give_back(&mut self, piece: Piece) {
+        match piece {
+            Piece::Single => self.singles = (self.singles + 1).min(SINGLE_PIECES),
+            Piece::Double => self.double = true,
+        }
+    }
+
+    fn count(self) -> u8 {
+        self.singles + u8::from(self.double)
+    }
+}
+
+/// A piece on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PlacedBet {
+    seat: usize,
+    bet: Bet,
+    /// Placed in round 1, with the risk piece under it.
+    risk: bool,
+}
+
+impl PlacedBet {
+    fn to_json(self) -> Value {
+        json!({
+            "seat": self.seat,
+            "category": self.bet.category,
+            "space": self.bet.space,
+            "piece": self.bet.piece,
+            "risk": self.risk,
+            "points": self.bet.space.points(),
+        })
+    }
+}
+
+/// A seat's recorded end-of-heat choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FinalChoice {
+    discard: Option<Card>,
+    reveal: [Card; 2],
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Betting rounds: `to_play` takes the next turn of round `betting_round` (1-based).
+    Betting { to_play: usize, betting_round: u32 },
+    /// Every hand holds 3 cards; the seats record their end-of-heat choices (sealed until all
+    /// are in). `from_action` is the index of the first action of this phase (for the log).
+    Final {
+        from_action: usize,
+        choices: Vec<Option<FinalChoice>>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Heat {
+    starter: usize,
+    dealer: usize,
+    face_up: [Card; 2],
+    /// Service dealing: the cards in each hand, by kind.
+    hands: Option<Vec<Counts>>,
+    hand_sizes: Vec<u8>,
+    /// Open cards (face up, revealed, and the final reveals once all are in), by kind.
+    layout: Counts,
+    /// Cards revealed in turns (not counting the face-up pair or the final reveals).
+    turn_reveals: usize,
+    bets: Vec<PlacedBet>,
+    risk_used: Vec<bool>,
+    phase: Phase,
+    commitment: Option<String>,
+}
+
+impl Heat {
+    /// Table dealing: the cards of each kind whose whereabouts are known (open, sealed in a final
+    /// choice, or named as a discard). The deck bounds them.
+    fn known(&self) -> Counts {
+        let mut k = self.layout;
+        if let Phase::Final { choices, .. } = &self.phase {
+            for c in choices.iter().flatten() {
+                add(&mut k, &counts_of(&c.reveal));
+                if let Some(d) = c.discard {
+                    add(&mut k, &counts_of(&[d]));
+                }
+            }
+        }
+        k
+    }
+
+    /// How many more of each kind `seat` can show: its hand (service) or what the deck leaves.
+    fn available(&self, seat: usize) -> Counts {
+        match &self.hands {
+            Some(h) => h[seat],
+            None => {
+                let known = self.known();
+                let mut a = [0u8; KINDS];
+                for (k, slot) in a.iter_mut().enumerate() {
+                    *slot = Card::from_kind(k).copies().saturating_sub(known[k]);
+                }
+                a
+            }
+        }
+    }
+
+    fn occupant(&self, category: Category, space: Space) -> Option<usize> {
+        self.bets
+            .iter()
+            .find(|b| b.bet.category == category && b.bet.space == space)
+            .map(|b| b.seat)
+    }
+}
+
+/// What happened to one piece at the end of a heat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PieceFate {
+    placed: PlacedBet,
+    correct: bool,
+    won: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct HeatResult {
+    starter: usize,
+    dealer: usize,
+    layout: Counts,
+    fates: Vec<PieceFate>,
+    /// Points won per seat and category, before the cap.
+    won: Vec<[u32; 5]>,
+    /// Marker advances per seat and category, after the cap.
+    advanced: Vec<[u8; 5]>,
+    /// The tracks after the heat.
+    tracks: Vec<[u8; 5]>,
+    restored: Vec<usize>,
+    turn_reveals: usize,
+    players: usize,
+}
+
+/// The state of a Members Only match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MembersOnly {
+    config: MembersOnlyConfig,
+    players: usize,
+    dealing: Dealing,
+    /// The current (or last) heat number; 0 before the first deal.
+    round: u32,
+    heat: Option<Heat>,
+    stocks: Vec<Stock>,
+    /// Markers per seat and category, 0..=10.
+    tracks: Vec<[u8; 5]>,
+    results: Vec<HeatResult>,
+    finished: bool,
+    /// Accepted actions so far (the index of the next one).
+    applied: usize,
+}
+
+fn tracks_json(t: &[u8; 5]) -> Value {
+    let mut m = Map::new();
+    for c in Category::ALL {
+        m.insert(c.name().into(), json!(t[c.index()]));
+    }
+    Value::Object(m)
+}
+
+fn per_category_json<T: Serialize + Copy>(t: &[T; 5]) -> Value {
+    let mut m = Map::new();
+    for c in Category::ALL {
+        m.insert(c.name().into(), json!(t[c.index()]));
+    }
+    Value::Object(m)
+}
+
+/// Count per category: normal cards minus NO! cards, never below 0 (Rule Four).
+fn category_count(layout: &Counts, c: Category) -> u8 {
+    let normal = layout[Card::normal(c).kind()];
+    let no = layout[Card::no(c).kind()];
+    normal.saturating_sub(no)
+}
+
+fn layout_json(layout: &Counts) -> Value {
+    let mut m = Map::new();
+    for c in Category::ALL {
+        m.insert(
+            c.name().into(),
+            json!({
+                "normal": layout[Card::normal(c).kind()],
+                "no": layout[Card::no(c).kind()],
+                "count": category_count(layout, c),
+            }),
+        );
+    }
+    Value::Object(m)
+}
+
+fn counting_total(t: &[u8; 5]) -> i64 {
+    t.iter()
+        .filter(|&&m| (COUNTING_FROM..=TRACK_MAX).contains(&m))
+        .map(|&m| i64::from(m))
+        .sum()
+}
+
+impl MembersOnly {
+    fn starter_of(&self, heat: u32) -> usize {
+        (self.config.first_player + heat.saturating_sub(1) as usize) % self.players
+    }
+
+    fn dealer_of(&self, heat: u32) -> usize {
+        (self.starter_of(heat) + self.players - 1) % self.players
+    }
+
+    /// The marker totals that would count if the game ended now (markers at 5..10 only).
+    fn totals(&self) -> Vec<i64> {
+        self.tracks.iter().map(counting_total).collect()
+    }
+
+    fn check_seat(&self, actor: Actor) -> Result<(), Err> {
+        match actor {
+            Actor::Seat(s) if s >= self.players => Err(Err::NoSuchSeat {
+                seat: s,
+                max: self.players - 1,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks that `seat` can show `cards` (and discard `discard`) from its hand (service) or
+    /// that the deck still has them (table).
+    fn check_cards(
+        &self,
+        heat: &Heat,
+        seat: usize,
+        cards: &[Card],
+        discard: Option<Card>,
+    ) -> Result<(), Err> {
+        let mut wanted = counts_of(cards);
+        if let Some(d) = discard {
+            add(&mut wanted, &counts_of(&[d]));
+        }
+        let available = heat.available(seat);
+        let known = heat.known();
+        for k in 0..KINDS {
+            if wanted[k] > available[k] {
+                let card = Card::from_kind(k);
+                return Err(match &heat.hands {
+                    Some(_) => Err::CardNotInHand {
+                        seat,
+                        card,
+                        wanted: wanted[k],
+                        held: available[k],
+                    },
+                    None => Err::CardCountExceeded {
+                        card,
+                        copies: card.copies(),
+                        known: known[k],
+                        wanted: wanted[k],
+                    },
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn check_bet(&self, heat: &Heat, seat: usize, bet: &Bet) -> Result<(), Err> {
+        if let Some(by) = heat.occupant(bet.category, bet.space) {
+            return Err(Err::SpaceTaken {
+                category: bet.category,
+                space: bet.space.name(),
+                words: bet.space.words(),
+                by,
+            });
+        }
+        if !self.stocks[seat].has(bet.piece) {
+            return Err(Err::NoPieceLeft {
+                seat,
+                piece: bet.piece.name(),
+                reason: match bet.piece {
+                    Piece::Single => "all four singles are on the board or lost",
+                    Piece::Double => "the double piece is on the board or lost",
+                },
+            });
+        }
+        Ok(())
+    }
+
+    fn check_turn(&self, seat: usize, bet: Option<&Bet>, reveal: &[Card]) -> Result<(), Err> {
+        let heat = self.heat.as_ref().ok_or(Err::DealExpected)?;
+        let Phase::Betting {
+            to_play,
+            betting_round,
+        } = heat.phase
+        else {
+            return Err(Err::BettingClosed);
+        };
+        if seat != to_play {
+            return Err(Err::NotYourTurn {
+                expected: to_play,
+                got: seat,
+            });
+        }
+        if let Some(bet) = bet {
+            self.check_bet(heat, seat, bet)?;
+        }
+        let (expected, rule, want) = if betting_round == 1 {
+            (
+                "no",
+                "no cards are revealed in the first round of a heat (Rule Two)",
+                0,
+            )
+        } else {
+            (
+                "exactly two",
+                "after the optional bet a player must reveal two of his cards (Rule One)",
+                2,
+            )
+        };
+        if reveal.len() != want {
+            return Err(Err::WrongRevealCount {
+                seat,
+                expected,
+                got: reveal.len(),
+                rule,
+            });
+        }
+        self.check_cards(heat, seat, reveal, None)
+    }
+
+    fn turn(&mut self, seat: usize, bet: Option<&Bet>, reveal: &[Card]) -> Result<Outcomes, Err> {
+        self.check_turn(seat, bet, reveal)?;
+        let players = self.players;
+        let index = self.applied;
+        let Some(heat) = self.heat.as_mut() else {
+            return Err(Err::DealExpected);
+        };
+        let Phase::Betting {
+            to_play,
+            betting_round,
+        } = heat.phase
+        else {
+            return Err(Err::BettingClosed);
+        };
+        let mut out = Vec::new();
+        if let Some(bet) = bet {
+            let risk = betting_round == 1 && !heat.risk_used[seat];
+            if risk {
+                heat.risk_used[seat] = true;
+            }
+            self.stocks[seat].take(bet.piece);
+            let placed = PlacedBet {
+                seat,
+                bet: *bet,
+                risk,
+            };
+            heat.bets.push(placed);
+            let mut v = placed.to_json();
+            v["type"] = json!("bet");
+            out.push(v);
+        }
+        if !reveal.is_empty() {
+            let c = counts_of(reveal);
+            add(&mut heat.layout, &c);
+            if let Some(h) = heat.hands.as_mut() {
+                for k in 0..KINDS {
+                    h[seat][k] = h[seat][k].saturating_sub(c[k]);
+                }
+            }
+            heat.hand_sizes[seat] = heat.hand_sizes[seat].saturating_sub(reveal.len() as u8);
+            heat.turn_reveals += reveal.len();
+            out.push(json!({"type": "revealed", "seat": seat, "cards": reveal}));
+        }
+        let next = (to_play + 1) % players;
+        let round = if next == heat.starter {
+            betting_round + 1
+        } else {
+            betting_round
+        };
+        if next == heat.starter && heat.hand_sizes.iter().all(|&h| h == FINAL_HAND) {
+            // Rule Three: all players hold exactly three cards; no further bets.
+            heat.phase = Phase::Final {
+                from_action: index + 1,
+                choices: vec![None; players],
+            };
+            out.push(json!({"type": "betting_closed", "round": self.round}));
+        } else {
+            heat.phase = Phase::Betting {
+                to_play: next,
+                betting_round: round,
+            };
+        }
+        Ok(out)
+    }
+
+    /// Validates a final choice; returns the two cards revealed.
+    fn check_final(
+        &self,
+        seat: usize,
+        discard: Option<Card>,
+        reveal: &[Card],
+    ) -> Result<[Card; 2], Err> {
+        let heat = self.heat.as_ref().ok_or(Err::DealExpected)?;
+        let Phase::Final { choices, .. } = &heat.phase else {
+            return Err(Err::FinalTooEarly {
+                seat,
+                held: heat.hand_sizes[seat],
+            });
+        };
+        if choices[seat].is_some() {
+            return Err(Err::FinalAlreadyRecorded(seat));
+        }
+        let rule = "each player discards one of his three cards face down and the other two join the layout (Rule Three)";
+        match &heat.hands {
+            Some(hands) => {
+                let Some(d) = discard else {
+                    return Err(Err::DiscardRequired(seat));
+                };
+                if !reveal.is_empty() && reveal.len() != 2 {
+                    return Err(Err::WrongRevealCount {
+                        seat,
+                        expected: "the other two (or no)",
+                        got: reveal.len(),
+                        rule,
+                    });
+                }
+                self.check_cards(heat, seat, reveal, Some(d))?;
+                let mut rest = hands[seat];
+                let dk = d.kind();
+                rest[dk] = rest[dk].saturating_sub(1);
+                let rest = cards_of(&rest);
+                match rest.as_slice() {
+                    [a, b] => Ok([*a, *b]),
+                    _ => Err(Err::FinalTooEarly {
+                        seat,
+                        held: heat.hand_sizes[seat],
+                    }),
+                }
+            }
+            None => {
+                let [a, b] = reveal else {
+                    return Err(Err::WrongRevealCount {
+                        seat,
+                        expected: "exactly two",
+                        got: reveal.len(),
+                        rule,
+                    });
+                };
+                self.check_cards(heat, seat, reveal, discard)?;
+                Ok([*a, *b])
+            }
+        }
+    }
+
+    fn record_final(
+        &mut self,
+        seat: usize,
+        discard: Option<Card>,
+        reveal: &[Card],
+    ) -> Result<Outcomes, Err> {
+        let shown = self.check_final(seat, discard, reveal)?;
+        let Some(heat) = self.heat.as_mut() else {
+            return Err(Err::DealExpected);
+        };
+        if let Some(h) = heat.hands.as_mut() {
+            h[seat] = [0; KINDS];
+        }
+        heat.hand_sizes[seat] = 0;
+        let Phase::Final { choices, .. } = &mut heat.phase else {
+            return Err(Err::FinalTooEarly { seat, held: 0 });
+        };
+        choices[seat] = Some(FinalChoice {
+            discard,
+            reveal: shown,
+        });
+        let mut out = vec![json!({"type": "final_recorded", "seat": seat})];
+        if choices.iter().all(Option::is_some) {
+            let reveals: Vec<[Card; 2]> = choices.iter().flatten().map(|c| c.reveal).collect();
+            for r in &reveals {
+                add(&mut heat.layout, &counts_of(r));
+            }
+            out.push(json!({"type": "finals_revealed", "reveals": reveals}));
+            out.extend(self.score_heat());
+        }
+        Ok(out)
+    }
+
+    /// Rule Five: scores the heat, returns pieces, advances markers; Rule Six and the game end.
+    fn score_heat(&mut self) -> Outcomes {
+        let Some(heat) = self.heat.take() else {
+            return vec![];
+        };
+        let n = self.players;
+        let mut won = vec![[0u32; 5]; n];
+        let mut fates = Vec::with_capacity(heat.bets.len());
+        for placed in &heat.bets {
+            let count = category_count(&heat.layout, placed.bet.category);
+            let correct = placed.bet.space.is_correct(count);
+            let points = if correct {
+                placed.bet.space.points() * multiplier(placed.bet.piece, placed.risk)
+            } else {
+                0
+            };
+            if correct {
+                // Correct pieces come back; wrong ones are lost for the game. The risk piece
+                // always comes back (it is simply available again next heat).
+                self.stocks[placed.seat].give_back(placed.bet.piece);
+            }
+            won[placed.seat][placed.bet.category.index()] += points;
+            fates.push(PieceFate {
+                placed: *placed,
+                correct,
+                won: points,
+            });
+        }
+        let mut advanced = vec![[0u8; 5]; n];
+        for s in 0..n {
+            for c in 0..5 {
+                let old = self.tracks[s][c];
+                let new = (u32::from(old) + won[s][c]).min(u32::from(TRACK_MAX)) as u8;
+                advanced[s][c] = new - old;
+                self.tracks[s][c] = new;
+            }
+        }
+        let game_over = (0..5).all(|c| self.tracks.iter().any(|t| t[c] >= COUNTING_FROM));
+        let mut restored = vec![];
+        if !game_over {
+            // Rule Six: a player left with one betting piece or none gets all five back.
+            for (s, stock) in self.stocks.iter_mut().enumerate() {
+                if stock.count() <= 1 {
+                    *stock = Stock::FULL;
+                    restored.push(s);
+                }
+            }
+        }
+        let result = HeatResult {
+            starter: heat.starter,
+            dealer: heat.dealer,
+            layout: heat.layout,
+            fates,
+            won,
+            advanced,
+            tracks: self.tracks.clone(),
+            restored: restored.clone(),
+            turn_reveals: heat.turn_reveals,
+            players: n,
+        };
+        let points: Vec<i64> = result
+            .advanced
+            .iter()
+            .map(|a| a.iter().map(|&x| i64::from(x)).sum())
+            .collect();
+        let mut out = vec![json!({
+            "type": "heat_scored",
+            "round": self.round,
+            "counts": per_category_json(&Category::ALL.map(|c| category_count(&heat.layout, c))),
+            "points": points,
+            "tracks": self.tracks.iter().map(tracks_json).collect::<Vec<_>>(),
+            "totals": self.totals(),
+        })];
+        if !restored.is_empty() {
+            out.push(json!({"type": "pieces_restored", "seats": restored}));
+        }
+        self.results.push(result);
+        if game_over {
+            self.finished = true;
+            let (winners, margin) = winners_and_margin(&self.totals());
+            out.push(json!({"type": "match_finished", "winners": winners, "margin": margin}));
+        }
+        out
+    }
+
+    fn start_heat(&mut self, face_up: &[Card], seed: Option<&Seed>) -> Result<Outcomes, Err> {
+        if self.heat.is_some() {
+            return Err(Err::HeatInProgress(self.round));
+        }
+        let number = self.round + 1;
+        let starter = self.starter_of(number);
+        let dealer = self.dealer_of(number);
+        let n = self.players;
+        let per_hand = hand_size(n);
+        let (hands, face) = match (self.dealing, seed) {
+            (Dealing::Service, _) if !face_up.is_empty() => return Err(Err::FaceUpNotTaken),
+            (Dealing::Service, None) => return Err(Err::SeedMissing),
+            (Dealing::Service, Some(seed)) => {
+                let d = deal_from_seed(seed, n, starter);
+                (
+                    Some(d.hands.iter().map(|h| counts_of(h)).collect::<Vec<_>>()),
+                    d.face_up,
+                )
+            }
+            (Dealing::Table, Some(_)) => return Err(Err::SeedNotTaken),
+            (Dealing::Table, None) => match face_up {
+                [a, b] => (None, [*a, *b]),
+                _ => return Err(Err::WrongFaceUpCount(face_up.len())),
+            },
+        };
+        let commitment = seed.map(Seed::commitment);
+        self.round = number;
+        self.heat = Some(Heat {
+            starter,
+            dealer,
+            face_up: face,
+            hands,
+            hand_sizes: vec![per_hand; n],
+            layout: counts_of(&face),
+            turn_reveals: 0,
+            bets: vec![],
+            risk_used: vec![false; n],
+            phase: Phase::Betting {
+                to_play: starter,
+                betting_round: 1,
+            },
+            commitment: commitment.clone(),
+        });
+        Ok(vec![json!({
+            "type": "dealt",
+            "round": number,
+            "dealer": dealer,
+            "starter": starter,
+            "hand_size": per_hand,
+            "face_up": face,
+            "commitment": commitment,
+        })])
+    }
+
+    fn reveal_options(&self, heat: &Heat, seat: usize) -> Vec<Vec<Card>> {
+        let avail = heat.available(seat);
+        let mut out = vec![];
+        for a in 0..KINDS {
+            for b in a..KINDS {
+                let ok = if a == b {
+                    avail[a] >= 2
+                } else {
+                    avail[a] >= 1 && avail[b] >= 1
+                };
+                if ok {
+                    out.push(vec![Card::from_kind(a), Card::from_kind(b)]);
+                }
+            }
+        }
+        out
+    }
+
+    fn bet_options(&self, heat: &Heat, seat: usize) -> Vec<Bet> {
+        let mut out = vec![];
+        for category in Category::ALL {
+            for space in Space::ALL {
+                for piece in [Piece::Single, Piece::Double] {
+                    let bet = Bet {
+                        category,
+                        space,
+                        piece,
+                    };
+                    if self.check_bet(heat, seat, &bet).is_ok() {
+                        out.push(bet);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn stock_json(&self, seat: usize) -> Value {
+        let st = self.stocks[seat];
+        let risk = match &self.heat {
+            Some(h) => !h.risk_used[seat],
+            None => true,
+        };
+        json!({"single": st.singles, "double": u8::from(st.double), "risk": u8::from(risk)})
+    }
+}
+
+impl Game for MembersOnly {
+    const ID: &'static str = "members-only";
+    const TITLE: &'static str = "Members Only";
+    const MIN_PLAYERS: usize = 3;
+    const MAX_PLAYERS: usize = 5;
+    type Config = MembersOnlyConfig;
+    type Action = Action;
+    type Error = MembersOnlyError;
+
+    fn new(
+        config: MembersOnlyConfig,
+        players: usize,
+        dealing: Dealing,
+    ) -> Result<MembersOnly, MembersOnlyError> {
+        if !(Self::MIN_PLAYERS..=Self::MAX_PLAYERS).contains(&players) {
+            return Err(Err::PlayerCount(players));
+        }
+        if config.first_player >= players {
+            return Err(Err::BadFirstPlayer {
+                max: players - 1,
+                got: config.first_player,
+            });
+        }
+        Ok(MembersOnly {
+            config,
+            players,
+            dealing,
+            round: 0,
+            heat: None,
+            stocks: vec![Stock::FULL; players],
+            tracks: vec![[0; 5]; players],
+            results: vec![],
+            finished: false,
+            applied: 0,
+        })
+    }
+
+    fn config(&self) -> &MembersOnlyConfig {
+        &self.config
+    }
+
+    fn to_act(&self) -> ToAct {
+        if self.finished {
+            return ToAct::nobody();
+        }
+        match &self.heat {
+            None => ToAct::table(),
+            Some(h) => match &h.phase {
+                Phase::Betting { to_play, .. } => ToAct::seat(*to_play),
+                Phase::Final { choices, .. } => ToAct {
+                    seats: (0..self.players)
+                        .filter(|&s| choices[s].is_none())
+                        .collect(),
+                    table: false,
+                },
+            },
+        }
+    }
+
+    /// What `actor` may do now. A table deal in table dealing lists every pair of face-up cards
+    /// (55). A turn's bet and reveal are independent, so instead of their product (up to 81 × 55)
+    /// the list holds every possible bet (`null` included) with the first possible reveal, then
+    /// every other possible reveal with no bet: any listed bet combines with any listed reveal.
+    /// Reveals are listed in canonical order; `apply` takes them in any order. The end of a heat
+    /// lists, in service dealing, each possible discard with the other two cards (`reveal` may also
+    /// be omitted), and in table dealing every possible pair revealed without a named discard (a
+    /// discard the deck allows is accepted too).
+    fn legal_actions(&self, actor: Actor) -> Vec<Action> {
+        if self.finished || self.check_seat(actor).is_err() {
+            return vec![];
+        }
+        let Some(heat) = &self.heat else {
+            return match (actor, self.dealing) {
+                (Actor::Table, Dealing::Service) => vec![Action::Deal { face_up: vec![] }],
+                (Actor::Table, Dealing::Table) => (0..KINDS)
+                    .flat_map(|a| (a..KINDS).map(move |b| (a, b)))
+                    .filter(|&(a, b)| a != b || Card::from_kind(a).copies() >= 2)
+                    .map(|(a, b)| Action::Deal {
+                        face_up: vec![Card::from_kind(a), Card::from_kind(b)],
+                    })
+                    .collect(),
+                _ => vec![],
+            };
+        };
+        let Actor::Seat(seat) = actor else {
+            return vec![];
+        };
+        match &heat.phase {
+            Phase::Betting {
+                to_play,
+                betting_round,
+            } if *to_play == seat => {
+                let reveals = if *betting_round == 1 {
+                    vec![vec![]]
+                } else {
+                    self.reveal_options(heat, seat)
+                };
+                let Some(first) = reveals.first() else {
+                    return vec![];
+                };
+                let mut out: Vec<Action> = std::iter::once(None)
+                    .chain(self.bet_options(heat, seat).into_iter().map(Some))
+                    .map(|bet| Action::Turn {
+                        bet,
+                        reveal: first.clone(),
+                    })
+                    .collect();
+                out.extend(reveals.iter().skip(1).map(|r| Action::Turn {
+                    bet: None,
+                    reveal: r.clone(),
+                }));
+                out
+            }
+            Phase::Final { choices, .. } if choices[seat].is_none() => match &heat.hands {
+                Some(hands) => {
+                    let hand = hands[seat];
+                    (0..KINDS)
+                        .filter(|&k| hand[k] > 0)
+                        .map(|k| {
+                            let mut rest = hand;
+                            rest[k] -= 1;
+                            Action::Final {
+                                discard: Some(Card::from_kind(k)),
+                                reveal: cards_of(&rest),
+                            }
+                        })
+                        .collect()
+                }
+                None => self
+                    .reveal_options(heat, seat)
+                    .into_iter()
+                    .map(|reveal| Action::Final {
+                        discard: None,
+                        reveal,
+                    })
+                    .collect(),
+            },
+            _ => vec![],
+        }
+    }
+
+    fn needs_seed(&self, action: &Action) -> bool {
+        self.dealing == Dealing::Service && matches!(action, Action::Deal { .. })
+    }
+
+    fn apply(
+        &mut self,
+        actor: Actor,
+        action: &Action,
+        seed: Option<&Seed>,
+    ) -> Result<Outcomes, MembersOnlyError> {
+        if self.finished {
+            return Err(Err::MatchFinished);
+        }
+        self.check_seat(actor)?;
+        let out = match (action, actor) {
+            (Action::Deal { .. }, Actor::Seat(_)) => Err(Err::TableActionOnly("deal")),
+            (Action::Turn { .. } | Action::Final { .. }, Actor::Table) => {
+                Err(Err::SeatActionOnly(action.name()))
+            }
+            (Action::Deal { face_up }, Actor::Table) => self.start_heat(face_up, seed),
+            (Action::Turn { bet, reveal }, Actor::Seat(s)) => self.turn(s, bet.as_ref(), reveal),
+            (Action::Final { discard, reveal }, Actor::Seat(s)) => {
+                self.record_final(s, *discard, reveal)
+            }
+        }?;
+        self.applied += 1;
+        Ok(out)
+    }
+
+    fn table_view(&self) -> Value {
+        let phase = if self.finished {
+            "finished"
+        } else {
+            match &self.heat {
+                None => "awaiting_deal",
+                Some(h) => match h.phase {
+                    Phase::Betting { .. } => "betting",
+                    Phase::Final { .. } => "final",
+                },
+            }
+        };
+        let n = self.players;
+        let mut v = json!({
+            "phase": phase,
+            "heat": self.round,
+            "tracks": self.tracks.iter().map(tracks_json).collect::<Vec<_>>(),
+            "totals": self.totals(),
+            "pieces": (0..n).map(|s| self.stock_json(s)).collect::<Vec<_>>(),
+        });
+        match &self.heat {
+            Some(h) => {
+                let (to_play, betting_round, finals_in) = match &h.phase {
+                    Phase::Betting {
+                        to_play,
+                        betting_round,
+                    } => (Some(*to_play), Some(*betting_round), vec![]),
+                    Phase::Final { choices, .. } => (
+                        None,
+                        None,
+                        (0..n).filter(|&s| choices[s].is_some()).collect(),
+                    ),
+                };
+                let dealt = n * hand_size(n) as usize + FACE_UP;
+                let extra = json!({
+                    "starter": h.starter,
+                    "dealer": h.dealer,
+                    "betting_round": betting_round,
+                    "to_play": to_play,
+                    "face_up": h.face_up,
+                    "layout": layout_json(&h.layout),
+                    "bets": h.bets.iter().map(|b| b.to_json()).collect::<Vec<_>>(),
+                    "hand_sizes": h.hand_sizes,
+                    "finals_in": finals_in,
+                    "unused": DECK_SIZE - dealt,
+                    "commitment": h.commitment,
+                });
+                if let (Value::Object(a), Value::Object(b)) = (&mut v, extra) {
+                    a.extend(b);
+                }
+            }
+            None => {
+                v["layout"] = layout_json(&[0; KINDS]);
+                v["bets"] = json!([]);
+                if !self.finished {
+                    let next = self.round + 1;
+                    v["next_starter"] = json!(self.starter_of(next));
+                    v["next_dealer"] = json!(self.dealer_of(next));
+                }
+            }
+        }
+        v
+    }
+
+    fn seat_view(&self, seat: usize) -> Value {
+        if seat >= self.players {
+            return json!({"hand": null});
+        }
+        let heat = self.heat.as_ref();
+        let hand = heat
+            .and_then(|h| h.hands.as_ref())
+            .map(|hands| cards_of(&hands[seat]));
+        let final_choice = heat.and_then(|h| match &h.phase {
+            Phase::Final { choices, .. } => {
+                choices[seat].map(|c| json!({"discard": c.discard, "reveal": c.reveal}))
+            }
+            Phase::Betting { .. } => None,
+        });
+        let bets: Vec<Value> = heat
+            .map(|h| {
+                h.bets
+                    .iter()
+                    .filter(|b| b.seat == seat)
+                    .map(|b| b.to_json())
+                    .collect()
+            })
+            .unwrap_or_default();
+        json!({
+            "hand": hand,
+            "hand_size": heat.map(|h| h.hand_sizes[seat]),
+            "pieces": self.stock_json(seat),
+            "bets": bets,
+            "final": final_choice,
+            "tracks": tracks_json(&self.tracks[seat]),
+            "total": counting_total(&self.tracks[seat]),
+        })
+    }
+
+    fn score_sheet(&self) -> ScoreSheet {
+        let rounds = self
+            .results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let pieces: Vec<Value> = r
+                    .fates
+                    .iter()
+                    .map(|f| {
+                        let mut v = f.placed.to_json();
+                        v["multiplier"] = json!(multiplier(f.placed.bet.piece, f.placed.risk));
+                        v["correct"] = json!(f.correct);
+                        v["won"] = json!(f.won);
+                        v["fate"] = json!(if f.correct { "returned" } else { "lost" });
+                        v
+                    })
+                    .collect();
+                RoundScore {
+                    round: i as u32 + 1,
+                    label: format!("Heat {}", i + 1),
+                    multiplier: 1,
+                    points: r
+                        .advanced
+                        .iter()
+                        .map(|a| a.iter().map(|&x| i64::from(x)).sum())
+                        .collect(),
+                    detail: json!({
+                        "starter": r.starter,
+                        "dealer": r.dealer,
+                        "layout": layout_json(&r.layout),
+                        "pieces": pieces,
+                        "won": r.won.iter().map(per_category_json).collect::<Vec<_>>(),
+                        "advanced": r.advanced.iter().map(per_category_json).collect::<Vec<_>>(),
+                        "tracks": r.tracks.iter().map(tracks_json).collect::<Vec<_>>(),
+                        "restored": r.restored,
+                        "cards": {
+                            "face_up": FACE_UP,
+                            "revealed": r.turn_reveals,
+                            "final": 2 * r.players,
+                            "discarded": r.players,
+                            "unused": DECK_SIZE - r.players * hand_size(r.players) as usize - FACE_UP,
+                        },
+                    }),
+                }
+            })
+            .collect();
+        let totals = self.totals();
+        let (winners, margin) = if self.finished {
+            winners_and_margin(&totals)
+        } else {
+            (vec![], None)
+        };
+        ScoreSheet {
+            unit: Unit::Seat,
+            sides: None,
+            rounds,
+            totals,
+            finished: self.finished,
+            winners,
+            margin,
+        }
+    }
+
+    fn round(&self) -> u32 {
+        self.round
+    }
+
+    fn dealer(&self) -> Option<usize> {
+        if self.heat.is_some() {
+            Some(self.dealer_of(self.round))
+        } else if self.finished {
+            None
+        } else {
+            Some(self.dealer_of(self.round + 1))
+        }
+    }
+
+    fn rounds_completed(&self) -> u32 {
+        self.results.len() as u32
+    }
+
+    /// A final choice's discard is shown only to its own seat; while the heat's final choices are
+    /// still coming in (sealed), the reveal is hidden from other viewers too.
+    fn render_action(
+        &self,
+        index: usize,
+        action: &Action,
+        actor: Actor,
+        viewer: Option<usize>,
+    ) -> Value {
+        let full = serde_json::to_value(action).unwrap_or(Value::Null);
+        let Action::Final { discard, .. } = action else {
+            return full;
+        };
+        if actor.seat().is_some() && actor.seat() == viewer {
+            return full;
+        }
+        let sealed = matches!(
+            self.heat.as_ref().map(|h| &h.phase),
+            Some(Phase::Final { from_action, .. }) if index >= *from_action
+        );
+        if sealed {
+            return json!({"type": "final", "sealed": true});
+        }
+        let mut v = full;
+        if discard.is_some() {
+            v["discard"] = json!("hidden");
+        }
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cards_read_and_write() {
+        for k in 0..KINDS {
+            let c = Card::from_kind(k);
+            assert_eq!(c.to_string().parse::<Card>().unwrap(), c);
+            assert_eq!(c.kind(), k);
+        }
+        assert_eq!(
+            "Big_Ben:NO".parse::<Card>().unwrap(),
+            Card::no(Category::BigBen)
+        );
+        for bad in ["", "rain", "umbrella:yes", ":no", "umbrella:no:no"] {
+            assert!(bad.parse::<Card>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn deck_has_65_cards_13_per_category() {
+        let d = deck();
+        assert_eq!(d.len(), DECK_SIZE);
+        let c = counts_of(&d);
+        for cat in Category::ALL {
+            assert_eq!(c[Card::normal(cat).kind()], 11);
+            assert_eq!(c[Card::no(cat).kind()], 2);
+        }
+    }
+
+    #[test]
+    fn spaces_and_multipliers_follow_the_board() {
+        let pts: Vec<u32> = Space::ALL.iter().map(|s| s.points()).collect();
+        assert_eq!(pts, [5, 3, 2, 1, 1, 2, 3, 5]);
+        assert!(Space::Le3.is_correct(3) && !Space::Le2.is_correct(3));
+        assert!(Space::Ge5.is_correct(5) && !Space::Ge6.is_correct(5));
+        assert!(Space::Le1.is_correct(0) && !Space::Ge5.is_correct(0));
+        assert_eq!(multiplier(Piece::Double, false), 2);
+        assert_eq!(multiplier(Piece::Single, true), 2);
+        assert_eq!(multiplier(Piece::Double, true), 3);
+    }
+
+    #[test]
+    fn counts_never_fall_below_zero() {
+        let layout = counts_of(&[
+            Card::normal(Category::Hat),
+            Card::no(Category::Hat),
+            Card::no(Category::Hat),
+        ]);
+        assert_eq!(category_count(&layout, Category::Hat), 0);
+    }
+
+    #[test]
+    fn service_deal_deals_every_card_once() {
+        for n in 3..=5 {
+            let d = deal_from_seed(&Seed([7; 32]), n, 1);
+            let mut all: Vec<Card> = d.hands.concat();
+            assert!(d.hands.iter().all(|h| h.len() == hand_size(n) as usize));
+            all.extend(d.face_up);
+            all.extend(d.unused.iter().copied());
+            assert_eq!(counts_of(&all), counts_of(&deck()));
+        }
+    }
+
+    fn table_game(players: usize) -> MembersOnly {
+        MembersOnly::new(MembersOnlyConfig::default(), players, Dealing::Table).unwrap()
+    }
+
+    fn turn(reveal: &[&str]) -> Action {
+        Action::Turn {
+            bet: None,
+            reveal: reveal.iter().map(|c| c.parse().unwrap()).collect(),
+        }
+    }
+
+    /// Plays a 5-player table heat up to the end-of-heat choices; returns the game.
+    fn at_heat_end() -> MembersOnly {
+        let mut g = table_game(5);
+        let deal = Action::Deal {
+            face_up: vec![Card::normal(Category::Hat), Card::no(Category::Hat)],
+        };
+        g.apply(Actor::Table, &deal, None).unwrap();
+        for s in 0..5 {
+            g.apply(Actor::Seat(s), &turn(&[]), None).unwrap();
+        }
+        for _ in 0..2 {
+            for s in 0..5 {
+                g.apply(Actor::Seat(s), &turn(&["crown", "teacup"]), None)
+                    .unwrap();
+            }
+        }
+        assert_eq!(g.to_act().seats, vec![0, 1, 2, 3, 4]);
+        g
+    }
+
+    #[test]
+    fn a_discard_shows_only_to_its_seat_and_reveals_stay_sealed_until_all_are_in() {
+        let mut g = at_heat_end();
+        let first_final = g.applied;
+        let fin = Action::Final {
+            discard: Some(Card::normal(Category::Umbrella)),
+            reveal: vec![Card::normal(Category::BigBen), Card::no(Category::BigBen)],
+        };
+        g.apply(Actor::Seat(2), &fin, None).unwrap();
+        let own = g.render_action(first_final, &fin, Actor::Seat(2), Some(2));
+        assert_eq!(own["discard"], "umbrella");
+        for viewer in [None, Some(0)] {
+            let other = g.render_action(first_final, &fin, Actor::Seat(2), viewer);
+            assert_eq!(other, json!({"type": "final", "sealed": true}));
+        }
+        // An earlier turn is never hidden.
+        let t = turn(&["crown", "teacup"]);
+        assert_eq!(
+            g.render_action(first_final - 1, &t, Actor::Seat(4), None)["reveal"],
+            json!(["crown", "teacup"])
+        );
+        for s in [0, 1, 3, 4] {
+            let f = Action::Final {
+                discard: None,
+                reveal: vec![
+                    Card::normal(Category::Umbrella),
+                    Card::normal(Category::Hat),
+                ],
+            };
+            g.apply(Actor::Seat(s), &f, None).unwrap();
+        }
+        assert_eq!(g.rounds_completed(), 1);
+        let other = g.render_action(first_final, &fin, Actor::Seat(2), Some(0));
+        assert_eq!(other["discard"], "hidden");
+        assert_eq!(other["reveal"], json!(["big_ben", "big_ben:no"]));
+    }
+
+    #[test]
+    fn legal_lists_every_bet_with_one_reveal_then_every_other_reveal() {
+        let mut g = table_game(3);
+        let deal = Action::Deal {
+            face_up: vec![Card::normal(Category::Hat), Card::normal(Category::Crown)],
+        };
+        g.apply(Actor::Table, &deal, None).unwrap();
+        // Round 1: no bet or any of 40 spaces x 2 pieces, no reveal.
+        assert_eq!(g.legal_actions(Actor::Seat(0)).len(), 81);
+        assert!(g.legal_actions(Actor::Seat(1)).is_empty());
+        assert!(g.legal_actions(Actor::Table).is_empty());
+        assert!(g.legal_actions(Actor::Seat(9)).is_empty());
+        let bet = Action::Turn {
+            bet: Some(Bet {
+                category: Category::Hat,
+                space: Space::Le1,
+                piece: Piece::Double,
+            }),
+            reveal: vec![],
+        };
+        g.apply(Actor::Seat(0), &bet, None).unwrap();
+        g.apply(Actor::Seat(1), &turn(&[]), None).unwrap();
+        g.apply(Actor::Seat(2), &turn(&[]), None).unwrap();
+        // Round 2, seat 0: 39 vacant spaces with singles only, plus no bet: 40 turns with the
+        // first reveal; then the other 54 pairs of the ten card kinds, without a bet.
+        let legal = g.legal_actions(Actor::Seat(0));
+        assert_eq!(legal.len(), 40 + 54);
+        assert!(legal.iter().all(|a| !matches!(
+            a,
+            Action::Turn { bet: Some(b), .. } if b.piece == Piece::Double
+                || (b.category == Category::Hat && b.space == Space::Le1)
+        )));
+    }
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use utoipa::ToSchema;
+
+    use super::*;
+
+    #[test]
+    fn the_action_schema_references_the_card_schema() {
+        let mut found = vec![];
+        <Action as ToSchema>::schemas(&mut found);
+        let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+        let schema = serde_json::to_string(&<Action as PartialSchema>::schema()).unwrap();
+        assert!(names.contains(&"MembersOnlyCard"), "{names:?}");
+        assert!(schema.contains("MembersOnlyCard"));
+    }
+}
