@@ -50,9 +50,10 @@ enum Command {
         /// The revealed seed (64 hex digits).
         #[arg(long)]
         seed: String,
-        /// The dealer of that deal (the match view's `dealer` when it was dealt).
-        #[arg(long, default_value_t = 0)]
-        dealer: usize,
+        /// The match's config as JSON, with the option that names that deal's dealer
+        /// (e.g. `{"first_dealer": 2}` for a Dump deal dealt by seat 2).
+        #[arg(long, default_value = "{}")]
+        config: String,
     },
 }
 
@@ -88,11 +89,11 @@ fn main() -> anyhow::Result<()> {
             game,
             players,
             seed,
-            dealer,
+            config,
         } => {
             let seed = Seed::from_hex(&seed)
                 .ok_or_else(|| anyhow::anyhow!("the seed must be 64 hex digits"))?;
-            let config = serde_json::json!({ "first_dealer": dealer });
+            let config: serde_json::Value = serde_json::from_str(&config)?;
             let mut g = AnyGame::new(&game, Some(config), players, Dealing::Service)?;
             g.apply(
                 Actor::Table,
@@ -100,7 +101,7 @@ fn main() -> anyhow::Result<()> {
                 Some(&seed),
             )?;
             let hands: Vec<serde_json::Value> = (0..players).map(|s| g.seat_view(s)).collect();
-            let out = serde_json::json!({ "commitment": seed.commitment(), "dealer": dealer, "seats": hands, "table": g.table_view() });
+            let out = serde_json::json!({ "commitment": seed.commitment(), "dealer": g.dealer(), "seats": hands, "table": g.table_view() });
             println!("{}", serde_json::to_string_pretty(&out)?);
             Ok(())
         }
