@@ -2,7 +2,9 @@
 //! randomness (a shuffle enters as the [`cards::Seed`] of a deal). Every game implements [`Game`];
 //! [`AnyGame`] dispatches over them by game id.
 
+pub mod bonus_malus;
 pub mod cards;
+pub mod clubs;
 pub mod dump;
 pub mod sheet;
 pub mod trick;
@@ -228,6 +230,10 @@ pub enum SetupError {
 pub enum AnyGame {
     /// Dump.
     Dump(dump::Dump),
+    /// Clubs.
+    Clubs(clubs::Clubs),
+    /// Bonus-Malus.
+    BonusMalus(bonus_malus::BonusMalus),
 }
 
 /// Runs `$body` with `$g` bound to the inner game of every variant.
@@ -235,6 +241,8 @@ macro_rules! each_game {
     ($self:expr, $g:ident => $body:expr) => {
         match $self {
             AnyGame::Dump($g) => $body,
+            AnyGame::Clubs($g) => $body,
+            AnyGame::BonusMalus($g) => $body,
         }
     };
 }
@@ -289,7 +297,11 @@ pub enum ActionError {
 impl AnyGame {
     /// The catalogue of implemented games.
     pub fn catalogue() -> Vec<GameInfo> {
-        vec![info::<dump::Dump>()]
+        vec![
+            info::<dump::Dump>(),
+            info::<clubs::Clubs>(),
+            info::<bonus_malus::BonusMalus>(),
+        ]
     }
 
     /// A new match of game `id`.
@@ -301,6 +313,10 @@ impl AnyGame {
     ) -> Result<AnyGame, SetupError> {
         match id {
             dump::Dump::ID => Ok(AnyGame::Dump(create(config, players, dealing)?)),
+            clubs::Clubs::ID => Ok(AnyGame::Clubs(create(config, players, dealing)?)),
+            bonus_malus::BonusMalus::ID => {
+                Ok(AnyGame::BonusMalus(create(config, players, dealing)?))
+            }
             other => Err(SetupError::UnknownGame(other.to_string())),
         }
     }
