@@ -274,6 +274,7 @@ struct DealResult {
     tallied: bool,
     revokes: usize,
     set_aside: Option<Card>,
+    set_aside_suit: Option<Suit>,
 }
 
 /// The state of a Bonus-Malus match.
@@ -469,8 +470,20 @@ impl BonusMalus {
     ) -> Outcomes {
         let multiplier = self.round as i64;
         let values: Vec<i64> = taken.iter().map(SuitCounts::value).collect();
+        // 3 players: the suit of the card set aside is the one short of 13 in the captures.
+        let set_aside_suit = (self.players == 3)
+            .then(|| {
+                Suit::ALL
+                    .into_iter()
+                    .find(|s| taken.iter().map(|t| t.get(*s)).sum::<u32>() < 13)
+            })
+            .flatten();
         debug_assert_eq!(
-            values.iter().sum::<i64>() + set_aside.map_or(0, |c| suit_value(c.suit())),
+            set_aside_suit,
+            set_aside.map(|c| c.suit()).or(set_aside_suit)
+        );
+        debug_assert_eq!(
+            values.iter().sum::<i64>() + set_aside_suit.map_or(0, suit_value),
             0,
             "the deck sums to 0"
         );
@@ -483,6 +496,7 @@ impl BonusMalus {
         let mut out = vec![json!({
             "type": "deal_scored", "round": self.round, "multiplier": multiplier, "taken": taken,
             "values": values, "points": points, "totals": self.totals, "set_aside": set_aside,
+            "set_aside_suit": set_aside_suit,
         })];
         self.results.push(DealResult {
             taken,
@@ -492,6 +506,7 @@ impl BonusMalus {
             tallied,
             revokes,
             set_aside,
+            set_aside_suit,
         });
         self.deal = None;
         if self.totals.iter().any(|&t| t >= self.config.target) {
@@ -834,6 +849,7 @@ impl Game for BonusMalus {
                 detail: json!({
                     "taken": r.taken, "values": r.values, "tallied": r.tallied,
                     "revokes": r.revokes, "set_aside": r.set_aside,
+                    "set_aside_suit": r.set_aside_suit,
                 }),
             })
             .collect();
