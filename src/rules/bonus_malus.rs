@@ -790,7 +790,11 @@ impl Game for BonusMalus {
             "phase": phase,
             "target": self.config.target,
             "next_dealer": if self.deal.is_none() && !self.finished { Some(self.next_dealer()) } else { None },
-            "multiplier": if self.deal.is_some() { self.round } else { self.round + 1 },
+            "multiplier": match &self.deal {
+                _ if self.finished => None,
+                Some(_) => Some(self.round),
+                None => Some(self.round + 1),
+            },
             "trump": null,
             "stock": null,
             "trick": [],

@@ -27,7 +27,7 @@ pub const DEAL_SUM: i64 = -26;
 pub const END_AT: i64 = -100;
 
 /// Clubs' match options.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ClubsConfig {
     /// The dealer of the first deal; the deal passes to the left each round. (The dealer matters
@@ -35,12 +35,6 @@ pub struct ClubsConfig {
     /// last card is the face-down one.)
     #[schema(minimum = 0, maximum = 3, example = 0)]
     pub first_dealer: usize,
-}
-
-impl Default for ClubsConfig {
-    fn default() -> Self {
-        ClubsConfig { first_dealer: 0 }
-    }
 }
 
 /// One action of Clubs.

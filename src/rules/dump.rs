@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 use super::{
     cards::{deck_without_ranks, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
-    trick::{service_deal, PlayError, Revoke, SeedProblem, TrickPlay},
+    trick::{service_deal, PlayError, SeedProblem, TrickPlay},
     Actor, Dealing, Game, Outcomes, RuleError, ToAct,
 };
 
@@ -132,6 +132,11 @@ impl RuleError for DumpError {
         }
     }
 }
+
+pub use super::trick::Revoke;
+
+/// A completed trick of Dump: its plays, winner and points.
+pub type TrickRecord = super::trick::TrickRecord<TrickNote>;
 
 /// What a completed trick records besides its plays and winner.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]

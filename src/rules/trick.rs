@@ -150,6 +150,9 @@ pub enum SeedProblem {
     NotTaken,
 }
 
+/// A service deal: the hands by seat and the undealt rest, top first.
+pub type ServiceDeal = (Vec<CardSet>, Vec<Card>);
+
 /// A service deal (the hands by seat and the undealt rest, top first) from the seed, or `None`
 /// in table dealing. `deck` is shuffled with [`crate::rules::cards::shuffled`] and dealt one at a
 /// time from the seat left of `dealer`.
@@ -160,7 +163,7 @@ pub fn service_deal(
     players: usize,
     per_hand: usize,
     dealer: usize,
-) -> Result<Option<(Vec<CardSet>, Vec<Card>)>, SeedProblem> {
+) -> Result<Option<ServiceDeal>, SeedProblem> {
     match (dealing, seed) {
         (Dealing::Service, Some(seed)) => {
             Ok(Some(deal_from_seed(deck, seed, players, per_hand, dealer)))

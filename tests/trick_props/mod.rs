@@ -162,7 +162,7 @@ impl<G: Game> Playout<G> {
                 );
                 if result.is_err() {
                     refusals += 1;
-                    if refusals % sample == 0 {
+                    if refusals.is_multiple_of(sample) {
                         assert_eq!(
                             snapshot(&g, self.players),
                             before,
