@@ -21,6 +21,9 @@ use super::{
     Actor, Dealing, Game, Outcomes, RuleError, ToAct,
 };
 
+/// The largest `target` accepted.
+pub const MAX_TARGET: i64 = 1_000_000;
+
 /// Cards dealt to each hand, and held again after every draw while the stock lasts.
 pub const HAND: usize = 7;
 
@@ -156,7 +159,7 @@ pub fn suit_value(suit: Suit) -> i64 {
 pub enum BonusMalusError {
     #[error("Bonus-Malus is played by 2 to 4 players (4 as partnerships), not {0}")]
     PlayerCount(usize),
-    #[error("target must be at least 1, not {0}")]
+    #[error("target must be 1 to {MAX_TARGET}, not {0}")]
     BadTarget(i64),
     #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
     BadDealer { max: usize, got: usize },
@@ -674,7 +677,7 @@ impl Game for BonusMalus {
         if !(Self::MIN_PLAYERS..=Self::MAX_PLAYERS).contains(&players) {
             return Err(BonusMalusError::PlayerCount(players));
         }
-        if config.target < 1 {
+        if !(1..=MAX_TARGET).contains(&config.target) {
             return Err(BonusMalusError::BadTarget(config.target));
         }
         if config.first_dealer >= players {
