@@ -42,6 +42,16 @@ impl Suit {
         }
     }
 
+    /// One card of the suit, for messages: "a heart".
+    pub fn one(self) -> &'static str {
+        match self {
+            Suit::S => "a spade",
+            Suit::H => "a heart",
+            Suit::D => "a diamond",
+            Suit::C => "a club",
+        }
+    }
+
     fn index(self) -> u8 {
         self as u8
     }
@@ -190,6 +200,28 @@ impl CardSet {
         self.0 & (0x1FFFu64 << (suit.index() * 13)) != 0
     }
 
+    /// How many cards of `suit` are in the set.
+    pub fn count_suit(self, suit: Suit) -> usize {
+        (self.0 & (0x1FFFu64 << (suit.index() * 13))).count_ones() as usize
+    }
+
+    /// The first suit (canonical order) of `suits` that the set holds a card of.
+    pub fn first_suit_of(self, suits: SuitSet) -> Option<Suit> {
+        Suit::ALL
+            .into_iter()
+            .find(|s| suits.contains(*s) && self.has_suit(*s))
+    }
+
+    /// The cards in both sets.
+    pub fn intersection(self, other: CardSet) -> CardSet {
+        CardSet(self.0 & other.0)
+    }
+
+    /// The cards of this set that are not in `other`.
+    pub fn difference(self, other: CardSet) -> CardSet {
+        CardSet(self.0 & !other.0)
+    }
+
     /// The cards in canonical order (spades 2..A, hearts, diamonds, clubs).
     pub fn iter(self) -> impl Iterator<Item = Card> {
         (0u8..52)
@@ -224,6 +256,28 @@ impl fmt::Debug for CardSet {
 pub struct SuitSet(u8);
 
 impl SuitSet {
+    /// The empty set.
+    pub const EMPTY: SuitSet = SuitSet(0);
+
+    /// The set of the given suits.
+    pub fn of(suits: &[Suit]) -> SuitSet {
+        let mut set = SuitSet::EMPTY;
+        for s in suits {
+            set.insert(*s);
+        }
+        set
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Removes `suit`.
+    pub fn remove(&mut self, suit: Suit) {
+        self.0 &= !(1 << suit.index());
+    }
+
     /// Whether `suit` is in the set.
     pub fn contains(self, suit: Suit) -> bool {
         self.0 & (1 << suit.index()) != 0
@@ -232,6 +286,12 @@ impl SuitSet {
     /// Adds `suit`.
     pub fn insert(&mut self, suit: Suit) {
         self.0 |= 1 << suit.index();
+    }
+
+    /// The suits' names joined with "or", for messages ("hearts or clubs").
+    pub fn names(self) -> String {
+        let names: Vec<&str> = self.to_vec().into_iter().map(Suit::name).collect();
+        names.join(" or ")
     }
 
     /// The suits in canonical order.

@@ -11,9 +11,9 @@ use serde_json::{json, Value};
 use utoipa::ToSchema;
 
 use super::{
-    cards::{deal_from_seed, deck_without_ranks, Card, CardSet, Seed, Suit, SuitSet},
+    cards::{deck_without_ranks, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
-    trick::{Play, Trick},
+    trick::{service_deal, PlayError, SeedProblem, TrickPlay},
     Actor, Dealing, Game, Outcomes, RuleError, ToAct,
 };
 
@@ -137,42 +137,23 @@ impl RuleError for DumpError {
     }
 }
 
-/// A completed trick.
+pub use super::trick::Revoke;
+
+/// A completed trick of Dump: its plays, winner and points.
+pub type TrickRecord = super::trick::TrickRecord<TrickNote>;
+
+/// What a completed trick records besides its plays and winner.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
-pub struct TrickRecord {
-    /// The cards in the order played.
-    pub plays: Vec<Play>,
-    /// The seat that won it (and leads next).
-    pub winner: usize,
+pub struct TrickNote {
     /// Card points in the trick.
     pub points: u32,
 }
 
-/// A play that broke the follow-suit rule, proven after the fact (table dealing).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
-pub struct Revoke {
-    /// Who revoked.
-    pub seat: usize,
-    /// The card that proved it: of a suit the seat had shown out of.
-    #[schema(value_type = String, example = "9H")]
-    pub card: Card,
-    /// The trick number (1-based) in which the seat showed out of that suit.
-    pub shown_out_in_trick: usize,
-}
-
 #[derive(Clone, Debug)]
 struct DealState {
-    leader: usize,
-    /// Service dealing: each seat's remaining cards.
-    hands: Option<Vec<CardSet>>,
-    played: CardSet,
-    trick: Trick,
-    tricks: Vec<TrickRecord>,
+    /// The shared trick bookkeeping: turn, hands or cards seen, tricks, revokes.
+    tp: TrickPlay<TrickNote>,
     captured: [u32; 2],
-    /// Table dealing: suits each seat has shown out of, with the trick it happened in.
-    voids: Vec<SuitSet>,
-    void_trick: Vec<[usize; 4]>,
-    revokes: Vec<Revoke>,
     commitment: Option<String>,
 }
 
@@ -224,102 +205,60 @@ impl Dump {
     }
 
     fn to_play(&self) -> Option<usize> {
-        let d = self.deal.as_ref()?;
-        Some(d.trick.next_seat(d.leader, self.players))
+        Some(self.deal.as_ref()?.tp.to_play())
+    }
+
+    /// The following rule: the led suit, if able (RULES.md "Dump").
+    fn duty(d: &DealState) -> Vec<SuitSet> {
+        d.tp.trick()
+            .lead()
+            .map(|c| SuitSet::of(&[c.suit()]))
+            .into_iter()
+            .collect()
     }
 
     /// Checks a play by `seat` without changing anything; returns whether it is a revoke.
     fn check_play(&self, seat: usize, card: Card) -> Result<Option<Revoke>, DumpError> {
         let d = self.deal.as_ref().ok_or(DumpError::DealExpected)?;
-        let expected = d.trick.next_seat(d.leader, self.players);
-        if seat != expected {
-            return Err(DumpError::NotYourTurn {
-                expected,
-                got: seat,
-            });
-        }
-        if !deck().contains(card) {
-            return Err(DumpError::NoSuchCard(card));
-        }
-        let led = d.trick.lead().map(|c| c.suit());
-        match &d.hands {
-            Some(hands) => {
-                let hand = hands[seat];
-                if !hand.contains(card) {
-                    return Err(if d.played.contains(card) {
-                        DumpError::CardAlreadyPlayed(card)
-                    } else {
-                        DumpError::CardNotInHand { seat, card }
-                    });
-                }
-                if let Some(led) = led {
-                    if card.suit() != led && hand.has_suit(led) {
-                        return Err(DumpError::MustFollowSuit {
-                            seat,
-                            led,
-                            led_name: led.name(),
-                        });
-                    }
-                }
-                Ok(None)
-            }
-            None => {
-                if d.played.contains(card) {
-                    return Err(DumpError::CardAlreadyPlayed(card));
-                }
-                // Table dealing: a play of a suit the seat showed out of earlier is a revoke,
-                // accepted as it happened at the table and flagged (API.md "Dealing").
-                Ok(d.voids[seat].contains(card.suit()).then(|| Revoke {
-                    seat,
-                    card,
-                    shown_out_in_trick: d.void_trick[seat][suit_index(card.suit())],
-                }))
-            }
-        }
+        d.tp.check(seat, card, &Self::duty(d)).map_err(|e| match e {
+            PlayError::NotYourTurn { expected, got } => DumpError::NotYourTurn { expected, got },
+            PlayError::NoSuchCard(c) => DumpError::NoSuchCard(c),
+            PlayError::CardAlreadyPlayed(c) => DumpError::CardAlreadyPlayed(c),
+            PlayError::CardNotInHand { seat, card } => DumpError::CardNotInHand { seat, card },
+            PlayError::MustFollow { seat, holding, .. } => DumpError::MustFollowSuit {
+                seat,
+                led: holding,
+                led_name: holding.name(),
+            },
+        })
     }
 
     fn play(&mut self, seat: usize, card: Card) -> Result<Outcomes, DumpError> {
         let revoke = self.check_play(seat, card)?;
-        let players = self.players;
         let mut out = Vec::new();
         let d = self.deal.as_mut().expect("checked");
-        let trick_no = d.tricks.len() + 1;
-        if let Some(led) = d.trick.lead().map(|c| c.suit()) {
-            if card.suit() != led && d.hands.is_none() && !d.voids[seat].contains(led) {
-                d.voids[seat].insert(led);
-                d.void_trick[seat][suit_index(led)] = trick_no;
-            }
-        }
-        if let Some(r) = revoke {
+        if let Some(r) = &revoke {
             out.push(json!({"type": "revoke", "seat": r.seat, "card": r.card, "shown_out_in_trick": r.shown_out_in_trick}));
-            d.revokes.push(r);
         }
-        if let Some(h) = d.hands.as_mut() {
-            h[seat].remove(card);
-        }
-        d.played.insert(card);
-        d.trick.plays.push(Play { seat, card });
-        if d.trick.is_complete(players) {
-            let led = d.trick.lead().expect("complete").suit();
-            let winner = d
-                .trick
-                .winner_by(|c| (c.suit() == led).then_some(c.rank() as u32))
-                .seat;
-            let points: u32 = d.trick.plays.iter().map(|p| card_points(p.card)).sum();
+        let duty = Self::duty(d);
+        d.tp.record(seat, card, &duty, revoke);
+        let trick_no = d.tp.trick_number();
+        let led = d.tp.trick().lead().expect("just played").suit();
+        let done = d.tp.complete(
+            |c| (c.suit() == led).then_some(c.rank() as u32),
+            |t, _| TrickNote {
+                points: t.plays.iter().map(|p| card_points(p.card)).sum(),
+            },
+        );
+        if let Some(t) = done {
+            let (winner, points) = (t.winner, t.note.points);
             d.captured[winner % 2] += points;
-            let plays = std::mem::take(&mut d.trick.plays);
             out.push(
                 json!({"type": "trick", "number": trick_no, "winner": winner, "points": points}),
             );
-            d.tricks.push(TrickRecord {
-                plays,
-                winner,
-                points,
-            });
-            d.leader = winner;
-            if d.played.len() == deck().len() {
+            if d.tp.played().len() == deck().len() {
                 let captured = d.captured;
-                let revokes = d.revokes.len();
+                let revokes = d.tp.revokes().len();
                 out.extend(self.score_deal(captured, false, revokes));
             }
         }
@@ -357,26 +296,24 @@ impl Dump {
         let round = self.round + 1;
         let dealer = self.dealer_of(round);
         let leader = (dealer + 1) % self.players;
-        let hands = match (self.dealing, seed) {
-            (Dealing::Service, Some(seed)) => {
-                Some(deal_from_seed(deck(), seed, self.players, 40 / self.players, dealer).0)
-            }
-            (Dealing::Service, None) => return Err(DumpError::SeedMissing),
-            (Dealing::Table, Some(_)) => return Err(DumpError::SeedNotTaken),
-            (Dealing::Table, None) => None,
-        };
+        let hands = service_deal(
+            self.dealing,
+            seed,
+            deck(),
+            self.players,
+            40 / self.players,
+            dealer,
+        )
+        .map_err(|p| match p {
+            SeedProblem::Missing => DumpError::SeedMissing,
+            SeedProblem::NotTaken => DumpError::SeedNotTaken,
+        })?
+        .map(|(hands, _)| hands);
         let commitment = seed.map(|s| s.commitment());
         self.round = round;
         self.deal = Some(DealState {
-            leader,
-            hands,
-            played: CardSet::EMPTY,
-            trick: Trick::default(),
-            tricks: Vec::new(),
+            tp: TrickPlay::new(self.players, deck(), leader, hands),
             captured: [0, 0],
-            voids: vec![SuitSet::default(); self.players],
-            void_trick: vec![[0; 4]; self.players],
-            revokes: Vec::new(),
             commitment: commitment.clone(),
         });
         Ok(vec![
@@ -388,7 +325,11 @@ impl Dump {
         if self.dealing == Dealing::Service {
             return Err(DumpError::TallyNeedsTableDealing);
         }
-        if self.deal.as_ref().is_some_and(|d| !d.played.is_empty()) {
+        if self
+            .deal
+            .as_ref()
+            .is_some_and(|d| !d.tp.played().is_empty())
+        {
             return Err(DumpError::TallyMidDeal);
         }
         let sum = u64::from(points[0]) + u64::from(points[1]);
@@ -400,10 +341,6 @@ impl Dump {
         }
         Ok(self.score_deal(points, true, 0))
     }
-}
-
-fn suit_index(s: Suit) -> usize {
-    s as usize
 }
 
 impl Game for Dump {
@@ -462,11 +399,7 @@ impl Game for Dump {
         match (actor, &self.deal) {
             (Actor::Table, None) => vec![Action::Deal {}],
             (Actor::Seat(s), Some(d)) if Some(s) == self.to_play() => {
-                let candidates = match &d.hands {
-                    Some(h) => h[s],
-                    None => deck().iter().filter(|c| !d.played.contains(*c)).collect(),
-                };
-                candidates
+                d.tp.candidates(s)
                     .iter()
                     .filter(|c| self.check_play(s, *c).is_ok())
                     .map(|card| Action::Play { card })
@@ -520,20 +453,16 @@ impl Game for Dump {
         if let Some(d) = &self.deal {
             let per_hand = 40 / self.players;
             let cards_left: Vec<usize> = (0..self.players)
-                .map(|s| {
-                    per_hand
-                        - d.tricks.len()
-                        - usize::from(d.trick.plays.iter().any(|p| p.seat == s))
-                })
+                .map(|s| per_hand - d.tp.tricks().len() - usize::from(d.tp.trick().has_played(s)))
                 .collect();
             let extra = json!({
-                "leader": d.leader,
-                "to_play": d.trick.next_seat(d.leader, self.players),
-                "trick": d.trick.plays,
-                "tricks": d.tricks,
+                "leader": d.tp.leader(),
+                "to_play": d.tp.to_play(),
+                "trick": d.tp.trick().plays,
+                "tricks": d.tp.tricks(),
                 "captured": d.captured,
                 "cards_left": cards_left,
-                "revokes": d.revokes,
+                "revokes": d.tp.revokes(),
                 "commitment": d.commitment,
             });
             if let (Value::Object(a), Value::Object(b)) = (&mut v, extra) {
@@ -550,9 +479,7 @@ impl Game for Dump {
         let hand = self
             .deal
             .as_ref()
-            .and_then(|d| d.hands.as_ref())
-            // A seat outside the match has no hand (and must not panic).
-            .and_then(|h| h.get(seat))
+            .and_then(|d| d.tp.hand(seat))
             .map(|h| h.to_vec());
         json!({ "hand": hand, "side": self.side(seat) })
     }

@@ -2,7 +2,9 @@
 //! randomness (a shuffle enters as the [`cards::Seed`] of a deal). Every game implements [`Game`];
 //! [`AnyGame`] dispatches over them by game id.
 
+pub mod bonus_malus;
 pub mod cards;
+pub mod clubs;
 pub mod dump;
 pub mod members_only;
 pub mod sheet;
@@ -231,6 +233,10 @@ pub enum AnyGame {
     Dump(dump::Dump),
     /// Members Only.
     MembersOnly(members_only::MembersOnly),
+    /// Clubs.
+    Clubs(clubs::Clubs),
+    /// Bonus-Malus.
+    BonusMalus(bonus_malus::BonusMalus),
 }
 
 /// Runs `$body` with `$g` bound to the inner game of every variant.
@@ -239,6 +245,8 @@ macro_rules! each_game {
         match $self {
             AnyGame::Dump($g) => $body,
             AnyGame::MembersOnly($g) => $body,
+            AnyGame::Clubs($g) => $body,
+            AnyGame::BonusMalus($g) => $body,
         }
     };
 }
@@ -293,7 +301,12 @@ pub enum ActionError {
 impl AnyGame {
     /// The catalogue of implemented games.
     pub fn catalogue() -> Vec<GameInfo> {
-        vec![info::<dump::Dump>(), info::<members_only::MembersOnly>()]
+        vec![
+            info::<dump::Dump>(),
+            info::<members_only::MembersOnly>(),
+            info::<clubs::Clubs>(),
+            info::<bonus_malus::BonusMalus>(),
+        ]
     }
 
     /// A new match of game `id`.
@@ -307,6 +320,10 @@ impl AnyGame {
             dump::Dump::ID => Ok(AnyGame::Dump(create(config, players, dealing)?)),
             members_only::MembersOnly::ID => {
                 Ok(AnyGame::MembersOnly(create(config, players, dealing)?))
+            }
+            clubs::Clubs::ID => Ok(AnyGame::Clubs(create(config, players, dealing)?)),
+            bonus_malus::BonusMalus::ID => {
+                Ok(AnyGame::BonusMalus(create(config, players, dealing)?))
             }
             other => Err(SetupError::UnknownGame(other.to_string())),
         }

@@ -1,0 +1,923 @@
+//! Bonus-Malus (Alex Randolph, "Indiscretion", 1987): tricks whose trump is the suit showing on
+//! the back of the stock's top card.
+//!
+//! RULES.md "Bonus-Malus": 2–4 players (4 = partnerships: seats 0+2 against 1+3), 52 cards, ace
+//! high, 7 each, the rest is the stock. The player left of the dealer leads; the trick winner leads
+//! next. The trump of a trick is the suit showing on top of the stock (card backs show suits); with
+//! the stock empty, no trump. Follow suit if able; else trump if able; else anything. After each
+//! trick the winner draws first, then the others in turn from his left. ♠ +10, ♥ +5, ♦ −5, ♣ −10;
+//! a plus total scores, the rest nothing; deal n counts n times; the first side to `target`
+//! (155) at the end of a deal wins. 3 players (house rule): each for himself; all three draw
+//! while the stock holds at least 3 cards; the last card is set aside unseen, counting for nobody.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use utoipa::ToSchema;
+
+use super::{
+    cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
+    sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
+    trick::{service_deal, PlayError, Revoke, SeedProblem, Trick, TrickPlay},
+    Actor, Dealing, Game, Outcomes, RuleError, ToAct,
+};
+
+/// The largest `target` accepted.
+pub const MAX_TARGET: i64 = 1_000_000;
+
+/// Cards dealt to each hand, and held again after every draw while the stock lasts.
+pub const HAND: usize = 7;
+
+/// Bonus-Malus's match options.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct BonusMalusConfig {
+    /// The total a side (or, with 2 or 3 players, a player) must reach or exceed at the end of a
+    /// deal to win (RULES.md: 155).
+    #[schema(minimum = 1, maximum = 1000000, example = 155)]
+    pub target: i64,
+    /// The dealer of the first deal; the deal passes to the left each round.
+    #[schema(minimum = 0, maximum = 3, example = 0)]
+    pub first_dealer: usize,
+}
+
+impl Default for BonusMalusConfig {
+    fn default() -> Self {
+        BonusMalusConfig {
+            target: 155,
+            first_dealer: 0,
+        }
+    }
+}
+
+/// One action of Bonus-Malus.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(as = BonusMalusAction)]
+pub enum Action {
+    /// Table action that starts a deal. In service dealing the service shuffles and deals (no
+    /// `trump`); in table dealing `trump` is the suit showing on the back of the stock's top card.
+    Deal {
+        /// Table dealing only, and then required: the suit showing on top of the stock.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(value_type = Option<String>, pattern = "^[SHDC]$", example = "S")]
+        trump: Option<Suit>,
+    },
+    /// A seat plays a card to the trick.
+    Play {
+        /// The card, rank then suit (`10` accepted for `T`).
+        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc]$", example = "QS")]
+        card: Card,
+    },
+    /// Table dealing only: after the draws of a trick, while cards remain in the stock, the suit
+    /// now showing on its top card (the next trick's trump). The engine asks for it.
+    StockTop {
+        /// The suit showing on top of the stock.
+        #[schema(value_type = String, pattern = "^[SHDC]$", example = "D")]
+        suit: Suit,
+    },
+    /// Table dealing only: a whole deal's result without play-by-play: per side (seats 0+2 and
+    /// 1+3; with 2 or 3 players, per seat) how many cards of each suit its tricks held. Checked
+    /// against the deck: 13 of each suit (3 players: one card, set aside, is missing) and whole
+    /// tricks per side.
+    Tally {
+        /// Cards taken of each suit, by side.
+        #[schema(example = json!([{"S": 8, "H": 7, "D": 5, "C": 6}, {"S": 5, "H": 6, "D": 8, "C": 7}]))]
+        taken: Vec<SuitCounts>,
+    },
+}
+
+/// Cards of each suit (a side's capture).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SuitCounts {
+    /// Spades (black backs), +10 each.
+    #[serde(rename = "S")]
+    #[schema(minimum = 0, maximum = 13)]
+    pub s: u32,
+    /// Hearts (red backs), +5 each.
+    #[serde(rename = "H")]
+    #[schema(minimum = 0, maximum = 13)]
+    pub h: u32,
+    /// Diamonds (blue backs), −5 each.
+    #[serde(rename = "D")]
+    #[schema(minimum = 0, maximum = 13)]
+    pub d: u32,
+    /// Clubs (green backs), −10 each.
+    #[serde(rename = "C")]
+    #[schema(minimum = 0, maximum = 13)]
+    pub c: u32,
+}
+
+impl SuitCounts {
+    /// The counts of a set of cards.
+    pub fn of(cards: CardSet) -> SuitCounts {
+        let n = |s| cards.count_suit(s) as u32;
+        SuitCounts {
+            s: n(Suit::S),
+            h: n(Suit::H),
+            d: n(Suit::D),
+            c: n(Suit::C),
+        }
+    }
+
+    fn get(&self, suit: Suit) -> u32 {
+        match suit {
+            Suit::S => self.s,
+            Suit::H => self.h,
+            Suit::D => self.d,
+            Suit::C => self.c,
+        }
+    }
+
+    fn total(&self) -> u32 {
+        Suit::ALL
+            .into_iter()
+            .fold(0u32, |a, s| a.saturating_add(self.get(s)))
+    }
+
+    /// The value: ♠ +10, ♥ +5, ♦ −5, ♣ −10.
+    pub fn value(&self) -> i64 {
+        Suit::ALL
+            .into_iter()
+            .map(|s| suit_value(s) * self.get(s) as i64)
+            .sum()
+    }
+}
+
+/// The value of one card of a suit: ♠ +10, ♥ +5, ♦ −5, ♣ −10 (the deck sums to 0).
+pub fn suit_value(suit: Suit) -> i64 {
+    match suit {
+        Suit::S => 10,
+        Suit::H => 5,
+        Suit::D => -5,
+        Suit::C => -10,
+    }
+}
+
+/// Why Bonus-Malus refused an action.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BonusMalusError {
+    #[error("Bonus-Malus is played by 2 to 4 players (4 as partnerships), not {0}")]
+    PlayerCount(usize),
+    #[error("target must be 1 to {MAX_TARGET}, not {0}")]
+    BadTarget(i64),
+    #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
+    BadDealer { max: usize, got: usize },
+    #[error("the match is finished; nothing more can be recorded")]
+    MatchFinished,
+    #[error("no deal is in progress: the table records a deal first")]
+    DealExpected,
+    #[error("a deal is in progress: finish it (or tally it before any card is played) first")]
+    DealInProgress,
+    #[error("{0} is an action of the table (seat: null, host token)")]
+    TableActionOnly(&'static str),
+    #[error("the table cannot play a card; say which seat plays it")]
+    SeatActionOnly,
+    #[error(transparent)]
+    Play(PlayError),
+    #[error("seat {seat} holds {} and must follow suit ({led} was led)", led.one())]
+    MustFollowSuit { seat: usize, led: Suit },
+    #[error("seat {seat} cannot follow {} but holds {}: must trump ({trump} is trump)", led.name(), trump.one())]
+    MustTrump { seat: usize, led: Suit, trump: Suit },
+    #[error(
+        "in table dealing the deal records the suit showing on top of the stock: add \"trump\""
+    )]
+    TrumpRequired,
+    #[error("in service dealing the service knows the stock; a deal takes no \"trump\"")]
+    TrumpNotTaken,
+    #[error("the table records the suit now showing on top of the stock (stock_top) before the next lead")]
+    StockTopExpected,
+    #[error("{0}")]
+    StockTopNotExpected(&'static str),
+    #[error("no {} can be on top of the stock: all 13 are accounted for (played, or drawn with the suit showing)", .0.name())]
+    SuitExhausted(Suit),
+    #[error("tally is for table dealing only; with service dealing every card is played")]
+    TallyNeedsTableDealing,
+    #[error("a tally records a whole deal: it cannot follow cards already played in this deal")]
+    TallyMidDeal,
+    #[error("tally: {0}")]
+    TallySum(String),
+    #[error("tally: {0}")]
+    TallyInconsistent(String),
+    #[error("a service deal needs the service's shuffle seed")]
+    SeedMissing,
+    #[error("in table dealing the cards are dealt at the table; no seed is taken")]
+    SeedNotTaken,
+}
+
+impl RuleError for BonusMalusError {
+    fn code(&self) -> &'static str {
+        use BonusMalusError::*;
+        match self {
+            PlayerCount(_) => "bad_player_count",
+            BadTarget(_) | BadDealer { .. } => "invalid_config",
+            MatchFinished => "match_finished",
+            DealExpected => "deal_expected",
+            DealInProgress => "deal_in_progress",
+            TableActionOnly(_) => "table_action_only",
+            SeatActionOnly => "seat_action_only",
+            Play(e) => e.code(),
+            MustFollowSuit { .. } => "must_follow_suit",
+            MustTrump { .. } => "must_trump",
+            TrumpRequired => "trump_required",
+            TrumpNotTaken => "trump_not_taken",
+            StockTopExpected => "stock_top_expected",
+            StockTopNotExpected(_) => "stock_top_not_expected",
+            SuitExhausted(_) => "suit_exhausted",
+            TallyNeedsTableDealing => "tally_not_allowed",
+            TallyMidDeal => "tally_mid_deal",
+            TallySum(_) => "tally_sum",
+            TallyInconsistent(_) => "tally_inconsistent",
+            SeedMissing => "seed_missing",
+            SeedNotTaken => "seed_not_taken",
+        }
+    }
+}
+
+/// What a completed trick records besides its plays and winner.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct TrickNote {
+    /// The trump of the trick (`null`: the stock was empty).
+    #[schema(value_type = Option<String>, example = "S")]
+    pub trump: Option<Suit>,
+    /// The value of the trick's cards.
+    pub value: i64,
+}
+
+#[derive(Clone, Debug)]
+struct DealState {
+    /// The shared trick bookkeeping: turn, hands or cards seen, tricks, revokes.
+    tp: TrickPlay<TrickNote>,
+    /// Service dealing: the stock, top card last.
+    stock: Option<Vec<Card>>,
+    /// Cards left in the stock.
+    stock_left: usize,
+    /// The trump of the trick in progress (`None`: stock empty, or not yet recorded).
+    trump: Option<Suit>,
+    /// Table dealing: the table must record the suit now on top of the stock.
+    awaiting_stock_top: bool,
+    /// 3 players: whether the last stock card has been set aside, and (service dealing) which.
+    set_aside: bool,
+    set_aside_card: Option<Card>,
+    /// Cards each seat holds now.
+    hand_sizes: Vec<usize>,
+    /// Table dealing: per seat, cards of each suit drawn with the suit known (the trick's winner
+    /// draws the card whose back made the trump) and cards of each suit played.
+    drawn_known: Vec<[u32; 4]>,
+    played_by: Vec<[u32; 4]>,
+    commitment: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+struct DealResult {
+    taken: Vec<SuitCounts>,
+    values: Vec<i64>,
+    points: Vec<i64>,
+    multiplier: i64,
+    tallied: bool,
+    revokes: usize,
+    set_aside: Option<Card>,
+    set_aside_suit: Option<Suit>,
+}
+
+/// The state of a Bonus-Malus match.
+#[derive(Clone, Debug)]
+pub struct BonusMalus {
+    config: BonusMalusConfig,
+    players: usize,
+    dealing: Dealing,
+    round: u32,
+    deal: Option<DealState>,
+    results: Vec<DealResult>,
+    totals: Vec<i64>,
+    finished: bool,
+}
+
+/// The ranking: the highest trump wins, else the highest of the led suit.
+fn rank_key(led: Suit, trump: Option<Suit>, card: Card) -> Option<u32> {
+    if Some(card.suit()) == trump {
+        Some(100 + card.rank() as u32)
+    } else if card.suit() == led {
+        Some(card.rank() as u32)
+    } else {
+        None
+    }
+}
+
+/// The following rule: follow suit if able; else trump if able; else anything.
+fn duty(led: Option<Suit>, trump: Option<Suit>) -> Vec<SuitSet> {
+    let Some(led) = led else { return vec![] };
+    let mut d = vec![SuitSet::of(&[led])];
+    if let Some(t) = trump.filter(|t| *t != led) {
+        d.push(SuitSet::of(&[t]));
+    }
+    d
+}
+
+fn trick_value(t: &Trick) -> i64 {
+    t.plays.iter().map(|p| suit_value(p.card.suit())).sum()
+}
+
+impl BonusMalus {
+    /// Scores are kept per side with 4 players (seats 0+2, 1+3), per seat otherwise.
+    fn sides(&self) -> usize {
+        if self.players == 4 {
+            2
+        } else {
+            self.players
+        }
+    }
+
+    fn side_of(&self, seat: usize) -> usize {
+        seat % self.sides()
+    }
+
+    fn dealer_of(&self, round: u32) -> usize {
+        (self.config.first_dealer + round.saturating_sub(1) as usize) % self.players
+    }
+
+    fn next_dealer(&self) -> usize {
+        self.dealer_of(self.round + 1)
+    }
+
+    /// Cards played in a deal: 52, less the card set aside with 3 players.
+    fn cards_in_play(&self) -> usize {
+        if self.players == 3 {
+            51
+        } else {
+            52
+        }
+    }
+
+    fn to_play(&self) -> Option<usize> {
+        let d = self.deal.as_ref()?;
+        (!d.awaiting_stock_top).then(|| d.tp.to_play())
+    }
+
+    fn duty_of(d: &DealState) -> Vec<SuitSet> {
+        duty(d.tp.trick().lead().map(|c| c.suit()), d.trump)
+    }
+
+    /// Checks a play without changing anything; returns the revoke it proves, if any.
+    fn check_play(&self, seat: usize, card: Card) -> Result<Option<Revoke>, BonusMalusError> {
+        let d = self.deal.as_ref().ok_or(BonusMalusError::DealExpected)?;
+        if d.awaiting_stock_top {
+            return Err(BonusMalusError::StockTopExpected);
+        }
+        d.tp.check(seat, card, &Self::duty_of(d))
+            .map_err(|e| match e {
+                PlayError::MustFollow {
+                    seat,
+                    tier: 0,
+                    holding,
+                    ..
+                } => BonusMalusError::MustFollowSuit { seat, led: holding },
+                PlayError::MustFollow { seat, holding, .. } => BonusMalusError::MustTrump {
+                    seat,
+                    led: d.tp.trick().lead().map_or(holding, |c| c.suit()),
+                    trump: holding,
+                },
+                e => BonusMalusError::Play(e),
+            })
+    }
+
+    fn play(&mut self, seat: usize, card: Card) -> Result<Outcomes, BonusMalusError> {
+        let revoke = self.check_play(seat, card)?;
+        let players = self.players;
+        let cards_in_play = self.cards_in_play();
+        let sides = self.sides();
+        let mut out = Vec::new();
+        let d = self.deal.as_mut().expect("checked");
+        if let Some(r) = &revoke {
+            out.push(json!({"type": "revoke", "seat": r.seat, "card": r.card, "shown_out_in_trick": r.shown_out_in_trick}));
+        }
+        let trick_no = d.tp.trick_number();
+        let trump = d.trump;
+        d.tp.record(seat, card, &Self::duty_of(d), revoke);
+        d.hand_sizes[seat] -= 1;
+        d.played_by[seat][card.suit() as usize] += 1;
+        let led = d.tp.trick().lead().expect("just played").suit();
+        let Some(t) = d.tp.complete(
+            |c| rank_key(led, trump, c),
+            |t, _| TrickNote {
+                trump,
+                value: trick_value(t),
+            },
+        ) else {
+            return Ok(out);
+        };
+        let winner = t.winner;
+        out.push(json!({"type": "trick", "number": trick_no, "winner": winner, "trump": trump, "value": t.note.value}));
+        // The draws: the winner first, then the others in turn from his left, while the stock
+        // can serve everyone (RULES.md; with 3 players the odd last card is set aside).
+        if d.stock_left >= players {
+            let order: Vec<usize> = (0..players).map(|k| (winner + k) % players).collect();
+            for &s in &order {
+                if let Some(card) = d.stock.as_mut().and_then(|st| st.pop()) {
+                    d.tp.give(s, card);
+                } else if d.stock.is_none() {
+                    // Table dealing: the winner's card is the one whose back made the trump;
+                    // the suits of the others' cards are not recorded.
+                    let known = if s == winner { trump } else { None };
+                    d.tp.forget_shown_out(s, known);
+                    if let Some(k) = known {
+                        d.drawn_known[s][k as usize] += 1;
+                    }
+                }
+                d.hand_sizes[s] += 1;
+            }
+            d.stock_left -= players;
+            out.push(json!({"type": "drawn", "order": order, "stock": d.stock_left}));
+        }
+        if d.stock_left > 0 && d.stock_left < players {
+            // 3 players: the last card cannot serve all three; it is set aside unseen.
+            d.set_aside = true;
+            d.set_aside_card = d.stock.as_mut().and_then(|st| st.pop());
+            d.stock_left = 0;
+            out.push(json!({"type": "set_aside"}));
+        }
+        d.trump = None;
+        if d.stock_left > 0 {
+            match &d.stock {
+                Some(st) => d.trump = st.last().map(|c| c.suit()),
+                None => d.awaiting_stock_top = true,
+            }
+        }
+        if d.tp.played().len() == cards_in_play {
+            let mut taken = vec![CardSet::EMPTY; sides];
+            for (seat, cards) in d.tp.taken().into_iter().enumerate() {
+                for c in cards.iter() {
+                    taken[seat % sides].insert(c);
+                }
+            }
+            // Table dealing, 3 players: the card set aside is the one card never played.
+            let set_aside = if players == 3 {
+                d.set_aside_card
+                    .or_else(|| full_deck().difference(d.tp.played()).iter().next())
+            } else {
+                None
+            };
+            let revokes = d.tp.revokes().len();
+            let taken = taken.into_iter().map(SuitCounts::of).collect();
+            out.extend(self.score_deal(taken, false, revokes, set_aside));
+        }
+        Ok(out)
+    }
+
+    fn score_deal(
+        &mut self,
+        taken: Vec<SuitCounts>,
+        tallied: bool,
+        revokes: usize,
+        set_aside: Option<Card>,
+    ) -> Outcomes {
+        let multiplier = self.round as i64;
+        let values: Vec<i64> = taken.iter().map(SuitCounts::value).collect();
+        // 3 players: the suit of the card set aside is the one short of 13 in the captures.
+        let set_aside_suit = (self.players == 3)
+            .then(|| {
+                Suit::ALL
+                    .into_iter()
+                    .find(|s| taken.iter().map(|t| t.get(*s)).sum::<u32>() < 13)
+            })
+            .flatten();
+        debug_assert_eq!(
+            set_aside_suit,
+            set_aside.map(|c| c.suit()).or(set_aside_suit)
+        );
+        debug_assert_eq!(
+            values.iter().sum::<i64>() + set_aside_suit.map_or(0, suit_value),
+            0,
+            "the deck sums to 0"
+        );
+        // Only a plus total scores (equal totals of two sides are 0 and score nothing); deal n
+        // counts n times.
+        let points: Vec<i64> = values.iter().map(|&v| v.max(0) * multiplier).collect();
+        for (t, p) in self.totals.iter_mut().zip(&points) {
+            *t += p;
+        }
+        let mut out = vec![json!({
+            "type": "deal_scored", "round": self.round, "multiplier": multiplier, "taken": taken,
+            "values": values, "points": points, "totals": self.totals, "set_aside": set_aside,
+            "set_aside_suit": set_aside_suit,
+        })];
+        self.results.push(DealResult {
+            taken,
+            values,
+            points,
+            multiplier,
+            tallied,
+            revokes,
+            set_aside,
+            set_aside_suit,
+        });
+        self.deal = None;
+        if self.totals.iter().any(|&t| t >= self.config.target) {
+            self.finished = true;
+            let (winners, margin) = winners_and_margin(&self.totals);
+            out.push(json!({"type": "match_finished", "winners": winners, "margin": margin}));
+        }
+        out
+    }
+
+    fn start_deal(
+        &mut self,
+        trump: Option<Suit>,
+        seed: Option<&Seed>,
+    ) -> Result<Outcomes, BonusMalusError> {
+        let round = self.round + 1;
+        let dealer = self.dealer_of(round);
+        let leader = (dealer + 1) % self.players;
+        let dealt = service_deal(self.dealing, seed, full_deck(), self.players, HAND, dealer)
+            .map_err(|p| match p {
+                SeedProblem::Missing => BonusMalusError::SeedMissing,
+                SeedProblem::NotTaken => BonusMalusError::SeedNotTaken,
+            })?;
+        match (self.dealing, trump) {
+            (Dealing::Table, None) => return Err(BonusMalusError::TrumpRequired),
+            (Dealing::Service, Some(_)) => return Err(BonusMalusError::TrumpNotTaken),
+            _ => {}
+        }
+        let (hands, stock) = match dealt {
+            Some((hands, mut rest)) => {
+                rest.reverse();
+                (Some(hands), Some(rest))
+            }
+            None => (None, None),
+        };
+        let trump = match &stock {
+            Some(st) => st.last().map(|c| c.suit()),
+            None => trump,
+        };
+        self.round = round;
+        self.deal = Some(DealState {
+            tp: TrickPlay::new(self.players, full_deck(), leader, hands),
+            stock,
+            stock_left: 52 - HAND * self.players,
+            trump,
+            awaiting_stock_top: false,
+            set_aside: false,
+            set_aside_card: None,
+            hand_sizes: vec![HAND; self.players],
+            drawn_known: vec![[0; 4]; self.players],
+            played_by: vec![[0; 4]; self.players],
+            commitment: seed.map(|s| s.commitment()),
+        });
+        Ok(vec![json!({
+            "type": "dealt", "round": round, "dealer": dealer, "leader": leader, "trump": trump,
+            "stock": 52 - HAND * self.players, "commitment": seed.map(|s| s.commitment()),
+        })])
+    }
+
+    /// Whether `suit` can be on top of the stock: not if all 13 of it are known to be outside
+    /// it (per seat, at least as many as it played or drew with the suit showing).
+    fn check_stock_top(&self, suit: Suit) -> Result<(), BonusMalusError> {
+        let d = match &self.deal {
+            Some(d) if self.dealing == Dealing::Table && d.awaiting_stock_top => d,
+            Some(_) if self.dealing == Dealing::Table => {
+                return Err(BonusMalusError::StockTopNotExpected(
+                    "the stock's top suit is recorded after the draws of a trick, while cards remain in the stock; it is not awaited now",
+                ))
+            }
+            None if self.dealing == Dealing::Table => {
+                return Err(BonusMalusError::StockTopNotExpected(
+                    "no deal is in progress; the deal itself records the first trump",
+                ))
+            }
+            _ => {
+                return Err(BonusMalusError::StockTopNotExpected(
+                    "in service dealing the service knows the stock and shows its top suit",
+                ))
+            }
+        };
+        let i = suit as usize;
+        let outside: u32 = (0..self.players)
+            .map(|s| d.played_by[s][i].max(d.drawn_known[s][i]))
+            .sum();
+        if outside >= 13 {
+            return Err(BonusMalusError::SuitExhausted(suit));
+        }
+        Ok(())
+    }
+
+    fn check_tally(&self, taken: &[SuitCounts]) -> Result<(), BonusMalusError> {
+        if self.dealing == Dealing::Service {
+            return Err(BonusMalusError::TallyNeedsTableDealing);
+        }
+        if self
+            .deal
+            .as_ref()
+            .is_some_and(|d| !d.tp.played().is_empty())
+        {
+            return Err(BonusMalusError::TallyMidDeal);
+        }
+        let sides = self.sides();
+        if taken.len() != sides {
+            return Err(BonusMalusError::TallyInconsistent(format!(
+                "one entry per {}: {sides} expected, {} given",
+                if self.players == 4 { "side" } else { "seat" },
+                taken.len()
+            )));
+        }
+        for suit in Suit::ALL {
+            let n = taken
+                .iter()
+                .fold(0u32, |a, t| a.saturating_add(t.get(suit)));
+            if n > 13 || (self.players != 3 && n != 13) {
+                return Err(BonusMalusError::TallySum(format!(
+                    "the deck has 13 {}, not {n}",
+                    suit.name()
+                )));
+            }
+        }
+        let total = taken.iter().fold(0u32, |a, t| a.saturating_add(t.total()));
+        if total != self.cards_in_play() as u32 {
+            return Err(BonusMalusError::TallySum(format!(
+                "{} cards are taken in a deal (3 players: one is set aside), not {total}",
+                self.cards_in_play()
+            )));
+        }
+        // Tricks are taken whole: 4 players, a side's count is a multiple of 4, and so on.
+        for (side, t) in taken.iter().enumerate() {
+            if t.total() % self.players as u32 != 0 {
+                return Err(BonusMalusError::TallyInconsistent(format!(
+                    "{} {side} took {} cards, not a whole number of {}-card tricks",
+                    if self.players == 4 { "side" } else { "seat" },
+                    t.total(),
+                    self.players
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn tally(&mut self, taken: &[SuitCounts]) -> Result<Outcomes, BonusMalusError> {
+        self.check_tally(taken)?;
+        if self.deal.is_none() {
+            self.round += 1;
+        }
+        Ok(self.score_deal(taken.to_vec(), true, 0, None))
+    }
+}
+
+impl Game for BonusMalus {
+    const ID: &'static str = "bonus-malus";
+    const TITLE: &'static str = "Bonus-Malus";
+    const MIN_PLAYERS: usize = 2;
+    const MAX_PLAYERS: usize = 4;
+    type Config = BonusMalusConfig;
+    type Action = Action;
+    type Error = BonusMalusError;
+
+    fn new(
+        config: BonusMalusConfig,
+        players: usize,
+        dealing: Dealing,
+    ) -> Result<BonusMalus, BonusMalusError> {
+        if !(Self::MIN_PLAYERS..=Self::MAX_PLAYERS).contains(&players) {
+            return Err(BonusMalusError::PlayerCount(players));
+        }
+        if !(1..=MAX_TARGET).contains(&config.target) {
+            return Err(BonusMalusError::BadTarget(config.target));
+        }
+        if config.first_dealer >= players {
+            return Err(BonusMalusError::BadDealer {
+                max: players - 1,
+                got: config.first_dealer,
+            });
+        }
+        let sides = if players == 4 { 2 } else { players };
+        Ok(BonusMalus {
+            config,
+            players,
+            dealing,
+            round: 0,
+            deal: None,
+            results: Vec::new(),
+            totals: vec![0; sides],
+            finished: false,
+        })
+    }
+
+    fn config(&self) -> &BonusMalusConfig {
+        &self.config
+    }
+
+    fn to_act(&self) -> ToAct {
+        if self.finished {
+            ToAct::nobody()
+        } else {
+            self.to_play().map_or_else(ToAct::table, ToAct::seat)
+        }
+    }
+
+    /// The table: `deal` (table dealing: once per suit that may show on the stock) and
+    /// `stock_top` (each suit that may be on top); a seat: every card it may play (table
+    /// dealing: every card not yet seen). The table's `tally` is not listed.
+    fn legal_actions(&self, actor: Actor) -> Vec<Action> {
+        if self.finished {
+            return vec![];
+        }
+        match (actor, &self.deal) {
+            (Actor::Table, None) => match self.dealing {
+                Dealing::Service => vec![Action::Deal { trump: None }],
+                Dealing::Table => Suit::ALL
+                    .into_iter()
+                    .map(|s| Action::Deal { trump: Some(s) })
+                    .collect(),
+            },
+            (Actor::Table, Some(_)) => Suit::ALL
+                .into_iter()
+                .filter(|s| self.check_stock_top(*s).is_ok())
+                .map(|suit| Action::StockTop { suit })
+                .collect(),
+            (Actor::Seat(s), Some(d)) if Some(s) == self.to_play() => {
+                d.tp.candidates(s)
+                    .iter()
+                    .filter(|c| self.check_play(s, *c).is_ok())
+                    .map(|card| Action::Play { card })
+                    .collect()
+            }
+            _ => vec![],
+        }
+    }
+
+    fn needs_seed(&self, action: &Action) -> bool {
+        self.dealing == Dealing::Service && matches!(action, Action::Deal { .. })
+    }
+
+    fn apply(
+        &mut self,
+        actor: Actor,
+        action: &Action,
+        seed: Option<&Seed>,
+    ) -> Result<Outcomes, BonusMalusError> {
+        if self.finished {
+            return Err(BonusMalusError::MatchFinished);
+        }
+        match (action, actor) {
+            (Action::Deal { .. }, Actor::Seat(_)) => Err(BonusMalusError::TableActionOnly("deal")),
+            (Action::StockTop { .. }, Actor::Seat(_)) => {
+                Err(BonusMalusError::TableActionOnly("stock_top"))
+            }
+            (Action::Tally { .. }, Actor::Seat(_)) => {
+                Err(BonusMalusError::TableActionOnly("tally"))
+            }
+            (Action::Play { .. }, Actor::Table) => Err(BonusMalusError::SeatActionOnly),
+            (Action::Deal { trump }, Actor::Table) => {
+                if self.deal.is_some() {
+                    return Err(BonusMalusError::DealInProgress);
+                }
+                self.start_deal(*trump, seed)
+            }
+            (Action::StockTop { suit }, Actor::Table) => {
+                self.check_stock_top(*suit)?;
+                let d = self.deal.as_mut().expect("checked");
+                d.awaiting_stock_top = false;
+                d.trump = Some(*suit);
+                Ok(vec![json!({"type": "trump", "trump": suit})])
+            }
+            (Action::Tally { taken }, Actor::Table) => self.tally(taken),
+            (Action::Play { card }, Actor::Seat(s)) => self.play(s, *card),
+        }
+    }
+
+    fn table_view(&self) -> Value {
+        let phase = match &self.deal {
+            _ if self.finished => "finished",
+            None => "awaiting_deal",
+            Some(d) if d.awaiting_stock_top => "awaiting_stock_top",
+            Some(_) => "playing",
+        };
+        let mut v = json!({
+            "phase": phase,
+            "target": self.config.target,
+            "next_dealer": if self.deal.is_none() && !self.finished { Some(self.next_dealer()) } else { None },
+            "multiplier": match &self.deal {
+                _ if self.finished => None,
+                Some(_) => Some(self.round),
+                None => Some(self.round + 1),
+            },
+            "trump": null,
+            "stock": null,
+            "trick": [],
+            "revokes": [],
+        });
+        if let Some(d) = &self.deal {
+            let mut captured = vec![0i64; self.sides()];
+            for t in d.tp.tricks() {
+                captured[self.side_of(t.winner)] += t.note.value;
+            }
+            // The backs of the cards show their suits: what each seat holds, by suit, is public
+            // at the table (service dealing; in table dealing the service does not know it).
+            let backs: Option<Vec<SuitCounts>> =
+                d.tp.hands()
+                    .map(|h| h.iter().map(|h| SuitCounts::of(*h)).collect());
+            let extra = json!({
+                "leader": d.tp.leader(),
+                "to_play": self.to_play(),
+                "trump": d.trump,
+                "stock": d.stock_left,
+                "set_aside": d.set_aside,
+                "trick": d.tp.trick().plays,
+                "tricks": d.tp.tricks(),
+                "captured": captured,
+                "cards_left": d.hand_sizes,
+                "backs": backs,
+                "revokes": d.tp.revokes(),
+                "commitment": d.commitment,
+            });
+            if let (Value::Object(a), Value::Object(b)) = (&mut v, extra) {
+                a.extend(b);
+            }
+        }
+        v
+    }
+
+    fn seat_view(&self, seat: usize) -> Value {
+        let hand = self
+            .deal
+            .as_ref()
+            .and_then(|d| d.tp.hand(seat))
+            .map(|h| h.to_vec());
+        json!({ "hand": hand, "side": (seat < self.players).then(|| self.side_of(seat)) })
+    }
+
+    fn score_sheet(&self) -> ScoreSheet {
+        let rounds = self
+            .results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| RoundScore {
+                round: i as u32 + 1,
+                label: format!("Deal {}", i + 1),
+                multiplier: r.multiplier,
+                points: r.points.clone(),
+                detail: json!({
+                    "taken": r.taken, "values": r.values, "tallied": r.tallied,
+                    "revokes": r.revokes, "set_aside": r.set_aside,
+                    "set_aside_suit": r.set_aside_suit,
+                }),
+            })
+            .collect();
+        let (winners, margin) = if self.finished {
+            winners_and_margin(&self.totals)
+        } else {
+            (vec![], None)
+        };
+        ScoreSheet {
+            unit: if self.players == 4 {
+                Unit::Side
+            } else {
+                Unit::Seat
+            },
+            sides: (self.players == 4).then(|| vec![vec![0, 2], vec![1, 3]]),
+            rounds,
+            totals: self.totals.clone(),
+            finished: self.finished,
+            winners,
+            margin,
+        }
+    }
+
+    fn round(&self) -> u32 {
+        self.round
+    }
+
+    fn dealer(&self) -> Option<usize> {
+        if self.deal.is_some() {
+            Some(self.dealer_of(self.round))
+        } else if self.finished {
+            None
+        } else {
+            Some(self.next_dealer())
+        }
+    }
+
+    fn rounds_completed(&self) -> u32 {
+        self.results.len() as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(s: &str) -> Card {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn the_highest_trump_wins_else_the_highest_of_the_led_suit() {
+        assert!(
+            rank_key(Suit::H, Some(Suit::S), c("2S")) > rank_key(Suit::H, Some(Suit::S), c("AH"))
+        );
+        assert_eq!(rank_key(Suit::H, None, c("AS")), None);
+        assert!(rank_key(Suit::H, None, c("3H")) > rank_key(Suit::H, None, c("2H")));
+    }
+
+    #[test]
+    fn the_deck_sums_to_zero() {
+        assert_eq!(SuitCounts::of(full_deck()).value(), 0);
+    }
+}

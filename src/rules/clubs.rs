@@ -1,0 +1,824 @@
+//! Clubs (Alex Chen, James Cook, Patrick LaVictoire, 2004): tricks where clubs are a semi-trump.
+//!
+//! RULES.md "Clubs": 3 or 4 players, 52 cards; 4 players get 13 each, 3 players 17 each and the last
+//! card lies face down and goes, counted, to the winner of the last trick. The holder of 2♣ leads it
+//! (3♣ when 2♣ is the face-down card). A club lead declares a suit or clubs alone; the **called
+//! suit** (the led suit, or the declared one) governs following (called suit or a club; anything only
+//! when out of both; after clubs alone, a club if able) and winning (only clubs and the called suit
+//! win; each club ranks just above the same rank of the called suit). Tally: −1 a card, +3 a club
+//! except J♣, −10 more for J♣; scrambling when any tally is −26 or worse (no per-card penalty, −3 a
+//! club except J♣, +10 for J♣). Every deal sums to −26. The match ends after the deal in which a
+//! total reaches −100 or below; the greatest total wins, equal totals share.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use utoipa::ToSchema;
+
+use super::{
+    cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
+    sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
+    trick::{service_deal, PlayError, Revoke, SeedProblem, TrickPlay},
+    Actor, Dealing, Game, Outcomes, RuleError, ToAct,
+};
+
+/// What every deal's tallies sum to, under either formula (RULES.md "Clubs").
+pub const DEAL_SUM: i64 = -26;
+/// The match ends after the deal in which any total reaches this or below.
+pub const END_AT: i64 = -100;
+
+/// Clubs' match options.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClubsConfig {
+    /// The dealer of the first deal; the deal passes to the left each round. (The dealer matters
+    /// for service dealing: the cards go out one at a time from his left, and with 3 players the
+    /// last card is the face-down one.)
+    #[schema(minimum = 0, maximum = 3, example = 0)]
+    pub first_dealer: usize,
+}
+
+/// One action of Clubs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(as = ClubsAction)]
+pub enum Action {
+    /// Table action that starts a deal. In service dealing the service shuffles and deals.
+    Deal {},
+    /// A seat plays a card to the trick. Whoever leads a club declares the called suit.
+    Play {
+        /// The card, rank then suit (`10` accepted for `T`).
+        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc]$", example = "2C")]
+        card: Card,
+        /// Only with a club lead, and then required: the called suit (`H`, `S`, `D`), or `C` for
+        /// clubs alone.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(value_type = Option<String>, pattern = "^[HSDC]$", example = "H")]
+        declare: Option<Suit>,
+    },
+    /// Table dealing only: a whole deal's result without play-by-play, per seat what its tricks
+    /// held (the 3-player face-down card counted with the last trick's winner). Checked: the
+    /// cards sum to 52, the clubs to 12, one seat took J♣, each seat took whole tricks.
+    Tally {
+        /// What each seat took, by seat.
+        #[schema(example = json!([{"cards": 16, "clubs": 4, "jack": false}, {"cards": 12, "clubs": 2, "jack": true}, {"cards": 12, "clubs": 3, "jack": false}, {"cards": 12, "clubs": 3, "jack": false}]))]
+        taken: Vec<Taken>,
+    },
+}
+
+/// What one seat took in a deal's tricks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Taken {
+    /// Cards taken, all suits, J♣ included.
+    #[schema(minimum = 0, maximum = 52, example = 12)]
+    pub cards: u32,
+    /// Clubs taken, J♣ excluded.
+    #[schema(minimum = 0, maximum = 12, example = 3)]
+    pub clubs: u32,
+    /// Whether the seat took J♣.
+    pub jack: bool,
+}
+
+/// Why Clubs refused an action.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ClubsError {
+    #[error("Clubs is played by 3 or 4 players, not {0}")]
+    PlayerCount(usize),
+    #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
+    BadDealer { max: usize, got: usize },
+    #[error("the match is finished; nothing more can be recorded")]
+    MatchFinished,
+    #[error("no deal is in progress: the table records a deal first")]
+    DealExpected,
+    #[error("a deal is in progress: finish it (or tally it before any card is played) first")]
+    DealInProgress,
+    #[error("{0} is an action of the table (seat: null, host token)")]
+    TableActionOnly(&'static str),
+    #[error("the table cannot play a card; say which seat plays it")]
+    SeatActionOnly,
+    #[error("seat {seat} is not at this table (seats 0 to {})", players - 1)]
+    NoSuchSeat { seat: usize, players: usize },
+    #[error(transparent)]
+    Play(PlayError),
+    #[error("the holder of 2♣ leads it to the first trick{}", if *three_players { " (3♣ when 2♣ is the face-down card)" } else { "" })]
+    MustLeadTwoOfClubs { three_players: bool },
+    #[error("{0} is the face-down card (3♣ opened the deal, so 2♣ was never dealt to a hand)")]
+    CardFaceDown(Card),
+    #[error("seat {seat} holds {} and must play {} ({} called)", holding.one(), called_rule(*called), called.name())]
+    MustFollowSuit {
+        seat: usize,
+        called: Suit,
+        holding: Suit,
+    },
+    #[error("whoever leads a club declares a suit (H, S, D) or clubs alone (C): add \"declare\"")]
+    DeclarationRequired,
+    #[error("only a club lead declares a suit; {card} {}", if *lead { "is not a club" } else { "is not a lead" })]
+    DeclarationNotAllowed { card: Card, lead: bool },
+    #[error("tally is for table dealing only; with service dealing every card is played")]
+    TallyNeedsTableDealing,
+    #[error("a tally records a whole deal: it cannot follow cards already played in this deal")]
+    TallyMidDeal,
+    #[error("a tally's {what} must sum to {want} over the seats, not {got}")]
+    TallySum {
+        what: &'static str,
+        want: u32,
+        got: u32,
+    },
+    #[error("tally: {0}")]
+    TallyInconsistent(String),
+    #[error("a service deal needs the service's shuffle seed")]
+    SeedMissing,
+    #[error("in table dealing the cards are dealt at the table; no seed is taken")]
+    SeedNotTaken,
+}
+
+fn called_rule(called: Suit) -> String {
+    if called == Suit::C {
+        "a club (clubs alone)".into()
+    } else {
+        format!("{} or a club", called.name())
+    }
+}
+
+impl RuleError for ClubsError {
+    fn code(&self) -> &'static str {
+        use ClubsError::*;
+        match self {
+            PlayerCount(_) => "bad_player_count",
+            BadDealer { .. } => "invalid_config",
+            MatchFinished => "match_finished",
+            DealExpected => "deal_expected",
+            DealInProgress => "deal_in_progress",
+            TableActionOnly(_) => "table_action_only",
+            SeatActionOnly => "seat_action_only",
+            NoSuchSeat { .. } => "not_your_turn",
+            Play(e) => e.code(),
+            MustLeadTwoOfClubs { .. } => "must_lead_two_of_clubs",
+            CardFaceDown(_) => "card_face_down",
+            MustFollowSuit { .. } => "must_follow_suit",
+            DeclarationRequired => "declaration_required",
+            DeclarationNotAllowed { .. } => "declaration_not_allowed",
+            TallyNeedsTableDealing => "tally_not_allowed",
+            TallyMidDeal => "tally_mid_deal",
+            TallySum { .. } => "tally_sum",
+            TallyInconsistent(_) => "tally_inconsistent",
+            SeedMissing => "seed_missing",
+            SeedNotTaken => "seed_not_taken",
+        }
+    }
+}
+
+/// What a completed trick records besides its plays and winner.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct TrickNote {
+    /// The called suit (`C`: clubs alone).
+    #[schema(value_type = String, example = "H")]
+    pub called: Suit,
+}
+
+#[derive(Clone, Debug)]
+struct DealState {
+    /// The shared trick bookkeeping: turn, hands or cards seen, tricks, revokes.
+    tp: TrickPlay<TrickNote>,
+    /// The called suit of the trick in progress, once led.
+    called: Option<Suit>,
+    /// The card that opens the deal (2♣, or 3♣ when 2♣ lies face down); in 3-player table
+    /// dealing either, until one is led.
+    opening: Vec<Card>,
+    /// 3 players: the face-down card. Service dealing: known from the deal (kept secret until
+    /// the deal ends, unless 3♣ opening shows it is 2♣); table dealing: known once 3♣ opens.
+    face_down: Option<Card>,
+    /// Whether the face-down card is public (3♣ opened the deal).
+    face_down_public: bool,
+    commitment: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+struct DealResult {
+    taken: Vec<Taken>,
+    points: Vec<i64>,
+    scrambled: bool,
+    tallied: bool,
+    revokes: usize,
+    face_down: Option<(Card, usize)>,
+}
+
+/// The state of a Clubs match.
+#[derive(Clone, Debug)]
+pub struct Clubs {
+    config: ClubsConfig,
+    players: usize,
+    dealing: Dealing,
+    round: u32,
+    deal: Option<DealState>,
+    results: Vec<DealResult>,
+    totals: Vec<i64>,
+    finished: bool,
+}
+
+fn two_of_clubs() -> Card {
+    Card::new(2, Suit::C)
+}
+
+fn three_of_clubs() -> Card {
+    Card::new(3, Suit::C)
+}
+
+fn jack_of_clubs() -> Card {
+    Card::new(11, Suit::C)
+}
+
+/// The following rule for a trick with `called` suit: the called suit or a club; after clubs
+/// alone, a club.
+fn duty(called: Option<Suit>) -> Vec<SuitSet> {
+    match called {
+        None => vec![],
+        Some(Suit::C) => vec![SuitSet::of(&[Suit::C])],
+        Some(s) => vec![SuitSet::of(&[s, Suit::C])],
+    }
+}
+
+/// The ranking: only clubs and the called suit win; each club ranks just above the same rank of
+/// the called suit (7♣ beats 7♦ but loses to 8♦).
+pub fn rank_key(called: Suit, card: Card) -> Option<u32> {
+    let r = card.rank() as u32;
+    if card.suit() == Suit::C {
+        Some(r * 2 + 1)
+    } else if card.suit() == called {
+        Some(r * 2)
+    } else {
+        None
+    }
+}
+
+/// What a set of taken cards counts as a tally entry.
+pub fn taken_of(cards: CardSet) -> Taken {
+    let jack = cards.contains(jack_of_clubs());
+    Taken {
+        cards: cards.len() as u32,
+        clubs: (cards.count_suit(Suit::C) - usize::from(jack)) as u32,
+        jack,
+    }
+}
+
+/// A deal's scores from what each seat took, and whether it was scrambled: −1 a card, +3 a club
+/// except J♣, −10 more for J♣; if any tally is −26 or worse, everyone recounts: −3 a club except
+/// J♣, +10 for J♣. Both formulas sum to −26 over the deck.
+pub fn score(taken: &[Taken]) -> (Vec<i64>, bool) {
+    let normal: Vec<i64> = taken
+        .iter()
+        .map(|t| -(t.cards as i64) + 3 * t.clubs as i64 - if t.jack { 10 } else { 0 })
+        .collect();
+    if normal.iter().any(|&p| p <= -26) {
+        let scrambled = taken
+            .iter()
+            .map(|t| -3 * t.clubs as i64 + if t.jack { 10 } else { 0 })
+            .collect();
+        (scrambled, true)
+    } else {
+        (normal, false)
+    }
+}
+
+impl Clubs {
+    fn dealer_of(&self, round: u32) -> usize {
+        (self.config.first_dealer + round.saturating_sub(1) as usize) % self.players
+    }
+
+    fn next_dealer(&self) -> usize {
+        self.dealer_of(self.round + 1)
+    }
+
+    /// Cards in play in a deal: all 52, less the face-down card with 3 players.
+    fn cards_in_play(&self) -> usize {
+        if self.players == 3 {
+            51
+        } else {
+            52
+        }
+    }
+
+    /// Whether anyone may make the opening lead (table dealing: the holder of 2♣ shows himself).
+    fn open_to_all(&self, d: &DealState) -> bool {
+        self.dealing == Dealing::Table && d.tp.played().is_empty()
+    }
+
+    fn map_play_error(e: PlayError, called: Option<Suit>) -> ClubsError {
+        match (e, called) {
+            (PlayError::MustFollow { seat, holding, .. }, Some(called)) => {
+                ClubsError::MustFollowSuit {
+                    seat,
+                    called,
+                    holding,
+                }
+            }
+            (e, _) => ClubsError::Play(e),
+        }
+    }
+
+    /// Checks a play without changing anything; returns the revoke it proves, if any.
+    fn check_play(
+        &self,
+        seat: usize,
+        card: Card,
+        declare: Option<Suit>,
+    ) -> Result<Option<Revoke>, ClubsError> {
+        let d = self.deal.as_ref().ok_or(ClubsError::DealExpected)?;
+        let revoke = if self.open_to_all(d) {
+            if seat >= self.players {
+                return Err(ClubsError::NoSuchSeat {
+                    seat,
+                    players: self.players,
+                });
+            }
+            let mut probe = d.tp.clone();
+            probe.set_leader(seat);
+            probe.check(seat, card, &[])
+        } else {
+            d.tp.check(seat, card, &duty(d.called))
+        }
+        .map_err(|e| Self::map_play_error(e, d.called))?;
+        if d.tp.played().is_empty() && !d.opening.contains(&card) {
+            return Err(ClubsError::MustLeadTwoOfClubs {
+                three_players: self.players == 3,
+            });
+        }
+        if d.face_down_public && d.face_down == Some(card) {
+            return Err(ClubsError::CardFaceDown(card));
+        }
+        let leading = d.tp.trick().plays.is_empty();
+        match (leading && card.suit() == Suit::C, declare) {
+            (true, None) => return Err(ClubsError::DeclarationRequired),
+            (false, Some(_)) => {
+                return Err(ClubsError::DeclarationNotAllowed {
+                    card,
+                    lead: leading,
+                })
+            }
+            _ => {}
+        }
+        Ok(revoke)
+    }
+
+    fn play(
+        &mut self,
+        seat: usize,
+        card: Card,
+        declare: Option<Suit>,
+    ) -> Result<Outcomes, ClubsError> {
+        let revoke = self.check_play(seat, card, declare)?;
+        let open_to_all = self.deal.as_ref().is_some_and(|d| self.open_to_all(d));
+        let players = self.players;
+        let cards_in_play = self.cards_in_play();
+        let mut out = Vec::new();
+        let d = self.deal.as_mut().expect("checked");
+        if open_to_all {
+            d.tp.set_leader(seat);
+        }
+        if d.tp.played().is_empty() {
+            // The opening: 3♣ shows that 2♣ is the face-down card.
+            if card == three_of_clubs() {
+                d.face_down = Some(two_of_clubs());
+                d.face_down_public = true;
+            }
+            d.opening = vec![card];
+        }
+        if let Some(r) = &revoke {
+            out.push(json!({"type": "revoke", "seat": r.seat, "card": r.card, "shown_out_in_trick": r.shown_out_in_trick}));
+        }
+        let trick_no = d.tp.trick_number();
+        if d.tp.trick().plays.is_empty() {
+            d.called = Some(declare.unwrap_or(card.suit()));
+        }
+        let called = d.called.expect("set at the lead");
+        d.tp.record(seat, card, &duty(Some(called)), revoke);
+        let done =
+            d.tp.complete(|c| rank_key(called, c), |_, _| TrickNote { called });
+        if let Some(t) = done {
+            out.push(
+                json!({"type": "trick", "number": trick_no, "winner": t.winner, "called": called}),
+            );
+            d.called = None;
+            if d.tp.played().len() == cards_in_play {
+                let last_winner = d.tp.leader();
+                let mut taken = d.tp.taken();
+                let face_down = if players == 3 {
+                    // The face-down card goes, counted, to the winner of the last trick; in
+                    // table dealing it is the one card never played.
+                    let fd = d
+                        .face_down
+                        .or_else(|| full_deck().difference(d.tp.played()).iter().next());
+                    if let Some(fd) = fd {
+                        taken[last_winner].insert(fd);
+                        out.push(json!({"type": "face_down", "card": fd, "to": last_winner}));
+                    }
+                    fd.map(|c| (c, last_winner))
+                } else {
+                    None
+                };
+                let taken: Vec<Taken> = taken.into_iter().map(taken_of).collect();
+                let revokes = d.tp.revokes().len();
+                out.extend(self.score_deal(taken, false, revokes, face_down));
+            }
+        }
+        Ok(out)
+    }
+
+    fn score_deal(
+        &mut self,
+        taken: Vec<Taken>,
+        tallied: bool,
+        revokes: usize,
+        face_down: Option<(Card, usize)>,
+    ) -> Outcomes {
+        let (points, scrambled) = score(&taken);
+        debug_assert_eq!(
+            points.iter().sum::<i64>(),
+            DEAL_SUM,
+            "every deal sums to -26"
+        );
+        for (t, p) in self.totals.iter_mut().zip(&points) {
+            *t += p;
+        }
+        let mut out = vec![json!({
+            "type": "deal_scored", "round": self.round, "taken": taken, "scrambled": scrambled,
+            "points": points, "totals": self.totals,
+        })];
+        self.results.push(DealResult {
+            taken,
+            points,
+            scrambled,
+            tallied,
+            revokes,
+            face_down,
+        });
+        self.deal = None;
+        if self.totals.iter().any(|&t| t <= END_AT) {
+            self.finished = true;
+            let (winners, margin) = winners_and_margin(&self.totals);
+            out.push(json!({"type": "match_finished", "winners": winners, "margin": margin}));
+        }
+        out
+    }
+
+    fn start_deal(&mut self, seed: Option<&Seed>) -> Result<Outcomes, ClubsError> {
+        let round = self.round + 1;
+        let dealer = self.dealer_of(round);
+        let dealt = service_deal(
+            self.dealing,
+            seed,
+            full_deck(),
+            self.players,
+            52 / self.players,
+            dealer,
+        )
+        .map_err(|p| match p {
+            SeedProblem::Missing => ClubsError::SeedMissing,
+            SeedProblem::NotTaken => ClubsError::SeedNotTaken,
+        })?;
+        let (hands, face_down) = match dealt {
+            Some((hands, rest)) => (Some(hands), rest.first().copied()),
+            None => (None, None),
+        };
+        // The holder of 2♣ leads it; with 3 players 2♣ may be the face-down card: then 3♣.
+        let (opening, leader) = match &hands {
+            Some(h) => {
+                let card = if face_down == Some(two_of_clubs()) {
+                    three_of_clubs()
+                } else {
+                    two_of_clubs()
+                };
+                let leader = h.iter().position(|h| h.contains(card)).unwrap_or(0);
+                (vec![card], Some(leader))
+            }
+            None if self.players == 3 => (vec![two_of_clubs(), three_of_clubs()], None),
+            None => (vec![two_of_clubs()], None),
+        };
+        let face_down_public = face_down == Some(two_of_clubs());
+        self.round = round;
+        self.deal = Some(DealState {
+            tp: TrickPlay::new(self.players, full_deck(), leader.unwrap_or(0), hands),
+            called: None,
+            opening: opening.clone(),
+            face_down,
+            face_down_public,
+            commitment: seed.map(|s| s.commitment()),
+        });
+        Ok(vec![json!({
+            "type": "dealt", "round": round, "dealer": dealer, "leader": leader,
+            "opening": opening, "commitment": seed.map(|s| s.commitment()),
+        })])
+    }
+
+    fn check_tally(&self, taken: &[Taken]) -> Result<(), ClubsError> {
+        if self.dealing == Dealing::Service {
+            return Err(ClubsError::TallyNeedsTableDealing);
+        }
+        if self
+            .deal
+            .as_ref()
+            .is_some_and(|d| !d.tp.played().is_empty())
+        {
+            return Err(ClubsError::TallyMidDeal);
+        }
+        if taken.len() != self.players {
+            return Err(ClubsError::TallyInconsistent(format!(
+                "one entry per seat: {} expected, {} given",
+                self.players,
+                taken.len()
+            )));
+        }
+        for (seat, t) in taken.iter().enumerate() {
+            if t.clubs.saturating_add(u32::from(t.jack)) > t.cards {
+                return Err(ClubsError::TallyInconsistent(format!(
+                    "seat {seat} took {} cards but {} clubs{}",
+                    t.cards,
+                    t.clubs,
+                    if t.jack { " and J♣" } else { "" }
+                )));
+            }
+            // Tricks are taken whole; with 3 players the last trick's winner adds the
+            // face-down card.
+            let rest = t.cards % self.players as u32;
+            if rest != 0 && !(self.players == 3 && rest == 1) {
+                return Err(ClubsError::TallyInconsistent(format!(
+                    "seat {seat} took {} cards, not a whole number of {}-card tricks",
+                    t.cards, self.players
+                )));
+            }
+        }
+        let sum = |f: fn(&Taken) -> u32| taken.iter().fold(0u32, |a, t| a.saturating_add(f(t)));
+        for (what, want, got) in [
+            ("cards", 52, sum(|t| t.cards)),
+            ("clubs (J♣ excluded)", 12, sum(|t| t.clubs)),
+            ("jacks of clubs", 1, sum(|t| u32::from(t.jack))),
+        ] {
+            if got != want {
+                return Err(ClubsError::TallySum { what, want, got });
+            }
+        }
+        Ok(())
+    }
+
+    fn tally(&mut self, taken: &[Taken]) -> Result<Outcomes, ClubsError> {
+        self.check_tally(taken)?;
+        if self.deal.is_none() {
+            self.round += 1;
+        }
+        Ok(self.score_deal(taken.to_vec(), true, 0, None))
+    }
+}
+
+impl Game for Clubs {
+    const ID: &'static str = "clubs";
+    const TITLE: &'static str = "Clubs";
+    const MIN_PLAYERS: usize = 3;
+    const MAX_PLAYERS: usize = 4;
+    type Config = ClubsConfig;
+    type Action = Action;
+    type Error = ClubsError;
+
+    fn new(config: ClubsConfig, players: usize, dealing: Dealing) -> Result<Clubs, ClubsError> {
+        if !(Self::MIN_PLAYERS..=Self::MAX_PLAYERS).contains(&players) {
+            return Err(ClubsError::PlayerCount(players));
+        }
+        if config.first_dealer >= players {
+            return Err(ClubsError::BadDealer {
+                max: players - 1,
+                got: config.first_dealer,
+            });
+        }
+        Ok(Clubs {
+            config,
+            players,
+            dealing,
+            round: 0,
+            deal: None,
+            results: Vec::new(),
+            totals: vec![0; players],
+            finished: false,
+        })
+    }
+
+    fn config(&self) -> &ClubsConfig {
+        &self.config
+    }
+
+    fn to_act(&self) -> ToAct {
+        match &self.deal {
+            _ if self.finished => ToAct::nobody(),
+            None => ToAct::table(),
+            Some(d) if self.open_to_all(d) => ToAct {
+                seats: (0..self.players).collect(),
+                table: false,
+            },
+            Some(d) => ToAct::seat(d.tp.to_play()),
+        }
+    }
+
+    /// Plays: every card the seat may play now (a club lead once per declaration). In table
+    /// dealing the candidates are all cards not yet seen. The table's `tally` is not listed.
+    fn legal_actions(&self, actor: Actor) -> Vec<Action> {
+        if self.finished {
+            return vec![];
+        }
+        match (actor, &self.deal) {
+            (Actor::Table, None) => vec![Action::Deal {}],
+            (Actor::Seat(s), Some(d)) if s < self.players => {
+                let leading = d.tp.trick().plays.is_empty();
+                let mut out = Vec::new();
+                for card in d.tp.candidates(s).iter() {
+                    let declares: Vec<Option<Suit>> = if leading && card.suit() == Suit::C {
+                        [Suit::H, Suit::S, Suit::D, Suit::C]
+                            .into_iter()
+                            .map(Some)
+                            .collect()
+                    } else {
+                        vec![None]
+                    };
+                    for declare in declares {
+                        if self.check_play(s, card, declare).is_ok() {
+                            out.push(Action::Play { card, declare });
+                        }
+                    }
+                }
+                out
+            }
+            _ => vec![],
+        }
+    }
+
+    fn needs_seed(&self, action: &Action) -> bool {
+        self.dealing == Dealing::Service && matches!(action, Action::Deal {})
+    }
+
+    fn apply(
+        &mut self,
+        actor: Actor,
+        action: &Action,
+        seed: Option<&Seed>,
+    ) -> Result<Outcomes, ClubsError> {
+        if self.finished {
+            return Err(ClubsError::MatchFinished);
+        }
+        match (action, actor) {
+            (Action::Deal {}, Actor::Seat(_)) => Err(ClubsError::TableActionOnly("deal")),
+            (Action::Tally { .. }, Actor::Seat(_)) => Err(ClubsError::TableActionOnly("tally")),
+            (Action::Play { .. }, Actor::Table) => Err(ClubsError::SeatActionOnly),
+            (Action::Deal {}, Actor::Table) => {
+                if self.deal.is_some() {
+                    return Err(ClubsError::DealInProgress);
+                }
+                self.start_deal(seed)
+            }
+            (Action::Tally { taken }, Actor::Table) => self.tally(taken),
+            (Action::Play { card, declare }, Actor::Seat(s)) => self.play(s, *card, *declare),
+        }
+    }
+
+    fn table_view(&self) -> Value {
+        let phase = if self.finished {
+            "finished"
+        } else if self.deal.is_some() {
+            "playing"
+        } else {
+            "awaiting_deal"
+        };
+        let mut v = json!({
+            "phase": phase,
+            "end_at": END_AT,
+            "next_dealer": if self.deal.is_none() && !self.finished { Some(self.next_dealer()) } else { None },
+            "trick": [],
+            "revokes": [],
+        });
+        if let Some(d) = &self.deal {
+            let open = self.open_to_all(d);
+            let per_hand = 52 / self.players;
+            let cards_left: Vec<usize> = (0..self.players)
+                .map(|s| per_hand - d.tp.tricks().len() - usize::from(d.tp.trick().has_played(s)))
+                .collect();
+            let taken: Vec<Taken> = d.tp.taken().into_iter().map(taken_of).collect();
+            let extra = json!({
+                "leader": if open { None } else { Some(d.tp.leader()) },
+                "to_play": if open { None } else { Some(d.tp.to_play()) },
+                "opening": if d.tp.played().is_empty() { Some(&d.opening) } else { None },
+                "called_suit": d.called,
+                "trick": d.tp.trick().plays,
+                "tricks": d.tp.tricks(),
+                "taken": taken,
+                "cards_left": cards_left,
+                "face_down": if d.face_down_public { d.face_down } else { None },
+                "revokes": d.tp.revokes(),
+                "commitment": d.commitment,
+            });
+            if let (Value::Object(a), Value::Object(b)) = (&mut v, extra) {
+                a.extend(b);
+            }
+        }
+        v
+    }
+
+    fn seat_view(&self, seat: usize) -> Value {
+        let hand = self
+            .deal
+            .as_ref()
+            .and_then(|d| d.tp.hand(seat))
+            .map(|h| h.to_vec());
+        json!({ "hand": hand })
+    }
+
+    fn score_sheet(&self) -> ScoreSheet {
+        let rounds = self
+            .results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| RoundScore {
+                round: i as u32 + 1,
+                label: format!("Deal {}", i + 1),
+                multiplier: 1,
+                points: r.points.clone(),
+                detail: json!({
+                    "taken": r.taken, "scrambled": r.scrambled, "tallied": r.tallied,
+                    "revokes": r.revokes,
+                    "face_down": r.face_down.map(|(card, to)| json!({"card": card, "to": to})),
+                }),
+            })
+            .collect();
+        let (winners, margin) = if self.finished {
+            winners_and_margin(&self.totals)
+        } else {
+            (vec![], None)
+        };
+        ScoreSheet {
+            unit: Unit::Seat,
+            sides: None,
+            rounds,
+            totals: self.totals.clone(),
+            finished: self.finished,
+            winners,
+            margin,
+        }
+    }
+
+    fn round(&self) -> u32 {
+        self.round
+    }
+
+    fn dealer(&self) -> Option<usize> {
+        if self.deal.is_some() {
+            Some(self.dealer_of(self.round))
+        } else if self.finished {
+            None
+        } else {
+            Some(self.next_dealer())
+        }
+    }
+
+    fn rounds_completed(&self) -> u32 {
+        self.results.len() as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(s: &str) -> Card {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_club_ranks_just_above_the_same_rank_of_the_called_suit() {
+        let k = |s: &str| rank_key(Suit::D, c(s));
+        assert!(k("7C") > k("7D"));
+        assert!(k("8D") > k("7C"));
+        assert_eq!(k("AS"), None);
+        assert_eq!(rank_key(Suit::C, c("AH")), None);
+    }
+
+    #[test]
+    fn both_formulas_sum_to_minus_26() {
+        let deck: Vec<Card> = full_deck().to_vec();
+        let taken: Vec<Taken> = deck
+            .chunks(13)
+            .map(|ch| taken_of(ch.iter().copied().collect()))
+            .collect();
+        let (p, scrambled) = score(&taken);
+        assert!(!scrambled);
+        assert_eq!(p.iter().sum::<i64>(), DEAL_SUM);
+        assert_eq!(p, vec![-13, -13, -13, 13]);
+        let all_but_clubs = Taken {
+            cards: 40,
+            clubs: 1,
+            jack: false,
+        };
+        let clubs = Taken {
+            cards: 12,
+            clubs: 11,
+            jack: true,
+        };
+        let (p, scrambled) = score(&[all_but_clubs, clubs, Taken::default()]);
+        assert!(scrambled);
+        assert_eq!(p, vec![-3, -23, 0]);
+    }
+}
