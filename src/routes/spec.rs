@@ -7,7 +7,7 @@ use utoipa::{
     Modify, OpenApi, ToSchema,
 };
 
-use crate::rules::dump;
+use crate::rules::{bonus_malus, clubs, dump, members_only};
 
 /// An action of the match's game: `{type, ...}`. Which variants apply depends on the game.
 #[derive(Serialize, ToSchema)]
@@ -15,6 +15,12 @@ use crate::rules::dump;
 pub enum GameAction {
     /// Dump: `deal`, `play {card}`, `tally {points}`.
     Dump(dump::Action),
+    /// Clubs: `deal`, `play {card, declare?}`, `tally {taken}`.
+    Clubs(clubs::Action),
+    /// Bonus-Malus: `deal {trump?}`, `stock_top {suit}`, `play {card}`, `tally {taken}`.
+    BonusMalus(bonus_malus::Action),
+    /// Members Only: `deal {face_up?}`, `turn {bet, reveal}`, `final {discard?, reveal}`.
+    MembersOnly(members_only::Action),
 }
 
 struct BearerScheme;
@@ -44,7 +50,14 @@ impl Modify for BearerScheme {
         license(name = "MIT", identifier = "MIT")
     ),
     modifiers(&BearerScheme),
-    components(schemas(GameAction, crate::error::Problem)),
+    components(schemas(
+        GameAction,
+        crate::error::Problem,
+        dump::DumpConfig,
+        clubs::ClubsConfig,
+        bonus_malus::BonusMalusConfig,
+        members_only::MembersOnlyConfig
+    )),
     tags(
         (name = "matches", description = "Matches, their actions, log and scores"),
         (name = "games", description = "The game catalogue"),
