@@ -4,6 +4,7 @@
 
 pub mod cards;
 pub mod dump;
+pub mod plus_minus;
 pub mod sheet;
 pub mod trick;
 
@@ -228,6 +229,8 @@ pub enum SetupError {
 pub enum AnyGame {
     /// Dump.
     Dump(dump::Dump),
+    /// P.M. — Plus and Minus.
+    PlusMinus(plus_minus::PlusMinus),
 }
 
 /// Runs `$body` with `$g` bound to the inner game of every variant.
@@ -235,6 +238,7 @@ macro_rules! each_game {
     ($self:expr, $g:ident => $body:expr) => {
         match $self {
             AnyGame::Dump($g) => $body,
+            AnyGame::PlusMinus($g) => $body,
         }
     };
 }
@@ -289,7 +293,7 @@ pub enum ActionError {
 impl AnyGame {
     /// The catalogue of implemented games.
     pub fn catalogue() -> Vec<GameInfo> {
-        vec![info::<dump::Dump>()]
+        vec![info::<dump::Dump>(), info::<plus_minus::PlusMinus>()]
     }
 
     /// A new match of game `id`.
@@ -301,6 +305,7 @@ impl AnyGame {
     ) -> Result<AnyGame, SetupError> {
         match id {
             dump::Dump::ID => Ok(AnyGame::Dump(create(config, players, dealing)?)),
+            plus_minus::PlusMinus::ID => Ok(AnyGame::PlusMinus(create(config, players, dealing)?)),
             other => Err(SetupError::UnknownGame(other.to_string())),
         }
     }
