@@ -1005,16 +1005,27 @@ impl Game for PlusMinus {
         match (actor, &self.game) {
             (Actor::Table, None) => vec![Action::Deal {}],
             (Actor::Seat(s), Some(g)) if s == g.to_play => {
+                let board = &g.boards[s];
                 let mut out = vec![];
                 for card in self.candidate_cards(g, s) {
-                    let mut froms: Vec<Option<i64>> = vec![None];
-                    froms.extend(g.boards[s].iter().map(|&p| Some(p as i64)));
-                    froms.dedup();
-                    for from in froms {
-                        if self.check_play(s, card, from).is_ok() {
-                            out.push(Action::Play { card, from });
+                    if self.check_card(g, s, card).is_err() {
+                        continue;
+                    }
+                    let total = Self::total_with(g, card);
+                    let legal = legal_from(board, total);
+                    if legal.is_empty() {
+                        out.push(Action::Play { card, from: None });
+                        if destination(board, total, STARS) == Err(MoveFault::StarsBustHarmless) {
+                            out.push(Action::Play {
+                                card,
+                                from: Some(STARS as i64),
+                            });
                         }
                     }
+                    out.extend(legal.into_iter().map(|p| Action::Play {
+                        card,
+                        from: Some(p as i64),
+                    }));
                 }
                 out
             }
