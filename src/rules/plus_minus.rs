@@ -1101,6 +1101,10 @@ impl Game for PlusMinus {
         v
     }
 
+    /// `hand` (service dealing; `null` in table dealing), `board`, `your_turn`, and while it is
+    /// the seat's turn `moves`: for each card it could lay (its hand, or in table dealing every
+    /// card value the packs still hold) the total, whether it may be played, and every legal
+    /// `{from, to, result}` (`result`: move, home, bust, stars, or none when no man can move).
     fn seat_view(&self, seat: usize) -> Value {
         if seat >= self.players {
             return json!({"hand": null, "board": null, "your_turn": false, "moves": []});
@@ -1248,5 +1252,85 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn play(
+        g: &mut PlusMinus,
+        seat: usize,
+        card: i32,
+        from: Option<i64>,
+    ) -> Result<Outcomes, PlusMinusError> {
+        g.apply(
+            Actor::Seat(seat),
+            &Action::Play {
+                card: PmCard(card),
+                from,
+            },
+            None,
+        )
+    }
+
+    #[test]
+    fn a_refused_move_names_the_rule_and_lists_the_legal_from_values() {
+        let mut g = PlusMinus::new(PlusMinusConfig::default(), 2, Dealing::Table).unwrap();
+        g.apply(Actor::Table, &Action::Deal {}, None).unwrap();
+        for (seat, card, from) in [(1, 10, 0), (0, 4, 0), (1, 10, 0), (0, 1, 0)] {
+            play(&mut g, seat, card, Some(from)).unwrap();
+        }
+        // Seat 1: men on 10 and 14, top PLUS 1, plays PLUS 3: total 4.
+        let e = play(&mut g, 1, 3, Some(10)).unwrap_err();
+        assert_eq!(e.code(), "number_occupied");
+        assert_eq!(
+            e.to_string(),
+            "no player can have two men on the same number (except 25): the man on 10 would land \
+             on 14, where seat 1 already has a man; seat 1's PLUS 3 makes a total of 4; legal \
+             `from`: 0, 14"
+        );
+        let e = play(&mut g, 1, 3, None).unwrap_err();
+        assert!(e.to_string().ends_with("legal `from`: 0, 14"), "{e}");
+        let e = play(&mut g, 1, -3, Some(0)).unwrap_err();
+        assert_eq!(e.code(), "stars_backward");
+        assert!(
+            e.to_string()
+                .contains("MINUS 3 makes a total of -2; legal `from`: 10, 14"),
+            "{e}"
+        );
+        let e = play(&mut g, 1, 7, Some(3)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "seat 1 has no man on 3 (board [0, 0, 10, 14]); seat 1's PLUS 7 makes a total of 8; \
+             legal `from`: 0, 10, 14"
+        );
+    }
+
+    #[test]
+    fn the_seat_view_guides_each_card_with_its_moves() {
+        let mut g = PlusMinus::new(PlusMinusConfig::default(), 2, Dealing::Service).unwrap();
+        g.apply(Actor::Table, &Action::Deal {}, Some(&Seed([3; 32])))
+            .unwrap();
+        let v = g.seat_view(1);
+        assert_eq!(v["your_turn"], true);
+        let hand: Vec<i32> = serde_json::from_value(v["hand"].clone()).unwrap();
+        assert_eq!(hand.len(), HAND_SIZE);
+        let moves = v["moves"].as_array().unwrap();
+        let mut distinct = hand.clone();
+        distinct.dedup();
+        assert_eq!(moves.len(), distinct.len());
+        for m in moves {
+            let card = m["card"].as_i64().unwrap();
+            if card < 0 {
+                assert_eq!(m["playable"], false);
+            } else {
+                assert_eq!(
+                    m["options"],
+                    json!([{"from": 0, "to": card, "result": "move"}])
+                );
+            }
+        }
+        assert_eq!(g.seat_view(0)["moves"], json!([]));
+        assert_eq!(g.seat_view(0)["hand"].as_array().unwrap().len(), HAND_SIZE);
+        // Nothing hidden in the public view.
+        assert!(g.table_view().get("hands").is_none());
+        assert!(!g.table_view().to_string().contains("hand"));
     }
 }
