@@ -7,7 +7,7 @@ use utoipa::{
     Modify, OpenApi, ToSchema,
 };
 
-use crate::rules::{bonus_malus, clubs, dump, members_only};
+use crate::rules::{bonus_malus, clubs, dump, members_only, plus_minus};
 
 /// An action of the match's game: `{type, ...}`. Which variants apply depends on the game.
 #[derive(Serialize, ToSchema)]
@@ -21,6 +21,8 @@ pub enum GameAction {
     BonusMalus(bonus_malus::Action),
     /// Members Only: `deal {face_up?}`, `turn {bet, reveal}`, `final {discard?, reveal}`.
     MembersOnly(members_only::Action),
+    /// P.M.: `deal`, `play {card, from}`, `tally {men}`.
+    PlusMinus(plus_minus::Action),
 }
 
 struct BearerScheme;
@@ -56,7 +58,8 @@ impl Modify for BearerScheme {
         dump::DumpConfig,
         clubs::ClubsConfig,
         bonus_malus::BonusMalusConfig,
-        members_only::MembersOnlyConfig
+        members_only::MembersOnlyConfig,
+        plus_minus::PlusMinusConfig
     )),
     tags(
         (name = "matches", description = "Matches, their actions, log and scores"),

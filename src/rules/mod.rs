@@ -7,6 +7,7 @@ pub mod cards;
 pub mod clubs;
 pub mod dump;
 pub mod members_only;
+pub mod plus_minus;
 pub mod sheet;
 pub mod trick;
 
@@ -237,6 +238,8 @@ pub enum AnyGame {
     Clubs(clubs::Clubs),
     /// Bonus-Malus.
     BonusMalus(bonus_malus::BonusMalus),
+    /// P.M. — Plus and Minus.
+    PlusMinus(plus_minus::PlusMinus),
 }
 
 /// Runs `$body` with `$g` bound to the inner game of every variant.
@@ -247,6 +250,7 @@ macro_rules! each_game {
             AnyGame::MembersOnly($g) => $body,
             AnyGame::Clubs($g) => $body,
             AnyGame::BonusMalus($g) => $body,
+            AnyGame::PlusMinus($g) => $body,
         }
     };
 }
@@ -306,6 +310,7 @@ impl AnyGame {
             info::<members_only::MembersOnly>(),
             info::<clubs::Clubs>(),
             info::<bonus_malus::BonusMalus>(),
+            info::<plus_minus::PlusMinus>(),
         ]
     }
 
@@ -325,6 +330,7 @@ impl AnyGame {
             bonus_malus::BonusMalus::ID => {
                 Ok(AnyGame::BonusMalus(create(config, players, dealing)?))
             }
+            plus_minus::PlusMinus::ID => Ok(AnyGame::PlusMinus(create(config, players, dealing)?)),
             other => Err(SetupError::UnknownGame(other.to_string())),
         }
     }

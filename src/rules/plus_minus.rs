@@ -1,0 +1,1336 @@
+//! P.M. — Plus and Minus (c. 1935): a race of four men from the stars to 25, driven by the sum of
+//! the card you play and the card the previous player played.
+//!
+//! RULES.md "P.M.": 2–8 players; a pack is 44 cards, 39 black PLUS and 5 red MINUS cards (the
+//! default `deck`: PLUS 1–9 three times, PLUS 10–15 twice, MINUS 3 5 7 9 11); 5–8 players shuffle
+//! two packs together. Eleven cards each, undealt cards stay hidden; the player left of the dealer
+//! leads and must lead a PLUS card. Every card is added to the TOP card only (the previous player's
+//! card, signed) and ONE man moves by the total. Men on 25 are home; a man driven past 25 busts back
+//! to the stars; a man taken below 1 returns to the stars; no two men of a player share a number
+//! below 25; any possible move must be made. The game ends at once when a player's fourth man
+//! reaches 25, or when the last card has been played. 50 per man on 25, −20 per man on the stars,
+//! the number for every other man; `rubber_games` (5) games make a rubber, highest total wins.
+//!
+//! Service dealing: the packs' cards in ascending order (MINUS 11 first, each value repeated as
+//! often as the packs hold it) are shuffled with [`cards::shuffled`](super::cards::shuffled) and
+//! dealt one at a time, eleven each, starting with the player left of the dealer; the rest stay
+//! face down. Table dealing: the service knows only the packs' composition and refuses a card the
+//! packs do not hold (a fourth PLUS 7 in one game of one pack).
+
+use std::{collections::BTreeMap, fmt};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use utoipa::ToSchema;
+
+use super::{
+    cards::{shuffled, Seed},
+    sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
+    Actor, Dealing, Game, Outcomes, RuleError, ToAct,
+};
+
+/// Cards dealt to each player ("The Dealer ... deals ELEVEN Cards to each player").
+pub const HAND_SIZE: usize = 11;
+/// The home number.
+pub const HOME: u8 = 25;
+/// The stars at the top of the board, where men start (written position 0).
+pub const STARS: u8 = 0;
+/// Men per player.
+pub const MEN: usize = 4;
+/// Largest card value a configured deck may hold (a card above 25 can only bust).
+pub const MAX_CARD: i32 = 25;
+/// Most cards one configured pack may hold.
+pub const MAX_PACK: usize = 200;
+
+/// A P.M. card: a signed integer, PLUS cards (black) positive, MINUS cards (red) negative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PmCard(pub i32);
+
+impl PmCard {
+    /// Whether this is a red MINUS card.
+    pub fn is_minus(self) -> bool {
+        self.0 < 0
+    }
+
+    /// The signed value.
+    pub fn value(self) -> i32 {
+        self.0
+    }
+}
+
+impl fmt::Display for PmCard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 < 0 {
+            write!(f, "MINUS {}", self.0.unsigned_abs())
+        } else {
+            write!(f, "PLUS {}", self.0)
+        }
+    }
+}
+
+/// The default pack of RULES.md: PLUS 1–9 three times each, PLUS 10–15 twice each, MINUS 3, 5, 7,
+/// 9, 11 (44 cards).
+pub fn default_deck() -> Vec<PmCard> {
+    let mut d = Vec::with_capacity(44);
+    for v in 1..=9 {
+        d.extend([PmCard(v); 3]);
+    }
+    for v in 10..=15 {
+        d.extend([PmCard(v); 2]);
+    }
+    d.extend([-3, -5, -7, -9, -11].map(PmCard));
+    d
+}
+
+/// P.M.'s match options.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schema(as = PlusMinusConfig)]
+pub struct PlusMinusConfig {
+    /// One pack's cards as signed integers (PLUS positive, MINUS negative, 1..25 in size); 5–8
+    /// players shuffle two such packs together. The default is RULES.md's 44-card pack. Needs at
+    /// least 11 cards per player and at most 10 MINUS cards in play (so every hand holds a PLUS
+    /// card for the lead).
+    #[schema(value_type = Vec<i32>, example = json!([1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15, -3, -5, -7, -9, -11]))]
+    pub deck: Vec<PmCard>,
+    /// Games in a rubber (RULES.md: 5); the match ends after the last one.
+    #[schema(minimum = 1, maximum = 100, example = 5)]
+    pub rubber_games: u32,
+    /// The dealer of the first game; the deal passes to the left each game.
+    #[schema(minimum = 0, maximum = 7, example = 0)]
+    pub first_dealer: usize,
+}
+
+impl Default for PlusMinusConfig {
+    fn default() -> Self {
+        PlusMinusConfig {
+            deck: default_deck(),
+            rubber_games: 5,
+            first_dealer: 0,
+        }
+    }
+}
+
+/// One action of P.M.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(as = PlusMinusAction)]
+pub enum Action {
+    /// Table action that starts each game of the rubber. In service dealing the service shuffles
+    /// and deals eleven cards to each player.
+    Deal {},
+    /// A seat lays down a card and moves one man by the total (the card plus the top card).
+    Play {
+        /// The card: a signed integer, PLUS cards positive, MINUS cards negative (`-7` is MINUS 7).
+        #[schema(value_type = i32, minimum = -25, maximum = 25, example = 11)]
+        card: PmCard,
+        /// The position of the man moved (0 = the stars); `null` when no man can change position
+        /// (total 0, no legal destination, or only a harmless bust from the stars, for which `0`
+        /// is accepted too).
+        #[schema(minimum = 0, maximum = 25, example = 17)]
+        from: Option<i64>,
+    },
+    /// Table dealing only: a whole game's final positions without play-by-play, per seat the
+    /// four men (0 = stars, 25 = home).
+    Tally {
+        /// Per seat, the four men's positions.
+        #[schema(example = json!([[25, 25, 15, 0], [0, 3, 12, 25]]))]
+        men: Vec<Vec<i64>>,
+    },
+}
+
+/// The `from` values a move allows, for messages: `0, 17` or `null`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LegalFrom(pub Vec<u8>);
+
+impl fmt::Display for LegalFrom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("null (no man can move)");
+        }
+        let parts: Vec<String> = self.0.iter().map(|p| p.to_string()).collect();
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// The facts of a refused move: who, which card on which top card, the total, the legal `from`s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveFacts {
+    /// The seat moving.
+    pub seat: usize,
+    /// The card played.
+    pub card: PmCard,
+    /// The total to move by.
+    pub total: i32,
+    /// The legal `from` values.
+    pub legal: LegalFrom,
+}
+
+impl fmt::Display for MoveFacts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "seat {}'s {} makes a total of {}; legal `from`: {}",
+            self.seat, self.card, self.total, self.legal
+        )
+    }
+}
+
+/// Why P.M. refused an action.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlusMinusError {
+    #[error("P.M. is played by 2 to 8 players, not {0}")]
+    PlayerCount(usize),
+    #[error("deck: {0}")]
+    BadDeck(String),
+    #[error("rubber_games must be 1 to 100, not {0}")]
+    BadRubber(u32),
+    #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
+    BadDealer { max: usize, got: usize },
+    #[error("the rubber is finished; nothing more can be recorded")]
+    MatchFinished,
+    #[error("no game is in progress: the table records a deal first")]
+    DealExpected,
+    #[error("a game is in progress: finish it (or tally it before any card is played) first")]
+    DealInProgress,
+    #[error("{0} is an action of the table (seat: null, host token)")]
+    TableActionOnly(&'static str),
+    #[error("the table cannot play a card; say which seat plays it")]
+    SeatActionOnly,
+    #[error("it is seat {expected}'s turn to play, not seat {got}'s")]
+    NotYourTurn { expected: usize, got: usize },
+    #[error("{card} is not in the pack{s} ({detail})", s = if *packs > 1 { "s" } else { "" })]
+    NoSuchCard {
+        card: PmCard,
+        packs: usize,
+        detail: String,
+    },
+    #[error("all {count} {card} card{s} of the pack{p} have already been played this game", s = if *count == 1 { "" } else { "s" }, p = if *packs > 1 { "s" } else { "" })]
+    CardAlreadyPlayed {
+        card: PmCard,
+        count: u32,
+        packs: usize,
+    },
+    #[error("seat {seat} does not hold {card}")]
+    CardNotInHand { seat: usize, card: PmCard },
+    #[error("MINUS cards must not be used by the leader to start the game: seat {seat} must lead a PLUS card, not {card}")]
+    MinusCardLead { seat: usize, card: PmCard },
+    #[error("any possible move must be made, even a bust: `from` cannot be null here; {0}")]
+    MoveRequired(MoveFacts),
+    #[error("seat {seat} has no man on {from} (board {board}); {facts}")]
+    NoManThere {
+        seat: usize,
+        from: i64,
+        board: String,
+        facts: MoveFacts,
+    },
+    #[error("men on 25 are home and never move; {0}")]
+    ManHome(MoveFacts),
+    #[error("a total of 0 moves nobody (red equal to black: neither forward nor back); {0}")]
+    ZeroTotal(MoveFacts),
+    #[error("a man on the stars cannot move backwards; {0}")]
+    StarsBackward(MoveFacts),
+    #[error("no player can have two men on the same number (except 25): the man on {from} would land on {to}, where seat {} already has a man; {facts}", facts.seat)]
+    NumberOccupied { from: u8, to: u8, facts: MoveFacts },
+    #[error("a player cannot bust a man from the stars while he has a man on 1 to 24; {0}")]
+    StarsBustForbidden(MoveFacts),
+    #[error("tally is for table dealing only; with service dealing every card is played")]
+    TallyNeedsTableDealing,
+    #[error("a tally records a whole game: it cannot follow cards already played in this game")]
+    TallyMidGame,
+    #[error("a tally needs one board per seat ({expected}), not {got}")]
+    TallySeats { expected: usize, got: usize },
+    #[error("seat {seat}'s board in the tally must list its four men, not {got}")]
+    TallyMen { seat: usize, got: usize },
+    #[error("seat {seat}'s man on {position}: positions run from 0 (the stars) to 25 (home)")]
+    TallyPosition { seat: usize, position: i64 },
+    #[error("seat {seat} cannot have two men on {position}: no player can have two men on the same number (except 25)")]
+    TallyOccupied { seat: usize, position: i64 },
+    #[error("seats {first} and {second} cannot both have four men on 25: the game ends at once when the first player's fourth man reaches 25")]
+    TallyTwoFinished { first: usize, second: usize },
+    #[error("a service deal needs the service's shuffle seed")]
+    SeedMissing,
+    #[error("in table dealing the cards are dealt at the table; no seed is taken")]
+    SeedNotTaken,
+}
+
+impl RuleError for PlusMinusError {
+    fn code(&self) -> &'static str {
+        use PlusMinusError::*;
+        match self {
+            PlayerCount(_) => "bad_player_count",
+            BadDeck(_) | BadRubber(_) | BadDealer { .. } => "invalid_config",
+            MatchFinished => "match_finished",
+            DealExpected => "deal_expected",
+            DealInProgress => "deal_in_progress",
+            TableActionOnly(_) => "table_action_only",
+            SeatActionOnly => "seat_action_only",
+            NotYourTurn { .. } => "not_your_turn",
+            NoSuchCard { .. } => "no_such_card",
+            CardAlreadyPlayed { .. } => "card_already_played",
+            CardNotInHand { .. } => "card_not_in_hand",
+            MinusCardLead { .. } => "minus_card_lead",
+            MoveRequired(_) => "move_required",
+            NoManThere { .. } => "no_man_there",
+            ManHome(_) => "man_home",
+            ZeroTotal(_) => "zero_total",
+            StarsBackward(_) => "stars_backward",
+            NumberOccupied { .. } => "number_occupied",
+            StarsBustForbidden(_) => "stars_bust_forbidden",
+            TallyNeedsTableDealing => "tally_not_allowed",
+            TallyMidGame => "tally_mid_deal",
+            TallySeats { .. } => "tally_seats",
+            TallyMen { .. } => "tally_men",
+            TallyPosition { .. } => "tally_position",
+            TallyOccupied { .. } => "tally_occupied",
+            TallyTwoFinished { .. } => "tally_two_finished",
+            SeedMissing => "seed_missing",
+            SeedNotTaken => "seed_not_taken",
+        }
+    }
+}
+
+/// A player's board: the four men's positions, kept in ascending order (men are alike).
+pub type Board = [u8; MEN];
+
+/// Where a moved man ends up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Landing {
+    /// On a number 1..24.
+    Number(u8),
+    /// Exactly on 25: home.
+    Home,
+    /// Over the top: back to the stars to make a re-start.
+    Bust,
+    /// Taken below 1 by a MINUS total: back to the stars (even when short of the full amount).
+    Stars,
+}
+
+impl Landing {
+    /// The position the man lands on.
+    pub fn position(self) -> u8 {
+        match self {
+            Landing::Number(n) => n,
+            Landing::Home => HOME,
+            Landing::Bust | Landing::Stars => STARS,
+        }
+    }
+
+    /// The word used in outcomes and views.
+    pub fn word(self) -> &'static str {
+        match self {
+            Landing::Number(_) => "move",
+            Landing::Home => "home",
+            Landing::Bust => "bust",
+            Landing::Stars => "stars",
+        }
+    }
+}
+
+/// Why one man cannot move by a total.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveFault {
+    /// No man of the player stands there.
+    NoManThere,
+    /// The man is home on 25.
+    ManHome,
+    /// The total is 0.
+    ZeroTotal,
+    /// A man on the stars cannot go backwards.
+    StarsBackward,
+    /// The destination holds another man of the same player.
+    Occupied(u8),
+    /// Busting from the stars while a man stands on 1..24.
+    StarsBustForbidden,
+    /// Busting from the stars while no man stands on 1..24: allowed, changes nothing, no move.
+    StarsBustHarmless,
+}
+
+/// Where the man on `from` would land with `total`, under RULES.md's legal destinations.
+pub fn destination(board: &Board, total: i32, from: u8) -> Result<Landing, MoveFault> {
+    if !board.contains(&from) {
+        return Err(MoveFault::NoManThere);
+    }
+    if from == HOME {
+        return Err(MoveFault::ManHome);
+    }
+    if total == 0 {
+        return Err(MoveFault::ZeroTotal);
+    }
+    if from == STARS && total < 0 {
+        return Err(MoveFault::StarsBackward);
+    }
+    let to = from as i32 + total;
+    if to < 1 {
+        return Ok(Landing::Stars);
+    }
+    if to == HOME as i32 {
+        return Ok(Landing::Home);
+    }
+    if to > HOME as i32 {
+        if from != STARS {
+            return Ok(Landing::Bust);
+        }
+        let in_play = board.iter().any(|&p| p != STARS && p != HOME);
+        return Err(if in_play {
+            MoveFault::StarsBustForbidden
+        } else {
+            MoveFault::StarsBustHarmless
+        });
+    }
+    let to = to as u8;
+    if board.contains(&to) {
+        return Err(MoveFault::Occupied(to));
+    }
+    Ok(Landing::Number(to))
+}
+
+/// The positions from which a man can really move by `total` (ascending, stars counted once).
+pub fn legal_from(board: &Board, total: i32) -> Vec<u8> {
+    let mut out: Vec<u8> = board
+        .iter()
+        .copied()
+        .filter(|&p| destination(board, total, p).is_ok())
+        .collect();
+    out.dedup();
+    out
+}
+
+/// Score of one man at the end of a game: 50 on 25, −20 on the stars, else the number.
+pub fn man_points(p: u8) -> i64 {
+    match p {
+        HOME => 50,
+        STARS => -20,
+        n => n as i64,
+    }
+}
+
+/// Score of a board at the end of a game.
+pub fn board_points(b: &Board) -> i64 {
+    b.iter().map(|&p| man_points(p)).sum()
+}
+
+fn board_text(b: &Board) -> String {
+    let parts: Vec<String> = b.iter().map(|p| p.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// How a game of the rubber ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    FourHome,
+    LastCard,
+    Tally,
+}
+
+impl Ending {
+    fn word(self) -> &'static str {
+        match self {
+            Ending::FourHome => "four_home",
+            Ending::LastCard => "last_card",
+            Ending::Tally => "tally",
+        }
+    }
+}
+
+/// The last card laid down, for the view.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+struct LastPlay {
+    seat: usize,
+    card: PmCard,
+    total: i32,
+    from: Option<u8>,
+    to: Option<u8>,
+    result: &'static str,
+}
+
+/// One game of the rubber in progress.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct GameState {
+    dealer: usize,
+    leader: usize,
+    to_play: usize,
+    boards: Vec<Board>,
+    top: Option<PmCard>,
+    plays: usize,
+    played_by: Vec<usize>,
+    /// Service dealing: each seat's remaining cards, ascending.
+    hands: Option<Vec<Vec<PmCard>>>,
+    /// Cards played this game, by value (table dealing checks them against the packs).
+    played: BTreeMap<PmCard, u32>,
+    last: Option<LastPlay>,
+    commitment: Option<String>,
+}
+
+/// One finished (or tallied) game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct GameResult {
+    boards: Vec<Board>,
+    points: Vec<i64>,
+    ending: Ending,
+    home_seat: Option<usize>,
+}
+
+/// A checked play, ready to apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct CheckedPlay {
+    total: i32,
+    moved: Option<(u8, Landing)>,
+}
+
+/// The state of a P.M. match (a rubber).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlusMinus {
+    config: PlusMinusConfig,
+    players: usize,
+    dealing: Dealing,
+    packs: usize,
+    /// How many of each card the packs in use hold.
+    stock: BTreeMap<PmCard, u32>,
+    round: u32,
+    game: Option<GameState>,
+    /// The boards shown between games: the last game's final positions.
+    last_boards: Vec<Board>,
+    results: Vec<GameResult>,
+    totals: Vec<i64>,
+    finished: bool,
+}
+
+fn sorted(mut b: Board) -> Board {
+    b.sort_unstable();
+    b
+}
+
+impl PlusMinus {
+    /// Packs in use for `players` players: one for 2–4, two for 5–8.
+    pub fn packs_for(players: usize) -> usize {
+        if players >= 5 {
+            2
+        } else {
+            1
+        }
+    }
+
+    fn dealer_of(&self, round: u32) -> usize {
+        (self.config.first_dealer + round.saturating_sub(1) as usize) % self.players
+    }
+
+    fn next_dealer(&self) -> usize {
+        self.dealer_of(self.round + 1)
+    }
+
+    fn to_play(&self) -> Option<usize> {
+        self.game.as_ref().map(|g| g.to_play)
+    }
+
+    /// The seat currently to play, if a game is in progress.
+    pub fn seat_to_play(&self) -> Option<usize> {
+        self.to_play()
+    }
+
+    /// Every seat's board (the running game's, or the last game's final positions between games).
+    pub fn boards(&self) -> &[Board] {
+        self.game
+            .as_ref()
+            .map_or(&self.last_boards[..], |g| &g.boards[..])
+    }
+
+    fn packs_word(&self) -> &'static str {
+        if self.packs > 1 {
+            "two packs"
+        } else {
+            "one pack"
+        }
+    }
+
+    /// The total `card` would make on the current top card.
+    fn total_with(g: &GameState, card: PmCard) -> i32 {
+        g.top.map_or(0, |t| t.0).saturating_add(card.0)
+    }
+
+    fn check_card(&self, g: &GameState, seat: usize, card: PmCard) -> Result<(), PlusMinusError> {
+        let held = self.stock.get(&card).copied().unwrap_or(0);
+        if held == 0 {
+            let values: Vec<String> = self.stock.keys().map(|c| c.0.to_string()).collect();
+            return Err(PlusMinusError::NoSuchCard {
+                card,
+                packs: self.packs,
+                detail: format!("{} holds {}", self.packs_word(), values.join(" ")),
+            });
+        }
+        match &g.hands {
+            Some(hands) => {
+                if !hands[seat].contains(&card) {
+                    return Err(PlusMinusError::CardNotInHand { seat, card });
+                }
+            }
+            None => {
+                if g.played.get(&card).copied().unwrap_or(0) >= held {
+                    return Err(PlusMinusError::CardAlreadyPlayed {
+                        card,
+                        count: held,
+                        packs: self.packs,
+                    });
+                }
+            }
+        }
+        if g.plays == 0 && card.is_minus() {
+            return Err(PlusMinusError::MinusCardLead { seat, card });
+        }
+        Ok(())
+    }
+
+    /// Checks a play by `seat` without changing anything.
+    fn check_play(
+        &self,
+        seat: usize,
+        card: PmCard,
+        from: Option<i64>,
+    ) -> Result<CheckedPlay, PlusMinusError> {
+        let g = self.game.as_ref().ok_or(PlusMinusError::DealExpected)?;
+        if seat != g.to_play {
+            return Err(PlusMinusError::NotYourTurn {
+                expected: g.to_play,
+                got: seat,
+            });
+        }
+        self.check_card(g, seat, card)?;
+        let board = &g.boards[seat];
+        let total = Self::total_with(g, card);
+        let legal = legal_from(board, total);
+        let facts = || MoveFacts {
+            seat,
+            card,
+            total,
+            legal: LegalFrom(legal.clone()),
+        };
+        let Some(from) = from else {
+            // "any possible move MUST be made even though it may 'bust' a man."
+            return if legal.is_empty() {
+                Ok(CheckedPlay { total, moved: None })
+            } else {
+                Err(PlusMinusError::MoveRequired(facts()))
+            };
+        };
+        let p = match u8::try_from(from) {
+            Ok(p) if board.contains(&p) => p,
+            _ => {
+                return Err(PlusMinusError::NoManThere {
+                    seat,
+                    from,
+                    board: board_text(board),
+                    facts: facts(),
+                })
+            }
+        };
+        match destination(board, total, p) {
+            Ok(l) => Ok(CheckedPlay {
+                total,
+                moved: Some((p, l)),
+            }),
+            // API.md: `from: 0` is accepted for a harmless bust from the stars (no move).
+            Err(MoveFault::StarsBustHarmless) if legal.is_empty() => {
+                Ok(CheckedPlay { total, moved: None })
+            }
+            Err(fault) => Err(match fault {
+                MoveFault::ManHome => PlusMinusError::ManHome(facts()),
+                MoveFault::ZeroTotal => PlusMinusError::ZeroTotal(facts()),
+                MoveFault::StarsBackward => PlusMinusError::StarsBackward(facts()),
+                MoveFault::Occupied(to) => PlusMinusError::NumberOccupied {
+                    from: p,
+                    to,
+                    facts: facts(),
+                },
+                MoveFault::StarsBustForbidden | MoveFault::StarsBustHarmless => {
+                    PlusMinusError::StarsBustForbidden(facts())
+                }
+                MoveFault::NoManThere => PlusMinusError::NoManThere {
+                    seat,
+                    from,
+                    board: board_text(board),
+                    facts: facts(),
+                },
+            }),
+        }
+    }
+
+    fn play(
+        &mut self,
+        seat: usize,
+        card: PmCard,
+        from: Option<i64>,
+    ) -> Result<Outcomes, PlusMinusError> {
+        let checked = self.check_play(seat, card, from)?;
+        let players = self.players;
+        let g = self.game.as_mut().expect("checked");
+        let top = g.top;
+        if let Some(h) = g.hands.as_mut() {
+            if let Some(i) = h[seat].iter().position(|&c| c == card) {
+                h[seat].remove(i);
+            }
+        }
+        *g.played.entry(card).or_insert(0) += 1;
+        g.top = Some(card);
+        g.plays += 1;
+        g.played_by[seat] += 1;
+        let (from, to, result) = match checked.moved {
+            Some((p, landing)) => {
+                let board = &mut g.boards[seat];
+                if let Some(i) = board.iter().position(|&x| x == p) {
+                    board[i] = landing.position();
+                }
+                *board = sorted(*board);
+                (Some(p), Some(landing.position()), landing.word())
+            }
+            None => (None, None, "none"),
+        };
+        g.last = Some(LastPlay {
+            seat,
+            card,
+            total: checked.total,
+            from,
+            to,
+            result,
+        });
+        let mut out = vec![json!({
+            "type": "played", "seat": seat, "card": card, "top": top, "total": checked.total,
+            "from": from, "to": to, "result": result,
+        })];
+        // "The FINISH of the Game is when one of the players has moved his FOUR men on to 25, or
+        // ALTERNATIVELY when the last player has played his last card."
+        let four_home = g.boards[seat].iter().all(|&p| p == HOME);
+        if four_home {
+            out.extend(self.end_game(Ending::FourHome, Some(seat)));
+        } else if g.plays == HAND_SIZE * players {
+            out.extend(self.end_game(Ending::LastCard, None));
+        } else {
+            g.to_play = (seat + 1) % players;
+        }
+        Ok(out)
+    }
+
+    fn end_game(&mut self, ending: Ending, home_seat: Option<usize>) -> Outcomes {
+        let boards = self
+            .game
+            .take()
+            .map_or_else(|| self.last_boards.clone(), |g| g.boards);
+        self.score_game(boards, ending, home_seat)
+    }
+
+    fn score_game(
+        &mut self,
+        boards: Vec<Board>,
+        ending: Ending,
+        home_seat: Option<usize>,
+    ) -> Outcomes {
+        let points: Vec<i64> = boards.iter().map(board_points).collect();
+        for (t, p) in self.totals.iter_mut().zip(&points) {
+            *t += p;
+        }
+        self.results.push(GameResult {
+            boards: boards.clone(),
+            points: points.clone(),
+            ending,
+            home_seat,
+        });
+        self.last_boards = boards.clone();
+        self.game = None;
+        let mut out = vec![json!({
+            "type": "game_scored", "round": self.round, "ended_by": ending.word(),
+            "home_seat": home_seat, "boards": boards, "points": points, "totals": self.totals,
+        })];
+        if self.results.len() as u32 >= self.config.rubber_games {
+            self.finished = true;
+            let (winners, margin) = winners_and_margin(&self.totals);
+            out.push(json!({"type": "match_finished", "winners": winners, "margin": margin}));
+        }
+        out
+    }
+
+    /// The packs' cards in canonical (ascending) order, as service dealing shuffles them.
+    pub fn canonical_cards(&self) -> Vec<PmCard> {
+        self.stock
+            .iter()
+            .flat_map(|(&c, &n)| std::iter::repeat_n(c, n as usize))
+            .collect()
+    }
+
+    fn start_game(&mut self, seed: Option<&Seed>) -> Result<Outcomes, PlusMinusError> {
+        let round = self.round + 1;
+        let dealer = self.dealer_of(round);
+        let leader = (dealer + 1) % self.players;
+        let hands = match (self.dealing, seed) {
+            (Dealing::Service, Some(seed)) => {
+                let order = shuffled(self.canonical_cards(), seed);
+                let mut hands = vec![Vec::with_capacity(HAND_SIZE); self.players];
+                for (k, card) in order.iter().take(HAND_SIZE * self.players).enumerate() {
+                    hands[(leader + k) % self.players].push(*card);
+                }
+                for h in &mut hands {
+                    h.sort_unstable();
+                }
+                Some(hands)
+            }
+            (Dealing::Service, None) => return Err(PlusMinusError::SeedMissing),
+            (Dealing::Table, Some(_)) => return Err(PlusMinusError::SeedNotTaken),
+            (Dealing::Table, None) => None,
+        };
+        let commitment = seed.map(|s| s.commitment());
+        self.round = round;
+        self.game = Some(GameState {
+            dealer,
+            leader,
+            to_play: leader,
+            boards: vec![[STARS; MEN]; self.players],
+            top: None,
+            plays: 0,
+            played_by: vec![0; self.players],
+            hands,
+            played: BTreeMap::new(),
+            last: None,
+            commitment: commitment.clone(),
+        });
+        Ok(vec![json!({
+            "type": "dealt", "round": round, "dealer": dealer, "leader": leader,
+            "commitment": commitment,
+        })])
+    }
+
+    fn check_tally(&self, men: &[Vec<i64>]) -> Result<Vec<Board>, PlusMinusError> {
+        if self.dealing == Dealing::Service {
+            return Err(PlusMinusError::TallyNeedsTableDealing);
+        }
+        if self.game.as_ref().is_some_and(|g| g.plays > 0) {
+            return Err(PlusMinusError::TallyMidGame);
+        }
+        if men.len() != self.players {
+            return Err(PlusMinusError::TallySeats {
+                expected: self.players,
+                got: men.len(),
+            });
+        }
+        let mut boards = Vec::with_capacity(men.len());
+        let mut finished_seat: Option<usize> = None;
+        for (seat, b) in men.iter().enumerate() {
+            if b.len() != MEN {
+                return Err(PlusMinusError::TallyMen { seat, got: b.len() });
+            }
+            let mut board = [STARS; MEN];
+            for (i, &p) in b.iter().enumerate() {
+                if !(0..=HOME as i64).contains(&p) {
+                    return Err(PlusMinusError::TallyPosition { seat, position: p });
+                }
+                board[i] = p as u8;
+            }
+            let board = sorted(board);
+            for w in board.windows(2) {
+                if w[0] == w[1] && w[0] != STARS && w[0] != HOME {
+                    return Err(PlusMinusError::TallyOccupied {
+                        seat,
+                        position: w[0] as i64,
+                    });
+                }
+            }
+            if board.iter().all(|&p| p == HOME) {
+                if let Some(first) = finished_seat {
+                    return Err(PlusMinusError::TallyTwoFinished {
+                        first,
+                        second: seat,
+                    });
+                }
+                finished_seat = Some(seat);
+            }
+            boards.push(board);
+        }
+        Ok(boards)
+    }
+
+    fn tally(&mut self, men: &[Vec<i64>]) -> Result<Outcomes, PlusMinusError> {
+        let boards = self.check_tally(men)?;
+        if self.game.is_none() {
+            self.round += 1;
+        }
+        let home_seat = boards.iter().position(|b| b.iter().all(|&p| p == HOME));
+        self.game = None;
+        Ok(self.score_game(boards, Ending::Tally, home_seat))
+    }
+
+    /// The cards `seat` could lay now: its hand (service dealing) or every card the packs still
+    /// hold (table dealing), each value once, ascending.
+    fn candidate_cards(&self, g: &GameState, seat: usize) -> Vec<PmCard> {
+        let mut cards: Vec<PmCard> = match &g.hands {
+            Some(h) => h[seat].clone(),
+            None => self
+                .stock
+                .iter()
+                .filter(|(c, &n)| g.played.get(c).copied().unwrap_or(0) < n)
+                .map(|(&c, _)| c)
+                .collect(),
+        };
+        cards.dedup();
+        cards
+    }
+
+    /// The guide for a seat: for each card it could lay now, the total and every legal move.
+    fn move_guide(&self, g: &GameState, seat: usize) -> Vec<Value> {
+        let board = &g.boards[seat];
+        self.candidate_cards(g, seat)
+            .into_iter()
+            .map(|card| {
+                let total = Self::total_with(g, card);
+                if g.plays == 0 && card.is_minus() {
+                    return json!({"card": card, "total": total, "playable": false,
+                        "why": "minus_card_lead", "options": []});
+                }
+                let legal = legal_from(board, total);
+                let options: Vec<Value> = if legal.is_empty() {
+                    vec![json!({"from": null, "to": null, "result": "none"})]
+                } else {
+                    legal
+                        .iter()
+                        .filter_map(|&p| {
+                            destination(board, total, p)
+                                .ok()
+                                .map(|l| json!({"from": p, "to": l.position(), "result": l.word()}))
+                        })
+                        .collect()
+                };
+                json!({"card": card, "total": total, "playable": true, "options": options})
+            })
+            .collect()
+    }
+}
+
+impl Game for PlusMinus {
+    const ID: &'static str = "plus-minus";
+    const TITLE: &'static str = "P.M. — Plus and Minus";
+    const MIN_PLAYERS: usize = 2;
+    const MAX_PLAYERS: usize = 8;
+    type Config = PlusMinusConfig;
+    type Action = Action;
+    type Error = PlusMinusError;
+
+    fn new(
+        config: PlusMinusConfig,
+        players: usize,
+        dealing: Dealing,
+    ) -> Result<PlusMinus, PlusMinusError> {
+        if !(Self::MIN_PLAYERS..=Self::MAX_PLAYERS).contains(&players) {
+            return Err(PlusMinusError::PlayerCount(players));
+        }
+        if config.deck.len() > MAX_PACK {
+            return Err(PlusMinusError::BadDeck(format!(
+                "a pack may hold at most {MAX_PACK} cards, not {}",
+                config.deck.len()
+            )));
+        }
+        if let Some(c) = config
+            .deck
+            .iter()
+            .find(|c| c.0 == 0 || c.0.abs() > MAX_CARD)
+        {
+            return Err(PlusMinusError::BadDeck(format!(
+                "cards are PLUS 1..{MAX_CARD} (positive) or MINUS 1..{MAX_CARD} (negative), not {}",
+                c.0
+            )));
+        }
+        let packs = Self::packs_for(players);
+        let needed = HAND_SIZE * players;
+        if config.deck.len() * packs < needed {
+            return Err(PlusMinusError::BadDeck(format!(
+                "{players} players need {needed} cards ({HAND_SIZE} each) but {} pack{} of {} hold{} only {}",
+                packs,
+                if packs > 1 { "s" } else { "" },
+                config.deck.len(),
+                if packs > 1 { "" } else { "s" },
+                config.deck.len() * packs
+            )));
+        }
+        let minus = config.deck.iter().filter(|c| c.is_minus()).count() * packs;
+        if minus >= HAND_SIZE {
+            return Err(PlusMinusError::BadDeck(format!(
+                "{minus} MINUS cards in play could fill a hand of {HAND_SIZE}, leaving the leader no PLUS card to lead; at most {} allowed",
+                HAND_SIZE - 1
+            )));
+        }
+        if !(1..=100).contains(&config.rubber_games) {
+            return Err(PlusMinusError::BadRubber(config.rubber_games));
+        }
+        if config.first_dealer >= players {
+            return Err(PlusMinusError::BadDealer {
+                max: players - 1,
+                got: config.first_dealer,
+            });
+        }
+        let mut stock = BTreeMap::new();
+        for c in &config.deck {
+            *stock.entry(*c).or_insert(0u32) += packs as u32;
+        }
+        Ok(PlusMinus {
+            config,
+            players,
+            dealing,
+            packs,
+            stock,
+            round: 0,
+            game: None,
+            last_boards: vec![[STARS; MEN]; players],
+            results: Vec::new(),
+            totals: vec![0; players],
+            finished: false,
+        })
+    }
+
+    fn config(&self) -> &PlusMinusConfig {
+        &self.config
+    }
+
+    fn to_act(&self) -> ToAct {
+        if self.finished {
+            ToAct::nobody()
+        } else {
+            self.to_play().map_or_else(ToAct::table, ToAct::seat)
+        }
+    }
+
+    /// A seat to play: every card it could lay (its hand, or in table dealing every card value
+    /// the packs still hold) with every accepted `from`, including the `from: 0` alias of a
+    /// harmless bust from the stars. The table: `deal` between games (a `tally` is not listed:
+    /// its boards cannot be enumerated).
+    fn legal_actions(&self, actor: Actor) -> Vec<Action> {
+        if self.finished {
+            return vec![];
+        }
+        match (actor, &self.game) {
+            (Actor::Table, None) => vec![Action::Deal {}],
+            (Actor::Seat(s), Some(g)) if s == g.to_play => {
+                let board = &g.boards[s];
+                let mut out = vec![];
+                for card in self.candidate_cards(g, s) {
+                    if self.check_card(g, s, card).is_err() {
+                        continue;
+                    }
+                    let total = Self::total_with(g, card);
+                    let legal = legal_from(board, total);
+                    if legal.is_empty() {
+                        out.push(Action::Play { card, from: None });
+                        if destination(board, total, STARS) == Err(MoveFault::StarsBustHarmless) {
+                            out.push(Action::Play {
+                                card,
+                                from: Some(STARS as i64),
+                            });
+                        }
+                    }
+                    out.extend(legal.into_iter().map(|p| Action::Play {
+                        card,
+                        from: Some(p as i64),
+                    }));
+                }
+                out
+            }
+            _ => vec![],
+        }
+    }
+
+    fn needs_seed(&self, action: &Action) -> bool {
+        self.dealing == Dealing::Service && matches!(action, Action::Deal {})
+    }
+
+    fn apply(
+        &mut self,
+        actor: Actor,
+        action: &Action,
+        seed: Option<&Seed>,
+    ) -> Result<Outcomes, PlusMinusError> {
+        if self.finished {
+            return Err(PlusMinusError::MatchFinished);
+        }
+        match (action, actor) {
+            (Action::Deal {}, Actor::Seat(_)) => Err(PlusMinusError::TableActionOnly("deal")),
+            (Action::Tally { .. }, Actor::Seat(_)) => Err(PlusMinusError::TableActionOnly("tally")),
+            (Action::Play { .. }, Actor::Table) => Err(PlusMinusError::SeatActionOnly),
+            (Action::Deal {}, Actor::Table) => {
+                if self.game.is_some() {
+                    return Err(PlusMinusError::DealInProgress);
+                }
+                self.start_game(seed)
+            }
+            (Action::Tally { men }, Actor::Table) => self.tally(men),
+            (Action::Play { card, from }, Actor::Seat(s)) => self.play(s, *card, *from),
+        }
+    }
+
+    fn table_view(&self) -> Value {
+        let phase = if self.finished {
+            "finished"
+        } else if self.game.is_some() {
+            "playing"
+        } else {
+            "awaiting_deal"
+        };
+        let mut v = json!({
+            "phase": phase,
+            "rubber_games": self.config.rubber_games,
+            "packs": self.packs,
+            "boards": self.boards(),
+            "next_dealer": if self.game.is_none() && !self.finished { Some(self.next_dealer()) } else { None },
+        });
+        // Only the top card is shown: "Reference MUST NOT be made to cards that are covered."
+        let extra = match &self.game {
+            Some(g) => json!({
+                "dealer": g.dealer,
+                "leader": g.leader,
+                "to_play": g.to_play,
+                "top_card": g.top,
+                "last_play": g.last,
+                "cards_played": g.plays,
+                "cards_left": g.played_by.iter().map(|n| HAND_SIZE - n).collect::<Vec<_>>(),
+                "commitment": g.commitment,
+            }),
+            None => json!({
+                "to_play": null,
+                "top_card": null,
+                "last_play": null,
+                "cards_left": vec![0; self.players],
+            }),
+        };
+        if let (Value::Object(a), Value::Object(b)) = (&mut v, extra) {
+            a.extend(b);
+        }
+        v
+    }
+
+    /// `hand` (service dealing; `null` in table dealing), `board`, `your_turn`, and while it is
+    /// the seat's turn `moves`: for each card it could lay (its hand, or in table dealing every
+    /// card value the packs still hold) the total, whether it may be played, and every legal
+    /// `{from, to, result}` (`result`: move, home, bust, stars, or none when no man can move).
+    fn seat_view(&self, seat: usize) -> Value {
+        if seat >= self.players {
+            return json!({"hand": null, "board": null, "your_turn": false, "moves": []});
+        }
+        let hand = self
+            .game
+            .as_ref()
+            .and_then(|g| g.hands.as_ref())
+            .map(|h| h[seat].clone());
+        let your_turn = !self.finished && self.to_play() == Some(seat);
+        let moves = match &self.game {
+            Some(g) if your_turn => self.move_guide(g, seat),
+            _ => vec![],
+        };
+        json!({
+            "hand": hand,
+            "board": self.boards()[seat],
+            "your_turn": your_turn,
+            "moves": moves,
+        })
+    }
+
+    fn score_sheet(&self) -> ScoreSheet {
+        let rounds = self
+            .results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| RoundScore {
+                round: i as u32 + 1,
+                label: format!("Game {}", i + 1),
+                multiplier: 1,
+                points: r.points.clone(),
+                detail: json!({
+                    "boards": r.boards,
+                    "ended_by": r.ending.word(),
+                    "home_seat": r.home_seat,
+                    "tallied": r.ending == Ending::Tally,
+                }),
+            })
+            .collect();
+        let (winners, margin) = if self.finished {
+            winners_and_margin(&self.totals)
+        } else {
+            (vec![], None)
+        };
+        ScoreSheet {
+            unit: Unit::Seat,
+            sides: None,
+            rounds,
+            totals: self.totals.clone(),
+            finished: self.finished,
+            winners,
+            margin,
+        }
+    }
+
+    fn round(&self) -> u32 {
+        self.round
+    }
+
+    fn dealer(&self) -> Option<usize> {
+        if let Some(g) = &self.game {
+            Some(g.dealer)
+        } else if self.finished {
+            None
+        } else {
+            Some(self.next_dealer())
+        }
+    }
+
+    fn rounds_completed(&self) -> u32 {
+        self.results.len() as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_pack_is_44_cards_39_plus_5_minus() {
+        let d = default_deck();
+        assert_eq!(d.len(), 44);
+        assert_eq!(d.iter().filter(|c| c.is_minus()).count(), 5);
+        assert_eq!(d.iter().filter(|c| c.0 == 7).count(), 3);
+        assert_eq!(d.iter().filter(|c| c.0 == 12).count(), 2);
+    }
+
+    #[test]
+    fn the_texts_worked_minus_examples() {
+        // Top +5, played −7: back 2. Top +5, played −3: forward 2. Top −3, played +3: no move.
+        // Top −3, played −9: back 12.
+        let b = [0, 0, 14, 20];
+        assert_eq!(destination(&b, 5 - 7, 14), Ok(Landing::Number(12)));
+        assert_eq!(destination(&b, 5 - 3, 14), Ok(Landing::Number(16)));
+        assert_eq!(destination(&b, -3 + 3, 14), Err(MoveFault::ZeroTotal));
+        assert!(legal_from(&b, 0).is_empty());
+        assert_eq!(destination(&b, -3 - 9, 20), Ok(Landing::Number(8)));
+        assert_eq!(destination(&b, -3 - 9, 14), Ok(Landing::Number(2)));
+        assert_eq!(destination(&b, -12, 0), Err(MoveFault::StarsBackward));
+    }
+
+    #[test]
+    fn the_texts_bust_example() {
+        let b = [0, 17, 25, 25];
+        assert_eq!(legal_from(&b, 26), vec![17]);
+        assert_eq!(destination(&b, 26, 0), Err(MoveFault::StarsBustForbidden));
+        assert_eq!(destination(&b, 26, 17), Ok(Landing::Bust));
+        assert_eq!(destination(&b, 26, 25), Err(MoveFault::ManHome));
+        // With no man on 1..24 the bust from the stars is harmless: no move.
+        assert_eq!(
+            destination(&[0, 0, 25, 25], 26, 0),
+            Err(MoveFault::StarsBustHarmless)
+        );
+        assert!(legal_from(&[0, 0, 25, 25], 26).is_empty());
+    }
+
+    #[test]
+    fn the_texts_score_of_95() {
+        assert_eq!(board_points(&[0, 15, 25, 25]), 95);
+        assert_eq!(board_points(&[25; 4]), 200);
+        assert_eq!(board_points(&[0; 4]), -80);
+    }
+
+    #[test]
+    fn a_large_minus_returns_a_man_to_the_stars() {
+        assert_eq!(destination(&[0, 0, 0, 7], -12, 7), Ok(Landing::Stars));
+        assert_eq!(destination(&[0, 0, 0, 7], -7, 7), Ok(Landing::Stars));
+    }
+
+    #[test]
+    fn occupied_numbers_are_never_legal_and_some_move_always_exists_with_a_man_in_play() {
+        assert_eq!(
+            destination(&[0, 0, 10, 14], 4, 10),
+            Err(MoveFault::Occupied(14))
+        );
+        assert_eq!(legal_from(&[0, 0, 10, 14], 4), vec![0, 14]);
+        for a in 1..=24u8 {
+            for b in 0..=25u8 {
+                for t in (-26..=40).filter(|&t| t != 0) {
+                    let board = sorted([0, a, b, 25]);
+                    if b != a || b == 0 || b == 25 {
+                        assert!(!legal_from(&board, t).is_empty(), "{board:?} {t}");
+                    }
+                }
+            }
+        }
+    }
+
+    fn play(
+        g: &mut PlusMinus,
+        seat: usize,
+        card: i32,
+        from: Option<i64>,
+    ) -> Result<Outcomes, PlusMinusError> {
+        g.apply(
+            Actor::Seat(seat),
+            &Action::Play {
+                card: PmCard(card),
+                from,
+            },
+            None,
+        )
+    }
+
+    #[test]
+    fn a_refused_move_names_the_rule_and_lists_the_legal_from_values() {
+        let mut g = PlusMinus::new(PlusMinusConfig::default(), 2, Dealing::Table).unwrap();
+        g.apply(Actor::Table, &Action::Deal {}, None).unwrap();
+        for (seat, card, from) in [(1, 10, 0), (0, 4, 0), (1, 10, 0), (0, 1, 0)] {
+            play(&mut g, seat, card, Some(from)).unwrap();
+        }
+        // Seat 1: men on 10 and 14, top PLUS 1, plays PLUS 3: total 4.
+        let e = play(&mut g, 1, 3, Some(10)).unwrap_err();
+        assert_eq!(e.code(), "number_occupied");
+        assert_eq!(
+            e.to_string(),
+            "no player can have two men on the same number (except 25): the man on 10 would land \
+             on 14, where seat 1 already has a man; seat 1's PLUS 3 makes a total of 4; legal \
+             `from`: 0, 14"
+        );
+        let e = play(&mut g, 1, 3, None).unwrap_err();
+        assert!(e.to_string().ends_with("legal `from`: 0, 14"), "{e}");
+        let e = play(&mut g, 1, -3, Some(0)).unwrap_err();
+        assert_eq!(e.code(), "stars_backward");
+        assert!(
+            e.to_string()
+                .contains("MINUS 3 makes a total of -2; legal `from`: 10, 14"),
+            "{e}"
+        );
+        let e = play(&mut g, 1, 7, Some(3)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "seat 1 has no man on 3 (board [0, 0, 10, 14]); seat 1's PLUS 7 makes a total of 8; \
+             legal `from`: 0, 10, 14"
+        );
+    }
+
+    #[test]
+    fn the_seat_view_guides_each_card_with_its_moves() {
+        let mut g = PlusMinus::new(PlusMinusConfig::default(), 2, Dealing::Service).unwrap();
+        g.apply(Actor::Table, &Action::Deal {}, Some(&Seed([3; 32])))
+            .unwrap();
+        let v = g.seat_view(1);
+        assert_eq!(v["your_turn"], true);
+        let hand: Vec<i32> = serde_json::from_value(v["hand"].clone()).unwrap();
+        assert_eq!(hand.len(), HAND_SIZE);
+        let moves = v["moves"].as_array().unwrap();
+        let mut distinct = hand.clone();
+        distinct.dedup();
+        assert_eq!(moves.len(), distinct.len());
+        for m in moves {
+            let card = m["card"].as_i64().unwrap();
+            if card < 0 {
+                assert_eq!(m["playable"], false);
+            } else {
+                assert_eq!(
+                    m["options"],
+                    json!([{"from": 0, "to": card, "result": "move"}])
+                );
+            }
+        }
+        assert_eq!(g.seat_view(0)["moves"], json!([]));
+        assert_eq!(g.seat_view(0)["hand"].as_array().unwrap().len(), HAND_SIZE);
+        // Nothing hidden in the public view.
+        assert!(g.table_view().get("hands").is_none());
+        assert!(!g.table_view().to_string().contains("hand"));
+    }
+}

@@ -1,0 +1,264 @@
+//! Complete matches of every game over HTTP, in both dealing modes, each seat acting through its
+//! own token (service dealing) or the host recording for the table (table dealing).
+
+mod common;
+
+use common::{Match, TestApp};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+/// Plays `m` to its end choosing the first legal action each time; returns the final view.
+/// In service dealing, right after every deal, checks that no seat's hand shows anywhere but in
+/// its own view (`card_pattern` finds a hand's cards in a JSON text).
+async fn play_to_the_end(
+    app: &TestApp,
+    m: &Match,
+    service: bool,
+    mut check_privacy: bool,
+) -> Value {
+    // A fixed pseudo-random choice among the legal actions: always the first one can loop forever
+    // (every Bonus-Malus deal a tie, say).
+    let mut pick = 0x2545_f491_4f6c_dd1du64;
+    let mut choose = |n: usize| {
+        pick ^= pick << 13;
+        pick ^= pick >> 7;
+        pick ^= pick << 17;
+        (pick % n as u64) as usize
+    };
+    for _ in 0..20_000 {
+        let v = app.view(m, None).await;
+        if v["status"] == "finished" {
+            return v;
+        }
+        if v["table_to_act"] == json!(true) {
+            let a = app
+                .get(&format!("/v1/matches/{}/legal", m.id), Some(&m.host))
+                .await;
+            let actions = a.body["actions"].as_array().unwrap().clone();
+            assert!(
+                !actions.is_empty(),
+                "the table is to act but has no legal action: {}",
+                v["table"]
+            );
+            let action = actions[choose(actions.len())].clone();
+            let r = app.act(m, &m.host, None, action.clone()).await;
+            assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+            // Only the first deal: later deals hold cards the log shows from earlier deals.
+            if service && check_privacy && action["type"] == "deal" {
+                assert_hands_private(app, m).await;
+                check_privacy = false;
+            }
+            continue;
+        }
+        let seats: Vec<usize> = v["to_act"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_u64().unwrap() as usize)
+            .collect();
+        assert!(!seats.is_empty(), "nobody to act in an unfinished match");
+        let seat = seats[0];
+        let token = if service { &m.seats[seat] } else { &m.host };
+        let legal = app.legal(m, seat, Some(token)).await;
+        assert!(
+            !legal.is_empty(),
+            "seat {seat} is to act but has no legal action"
+        );
+        let action = legal[choose(legal.len())].clone();
+        let r = app.act(m, token, Some(seat), action.clone()).await;
+        assert_eq!(
+            r.status,
+            StatusCode::CREATED,
+            "seat {seat} {action}: {}",
+            r.text
+        );
+    }
+    panic!("the match did not end");
+}
+
+/// Right after a deal: each seat's hand is in its own view only.
+async fn assert_hands_private(app: &TestApp, m: &Match) {
+    let public = serde_json::to_string(&app.view(m, None).await).unwrap()
+        + &serde_json::to_string(&app.events(m, None).await).unwrap()
+        + &serde_json::to_string(&app.view(m, Some(&m.host)).await).unwrap();
+    for (s, token) in m.seats.iter().enumerate() {
+        let mine = app.view(m, Some(token)).await;
+        let hand: Vec<String> = mine["you"]["hand"]
+            .as_array()
+            .expect("a seat sees its hand")
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        assert!(!hand.is_empty());
+        let other =
+            serde_json::to_string(&app.view(m, Some(&m.seats[(s + 1) % m.seats.len()])).await)
+                .unwrap();
+        for card in &hand {
+            // Clubs names its opening card publicly (the holder of 2♣ leads it): not a leak.
+            if card == "\"2C\"" || card == "\"3C\"" {
+                continue;
+            }
+            assert!(
+                !public.contains(card.as_str()),
+                "seat {s}'s {card} is visible publicly"
+            );
+            assert!(
+                !other.contains(card.as_str()),
+                "seat {s}'s {card} is visible to another seat"
+            );
+        }
+    }
+}
+
+/// Totals are the sums of the rounds (Members Only: of the markers at 5..10 on the tracks), and
+/// the winners hold the best total.
+fn assert_sheet_consistent(sheet: &Value, end: &Value) {
+    let totals: Vec<i64> = sheet["totals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_i64().unwrap())
+        .collect();
+    if end["game"] == "members-only" {
+        for (i, t) in totals.iter().enumerate() {
+            let counted: i64 = end["table"]["tracks"][i]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|v| v.as_i64().unwrap())
+                .filter(|v| (5..=10).contains(v))
+                .sum();
+            assert_eq!(counted, *t, "seat {i}: only markers at 5..10 count");
+        }
+    }
+    for (i, t) in totals
+        .iter()
+        .enumerate()
+        .filter(|_| end["game"] != "members-only")
+    {
+        let sum: i64 = sheet["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["points"][i].as_i64().unwrap())
+            .sum();
+        assert_eq!(sum, *t, "column {i}: the rounds add up to the total");
+    }
+    let best = *totals.iter().max().unwrap();
+    assert_eq!(sheet["finished"], json!(true));
+    for w in sheet["winners"].as_array().unwrap() {
+        assert_eq!(totals[w.as_u64().unwrap() as usize], best);
+    }
+    let runner_up = totals
+        .iter()
+        .copied()
+        .filter(|&t| t < best)
+        .max()
+        .unwrap_or(best);
+    assert_eq!(sheet["margin"], json!(best - runner_up));
+}
+
+async fn complete_match(game: &str, players: usize, dealing: &str, config: Value) -> Value {
+    let app = TestApp::spawn().await;
+    let m = app.create(game, players, dealing, config).await;
+    // Trick games' hands are cards named once per deck; Members Only's are categories, two of
+    // which are face up for all to see, so its privacy is checked by its engine's tests.
+    let trick_game = ["clubs", "bonus-malus", "dump"].contains(&game);
+    let end = play_to_the_end(&app, &m, dealing == "service", trick_game).await;
+    let sheet = app
+        .get(&format!("/v1/matches/{}/scores", m.id), None)
+        .await
+        .body;
+    assert_sheet_consistent(&sheet, &end);
+    // A second app on the same database replays the log to the same finished state.
+    let again = TestApp::on(&app.database_url).await.view(&m, None).await;
+    assert_eq!(again["scores"], end["scores"]);
+    assert_eq!(again["table"], end["table"]);
+    end
+}
+
+#[actix_web::test]
+async fn a_complete_clubs_match_is_played_over_http_with_service_dealing() {
+    let end = complete_match("clubs", 4, "service", json!({})).await;
+    let totals: Vec<i64> = end["scores"]["totals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_i64().unwrap())
+        .collect();
+    assert!(
+        totals.iter().any(|&t| t <= -100),
+        "Clubs ends when a total reaches -100: {totals:?}"
+    );
+    for r in end["scores"]["rounds"].as_array().unwrap() {
+        assert_eq!(
+            r["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_i64().unwrap())
+                .sum::<i64>(),
+            -26,
+            "every deal sums to -26"
+        );
+    }
+}
+
+#[actix_web::test]
+async fn a_complete_three_player_clubs_match_is_played_over_http_with_table_dealing() {
+    let end = complete_match("clubs", 3, "table", json!({})).await;
+    for r in end["scores"]["rounds"].as_array().unwrap() {
+        assert_eq!(
+            r["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_i64().unwrap())
+                .sum::<i64>(),
+            -26
+        );
+    }
+}
+
+#[actix_web::test]
+async fn a_complete_bonus_malus_match_is_played_over_http_with_service_dealing() {
+    let end = complete_match("bonus-malus", 4, "service", json!({})).await;
+    let rounds = end["scores"]["rounds"].as_array().unwrap();
+    for (i, r) in rounds.iter().enumerate() {
+        assert_eq!(r["multiplier"], json!(i + 1), "deal n counts n times");
+    }
+    assert!(end["scores"]["totals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t.as_i64().unwrap() >= 155));
+}
+
+#[actix_web::test]
+async fn a_complete_bonus_malus_match_is_played_over_http_with_table_dealing() {
+    complete_match("bonus-malus", 2, "table", json!({})).await;
+}
+
+#[actix_web::test]
+async fn a_complete_members_only_game_is_played_over_http_with_service_dealing() {
+    let end = complete_match("members-only", 4, "service", json!({})).await;
+    assert_eq!(end["status"], "finished");
+}
+
+#[actix_web::test]
+async fn a_complete_members_only_game_is_played_over_http_with_table_dealing() {
+    complete_match("members-only", 3, "table", json!({})).await;
+}
+
+#[actix_web::test]
+async fn a_complete_plus_minus_rubber_is_played_over_http_with_service_dealing() {
+    let end = complete_match("plus-minus", 3, "service", json!({})).await;
+    let rounds = end["scores"]["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 5, "five games make a rubber");
+}
+
+#[actix_web::test]
+async fn a_complete_plus_minus_rubber_is_played_over_http_with_table_dealing() {
+    let end = complete_match("plus-minus", 2, "table", json!({"rubber_games": 2})).await;
+    assert_eq!(end["scores"]["rounds"].as_array().unwrap().len(), 2);
+}
