@@ -2,6 +2,7 @@
 //! randomness (a shuffle enters as the [`cards::Seed`] of a deal). Every game implements [`Game`];
 //! [`AnyGame`] dispatches over them by game id.
 
+pub mod by_hook_or_crook;
 pub mod cards;
 pub mod dump;
 pub mod sheet;
@@ -228,6 +229,8 @@ pub enum SetupError {
 pub enum AnyGame {
     /// Dump.
     Dump(dump::Dump),
+    /// By Hook or Crook.
+    ByHookOrCrook(by_hook_or_crook::ByHookOrCrook),
 }
 
 /// Runs `$body` with `$g` bound to the inner game of every variant.
@@ -235,6 +238,7 @@ macro_rules! each_game {
     ($self:expr, $g:ident => $body:expr) => {
         match $self {
             AnyGame::Dump($g) => $body,
+            AnyGame::ByHookOrCrook($g) => $body,
         }
     };
 }
@@ -289,7 +293,10 @@ pub enum ActionError {
 impl AnyGame {
     /// The catalogue of implemented games.
     pub fn catalogue() -> Vec<GameInfo> {
-        vec![info::<dump::Dump>()]
+        vec![
+            info::<dump::Dump>(),
+            info::<by_hook_or_crook::ByHookOrCrook>(),
+        ]
     }
 
     /// A new match of game `id`.
@@ -301,6 +308,9 @@ impl AnyGame {
     ) -> Result<AnyGame, SetupError> {
         match id {
             dump::Dump::ID => Ok(AnyGame::Dump(create(config, players, dealing)?)),
+            by_hook_or_crook::ByHookOrCrook::ID => {
+                Ok(AnyGame::ByHookOrCrook(create(config, players, dealing)?))
+            }
             other => Err(SetupError::UnknownGame(other.to_string())),
         }
     }
