@@ -206,27 +206,76 @@ pub fn best_set(hand: &BTreeSet<Item>) -> Option<Vec<Item>> {
     best
 }
 
-/// Every set inside `hand`, best first, at most `cap` of them (hands are small; a hand of more than
-/// 16 cards is searched only through its first 2^16 subsets).
+/// Every set inside `hand`, best first, at most `cap` of them. A set takes every letter of an
+/// unbroken run of letters present in the hand and at least one card of each, so the sets of each
+/// size are the runs' cards less a few; sizes are built from the biggest down until `cap` sets are
+/// found (so a huge hand costs about `cap` sets, not all of its subsets).
 pub fn all_sets(hand: &BTreeSet<Item>, cap: usize) -> Vec<Vec<Item>> {
-    let cards: Vec<Item> = hand.iter().copied().collect();
-    let n = cards.len().min(16);
-    let mut sets: Vec<Vec<Item>> = Vec::new();
-    for mask in 0u32..(1u32 << n) {
-        if mask.count_ones() < 3 {
-            continue;
-        }
-        let pick: Vec<Item> = (0..n)
-            .filter(|i| mask & (1 << i) != 0)
-            .map(|i| cards[i])
-            .collect();
-        if is_set(&pick) {
-            sets.push(pick);
+    let counts = letter_counts(hand);
+    // Runs of letters all present in the hand, with their cards.
+    let mut runs: Vec<Vec<Item>> = Vec::new();
+    for a in 0..6 {
+        for (b, &count) in counts.iter().enumerate().skip(a) {
+            if count == 0 {
+                break;
+            }
+            runs.push(
+                hand.iter()
+                    .copied()
+                    .filter(|c| (a..=b).contains(&(c.letter as usize)))
+                    .collect(),
+            );
         }
     }
-    sets.sort_by_key(|s| std::cmp::Reverse(SetValue::of(s)));
+    let biggest = runs.iter().map(Vec::len).max().unwrap_or(0);
+    let mut sets: Vec<Vec<Item>> = Vec::new();
+    for size in (3..=biggest).rev() {
+        for run in runs.iter().filter(|r| r.len() >= size) {
+            let letters: BTreeSet<u8> = run.iter().map(|c| c.letter).collect();
+            let mut dropped = Vec::new();
+            drop_cards(run, run.len() - size, 0, &mut dropped, &mut |kept| {
+                let kept_letters: BTreeSet<u8> = kept.iter().map(|c| c.letter).collect();
+                if kept_letters == letters {
+                    sets.push(kept);
+                }
+            });
+        }
+        if sets.len() >= cap {
+            break;
+        }
+    }
+    sets.sort_by_cached_key(|s| std::cmp::Reverse(SetValue::of(s)));
     sets.truncate(cap);
     sets
+}
+
+/// Calls `found` with `cards` less every choice of `count` of them (indices from `from` on).
+fn drop_cards(
+    cards: &[Item],
+    count: usize,
+    from: usize,
+    dropped: &mut Vec<usize>,
+    found: &mut dyn FnMut(Vec<Item>),
+) {
+    if count == 0 {
+        found(
+            cards
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !dropped.contains(i))
+                .map(|(_, c)| *c)
+                .collect(),
+        );
+        return;
+    }
+    for i in from..cards.len() {
+        if cards.len() - i < count {
+            break;
+        }
+        dropped.push(i);
+        drop_cards(cards, count - 1, i + 1, dropped, found);
+        dropped.pop();
+    }
 }
 
 /// Whether a hand of `size` cards of which `known` are known could hold a set, given how many
@@ -354,5 +403,35 @@ mod tests {
             "no B left and one unknown"
         );
         assert!(!could_hold_set(&known, 2, &pool));
+    }
+
+    #[test]
+    fn all_sets_finds_exactly_the_sets_best_first() {
+        let deck = default_deck();
+        for (step, take) in [(5, 9), (4, 10), (7, 7), (2, 11), (1, 8)] {
+            let hand: BTreeSet<Item> = deck.iter().copied().step_by(step).take(take).collect();
+            let cards: Vec<Item> = hand.iter().copied().collect();
+            let mut brute: Vec<Vec<Item>> = (0u32..(1 << cards.len()))
+                .map(|mask| {
+                    (0..cards.len())
+                        .filter(|i| mask & (1 << i) != 0)
+                        .map(|i| cards[i])
+                        .collect::<Vec<Item>>()
+                })
+                .filter(|p| is_set(p))
+                .collect();
+            let mut found = all_sets(&hand, usize::MAX);
+            assert_eq!(found.first(), best_set(&hand).as_ref());
+            for s in found.iter_mut().chain(brute.iter_mut()) {
+                s.sort();
+            }
+            found.sort();
+            brute.sort();
+            assert_eq!(found, brute, "hand {hand:?}");
+        }
+        let big: BTreeSet<Item> = deck.iter().copied().step_by(3).collect();
+        let capped = all_sets(&big, 50);
+        assert_eq!(capped.len(), 50);
+        assert_eq!(Some(&capped[0]), best_set(&big).as_ref());
     }
 }

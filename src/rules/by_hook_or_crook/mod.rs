@@ -21,7 +21,7 @@ pub mod items;
 mod play;
 mod view;
 
-use std::collections::BTreeSet;
+use std::{collections::BTreeSet, sync::Arc};
 
 use serde_json::Value;
 
@@ -166,7 +166,8 @@ pub struct ByHookOrCrook {
     prison: Vec<u32>,
     turn: Box<Turn>,
     end_triggered: bool,
-    records: Vec<TurnRecord>,
+    /// Finished turns (shared: a clone of the state does not copy them).
+    records: Vec<Arc<TurnRecord>>,
     final_shown: Vec<Option<Vec<Item>>>,
     final_record: Option<Box<FinalRecord>>,
     /// Standing actions applied so far (the index of the next one).

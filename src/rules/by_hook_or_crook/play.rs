@@ -32,6 +32,15 @@ fn list(cards: &[Item]) -> String {
         .join(", ")
 }
 
+/// No card listed twice.
+fn check_listed(cards: &[Item]) -> R<()> {
+    let mut seen = BTreeSet::new();
+    match cards.iter().find(|c| !seen.insert(**c)) {
+        Some(&c) => Err(BhocError::DuplicateCard(c)),
+        None => Ok(()),
+    }
+}
+
 fn seats_text(seats: &[usize]) -> String {
     seats
         .iter()
@@ -126,14 +135,10 @@ impl ByHookOrCrook {
         )
     }
 
-    /// Checks that `seat` can show `cards`: no card twice, every card exists and is (or may be)
-    /// in the seat's hand.
+    /// Checks that `seat` can show `cards` (listed once each, see [`check_listed`]): every card
+    /// exists and is (or may be) in the seat's hand.
     fn check_shown(&self, seat: usize, cards: &[Item]) -> R<()> {
-        let mut seen = BTreeSet::new();
         for &c in cards {
-            if !seen.insert(c) {
-                return Err(BhocError::DuplicateCard(c));
-            }
             self.check_exists(c)?;
         }
         let hand = &self.hands[seat];
@@ -744,13 +749,14 @@ impl ByHookOrCrook {
         if self.turn.exhibits[seat].is_some() {
             return Err(BhocError::AlreadyChosen(seat));
         }
-        self.check_shown(seat, cards)?;
+        check_listed(cards)?;
         if !items::is_set(cards) {
             return Err(BhocError::NotASet(format!(
                 "{} is not a set: a set is at least three cards whose letters form one unbroken run (AABB, CCD, EEE, DEF are sets; AAC, BCF, DE, AAACE are not)",
                 if cards.is_empty() { "nothing".to_string() } else { list(cards) }
             )));
         }
+        self.check_shown(seat, cards)?;
         let last = exhibitors
             .iter()
             .all(|&s| s == seat || self.turn.exhibits[s].is_some());
@@ -974,7 +980,7 @@ impl ByHookOrCrook {
     fn end_turn(&mut self) -> Outcomes {
         let record = self.turn_record();
         let number = self.turn.number;
-        self.records.push(record);
+        self.records.push(std::sync::Arc::new(record));
         let mut out = vec![json!({
             "type": "turn_over",
             "turn": number,
@@ -1050,13 +1056,14 @@ impl ByHookOrCrook {
         if self.final_shown[seat].is_some() {
             return Err(BhocError::AlreadyChosen(seat));
         }
-        self.check_shown(seat, cards)?;
+        check_listed(cards)?;
         if !cards.is_empty() && !items::is_set(cards) {
             return Err(BhocError::NotASet(format!(
                 "{} is not a set: show at least three cards whose letters form one unbroken run, or [] without a set",
                 list(cards)
             )));
         }
+        self.check_shown(seat, cards)?;
         if let Some(best) = items::best_set(&self.hands[seat]) {
             if SetValue::of(cards) < SetValue::of(&best) {
                 return Err(BhocError::NotBestSet(format!(

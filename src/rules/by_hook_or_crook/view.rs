@@ -233,6 +233,10 @@ impl ByHookOrCrook {
             });
         }
         let finished = self.phase == Phase::Finished;
+        // The sheet holds finished turns only; `table.positions` shows the pawns mid-turn.
+        let totals: Vec<i64> = (0..self.players)
+            .map(|s| rounds.iter().map(|r| r.points[s]).sum())
+            .collect();
         let (winners, margin) = match &self.final_record {
             Some(f) => (f.winners.clone(), Some(f.margin)),
             None => (vec![], None),
@@ -241,7 +245,7 @@ impl ByHookOrCrook {
             unit: Unit::Seat,
             sides: None,
             rounds,
-            totals: self.positions.iter().map(|&p| p as i64).collect(),
+            totals,
             finished,
             winners,
             margin,
