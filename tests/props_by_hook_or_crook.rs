@@ -127,6 +127,21 @@ fn check_sheet(g: &ByHookOrCrook) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Every view and list, for every viewer including seats that do not exist (must not panic).
+fn look_everywhere(g: &ByHookOrCrook) {
+    let _ = (
+        g.table_view(),
+        g.score_sheet(),
+        g.to_act(),
+        g.round(),
+        g.dealer(),
+    );
+    for s in 0..8 {
+        let _ = (g.seat_view(s), g.legal_actions(Actor::Seat(s)));
+    }
+    let _ = g.legal_actions(Actor::Table);
+}
+
 /// Plays a random legal game; calls `each` before every action. Returns the log.
 #[allow(clippy::type_complexity)]
 fn playout(
@@ -139,6 +154,7 @@ fn playout(
     let mut g = new_game(players, two, Dealing::Service);
     let mut dice = Dice(dice_seed);
     let mut log = Vec::new();
+    look_everywhere(&g);
     let seed = Seed(seed);
     g.apply(
         Actor::Table,
@@ -165,6 +181,7 @@ fn playout(
         check_cards(&g, Dealing::Service)?;
         check_sheet(&g)?;
     }
+    look_everywhere(&g);
     prop_assert!(g.is_finished());
     Ok((g, log))
 }
@@ -526,6 +543,7 @@ fn table_follows_service(
 ) -> Result<(), TestCaseError> {
     let mut truth = new_game(players, two, Dealing::Service);
     let mut table = new_game(players, two, Dealing::Table);
+    look_everywhere(&table);
     let mut dice = Dice(dice_seed);
     truth
         .apply(

@@ -269,7 +269,7 @@ impl Game for ByHookOrCrook {
             .take(players)
             .map(|row| row.iter().copied().collect())
             .collect();
-        Ok(ByHookOrCrook {
+        let mut game = ByHookOrCrook {
             config: Box::new(config),
             players,
             dealing,
@@ -290,7 +290,9 @@ impl Game for ByHookOrCrook {
             final_record: None,
             applied: 0,
             hidden: Vec::new(),
-        })
+        };
+        game.start_turn(0);
+        Ok(game)
     }
 
     fn config(&self) -> &BhocConfig {

@@ -394,7 +394,8 @@ impl ByHookOrCrook {
         ])
     }
 
-    fn start_turn(&mut self, number: u32) {
+    /// Clears the turn's choices for turn `number` (0 before the deal).
+    pub(super) fn start_turn(&mut self, number: u32) {
         let n = self.players;
         *self.turn = Turn {
             number,

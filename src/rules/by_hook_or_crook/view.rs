@@ -68,11 +68,11 @@ impl ByHookOrCrook {
         let c = self.config.board.castles[castle];
         let exhibits: Vec<Value> = (0..n)
             .filter_map(|s| {
-                t.shown[s].as_ref().map(|shown| {
+                t.shown.get(s).and_then(|x| x.as_ref()).map(|shown| {
                     json!({
                         "seat": s,
                         "cards": shown,
-                        "on_display": t.display[s].as_ref().map(|d| sorted(d.iter().copied())),
+                        "on_display": t.display.get(s).and_then(|d| d.as_ref()).map(|d| sorted(d.iter().copied())),
                     })
                 })
             })
