@@ -565,6 +565,19 @@ fn table_follows_service(
                 .find(|&p| known[p]["top"].is_null() && !tops[p]["top"].is_null())
                 .expect("a pile to reveal");
             let card: Item = serde_json::from_value(tops[pile]["top"].clone()).unwrap();
+            // legal ⇔ accepted for the table: the true card is listed, listed cards are
+            // accepted, and a card already placed is neither listed nor accepted.
+            let legal = table.legal_actions(Actor::Table);
+            let truth_card = Action::RevealPile { pile, card };
+            prop_assert!(legal.contains(&truth_card), "{:?} not listed", truth_card);
+            for a in legal.iter().step_by(7) {
+                prop_assert!(table.clone().apply(Actor::Table, a, None).is_ok(), "{a:?}");
+            }
+            for (placed, _) in table.card_places() {
+                let a = Action::RevealPile { pile, card: placed };
+                prop_assert!(!legal.contains(&a));
+                prop_assert!(table.clone().apply(Actor::Table, &a, None).is_err());
+            }
             table
                 .apply(Actor::Table, &Action::RevealPile { pile, card }, None)
                 .map_err(|e| TestCaseError::fail(format!("reveal {card} refused: {e}")))?;

@@ -11,6 +11,11 @@
 //! own action and stay invisible to everyone else (table view, other seats' views, the log as other
 //! viewers see it, outcomes, error messages) until the action completing the set reveals them all.
 //!
+//! `legal_actions` lists everything `apply` accepts except what cannot be enumerated: exhibits and
+//! final exhibits of a hand holding unknown cards (table dealing) and face-up cards of an `open`
+//! collection are not listed (an empty list there does not mean nothing is allowed); a seat's sets
+//! are listed best first, at most [`LEGAL_SETS_CAP`] of them.
+//!
 //! Files: [`items`] (collection cards and sets), [`config`], [`actions`], [`error`], `play`
 //! (validation and resolution), `view` (views, log rendering, score sheet).
 
@@ -367,5 +372,70 @@ impl Game for ByHookOrCrook {
         viewer: Option<usize>,
     ) -> Value {
         self.render(index, action, actor, viewer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::rules::RuleError;
+
+    fn act(g: &mut ByHookOrCrook, seat: usize, v: Value) -> Outcomes {
+        let a: Action = serde_json::from_value(v).unwrap();
+        g.apply(Actor::Seat(seat), &a, None).unwrap()
+    }
+
+    #[test]
+    fn a_sealed_location_shows_only_to_its_seat_until_all_are_in() {
+        let mut g = ByHookOrCrook::new(BhocConfig::default(), 3, Dealing::Service).unwrap();
+        g.apply(
+            Actor::Table,
+            &Action::Deal { pile_sizes: None },
+            Some(&Seed([3; 32])),
+        )
+        .unwrap();
+        let castle = json!({"type": "location", "place": "castle"});
+        let auction = json!({"type": "location", "place": "auction"});
+        act(&mut g, 1, castle.clone());
+        let a: Action = serde_json::from_value(castle.clone()).unwrap();
+        let sealed = json!({"type": "location", "sealed": true});
+        assert_eq!(g.render_action(1, &a, Actor::Seat(1), None), sealed);
+        assert_eq!(g.render_action(1, &a, Actor::Seat(1), Some(0)), sealed);
+        assert_eq!(g.render_action(1, &a, Actor::Seat(1), Some(1)), castle);
+        assert_eq!(g.seat_view(1)["location"], "castle");
+        assert_eq!(g.seat_view(0)["location"], Value::Null);
+        assert_eq!(g.table_view()["locations"], json!([null, null, null]));
+        act(&mut g, 0, auction.clone());
+        let out = act(&mut g, 2, auction);
+        assert_eq!(out[0]["type"], "locations_revealed");
+        assert_eq!(out[0]["locations"], json!(["auction", "castle", "auction"]));
+        assert_eq!(g.render_action(1, &a, Actor::Seat(1), None), castle);
+        assert_eq!(g.render_action(1, &a, Actor::Seat(1), Some(2)), castle);
+    }
+
+    #[test]
+    fn nothing_panics_on_odd_input() {
+        let mut g = ByHookOrCrook::new(BhocConfig::default(), 5, Dealing::Table).unwrap();
+        for seat in [0, 4, 5, usize::MAX] {
+            let _ = (g.seat_view(seat), g.legal_actions(Actor::Seat(seat)));
+            let a = Action::Steal {
+                from: usize::MAX,
+                card: "A1500".parse().unwrap(),
+            };
+            assert!(g.apply(Actor::Seat(seat), &a, None).is_err());
+        }
+        let big = Action::Deal {
+            pile_sizes: Some([u32::MAX, u32::MAX]),
+        };
+        assert_eq!(
+            g.apply(Actor::Table, &big, None).unwrap_err().code(),
+            "bad_pile_sizes"
+        );
+        let huge = Action::Choose {
+            card: ActionCard::Check(u32::MAX),
+        };
+        assert!(g.apply(Actor::Seat(0), &huge, None).is_err());
     }
 }

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::rules::{
     sheet::{RoundScore, ScoreSheet, Unit},
-    Actor, Dealing,
+    Actor,
 };
 
 fn sorted(cards: impl IntoIterator<Item = Item>) -> Vec<Item> {
@@ -192,7 +192,6 @@ impl ByHookOrCrook {
             "final_exhibit": self.final_shown.get(seat).cloned().flatten(),
             "can_go": can_go,
             "playable": playable,
-            "dealing": self.dealing == Dealing::Service,
         })
     }
 
