@@ -242,3 +242,35 @@ mod tests {
         assert!(serde_json::from_str::<Action>(r#"{"type":"buy","pile":0,"x":1}"#).is_err());
     }
 }
+
+#[cfg(test)]
+mod schema_tests {
+    use utoipa::PartialSchema;
+
+    use super::Action;
+    use crate::rules::by_hook_or_crook::BhocConfig;
+
+    #[test]
+    fn the_spec_describes_every_action_and_option() {
+        let action = serde_json::to_string(&Action::schema()).unwrap();
+        for word in [
+            "reveal_pile",
+            "final_exhibit",
+            "pile_sizes",
+            "check:<value>",
+        ] {
+            assert!(action.contains(word), "{word} missing from {action}");
+        }
+        let config = serde_json::to_string(&BhocConfig::schema()).unwrap();
+        for word in [
+            "checks",
+            "thieves",
+            "collection",
+            "detective_ranking",
+            "two_player",
+            "board",
+        ] {
+            assert!(config.contains(word), "{word} missing from {config}");
+        }
+    }
+}
