@@ -262,3 +262,111 @@ async fn a_complete_plus_minus_rubber_is_played_over_http_with_table_dealing() {
     let end = complete_match("plus-minus", 2, "table", json!({"rubber_games": 2})).await;
     assert_eq!(end["scores"]["rounds"].as_array().unwrap().len(), 2);
 }
+
+#[actix_web::test]
+async fn a_complete_by_hook_or_crook_game_is_played_over_http_with_every_seat_choosing_by_its_own_token(
+) {
+    let app = TestApp::spawn().await;
+    let m = app
+        .create("by-hook-or-crook", 4, "service", json!({}))
+        .await;
+    app.act(&m, &m.host, None, json!({"type": "deal"})).await;
+    // Sealed choices: after seat 0 chooses its location, nobody else can tell which it chose.
+    let v = app.view(&m, None).await;
+    assert_eq!(v["to_act"], json!([0, 1, 2, 3]), "all four choose at once");
+    let legal0 = app.legal(&m, 0, Some(&m.seats[0])).await;
+    let choice = legal0[0].clone();
+    let r = app.act(&m, &m.seats[0], Some(0), choice.clone()).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let place = choice["place"].as_str().unwrap();
+    let public = serde_json::to_string(&app.view(&m, None).await).unwrap()
+        + &serde_json::to_string(&app.events(&m, None).await).unwrap()
+        + &serde_json::to_string(&app.view(&m, Some(&m.seats[1])).await).unwrap()
+        + &serde_json::to_string(&app.events(&m, Some(&m.seats[1])).await).unwrap();
+    assert!(
+        !public.contains(&format!("\"place\":\"{place}\"")),
+        "seat 0's sealed location leaked: {public}"
+    );
+    let own = serde_json::to_string(&app.events(&m, Some(&m.seats[0])).await).unwrap();
+    assert!(
+        own.contains(&format!("\"place\":\"{place}\"")),
+        "a seat sees its own sealed choice in the log"
+    );
+    // Another seat's token cannot read seat 0's legal list.
+    let a = app
+        .get(
+            &format!("/v1/matches/{}/legal?seat=0", m.id),
+            Some(&m.seats[1]),
+        )
+        .await;
+    assert_eq!(a.status, StatusCode::FORBIDDEN);
+    let end = play_to_the_end(&app, &m, true, false).await;
+    let sheet = app
+        .get(&format!("/v1/matches/{}/scores", m.id), None)
+        .await
+        .body;
+    assert_sheet_consistent(&sheet, &end);
+    let again = TestApp::on(&app.database_url).await.view(&m, None).await;
+    assert_eq!(again["table"], end["table"]);
+}
+
+#[actix_web::test]
+async fn the_host_records_a_by_hook_or_crook_auction_turn_after_a_physical_reveal() {
+    let app = TestApp::spawn().await;
+    let m = app.create("by-hook-or-crook", 3, "table", json!({})).await;
+    let host = |seat: Option<usize>, action: Value| {
+        let (app, m) = (&app, &m);
+        async move {
+            let r = app.act(m, &m.host, seat, action).await;
+            assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+            r.body
+        }
+    };
+    host(None, json!({"type": "deal"})).await;
+    host(
+        None,
+        json!({"type": "reveal_pile", "pile": 0, "card": "A1500"}),
+    )
+    .await;
+    host(
+        None,
+        json!({"type": "reveal_pile", "pile": 1, "card": "B1507"}),
+    )
+    .await;
+    for s in 0..3 {
+        host(Some(s), json!({"type": "location", "place": "auction"})).await;
+    }
+    host(Some(0), json!({"type": "choose", "card": "check:17000"})).await;
+    host(Some(1), json!({"type": "choose", "card": "check:16900"})).await;
+    // Until the last choice is in, the public log shows the recorded choices sealed.
+    let public = serde_json::to_string(&app.events(&m, None).await).unwrap();
+    assert!(
+        !public.contains("check:17000") && !public.contains("check:16900"),
+        "sealed choices leaked: {public}"
+    );
+    let done = host(Some(2), json!({"type": "choose", "card": "thief:3"})).await;
+    let outcome = &done["event"]["outcome"];
+    assert_eq!(outcome[0]["type"], "cards_revealed");
+    assert_eq!(
+        outcome[0]["cards"],
+        json!(["check:17000", "check:16900", "thief:3"])
+    );
+    assert_eq!(
+        outcome[0]["locations"],
+        json!(["auction", "auction", "auction"])
+    );
+    assert_eq!(
+        outcome[1],
+        json!({"type": "auction_won", "seat": 0, "check": 17000, "thieves": [3]})
+    );
+    assert_eq!(done["match"]["to_act"], json!([0]));
+    let bought = host(Some(0), json!({"type": "buy", "pile": 1})).await;
+    assert_eq!(
+        bought["event"]["outcome"][0]["check_stolen_by"],
+        json!(2),
+        "the single thief takes the winning check"
+    );
+    // Now every choice of the turn is public in the log.
+    let public = serde_json::to_string(&app.events(&m, None).await).unwrap();
+    assert!(public.contains("check:17000"));
+}

@@ -536,9 +536,14 @@ impl Matches {
                     format!("this match has seats 0 to {}", e.players.len() - 1),
                 ));
             }
-            if e.dealing == Dealing::Service && role != Some(Role::Seat(s)) {
+            // In service dealing a seat's legal list shows its hand (its own token only); in By
+            // Hook or Crook it can show the seat's sealed choices (its own token or the host's).
+            let private = e.dealing == Dealing::Service || e.row.game == "by-hook-or-crook";
+            let allowed = role == Some(Role::Seat(s))
+                || (e.dealing == Dealing::Table && role == Some(Role::Host));
+            if private && !allowed {
                 return Err(match role {
-                    None => ApiError::unauthorized("in service dealing a seat's legal actions show its hand: send that seat's token"),
+                    None => ApiError::unauthorized("a seat's legal actions show its private state here: send that seat's token"),
                     Some(_) => ApiError::forbidden("hand_is_private", format!("only seat {s}'s token may see its legal actions")),
                 });
             }

@@ -7,7 +7,7 @@ use utoipa::{
     Modify, OpenApi, ToSchema,
 };
 
-use crate::rules::{bonus_malus, clubs, dump, members_only, plus_minus};
+use crate::rules::{bonus_malus, by_hook_or_crook, clubs, dump, members_only, plus_minus};
 
 /// An action of the match's game: `{type, ...}`. Which variants apply depends on the game.
 #[derive(Serialize, ToSchema)]
@@ -23,6 +23,9 @@ pub enum GameAction {
     MembersOnly(members_only::Action),
     /// P.M.: `deal`, `play {card, from}`, `tally {men}`.
     PlusMinus(plus_minus::Action),
+    /// By Hook or Crook: `deal`, `location`, `choose`, `buy`, `reveal_pile`, `exhibit`, `steal`,
+    /// `final_exhibit`.
+    ByHookOrCrook(by_hook_or_crook::actions::Action),
 }
 
 struct BearerScheme;
@@ -59,7 +62,8 @@ impl Modify for BearerScheme {
         clubs::ClubsConfig,
         bonus_malus::BonusMalusConfig,
         members_only::MembersOnlyConfig,
-        plus_minus::PlusMinusConfig
+        plus_minus::PlusMinusConfig,
+        by_hook_or_crook::config::BhocConfig
     )),
     tags(
         (name = "matches", description = "Matches, their actions, log and scores"),

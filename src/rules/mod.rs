@@ -3,6 +3,7 @@
 //! [`AnyGame`] dispatches over them by game id.
 
 pub mod bonus_malus;
+pub mod by_hook_or_crook;
 pub mod cards;
 pub mod clubs;
 pub mod dump;
@@ -240,6 +241,8 @@ pub enum AnyGame {
     BonusMalus(bonus_malus::BonusMalus),
     /// P.M. — Plus and Minus.
     PlusMinus(plus_minus::PlusMinus),
+    /// By Hook or Crook.
+    ByHookOrCrook(by_hook_or_crook::ByHookOrCrook),
 }
 
 /// Runs `$body` with `$g` bound to the inner game of every variant.
@@ -251,6 +254,7 @@ macro_rules! each_game {
             AnyGame::Clubs($g) => $body,
             AnyGame::BonusMalus($g) => $body,
             AnyGame::PlusMinus($g) => $body,
+            AnyGame::ByHookOrCrook($g) => $body,
         }
     };
 }
@@ -311,6 +315,7 @@ impl AnyGame {
             info::<clubs::Clubs>(),
             info::<bonus_malus::BonusMalus>(),
             info::<plus_minus::PlusMinus>(),
+            info::<by_hook_or_crook::ByHookOrCrook>(),
         ]
     }
 
@@ -331,6 +336,9 @@ impl AnyGame {
                 Ok(AnyGame::BonusMalus(create(config, players, dealing)?))
             }
             plus_minus::PlusMinus::ID => Ok(AnyGame::PlusMinus(create(config, players, dealing)?)),
+            by_hook_or_crook::ByHookOrCrook::ID => {
+                Ok(AnyGame::ByHookOrCrook(create(config, players, dealing)?))
+            }
             other => Err(SetupError::UnknownGame(other.to_string())),
         }
     }

@@ -1,0 +1,437 @@
+//! Collection cards (the 45 "items" in series A–F, each dated) and SETS.
+//!
+//! RULES.md "By Hook or Crook": a card is written letter plus year (`C1710`); the older card is
+//! worth more in ties. The default deck dates the k-th card of the i-th letter 1500 + 60k + 7i.
+//! A SET is at least three cards whose letters form one unbroken run ("AABB, CCD, EEE, DEF are
+//! sets; AAC, BCF, DE, AAACE are not"); the biggest set wins, ties broken by the oldest card.
+
+use std::{cmp::Ordering, collections::BTreeSet, fmt, str::FromStr};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The six series.
+pub const LETTERS: [char; 6] = ['A', 'B', 'C', 'D', 'E', 'F'];
+
+/// Cards of each letter in the default deck (A 8, B 7, C 8, D 7, E 8, F 7: 45 cards).
+pub const DEFAULT_COUNTS: [u16; 6] = [8, 7, 8, 7, 8, 7];
+
+/// Cards in a printed deck.
+pub const DECK_SIZE: usize = 45;
+
+/// Latest year a card may carry (four digits).
+pub const MAX_YEAR: u16 = 9999;
+
+/// One collection card: a series letter (A = 0 … F = 5) and the year it was made.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Item {
+    // Field order gives the canonical order: by letter, then year.
+    letter: u8,
+    year: u16,
+}
+
+impl Item {
+    /// The card of series `letter` (0 = A … 5 = F) dated `year`; None when out of range.
+    pub fn new(letter: u8, year: u16) -> Option<Item> {
+        (letter < 6 && year <= MAX_YEAR).then_some(Item { letter, year })
+    }
+
+    /// The series, 0 = A … 5 = F.
+    pub fn letter(self) -> u8 {
+        self.letter
+    }
+
+    /// The year it was made (smaller = older = more valuable in ties).
+    pub fn year(self) -> u16 {
+        self.year
+    }
+
+    /// The series letter as a character.
+    pub fn letter_char(self) -> char {
+        LETTERS[self.letter as usize]
+    }
+
+    /// Age order: older first, then by letter (only open decks can hold two cards of one year).
+    fn age_key(self) -> (u16, u8) {
+        (self.year, self.letter)
+    }
+}
+
+impl fmt::Display for Item {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.letter_char(), self.year)
+    }
+}
+
+impl fmt::Debug for Item {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Why a collection card could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a collection card: write the series letter A-F then the year (up to 4 digits), e.g. \"C1710\"")]
+pub struct BadItem(pub String);
+
+impl FromStr for Item {
+    type Err = BadItem;
+
+    fn from_str(s: &str) -> Result<Item, BadItem> {
+        let bad = || BadItem(s.to_string());
+        let t = s.trim();
+        let mut chars = t.chars();
+        let letter = chars.next().ok_or_else(bad)?.to_ascii_uppercase();
+        let letter = LETTERS.iter().position(|&l| l == letter).ok_or_else(bad)? as u8;
+        let digits = chars.as_str();
+        if digits.is_empty() || digits.len() > 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let year: u16 = digits.parse().map_err(|_| bad())?;
+        Item::new(letter, year).ok_or_else(bad)
+    }
+}
+
+impl Serialize for Item {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Item {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Item, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The default deck in canonical order (A1500, A1560, …, F1847): the k-th card of the i-th letter
+/// is dated 1500 + 60k + 7i.
+pub fn default_deck() -> Vec<Item> {
+    let mut deck = Vec::with_capacity(DECK_SIZE);
+    for (i, &n) in DEFAULT_COUNTS.iter().enumerate() {
+        for k in 0..n {
+            deck.push(Item {
+                letter: i as u8,
+                year: 1500 + 60 * k + 7 * i as u16,
+            });
+        }
+    }
+    deck
+}
+
+/// Cards per letter.
+pub fn letter_counts<'a>(cards: impl IntoIterator<Item = &'a Item>) -> [usize; 6] {
+    let mut counts = [0usize; 6];
+    for c in cards {
+        counts[c.letter as usize] += 1;
+    }
+    counts
+}
+
+/// Whether `cards` form a SET: at least three cards, and the letters present form one unbroken
+/// run (then every card shares its letter with, or is next to, another card of the set).
+pub fn is_set(cards: &[Item]) -> bool {
+    if cards.len() < 3 {
+        return false;
+    }
+    let counts = letter_counts(cards);
+    let present: Vec<usize> = (0..6).filter(|&l| counts[l] > 0).collect();
+    present.windows(2).all(|w| w[1] == w[0] + 1)
+}
+
+/// How a set compares with another: bigger first, then the oldest card, then the next oldest and
+/// so on (distinct cards always differ somewhere, so two exhibits never tie).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetValue {
+    size: usize,
+    ages: Vec<(u16, u8)>,
+}
+
+impl SetValue {
+    /// The value of `cards` (any cards; an empty list is worth least).
+    pub fn of<'a>(cards: impl IntoIterator<Item = &'a Item>) -> SetValue {
+        let mut ages: Vec<(u16, u8)> = cards.into_iter().map(|c| c.age_key()).collect();
+        ages.sort_unstable();
+        SetValue {
+            size: ages.len(),
+            ages,
+        }
+    }
+}
+
+impl Ord for SetValue {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.size
+            .cmp(&other.size)
+            // Older (smaller) years are worth more.
+            .then_with(|| other.ages.cmp(&self.ages))
+    }
+}
+
+impl PartialOrd for SetValue {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The best set among `hand` (None when it holds no set). Every set lies inside one maximal run of
+/// letters present in the hand, and the whole run is itself a set and bigger than any part of it,
+/// so the best set is the best whole run.
+pub fn best_set(hand: &BTreeSet<Item>) -> Option<Vec<Item>> {
+    let counts = letter_counts(hand);
+    let mut best: Option<Vec<Item>> = None;
+    let mut l = 0;
+    while l < 6 {
+        if counts[l] == 0 {
+            l += 1;
+            continue;
+        }
+        let start = l;
+        while l < 6 && counts[l] > 0 {
+            l += 1;
+        }
+        let run: Vec<Item> = hand
+            .iter()
+            .copied()
+            .filter(|c| (start..l).contains(&(c.letter as usize)))
+            .collect();
+        if run.len() >= 3
+            && best
+                .as_ref()
+                .is_none_or(|b| SetValue::of(&run) > SetValue::of(b))
+        {
+            best = Some(run);
+        }
+    }
+    best
+}
+
+/// Every set inside `hand`, best first, at most `cap` of them. A set takes every letter of an
+/// unbroken run of letters present in the hand and at least one card of each, so the sets of each
+/// size are the runs' cards less a few; sizes are built from the biggest down until `cap` sets are
+/// found (so a huge hand costs about `cap` sets, not all of its subsets).
+pub fn all_sets(hand: &BTreeSet<Item>, cap: usize) -> Vec<Vec<Item>> {
+    let counts = letter_counts(hand);
+    // Runs of letters all present in the hand, with their cards.
+    let mut runs: Vec<Vec<Item>> = Vec::new();
+    for a in 0..6 {
+        for (b, &count) in counts.iter().enumerate().skip(a) {
+            if count == 0 {
+                break;
+            }
+            runs.push(
+                hand.iter()
+                    .copied()
+                    .filter(|c| (a..=b).contains(&(c.letter as usize)))
+                    .collect(),
+            );
+        }
+    }
+    let biggest = runs.iter().map(Vec::len).max().unwrap_or(0);
+    let mut sets: Vec<Vec<Item>> = Vec::new();
+    for size in (3..=biggest).rev() {
+        for run in runs.iter().filter(|r| r.len() >= size) {
+            let letters: BTreeSet<u8> = run.iter().map(|c| c.letter).collect();
+            let mut dropped = Vec::new();
+            drop_cards(run, run.len() - size, 0, &mut dropped, &mut |kept| {
+                let kept_letters: BTreeSet<u8> = kept.iter().map(|c| c.letter).collect();
+                if kept_letters == letters {
+                    sets.push(kept);
+                }
+            });
+        }
+        if sets.len() >= cap {
+            break;
+        }
+    }
+    sets.sort_by_cached_key(|s| std::cmp::Reverse(SetValue::of(s)));
+    sets.truncate(cap);
+    sets
+}
+
+/// Calls `found` with `cards` less every choice of `count` of them (indices from `from` on).
+fn drop_cards(
+    cards: &[Item],
+    count: usize,
+    from: usize,
+    dropped: &mut Vec<usize>,
+    found: &mut dyn FnMut(Vec<Item>),
+) {
+    if count == 0 {
+        found(
+            cards
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !dropped.contains(i))
+                .map(|(_, c)| *c)
+                .collect(),
+        );
+        return;
+    }
+    for i in from..cards.len() {
+        if cards.len() - i < count {
+            break;
+        }
+        dropped.push(i);
+        drop_cards(cards, count - 1, i + 1, dropped, found);
+        dropped.pop();
+    }
+}
+
+/// Whether a hand of `size` cards of which `known` are known could hold a set, given how many
+/// cards of each letter are still unaccounted for (`pool`; `usize::MAX` for an open deck). Any set
+/// contains a three-card set (XXX, XXY, XYY or XYZ on consecutive letters), so only those are tried.
+pub fn could_hold_set(known: &BTreeSet<Item>, size: usize, pool: &[usize; 6]) -> bool {
+    let have = letter_counts(known);
+    let unknown = size.saturating_sub(known.len());
+    let patterns: [&[usize]; 4] = [&[3], &[2, 1], &[1, 2], &[1, 1, 1]];
+    for start in 0..6 {
+        for pat in patterns {
+            if start + pat.len() > 6 {
+                continue;
+            }
+            let mut need = 0usize;
+            let mut ok = true;
+            for (j, &c) in pat.iter().enumerate() {
+                let l = start + j;
+                let missing = c.saturating_sub(have[l]);
+                if missing > pool[l] {
+                    ok = false;
+                }
+                need += missing;
+            }
+            if ok && need <= unknown {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cards(s: &str) -> Vec<Item> {
+        // One card per letter, years made unique by position.
+        s.chars()
+            .enumerate()
+            .map(|(i, l)| format!("{l}{}", 1500 + i).parse().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn the_texts_set_examples() {
+        for good in ["AABB", "CCD", "EEE", "DEF"] {
+            assert!(is_set(&cards(good)), "{good}");
+        }
+        for bad in ["AAC", "BCF", "DE", "AAACE"] {
+            assert!(!is_set(&cards(bad)), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_default_deck_has_45_distinct_cards() {
+        let d = default_deck();
+        assert_eq!(d.len(), 45);
+        let s: BTreeSet<Item> = d.iter().copied().collect();
+        assert_eq!(s.len(), 45);
+        assert_eq!(d[0].to_string(), "A1500");
+        assert_eq!(d[1].to_string(), "A1560");
+        assert_eq!(d[8].to_string(), "B1507");
+        assert_eq!(d[44].to_string(), "F1895");
+        let years: BTreeSet<u16> = d.iter().map(|c| c.year()).collect();
+        assert_eq!(years.len(), 45, "years are unique in the default deck");
+    }
+
+    #[test]
+    fn cards_parse_and_print() {
+        assert_eq!("c1710".parse::<Item>().unwrap().to_string(), "C1710");
+        assert_eq!("A0".parse::<Item>().unwrap().to_string(), "A0");
+        for bad in ["", "G1500", "A", "A12345", "A-1", "AA1500", "1500"] {
+            assert!(bad.parse::<Item>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bigger_sets_win_then_the_oldest_card() {
+        let six = SetValue::of(&cards("AABBCC"));
+        let four = SetValue::of(&cards("DDDE"));
+        assert!(six > four);
+        let old: Vec<Item> = ["A1500", "A1560", "B1567"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let young: Vec<Item> = ["B1507", "C1514", "D1521"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        assert!(SetValue::of(&old) > SetValue::of(&young));
+    }
+
+    #[test]
+    fn best_set_takes_the_best_whole_run() {
+        let hand: BTreeSet<Item> = ["A1500", "B1507", "D1521", "E1528", "F1535", "F1595"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let best = best_set(&hand).unwrap();
+        assert_eq!(best.len(), 4);
+        assert_eq!(best[0].to_string(), "D1521");
+        let none: BTreeSet<Item> = ["A1500", "C1514", "E1528"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        assert!(best_set(&none).is_none());
+        assert!(all_sets(&none, 100).is_empty());
+        assert_eq!(all_sets(&hand, 100)[0], best);
+    }
+
+    #[test]
+    fn a_set_is_possible_with_enough_unknown_cards() {
+        let none = BTreeSet::new();
+        let pool = [8, 7, 8, 7, 8, 7];
+        assert!(!could_hold_set(&none, 2, &pool));
+        assert!(could_hold_set(&none, 3, &pool));
+        let known: BTreeSet<Item> = ["A1500", "C1514"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        assert!(could_hold_set(&known, 3, &pool), "A?C with a B");
+        assert!(
+            !could_hold_set(&known, 3, &[8, 0, 8, 7, 8, 7]),
+            "no B left and one unknown"
+        );
+        assert!(!could_hold_set(&known, 2, &pool));
+    }
+
+    #[test]
+    fn all_sets_finds_exactly_the_sets_best_first() {
+        let deck = default_deck();
+        for (step, take) in [(5, 9), (4, 10), (7, 7), (2, 11), (1, 8)] {
+            let hand: BTreeSet<Item> = deck.iter().copied().step_by(step).take(take).collect();
+            let cards: Vec<Item> = hand.iter().copied().collect();
+            let mut brute: Vec<Vec<Item>> = (0u32..(1 << cards.len()))
+                .map(|mask| {
+                    (0..cards.len())
+                        .filter(|i| mask & (1 << i) != 0)
+                        .map(|i| cards[i])
+                        .collect::<Vec<Item>>()
+                })
+                .filter(|p| is_set(p))
+                .collect();
+            let mut found = all_sets(&hand, usize::MAX);
+            assert_eq!(found.first(), best_set(&hand).as_ref());
+            for s in found.iter_mut().chain(brute.iter_mut()) {
+                s.sort();
+            }
+            found.sort();
+            brute.sort();
+            assert_eq!(found, brute, "hand {hand:?}");
+        }
+        let big: BTreeSet<Item> = deck.iter().copied().step_by(3).collect();
+        let capped = all_sets(&big, 50);
+        assert_eq!(capped.len(), 50);
+        assert_eq!(Some(&capped[0]), best_set(&big).as_ref());
+    }
+}

@@ -1,0 +1,441 @@
+//! By Hook or Crook / Adel Verpflichtet (Klaus Teuber, 1990): sealed simultaneous choices, an
+//! auction, exhibitions at castles, thieves, detectives and a prison.
+//!
+//! RULES.md "By Hook or Crook" and the seed text `004_ed924eb0498f4b83.txt`. A turn: every seat
+//! chooses a location (sealed, revealed together), then an action card (sealed, revealed together);
+//! the auction is resolved (`buy`), then the castle (`exhibit`, sealed among the exhibitors; `steal`
+//! in descending thief order; detectives and prison). When a pawn enters a pink space the turn is
+//! finished and every seat shows its best set (`final_exhibit`, sealed); the furthest pawn wins.
+//!
+//! Sealed choices: a seat's location, action card, exhibit and final exhibit are recorded as its
+//! own action and stay invisible to everyone else (table view, other seats' views, the log as other
+//! viewers see it, outcomes, error messages) until the action completing the set reveals them all.
+//!
+//! `legal_actions` lists everything `apply` accepts except what cannot be enumerated: exhibits and
+//! final exhibits of a hand holding unknown cards (table dealing) and face-up cards of an `open`
+//! collection are not listed (an empty list there does not mean nothing is allowed); a seat's sets
+//! are listed best first, at most [`LEGAL_SETS_CAP`] of them.
+//!
+//! Files: [`items`] (collection cards and sets), [`config`], [`actions`], [`error`], `play`
+//! (validation and resolution), `view` (views, log rendering, score sheet).
+
+pub mod actions;
+pub mod config;
+pub mod error;
+pub mod items;
+mod play;
+mod view;
+
+use std::{collections::BTreeSet, sync::Arc};
+
+use serde_json::Value;
+
+pub use self::{
+    actions::{Action, ActionCard, Place},
+    config::{BhocConfig, Board, Castle, Collection, DetectiveRanking, TwoPlayer},
+    error::BhocError,
+    items::Item,
+};
+use super::{Actor, Dealing, Game, Outcomes, ScoreSheet, Seed, ToAct};
+
+/// Most sets `legal_actions` lists for one exhibit (best first); bigger hands are rare.
+pub const LEGAL_SETS_CAP: usize = 1000;
+
+/// One auction pile.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Pile {
+    /// Cards in the pile, face-up top included.
+    size: usize,
+    /// The face-up top: None when empty, or (table dealing) until the table records it.
+    top: Option<Item>,
+    /// Service dealing: the face-down cards under the top, next first.
+    below: Vec<Item>,
+}
+
+/// Where the game stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    AwaitingDeal,
+    /// Every seat chooses a location (two players combined: and its action card).
+    Locations,
+    /// Every seat chooses an action card.
+    Cards,
+    /// The auction's winner picks a pile.
+    Buy(usize),
+    /// The exhibitors lay down their sets.
+    Exhibits,
+    /// Thieves at the castle take their loot.
+    Steals,
+    /// The game's end: every seat shows its best set.
+    FinalExhibition,
+    Finished,
+}
+
+/// What the auction did this turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct AuctionResult {
+    bids: Vec<(usize, u32)>,
+    thieves: Vec<(usize, u32)>,
+    winner: Option<(usize, u32)>,
+    bought: Option<(usize, Item)>,
+    check_to: Option<usize>,
+    note: &'static str,
+}
+
+/// A thief's theft from an exhibit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Theft {
+    thief: u32,
+    seat: usize,
+    from: usize,
+    card: Item,
+}
+
+/// A successful detective.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct DetectiveAdvance {
+    seat: usize,
+    standing: u32,
+}
+
+/// The turn in progress.
+#[derive(Clone, Debug, Default)]
+struct Turn {
+    number: u32,
+    locations: Vec<Option<Place>>,
+    cards: Vec<Option<ActionCard>>,
+    /// Whether the locations (and, once the cards phase is over, the cards) are public.
+    locations_public: bool,
+    cards_public: bool,
+    auction: Option<AuctionResult>,
+    /// Sealed exhibits by seat (exhibitors only) until revealed.
+    exhibits: Vec<Option<Vec<Item>>>,
+    exhibits_public: bool,
+    /// What each exhibit showed when revealed, by seat.
+    shown: Vec<Option<Vec<Item>>>,
+    /// Cards still on display, by seat.
+    display: Vec<Option<BTreeSet<Item>>>,
+    ranking: Vec<usize>,
+    castle: Option<usize>,
+    advances: Vec<u32>,
+    /// Thieves still to steal, current first: (number, owner).
+    steal_queue: Vec<(u32, usize)>,
+    /// Exhibits the current thief has taken from.
+    stolen_from: Vec<usize>,
+    thefts: Vec<Theft>,
+    caught: Vec<u32>,
+    released: Vec<u32>,
+    detectives: Vec<DetectiveAdvance>,
+}
+
+/// A finished turn, for the score sheet.
+#[derive(Clone, Debug, PartialEq)]
+struct TurnRecord {
+    number: u32,
+    advances: Vec<u32>,
+    detail: Value,
+    summary: Value,
+}
+
+/// The end of the game.
+#[derive(Clone, Debug, PartialEq)]
+struct FinalRecord {
+    shown: Vec<Vec<Item>>,
+    ranking: Vec<usize>,
+    advances: Vec<u32>,
+    winners: Vec<usize>,
+    margin: i64,
+}
+
+/// The state of a By Hook or Crook match.
+#[derive(Clone, Debug)]
+pub struct ByHookOrCrook {
+    config: Box<BhocConfig>,
+    players: usize,
+    dealing: Dealing,
+    phase: Phase,
+    commitment: Option<String>,
+    positions: Vec<u32>,
+    /// Cards known to be in each hand: all of them in service dealing, those learned so far in
+    /// table dealing.
+    hands: Vec<BTreeSet<Item>>,
+    hand_sizes: Vec<usize>,
+    /// Cards every player has seen go into each hand (bought, stolen, shown).
+    public: Vec<BTreeSet<Item>>,
+    piles: [Pile; 2],
+    /// Checks each seat holds.
+    checks: Vec<BTreeSet<u32>>,
+    /// Checks left in the cash register: out of the game.
+    register: Vec<u32>,
+    /// Thieves in prison, cell 1 first.
+    prison: Vec<u32>,
+    turn: Box<Turn>,
+    end_triggered: bool,
+    /// Finished turns (shared: a clone of the state does not copy them).
+    records: Vec<Arc<TurnRecord>>,
+    final_shown: Vec<Option<Vec<Item>>>,
+    final_record: Option<Box<FinalRecord>>,
+    /// Standing actions applied so far (the index of the next one).
+    applied: usize,
+    /// Sealed actions not yet revealed: (action index, seat).
+    hidden: Vec<(usize, usize)>,
+}
+
+impl ByHookOrCrook {
+    /// Every collection card the engine can place, with where it is: `hand:<seat>`,
+    /// `pile:<p>:top`, `pile:<p>:below` or `display:<seat>`. In table dealing only the known cards
+    /// are listed. A card is never listed twice (property-tested).
+    pub fn card_places(&self) -> Vec<(Item, String)> {
+        let mut out = Vec::new();
+        for (s, h) in self.hands.iter().enumerate() {
+            out.extend(h.iter().map(|c| (*c, format!("hand:{s}"))));
+        }
+        for (p, pile) in self.piles.iter().enumerate() {
+            out.extend(pile.top.iter().map(|c| (*c, format!("pile:{p}:top"))));
+            out.extend(pile.below.iter().map(|c| (*c, format!("pile:{p}:below"))));
+        }
+        for (s, d) in self.turn.display.iter().enumerate() {
+            out.extend(d.iter().flatten().map(|c| (*c, format!("display:{s}"))));
+        }
+        out
+    }
+
+    /// How many collection cards are in play in all: hands, piles and displays (45 with a
+    /// printed deck once dealt).
+    pub fn cards_in_play(&self) -> usize {
+        self.hand_sizes.iter().sum::<usize>()
+            + self.piles.iter().map(|p| p.size).sum::<usize>()
+            + self
+                .turn
+                .display
+                .iter()
+                .flatten()
+                .map(|d| d.len())
+                .sum::<usize>()
+    }
+
+    /// The seat that started with the check of value `v`.
+    fn check_owner(&self, v: u32) -> Option<usize> {
+        self.config
+            .checks
+            .iter()
+            .take(self.players)
+            .position(|row| row.contains(&v))
+    }
+
+    /// The seat whose thief carries number `n`.
+    fn thief_owner(&self, n: u32) -> Option<usize> {
+        self.config
+            .thieves
+            .iter()
+            .take(self.players)
+            .position(|pair| pair.contains(&n))
+    }
+
+    /// The default deck, or None for an open collection.
+    fn deck(&self) -> Option<Vec<Item>> {
+        (self.config.collection == Collection::Default).then(items::default_deck)
+    }
+
+    /// The pawns' spaces, by seat.
+    pub fn positions(&self) -> &[u32] {
+        &self.positions
+    }
+
+    /// Whether the game is over.
+    pub fn is_finished(&self) -> bool {
+        self.phase == Phase::Finished
+    }
+}
+
+impl Game for ByHookOrCrook {
+    const ID: &'static str = "by-hook-or-crook";
+    const TITLE: &'static str = "By Hook or Crook";
+    const MIN_PLAYERS: usize = 2;
+    const MAX_PLAYERS: usize = 5;
+    type Config = BhocConfig;
+    type Action = Action;
+    type Error = BhocError;
+
+    fn new(config: BhocConfig, players: usize, dealing: Dealing) -> Result<Self, BhocError> {
+        if !(Self::MIN_PLAYERS..=Self::MAX_PLAYERS).contains(&players) {
+            return Err(BhocError::PlayerCount(players));
+        }
+        config.validate(players)?;
+        if config.collection == Collection::Open && dealing == Dealing::Service {
+            return Err(BhocError::InvalidConfig(
+                "collection \"open\" is for table dealing: the service can only shuffle the default deck"
+                    .into(),
+            ));
+        }
+        let checks = config
+            .checks
+            .iter()
+            .take(players)
+            .map(|row| row.iter().copied().collect())
+            .collect();
+        let mut game = ByHookOrCrook {
+            config: Box::new(config),
+            players,
+            dealing,
+            phase: Phase::AwaitingDeal,
+            commitment: None,
+            positions: vec![0; players],
+            hands: vec![BTreeSet::new(); players],
+            hand_sizes: vec![0; players],
+            public: vec![BTreeSet::new(); players],
+            piles: Default::default(),
+            checks,
+            register: Vec::new(),
+            prison: Vec::new(),
+            turn: Box::default(),
+            end_triggered: false,
+            records: Vec::new(),
+            final_shown: Vec::new(),
+            final_record: None,
+            applied: 0,
+            hidden: Vec::new(),
+        };
+        game.start_turn(0);
+        Ok(game)
+    }
+
+    fn config(&self) -> &BhocConfig {
+        &self.config
+    }
+
+    fn to_act(&self) -> ToAct {
+        self.expected()
+    }
+
+    fn legal_actions(&self, actor: Actor) -> Vec<Action> {
+        self.legal(actor)
+    }
+
+    fn needs_seed(&self, action: &Action) -> bool {
+        self.dealing == Dealing::Service && matches!(action, Action::Deal { .. })
+    }
+
+    fn apply(
+        &mut self,
+        actor: Actor,
+        action: &Action,
+        seed: Option<&Seed>,
+    ) -> Result<Outcomes, BhocError> {
+        let out = self.dispatch(actor, action, seed)?;
+        self.applied += 1;
+        Ok(out)
+    }
+
+    fn table_view(&self) -> Value {
+        self.public_view()
+    }
+
+    fn seat_view(&self, seat: usize) -> Value {
+        self.private_view(seat)
+    }
+
+    fn score_sheet(&self) -> ScoreSheet {
+        self.sheet()
+    }
+
+    /// The turn in progress (the final exhibition counts as one more); 0 before the deal.
+    fn round(&self) -> u32 {
+        match self.phase {
+            Phase::AwaitingDeal => 0,
+            Phase::Finished => self.records.len() as u32 + 1,
+            _ => self.turn.number,
+        }
+    }
+
+    /// The game has no dealer after the single deal.
+    fn dealer(&self) -> Option<usize> {
+        None
+    }
+
+    /// The whole game is one deal: the service's shuffle seed fixes every hand and the order of
+    /// both auction piles, so no round counts as over (and the seed stays secret) until the match
+    /// is finished; then every turn and the final exhibition are.
+    fn rounds_completed(&self) -> u32 {
+        if self.phase == Phase::Finished {
+            self.records.len() as u32 + 1
+        } else {
+            0
+        }
+    }
+
+    fn render_action(
+        &self,
+        index: usize,
+        action: &Action,
+        actor: Actor,
+        viewer: Option<usize>,
+    ) -> Value {
+        self.render(index, action, actor, viewer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::rules::RuleError;
+
+    fn act(g: &mut ByHookOrCrook, seat: usize, v: Value) -> Outcomes {
+        let a: Action = serde_json::from_value(v).unwrap();
+        g.apply(Actor::Seat(seat), &a, None).unwrap()
+    }
+
+    #[test]
+    fn a_sealed_location_shows_only_to_its_seat_until_all_are_in() {
+        let mut g = ByHookOrCrook::new(BhocConfig::default(), 3, Dealing::Service).unwrap();
+        g.apply(
+            Actor::Table,
+            &Action::Deal { pile_sizes: None },
+            Some(&Seed([3; 32])),
+        )
+        .unwrap();
+        let castle = json!({"type": "location", "place": "castle"});
+        let auction = json!({"type": "location", "place": "auction"});
+        act(&mut g, 1, castle.clone());
+        let a: Action = serde_json::from_value(castle.clone()).unwrap();
+        let sealed = json!({"type": "location", "sealed": true});
+        assert_eq!(g.render_action(1, &a, Actor::Seat(1), None), sealed);
+        assert_eq!(g.render_action(1, &a, Actor::Seat(1), Some(0)), sealed);
+        assert_eq!(g.render_action(1, &a, Actor::Seat(1), Some(1)), castle);
+        assert_eq!(g.seat_view(1)["location"], "castle");
+        assert_eq!(g.seat_view(0)["location"], Value::Null);
+        assert_eq!(g.table_view()["locations"], json!([null, null, null]));
+        act(&mut g, 0, auction.clone());
+        let out = act(&mut g, 2, auction);
+        assert_eq!(out[0]["type"], "locations_revealed");
+        assert_eq!(out[0]["locations"], json!(["auction", "castle", "auction"]));
+        assert_eq!(g.render_action(1, &a, Actor::Seat(1), None), castle);
+        assert_eq!(g.render_action(1, &a, Actor::Seat(1), Some(2)), castle);
+    }
+
+    #[test]
+    fn nothing_panics_on_odd_input() {
+        let mut g = ByHookOrCrook::new(BhocConfig::default(), 5, Dealing::Table).unwrap();
+        for seat in [0, 4, 5, usize::MAX] {
+            let _ = (g.seat_view(seat), g.legal_actions(Actor::Seat(seat)));
+            let a = Action::Steal {
+                from: usize::MAX,
+                card: "A1500".parse().unwrap(),
+            };
+            assert!(g.apply(Actor::Seat(seat), &a, None).is_err());
+        }
+        let big = Action::Deal {
+            pile_sizes: Some([u32::MAX, u32::MAX]),
+        };
+        assert_eq!(
+            g.apply(Actor::Table, &big, None).unwrap_err().code(),
+            "bad_pile_sizes"
+        );
+        let huge = Action::Choose {
+            card: ActionCard::Check(u32::MAX),
+        };
+        assert!(g.apply(Actor::Seat(0), &huge, None).is_err());
+    }
+}

@@ -1,0 +1,1295 @@
+//! Validation and resolution: every handler checks everything first and only then changes the
+//! state, so a refused action leaves it untouched.
+
+use std::collections::BTreeSet;
+
+use serde_json::{json, Value};
+
+use super::{
+    actions::{Action, ActionCard, Place},
+    config::{Collection, DetectiveRanking, TwoPlayer},
+    error::BhocError,
+    items::{self, Item, SetValue},
+    AuctionResult, ByHookOrCrook, DetectiveAdvance, FinalRecord, Phase, Pile, Theft, Turn,
+    TurnRecord, LEGAL_SETS_CAP,
+};
+use crate::rules::{cards::shuffled, Actor, Dealing, Outcomes, Seed, ToAct};
+
+type R<T> = Result<T, BhocError>;
+
+/// Which sealed choice an action makes.
+#[derive(Clone, Copy)]
+enum Sealed {
+    Location,
+    Card,
+}
+
+fn list(cards: &[Item]) -> String {
+    cards
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// No card listed twice.
+fn check_listed(cards: &[Item]) -> R<()> {
+    let mut seen = BTreeSet::new();
+    match cards.iter().find(|c| !seen.insert(**c)) {
+        Some(&c) => Err(BhocError::DuplicateCard(c)),
+        None => Ok(()),
+    }
+}
+
+fn seats_text(seats: &[usize]) -> String {
+    seats
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl ByHookOrCrook {
+    // ----- helpers -------------------------------------------------------------------------
+
+    fn is_combined(&self) -> bool {
+        self.players == 2 && self.config.two_player == TwoPlayer::Combined
+    }
+
+    fn is_alternate(&self) -> bool {
+        self.players == 2 && self.config.two_player == TwoPlayer::Alternate
+    }
+
+    /// Table dealing: the first pile with cards whose face-up top the table has not recorded.
+    pub(super) fn pending_reveal(&self) -> Option<usize> {
+        if self.dealing != Dealing::Table || self.phase == Phase::AwaitingDeal {
+            return None;
+        }
+        (0..2).find(|&p| self.piles[p].size > 0 && self.piles[p].top.is_none())
+    }
+
+    /// Thieves of `seat` not in prison.
+    pub(super) fn free_thieves(&self, seat: usize) -> Vec<u32> {
+        self.config.thieves[seat]
+            .iter()
+            .copied()
+            .filter(|n| !self.prison.contains(n))
+            .collect()
+    }
+
+    /// Whether `seat` has a card it may play at `place` (the detective always goes to the castle).
+    pub(super) fn can_play_at(&self, seat: usize, place: Place) -> bool {
+        match place {
+            Place::Castle => true,
+            Place::Auction => !self.checks[seat].is_empty() || !self.free_thieves(seat).is_empty(),
+        }
+    }
+
+    /// Where a known card lies, if anywhere (hands, pile tops, displays).
+    fn place_of(&self, card: Item) -> Option<String> {
+        for (s, h) in self.hands.iter().enumerate() {
+            if h.contains(&card) {
+                return Some(format!("it is known to be in seat {s}'s hand"));
+            }
+        }
+        for (p, pile) in self.piles.iter().enumerate() {
+            if pile.top == Some(card) || pile.below.contains(&card) {
+                return Some(format!("it lies on auction pile {p}"));
+            }
+        }
+        for (s, d) in self.turn.display.iter().enumerate() {
+            if d.as_ref().is_some_and(|d| d.contains(&card)) {
+                return Some(format!("it lies in seat {s}'s exhibit"));
+            }
+        }
+        None
+    }
+
+    fn check_exists(&self, card: Item) -> R<()> {
+        match self.deck() {
+            Some(deck) if !deck.contains(&card) => Err(BhocError::NoSuchCard(format!(
+                "{card} is not in the default collection (the k-th card of letter i is dated 1500 + 60k + 7i; use collection \"open\" for a table's own deck)"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Cards of each letter not yet accounted for (table dealing; an open deck never runs out).
+    fn unplaced_per_letter(&self) -> [usize; 6] {
+        let Some(deck) = self.deck() else {
+            return [usize::MAX; 6];
+        };
+        let placed: BTreeSet<Item> = self.card_places().into_iter().map(|(c, _)| c).collect();
+        items::letter_counts(deck.iter().filter(|c| !placed.contains(c)))
+    }
+
+    /// Whether `seat` holds (service) or may hold (table) a set.
+    pub(super) fn may_hold_set(&self, seat: usize) -> bool {
+        if self.hand_sizes[seat] == self.hands[seat].len() {
+            return items::best_set(&self.hands[seat]).is_some();
+        }
+        items::could_hold_set(
+            &self.hands[seat],
+            self.hand_sizes[seat],
+            &self.unplaced_per_letter(),
+        )
+    }
+
+    /// Checks that `seat` can show `cards` (listed once each, see [`check_listed`]): every card
+    /// exists and is (or may be) in the seat's hand.
+    fn check_shown(&self, seat: usize, cards: &[Item]) -> R<()> {
+        for &c in cards {
+            self.check_exists(c)?;
+        }
+        let hand = &self.hands[seat];
+        let new: Vec<Item> = cards
+            .iter()
+            .copied()
+            .filter(|c| !hand.contains(c))
+            .collect();
+        if new.is_empty() {
+            return Ok(());
+        }
+        if self.hand_sizes[seat] == hand.len() {
+            // Every card of the hand is known (service dealing, or all learned).
+            return Err(BhocError::CardNotInHand(format!(
+                "seat {seat} does not hold {}",
+                list(&new)
+            )));
+        }
+        for &c in &new {
+            if let Some(place) = self.place_of(c) {
+                return Err(BhocError::CardElsewhere { card: c, place });
+            }
+        }
+        if hand.len() + new.len() > self.hand_sizes[seat] {
+            return Err(BhocError::CardNotInHand(format!(
+                "seat {seat} holds {} cards, {} of them known ({}): {} cannot all be in that hand",
+                self.hand_sizes[seat],
+                hand.len(),
+                list(&hand.iter().copied().collect::<Vec<_>>()),
+                list(&new)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Adds a card to a seat's hand (known and public).
+    fn take_into_hand(&mut self, seat: usize, card: Item) {
+        self.hands[seat].insert(card);
+        self.public[seat].insert(card);
+        self.hand_sizes[seat] += 1;
+    }
+
+    /// Takes a card out of a seat's hand (learning it, in table dealing).
+    fn take_out_of_hand(&mut self, seat: usize, card: Item) {
+        self.hands[seat].remove(&card);
+        self.public[seat].remove(&card);
+        self.hand_sizes[seat] = self.hand_sizes[seat].saturating_sub(1);
+    }
+
+    fn advance(&mut self, seat: usize, spaces: u32) {
+        self.positions[seat] = self.positions[seat].saturating_add(spaces);
+        self.turn.advances[seat] = self.turn.advances[seat].saturating_add(spaces);
+        if self.positions[seat] >= self.config.board.pink_from {
+            self.end_triggered = true;
+        }
+    }
+
+    fn seat_of(&self, actor: Actor, action: &'static str) -> R<usize> {
+        match actor {
+            Actor::Table => Err(BhocError::SeatActionOnly(action)),
+            Actor::Seat(s) if s >= self.players => Err(BhocError::NoSuchSeat {
+                seat: s,
+                max: self.players - 1,
+            }),
+            Actor::Seat(s) => Ok(s),
+        }
+    }
+
+    fn phase_text(&self) -> String {
+        match self.phase {
+            Phase::AwaitingDeal => "the table deals first".into(),
+            Phase::Locations if self.is_combined() => {
+                "every player chooses a location and an action card".into()
+            }
+            Phase::Locations => "every player chooses a location".into(),
+            Phase::Cards => "every player chooses an action card".into(),
+            Phase::Buy(s) => format!("seat {s} won the auction and picks a pile (buy)"),
+            Phase::Exhibits => "the exhibitors lay down their sets (exhibit)".into(),
+            Phase::Steals => "the thieves at the castle take their loot (steal)".into(),
+            Phase::FinalExhibition => "every player shows his best set (final_exhibit)".into(),
+            Phase::Finished => "the match is finished".into(),
+        }
+    }
+
+    fn wrong_phase(&self, action: &'static str) -> BhocError {
+        BhocError::WrongPhase {
+            action,
+            now: self.phase_text(),
+        }
+    }
+
+    fn waiting_for(&self) -> Vec<usize> {
+        self.expected().seats
+    }
+
+    // ----- dispatch ----------------------------------------------------------------------
+
+    pub(super) fn dispatch(
+        &mut self,
+        actor: Actor,
+        action: &Action,
+        seed: Option<&Seed>,
+    ) -> R<Outcomes> {
+        if self.phase == Phase::Finished {
+            return Err(BhocError::MatchFinished);
+        }
+        let name = action.type_name();
+        match action {
+            Action::Deal { pile_sizes } => {
+                if actor != Actor::Table {
+                    return Err(BhocError::TableActionOnly(name));
+                }
+                self.deal(*pile_sizes, seed)
+            }
+            Action::RevealPile { pile, card } => {
+                if actor != Actor::Table {
+                    return Err(BhocError::TableActionOnly(name));
+                }
+                self.reveal_pile(*pile, *card)
+            }
+            _ => {
+                let seat = self.seat_of(actor, name)?;
+                if self.phase == Phase::AwaitingDeal {
+                    return Err(BhocError::DealExpected);
+                }
+                if let Some(p) = self.pending_reveal() {
+                    return Err(BhocError::RevealExpected(p));
+                }
+                match action {
+                    Action::Location { place } => self.location(seat, *place),
+                    Action::Choose { card } => self.choose(seat, *card),
+                    Action::Buy { pile } => self.buy(seat, *pile),
+                    Action::Exhibit { cards } => self.exhibit(seat, cards),
+                    Action::Steal { from, card } => self.steal(seat, *from, *card),
+                    Action::FinalExhibit { cards } => self.final_exhibit(seat, cards),
+                    Action::Deal { .. } | Action::RevealPile { .. } => unreachable!("handled"),
+                }
+            }
+        }
+    }
+
+    // ----- the deal ----------------------------------------------------------------------
+
+    fn deal(&mut self, pile_sizes: Option<[u32; 2]>, seed: Option<&Seed>) -> R<Outcomes> {
+        if self.phase != Phase::AwaitingDeal {
+            return Err(BhocError::AlreadyDealt);
+        }
+        let rest = (items::DECK_SIZE - 4 * self.players) as u64;
+        let sizes = match pile_sizes {
+            Some([a, b]) => {
+                let got = a as u64 + b as u64;
+                if self.config.collection == Collection::Default && got != rest {
+                    return Err(BhocError::BadPileSizes {
+                        expected: rest,
+                        got,
+                    });
+                }
+                if got > 10_000 {
+                    return Err(BhocError::BadPileSizes {
+                        expected: rest,
+                        got,
+                    });
+                }
+                [a as usize, b as usize]
+            }
+            None => [rest.div_ceil(2) as usize, (rest / 2) as usize],
+        };
+        let seed = match (self.dealing, seed) {
+            (Dealing::Service, Some(s)) => Some(s),
+            (Dealing::Service, None) => return Err(BhocError::SeedMissing),
+            (Dealing::Table, Some(_)) => return Err(BhocError::SeedNotTaken),
+            (Dealing::Table, None) => None,
+        };
+        self.hand_sizes = vec![4; self.players];
+        if let Some(seed) = seed {
+            // Service dealing: shuffle the default deck; card k goes to seat k mod n for the
+            // first 4n cards, then pile 0 takes the next sizes[0] cards and pile 1 the rest (the
+            // first card of each pile is its face-up top).
+            let deck: Vec<Item> = items::default_deck();
+            let order = shuffled(deck, seed);
+            let dealt = 4 * self.players;
+            for (k, c) in order.iter().take(dealt).enumerate() {
+                self.hands[k % self.players].insert(*c);
+            }
+            let rest_cards = &order[dealt..];
+            let (p0, p1) = rest_cards.split_at(sizes[0].min(rest_cards.len()));
+            for (pile, cards) in self.piles.iter_mut().zip([p0, p1]) {
+                *pile = Pile {
+                    size: cards.len(),
+                    top: cards.first().copied(),
+                    below: cards.iter().skip(1).copied().collect(),
+                };
+            }
+            self.commitment = Some(seed.commitment());
+        } else {
+            for (pile, size) in self.piles.iter_mut().zip(sizes) {
+                *pile = Pile {
+                    size,
+                    top: None,
+                    below: Vec::new(),
+                };
+            }
+        }
+        self.phase = Phase::Locations;
+        self.start_turn(1);
+        let tops: Vec<Option<Item>> = self.piles.iter().map(|p| p.top).collect();
+        let sizes: Vec<usize> = self.piles.iter().map(|p| p.size).collect();
+        Ok(vec![json!({
+            "type": "dealt",
+            "hand_sizes": self.hand_sizes,
+            "piles": tops,
+            "pile_sizes": sizes,
+            "commitment": self.commitment,
+        })])
+    }
+
+    fn reveal_pile(&mut self, pile: usize, card: Item) -> R<Outcomes> {
+        if self.dealing == Dealing::Service {
+            return Err(BhocError::TableDealingOnly);
+        }
+        if self.phase == Phase::AwaitingDeal {
+            return Err(BhocError::DealExpected);
+        }
+        if pile >= 2 {
+            return Err(BhocError::NoSuchPile(pile));
+        }
+        match self.pending_reveal() {
+            None => {
+                return Err(BhocError::NoRevealExpected(
+                    "both face-up cards are known (or the piles are empty)".into(),
+                ))
+            }
+            Some(_) if self.piles[pile].size == 0 => {
+                return Err(BhocError::NoRevealExpected(format!(
+                    "auction pile {pile} is empty"
+                )))
+            }
+            Some(_) if self.piles[pile].top.is_some() => {
+                return Err(BhocError::NoRevealExpected(format!(
+                    "auction pile {pile} already shows {}",
+                    self.piles[pile].top.expect("some")
+                )))
+            }
+            Some(_) => {}
+        }
+        self.check_exists(card)?;
+        if let Some(place) = self.place_of(card) {
+            return Err(BhocError::CardElsewhere { card, place });
+        }
+        self.piles[pile].top = Some(card);
+        Ok(vec![
+            json!({"type": "pile_turned", "pile": pile, "card": card}),
+        ])
+    }
+
+    /// Clears the turn's choices for turn `number` (0 before the deal).
+    pub(super) fn start_turn(&mut self, number: u32) {
+        let n = self.players;
+        *self.turn = Turn {
+            number,
+            locations: vec![None; n],
+            cards: vec![None; n],
+            exhibits: vec![None; n],
+            shown: vec![None; n],
+            display: vec![None; n],
+            advances: vec![0; n],
+            ..Turn::default()
+        };
+    }
+
+    // ----- sealed choices ---------------------------------------------------------------
+
+    /// In `alternate` (two players), the seat whose turn it is to pick a location openly.
+    fn alternate_next(&self) -> Option<usize> {
+        let first = ((self.turn.number.saturating_sub(1)) % 2) as usize;
+        [first, 1 - first]
+            .into_iter()
+            .find(|&s| self.turn.locations[s].is_none())
+    }
+
+    fn location(&mut self, seat: usize, place: Place) -> R<Outcomes> {
+        if self.phase != Phase::Locations {
+            return Err(self.wrong_phase("location"));
+        }
+        if self.is_alternate() {
+            match self.alternate_next() {
+                Some(next) if next != seat => {
+                    return Err(BhocError::NotYourTurn(format!(
+                        "the two players pick their locations openly in turn: seat {next} picks now"
+                    )))
+                }
+                _ => {}
+            }
+        }
+        if self.turn.locations[seat].is_some() {
+            return Err(BhocError::AlreadyChosen(seat));
+        }
+        if !self.can_play_at(seat, place) {
+            return Err(BhocError::NothingToPlayThere { seat, place });
+        }
+        self.turn.locations[seat] = Some(place);
+        if self.is_alternate() {
+            let mut out = vec![json!({"type": "location", "seat": seat, "place": place})];
+            if self.turn.locations.iter().all(Option::is_some) {
+                out.push(self.reveal_locations());
+            }
+            return Ok(out);
+        }
+        self.hidden.push((self.applied, seat));
+        self.after_sealed(seat, Sealed::Location)
+    }
+
+    fn choose(&mut self, seat: usize, card: ActionCard) -> R<Outcomes> {
+        let combined = self.is_combined();
+        match self.phase {
+            Phase::Cards => {}
+            Phase::Locations if combined => {}
+            _ => return Err(self.wrong_phase("choose")),
+        }
+        if self.turn.cards[seat].is_some() {
+            return Err(BhocError::AlreadyChosen(seat));
+        }
+        let Some(place) = self.turn.locations[seat] else {
+            return Err(BhocError::LocationFirst(seat));
+        };
+        self.check_card(seat, card, place)?;
+        self.turn.cards[seat] = Some(card);
+        self.hidden.push((self.applied, seat));
+        self.after_sealed(seat, Sealed::Card)
+    }
+
+    /// Checks that `seat` may play `card` at `place`.
+    pub(super) fn check_card(&self, seat: usize, card: ActionCard, place: Place) -> R<()> {
+        if !card.allowed_at(place) {
+            return Err(BhocError::CardNotAllowedHere { seat, card, place });
+        }
+        match card {
+            ActionCard::Check(v) => {
+                if self.checks[seat].contains(&v) {
+                    Ok(())
+                } else if self.register.contains(&v) {
+                    Err(BhocError::CheckAlreadySpent(v))
+                } else if self.check_owner(v).is_some() {
+                    Err(BhocError::NotYourCard { seat, card })
+                } else {
+                    Err(BhocError::NoSuchCard(format!(
+                        "there is no check of {v} in this match"
+                    )))
+                }
+            }
+            ActionCard::Thief(n) => match self.thief_owner(n) {
+                None => Err(BhocError::NoSuchCard(format!(
+                    "there is no thief {n} in this match"
+                ))),
+                Some(o) if o != seat => Err(BhocError::NotYourCard { seat, card }),
+                Some(_) if self.prison.contains(&n) => {
+                    Err(BhocError::ThiefInPrison { seat, thief: n })
+                }
+                Some(_) => Ok(()),
+            },
+            ActionCard::Exhibit => {
+                if self.may_hold_set(seat) {
+                    Ok(())
+                } else {
+                    Err(BhocError::NoSetToExhibit(seat))
+                }
+            }
+            ActionCard::Detective => Ok(()),
+        }
+    }
+
+    /// After a sealed location or card: reveal when the set is complete, else say who is awaited
+    /// (never what was chosen).
+    fn after_sealed(&mut self, seat: usize, what: Sealed) -> R<Outcomes> {
+        let all_locations = self.turn.locations.iter().all(Option::is_some);
+        let all_cards = self.turn.cards.iter().all(Option::is_some);
+        let complete = if self.is_combined() {
+            all_locations && all_cards
+        } else {
+            match what {
+                Sealed::Location => all_locations,
+                Sealed::Card => all_cards,
+            }
+        };
+        if !complete {
+            let choice = match what {
+                Sealed::Location => "location",
+                Sealed::Card => "card",
+            };
+            return Ok(vec![json!({
+                "type": "sealed",
+                "seat": seat,
+                "choice": choice,
+                "waiting_for": self.waiting_for(),
+            })]);
+        }
+        self.hidden.clear();
+        if matches!(what, Sealed::Location) {
+            return Ok(vec![self.reveal_locations()]);
+        }
+        self.turn.locations_public = true;
+        self.turn.cards_public = true;
+        let mut out = vec![json!({
+            "type": "cards_revealed",
+            "turn": self.turn.number,
+            "locations": self.turn.locations,
+            "cards": self.turn.cards,
+        })];
+        out.extend(self.resolve_auction());
+        Ok(out)
+    }
+
+    fn reveal_locations(&mut self) -> Value {
+        self.hidden.clear();
+        self.turn.locations_public = true;
+        self.phase = Phase::Cards;
+        json!({
+            "type": "locations_revealed",
+            "turn": self.turn.number,
+            "locations": self.turn.locations,
+        })
+    }
+
+    // ----- the auction ------------------------------------------------------------------
+
+    fn played_at(&self, place: Place) -> Vec<(usize, ActionCard)> {
+        (0..self.players)
+            .filter(|&s| self.turn.locations[s] == Some(place))
+            .filter_map(|s| self.turn.cards[s].map(|c| (s, c)))
+            .collect()
+    }
+
+    fn thieves_at(&self, place: Place) -> Vec<(usize, u32)> {
+        self.played_at(place)
+            .into_iter()
+            .filter_map(|(s, c)| match c {
+                ActionCard::Thief(n) => Some((s, n)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn resolve_auction(&mut self) -> Outcomes {
+        let bids: Vec<(usize, u32)> = self
+            .played_at(Place::Auction)
+            .into_iter()
+            .filter_map(|(s, c)| match c {
+                ActionCard::Check(v) => Some((s, v)),
+                _ => None,
+            })
+            .collect();
+        let thieves = self.thieves_at(Place::Auction);
+        let winner = bids.iter().copied().max_by_key(|&(_, v)| v);
+        let cards_left = self.piles.iter().any(|p| p.size > 0);
+        let note = match (winner, cards_left) {
+            (None, _) => "no check was played",
+            (Some(_), false) => "no collection cards are left: the auction does nothing",
+            (Some(_), true) => "won",
+        };
+        let mut result = AuctionResult {
+            bids: bids.clone(),
+            thieves: thieves.clone(),
+            winner: None,
+            bought: None,
+            check_to: None,
+            note,
+        };
+        if let (Some(w), true) = (winner, cards_left) {
+            result.winner = Some(w);
+            self.turn.auction = Some(result);
+            self.phase = Phase::Buy(w.0);
+            return vec![json!({
+                "type": "auction_won",
+                "seat": w.0,
+                "check": w.1,
+                "thieves": thieves.iter().map(|t| t.1).collect::<Vec<_>>(),
+            })];
+        }
+        self.turn.auction = Some(result);
+        let mut out = Vec::new();
+        if !bids.is_empty() || !thieves.is_empty() {
+            out.push(json!({"type": "auction", "result": note, "checks_returned": bids.iter().map(|b| b.1).collect::<Vec<_>>()}));
+        }
+        out.extend(self.start_castle());
+        out
+    }
+
+    fn buy(&mut self, seat: usize, pile: usize) -> R<Outcomes> {
+        let Phase::Buy(winner) = self.phase else {
+            return Err(self.wrong_phase("buy"));
+        };
+        if seat != winner {
+            return Err(BhocError::NotYourTurn(format!(
+                "seat {winner} won the auction and picks the pile"
+            )));
+        }
+        if pile >= 2 {
+            return Err(BhocError::NoSuchPile(pile));
+        }
+        if self.piles[pile].size == 0 {
+            return Err(BhocError::PileEmpty(pile));
+        }
+        let Some(card) = self.piles[pile].top else {
+            // Unreachable: a pending reveal is refused before any seat acts.
+            return Err(BhocError::RevealExpected(pile));
+        };
+        let value = self
+            .turn
+            .auction
+            .as_ref()
+            .and_then(|a| a.winner)
+            .map_or(0, |w| w.1);
+        // The card goes to the winner; the next card of the pile is turned up.
+        let p = &mut self.piles[pile];
+        p.size -= 1;
+        p.top = if p.below.is_empty() {
+            None
+        } else {
+            Some(p.below.remove(0))
+        };
+        let new_top = p.top;
+        let new_size = p.size;
+        self.take_into_hand(seat, card);
+        // The check goes to the register; exactly one thief at the auction takes it for his
+        // owner, two or more get nothing.
+        self.checks[seat].remove(&value);
+        let thieves = self.thieves_at(Place::Auction);
+        let check_to = match thieves.as_slice() {
+            [(owner, _)] => {
+                self.checks[*owner].insert(value);
+                Some(*owner)
+            }
+            _ => {
+                self.register.push(value);
+                None
+            }
+        };
+        if let Some(a) = self.turn.auction.as_mut() {
+            a.bought = Some((pile, card));
+            a.check_to = check_to;
+        }
+        let mut out = vec![json!({
+            "type": "bought",
+            "seat": seat,
+            "pile": pile,
+            "card": card,
+            "check": value,
+            "check_stolen_by": check_to,
+            "thieves": thieves.iter().map(|t| t.1).collect::<Vec<_>>(),
+        })];
+        if let Some(top) = new_top {
+            out.push(json!({"type": "pile_turned", "pile": pile, "card": top}));
+        } else if new_size == 0 {
+            out.push(json!({"type": "pile_empty", "pile": pile}));
+        }
+        out.extend(self.start_castle());
+        Ok(out)
+    }
+
+    // ----- the castle -------------------------------------------------------------------
+
+    fn exhibitors(&self) -> Vec<usize> {
+        self.played_at(Place::Castle)
+            .into_iter()
+            .filter(|(_, c)| *c == ActionCard::Exhibit)
+            .map(|(s, _)| s)
+            .collect()
+    }
+
+    fn start_castle(&mut self) -> Outcomes {
+        let exhibitors = self.exhibitors();
+        if exhibitors.is_empty() {
+            return self.finish_castle();
+        }
+        self.phase = Phase::Exhibits;
+        vec![json!({
+            "type": "exhibits_expected",
+            "exhibitors": exhibitors,
+            "thieves": self.thieves_at(Place::Castle).iter().map(|t| t.1).collect::<Vec<_>>(),
+        })]
+    }
+
+    /// Table dealing: a card that another sealed exhibit of this step also claims.
+    fn conflict_with_sealed(
+        &self,
+        seat: usize,
+        cards: &[Item],
+        sealed: &[Option<Vec<Item>>],
+    ) -> Option<Item> {
+        cards.iter().copied().find(|c| {
+            sealed
+                .iter()
+                .enumerate()
+                .any(|(s, e)| s != seat && e.as_ref().is_some_and(|e| e.contains(c)))
+        })
+    }
+
+    fn exhibit(&mut self, seat: usize, cards: &[Item]) -> R<Outcomes> {
+        if self.phase != Phase::Exhibits {
+            return Err(self.wrong_phase("exhibit"));
+        }
+        let exhibitors = self.exhibitors();
+        if !exhibitors.contains(&seat) {
+            return Err(BhocError::NotYourTurn(format!(
+                "only the seats that played an exhibit at the castle lay down sets: seats {}",
+                seats_text(&exhibitors)
+            )));
+        }
+        if self.turn.exhibits[seat].is_some() {
+            return Err(BhocError::AlreadyChosen(seat));
+        }
+        check_listed(cards)?;
+        if !items::is_set(cards) {
+            return Err(BhocError::NotASet(format!(
+                "{} is not a set: a set is at least three cards whose letters form one unbroken run (AABB, CCD, EEE, DEF are sets; AAC, BCF, DE, AAACE are not)",
+                if cards.is_empty() { "nothing".to_string() } else { list(cards) }
+            )));
+        }
+        self.check_shown(seat, cards)?;
+        let last = exhibitors
+            .iter()
+            .all(|&s| s == seat || self.turn.exhibits[s].is_some());
+        if last {
+            if let Some(c) = self.conflict_with_sealed(seat, cards, &self.turn.exhibits) {
+                return Err(BhocError::CardInTwoExhibits(c));
+            }
+        }
+        self.turn.exhibits[seat] = Some(cards.to_vec());
+        self.hidden.push((self.applied, seat));
+        if !last {
+            return Ok(vec![json!({
+                "type": "sealed",
+                "seat": seat,
+                "choice": "exhibit",
+                "waiting_for": self.waiting_for(),
+            })]);
+        }
+        Ok(self.reveal_exhibits())
+    }
+
+    fn reveal_exhibits(&mut self) -> Outcomes {
+        self.hidden.clear();
+        self.turn.exhibits_public = true;
+        let exhibitors = self.exhibitors();
+        for &s in &exhibitors {
+            let cards = self.turn.exhibits[s].clone().unwrap_or_default();
+            for &c in &cards {
+                if self.hands[s].contains(&c) {
+                    self.take_out_of_hand(s, c);
+                } else {
+                    // Table dealing: an unknown card of the hand, learned now.
+                    self.hand_sizes[s] = self.hand_sizes[s].saturating_sub(1);
+                }
+            }
+            self.turn.display[s] = Some(cards.iter().copied().collect());
+            self.turn.shown[s] = Some(cards);
+        }
+        let mut ranking = exhibitors.clone();
+        ranking
+            .sort_by_key(|&s| std::cmp::Reverse(SetValue::of(self.turn.shown[s].iter().flatten())));
+        // Rewards come from the castle of the leading pawn, before anyone advances.
+        let lead = self.positions.iter().copied().max().unwrap_or(0);
+        let castle = self.config.board.castle_at(lead);
+        let c = self.config.board.castles[castle];
+        let mut advances = Vec::new();
+        for (place, spaces) in ranking.iter().zip([c.upper, c.lower]) {
+            self.advance(*place, spaces);
+            advances.push(json!({"seat": place, "spaces": spaces}));
+        }
+        self.turn.ranking = ranking.clone();
+        self.turn.castle = Some(castle);
+        let exhibits: Vec<Value> = exhibitors
+            .iter()
+            .map(|&s| json!({"seat": s, "cards": self.turn.shown[s]}))
+            .collect();
+        let mut out = vec![json!({
+            "type": "exhibits_revealed",
+            "exhibits": exhibits,
+            "ranking": ranking,
+            "castle": castle + 1,
+            "advances": advances,
+            "positions": self.positions,
+        })];
+        // Thieves steal in descending number order, one card from each exhibit.
+        let mut queue: Vec<(u32, usize)> = self
+            .thieves_at(Place::Castle)
+            .into_iter()
+            .map(|(s, n)| (n, s))
+            .collect();
+        queue.sort_by_key(|&(n, _)| std::cmp::Reverse(n));
+        self.turn.steal_queue = queue;
+        self.turn.stolen_from.clear();
+        out.extend(self.next_thief());
+        out
+    }
+
+    /// Exhibits the current thief still takes from.
+    pub(super) fn owed_exhibits(&self) -> Vec<usize> {
+        (0..self.players)
+            .filter(|s| !self.turn.stolen_from.contains(s))
+            .filter(|&s| self.turn.display[s].as_ref().is_some_and(|d| !d.is_empty()))
+            .collect()
+    }
+
+    /// Moves on to the first thief who still has something to take, or finishes the castle.
+    fn next_thief(&mut self) -> Outcomes {
+        while !self.turn.steal_queue.is_empty() {
+            if !self.owed_exhibits().is_empty() {
+                self.phase = Phase::Steals;
+                return vec![];
+            }
+            self.turn.steal_queue.remove(0);
+            self.turn.stolen_from.clear();
+        }
+        self.finish_castle()
+    }
+
+    fn steal(&mut self, seat: usize, from: usize, card: Item) -> R<Outcomes> {
+        if self.phase != Phase::Steals {
+            return Err(self.wrong_phase("steal"));
+        }
+        let Some(&(thief, owner)) = self.turn.steal_queue.first() else {
+            return Err(self.wrong_phase("steal"));
+        };
+        if seat != owner {
+            return Err(BhocError::NotYourTurn(format!(
+                "thief {thief} of seat {owner} steals now (thieves steal in descending number order)"
+            )));
+        }
+        let Some(display) = self.turn.display.get(from).and_then(|d| d.as_ref()) else {
+            return Err(BhocError::NotExhibiting(from));
+        };
+        if self.turn.stolen_from.contains(&from) {
+            return Err(BhocError::AlreadyStolenFrom { thief, from });
+        }
+        if !display.contains(&card) {
+            let shows: Vec<Item> = display.iter().copied().collect();
+            return Err(BhocError::CardNotInExhibit {
+                card,
+                from,
+                shows: if shows.is_empty() {
+                    "nothing any more".into()
+                } else {
+                    list(&shows)
+                },
+            });
+        }
+        if let Some(d) = self.turn.display[from].as_mut() {
+            d.remove(&card);
+        }
+        self.take_into_hand(owner, card);
+        self.turn.stolen_from.push(from);
+        self.turn.thefts.push(Theft {
+            thief,
+            seat: owner,
+            from,
+            card,
+        });
+        let mut out = vec![json!({
+            "type": "stolen",
+            "thief": thief,
+            "seat": owner,
+            "from": from,
+            "card": card,
+        })];
+        out.extend(self.next_thief());
+        Ok(out)
+    }
+
+    /// Exhibits go home; detectives catch the thieves (after they delivered their loot) and
+    /// advance by their standing; the turn ends.
+    fn finish_castle(&mut self) -> Outcomes {
+        let mut out = Vec::new();
+        for s in 0..self.players {
+            if let Some(d) = self.turn.display[s].take() {
+                for c in d {
+                    self.take_into_hand(s, c);
+                }
+            }
+        }
+        let thieves = self.thieves_at(Place::Castle);
+        let detectives: Vec<usize> = self
+            .played_at(Place::Castle)
+            .into_iter()
+            .filter(|(_, c)| *c == ActionCard::Detective)
+            .map(|(s, _)| s)
+            .collect();
+        if !detectives.is_empty() && !thieves.is_empty() {
+            // Standings after the just-completed exhibitions, all counted before anyone moves.
+            let standings: Vec<u32> = detectives.iter().map(|&s| self.standing(s)).collect();
+            let mut moves = Vec::new();
+            for (&s, &standing) in detectives.iter().zip(&standings) {
+                self.advance(s, standing);
+                self.turn
+                    .detectives
+                    .push(DetectiveAdvance { seat: s, standing });
+                moves.push(json!({"seat": s, "standing": standing, "spaces": standing}));
+            }
+            // Prison: lowest number enters cell 1 first, pushing the others along; a thief
+            // pushed out of the last cell goes home.
+            let mut caught: Vec<u32> = thieves.iter().map(|t| t.1).collect();
+            caught.sort_unstable();
+            let mut released = Vec::new();
+            for &n in &caught {
+                self.prison.insert(0, n);
+                if self.prison.len() > self.players {
+                    released.extend(self.prison.pop());
+                }
+            }
+            self.turn.caught = caught.clone();
+            self.turn.released = released.clone();
+            out.push(json!({
+                "type": "thieves_caught",
+                "thieves": caught,
+                "released": released,
+                "detectives": moves,
+                "prison": self.prison,
+                "positions": self.positions,
+            }));
+        }
+        out.extend(self.end_turn());
+        out
+    }
+
+    /// A seat's standing counted from the front (leader 1).
+    fn standing(&self, seat: usize) -> u32 {
+        let me = self.positions[seat];
+        match self.config.detective_ranking {
+            DetectiveRanking::Dense => {
+                let ahead: BTreeSet<u32> =
+                    self.positions.iter().copied().filter(|&p| p > me).collect();
+                ahead.len() as u32 + 1
+            }
+            DetectiveRanking::Competition => {
+                self.positions.iter().filter(|&&p| p > me).count() as u32 + 1
+            }
+        }
+    }
+
+    fn end_turn(&mut self) -> Outcomes {
+        let record = self.turn_record();
+        let number = self.turn.number;
+        self.records.push(std::sync::Arc::new(record));
+        let mut out = vec![json!({
+            "type": "turn_over",
+            "turn": number,
+            "advances": self.turn.advances,
+            "positions": self.positions,
+        })];
+        if self.end_triggered {
+            self.phase = Phase::FinalExhibition;
+            self.final_shown = vec![None; self.players];
+            self.start_turn(number);
+            out.push(json!({
+                "type": "final_exhibition_expected",
+                "reason": "a pawn entered a pink space",
+            }));
+        } else {
+            self.phase = Phase::Locations;
+            self.start_turn(number + 1);
+        }
+        out
+    }
+
+    fn turn_record(&self) -> TurnRecord {
+        let t = &self.turn;
+        let auction = t.auction.as_ref().map(|a| {
+            json!({
+                "checks": a.bids.iter().map(|b| json!({"seat": b.0, "check": b.1})).collect::<Vec<_>>(),
+                "thieves": a.thieves.iter().map(|b| json!({"seat": b.0, "thief": b.1})).collect::<Vec<_>>(),
+                "winner": a.winner.map(|w| w.0),
+                "check": a.winner.map(|w| w.1),
+                "bought": a.bought.map(|b| json!({"pile": b.0, "card": b.1})),
+                "check_stolen_by": a.check_to,
+                "result": a.note,
+            })
+        });
+        let exhibits: Vec<Value> = (0..self.players)
+            .filter_map(|s| t.shown[s].as_ref().map(|c| json!({"seat": s, "cards": c})))
+            .collect();
+        let detail = json!({
+            "exhibits": exhibits,
+            "ranking": t.ranking,
+            "castle": t.castle.map(|c| c + 1),
+            "detectives": t.detectives.iter().map(|d| json!({"seat": d.seat, "standing": d.standing})).collect::<Vec<_>>(),
+            "caught": t.caught,
+        });
+        let summary = json!({
+            "turn": t.number,
+            "locations": t.locations,
+            "cards": t.cards,
+            "auction": auction,
+            "exhibits": exhibits,
+            "ranking": t.ranking,
+            "castle": t.castle.map(|c| c + 1),
+            "thefts": t.thefts.iter().map(|x| json!({"thief": x.thief, "seat": x.seat, "from": x.from, "card": x.card})).collect::<Vec<_>>(),
+            "caught": t.caught,
+            "released": t.released,
+            "detectives": t.detectives.iter().map(|d| json!({"seat": d.seat, "standing": d.standing, "spaces": d.standing})).collect::<Vec<_>>(),
+            "advances": t.advances,
+        });
+        TurnRecord {
+            number: t.number,
+            advances: t.advances.clone(),
+            detail,
+            summary,
+        }
+    }
+
+    // ----- the end ----------------------------------------------------------------------
+
+    fn final_exhibit(&mut self, seat: usize, cards: &[Item]) -> R<Outcomes> {
+        if self.phase != Phase::FinalExhibition {
+            return Err(self.wrong_phase("final_exhibit"));
+        }
+        if self.final_shown[seat].is_some() {
+            return Err(BhocError::AlreadyChosen(seat));
+        }
+        check_listed(cards)?;
+        if !cards.is_empty() && !items::is_set(cards) {
+            return Err(BhocError::NotASet(format!(
+                "{} is not a set: show at least three cards whose letters form one unbroken run, or [] without a set",
+                list(cards)
+            )));
+        }
+        self.check_shown(seat, cards)?;
+        if let Some(best) = items::best_set(&self.hands[seat]) {
+            if SetValue::of(cards) < SetValue::of(&best) {
+                return Err(BhocError::NotBestSet(format!(
+                    "every player shows his best set: seat {seat} holds {}, which is better than {}",
+                    list(&best),
+                    if cards.is_empty() { "nothing".to_string() } else { list(cards) }
+                )));
+            }
+        }
+        let last = (0..self.players).all(|s| s == seat || self.final_shown[s].is_some());
+        if last {
+            if let Some(c) = self.conflict_with_sealed(seat, cards, &self.final_shown) {
+                return Err(BhocError::CardInTwoExhibits(c));
+            }
+        }
+        self.final_shown[seat] = Some(cards.to_vec());
+        self.hidden.push((self.applied, seat));
+        if !last {
+            return Ok(vec![json!({
+                "type": "sealed",
+                "seat": seat,
+                "choice": "final_exhibit",
+                "waiting_for": self.waiting_for(),
+            })]);
+        }
+        Ok(self.score_final())
+    }
+
+    fn score_final(&mut self) -> Outcomes {
+        self.hidden.clear();
+        let shown: Vec<Vec<Item>> = self
+            .final_shown
+            .iter()
+            .map(|s| s.clone().unwrap_or_default())
+            .collect();
+        // Shown cards are learned where they were unknown (table dealing).
+        for (s, cards) in shown.iter().enumerate() {
+            for &c in cards {
+                self.hands[s].insert(c);
+                self.public[s].insert(c);
+            }
+        }
+        let mut ranking: Vec<usize> = (0..self.players)
+            .filter(|&s| !shown[s].is_empty())
+            .collect();
+        ranking.sort_by_key(|&s| std::cmp::Reverse(SetValue::of(&shown[s])));
+        let mut advances = vec![0u32; self.players];
+        let mut moves = Vec::new();
+        for (&s, spaces) in ranking.iter().zip([8u32, 4]) {
+            self.positions[s] = self.positions[s].saturating_add(spaces);
+            advances[s] = spaces;
+            moves.push(json!({"seat": s, "spaces": spaces}));
+        }
+        // The furthest pawn wins; ties go to the more valuable collection.
+        let far = self.positions.iter().copied().max().unwrap_or(0);
+        let level: Vec<usize> = (0..self.players)
+            .filter(|&s| self.positions[s] == far)
+            .collect();
+        let best_value = level
+            .iter()
+            .map(|&s| SetValue::of(&shown[s]))
+            .max()
+            .expect("someone is furthest");
+        let winners: Vec<usize> = level
+            .into_iter()
+            .filter(|&s| SetValue::of(&shown[s]) == best_value)
+            .collect();
+        let runner_up = (0..self.players)
+            .filter(|s| !winners.contains(s))
+            .map(|s| self.positions[s])
+            .max();
+        let margin = runner_up.map_or(0, |r| far as i64 - r as i64);
+        self.final_record = Some(Box::new(FinalRecord {
+            shown: shown.clone(),
+            ranking: ranking.clone(),
+            advances,
+            winners: winners.clone(),
+            margin,
+        }));
+        self.phase = Phase::Finished;
+        vec![
+            json!({
+                "type": "final_exhibition",
+                "exhibits": shown,
+                "ranking": ranking,
+                "advances": moves,
+                "positions": self.positions,
+            }),
+            json!({"type": "match_finished", "winners": winners, "margin": margin}),
+        ]
+    }
+
+    // ----- who acts, what is legal --------------------------------------------------------
+
+    pub(super) fn expected(&self) -> ToAct {
+        if self.pending_reveal().is_some() {
+            return ToAct::table();
+        }
+        let n = self.players;
+        let seats: Vec<usize> = match self.phase {
+            Phase::AwaitingDeal => return ToAct::table(),
+            Phase::Finished => return ToAct::nobody(),
+            Phase::Locations if self.is_alternate() => self.alternate_next().into_iter().collect(),
+            Phase::Locations if self.is_combined() => (0..n)
+                .filter(|&s| self.turn.locations[s].is_none() || self.turn.cards[s].is_none())
+                .collect(),
+            Phase::Locations => (0..n)
+                .filter(|&s| self.turn.locations[s].is_none())
+                .collect(),
+            Phase::Cards => (0..n).filter(|&s| self.turn.cards[s].is_none()).collect(),
+            Phase::Buy(w) => vec![w],
+            Phase::Exhibits => self
+                .exhibitors()
+                .into_iter()
+                .filter(|&s| self.turn.exhibits[s].is_none())
+                .collect(),
+            Phase::Steals => self
+                .turn
+                .steal_queue
+                .first()
+                .map(|t| t.1)
+                .into_iter()
+                .collect(),
+            Phase::FinalExhibition => (0..n).filter(|&s| self.final_shown[s].is_none()).collect(),
+        };
+        ToAct {
+            seats,
+            table: false,
+        }
+    }
+
+    /// Action cards `seat` may play at `place` now.
+    pub(super) fn playable_cards(&self, seat: usize, place: Place) -> Vec<ActionCard> {
+        let mut cards: Vec<ActionCard> = self.checks[seat]
+            .iter()
+            .map(|&v| ActionCard::Check(v))
+            .collect();
+        cards.extend(self.free_thieves(seat).into_iter().map(ActionCard::Thief));
+        cards.push(ActionCard::Exhibit);
+        cards.push(ActionCard::Detective);
+        cards
+            .into_iter()
+            .filter(|&c| self.check_card(seat, c, place).is_ok())
+            .collect()
+    }
+
+    /// Sets `seat` may show, when its whole hand is known (service dealing, or every card
+    /// learned); None when the hand holds unknown cards (not enumerable).
+    fn enumerable_sets(&self, seat: usize) -> Option<Vec<Vec<Item>>> {
+        (self.hand_sizes[seat] == self.hands[seat].len())
+            .then(|| items::all_sets(&self.hands[seat], LEGAL_SETS_CAP))
+    }
+
+    pub(super) fn legal(&self, actor: Actor) -> Vec<Action> {
+        let to_act = self.expected();
+        match actor {
+            Actor::Table => {
+                if self.phase == Phase::AwaitingDeal {
+                    return vec![Action::Deal { pile_sizes: None }];
+                }
+                let (Some(_), Some(deck)) = (self.pending_reveal(), self.deck()) else {
+                    // An open collection's cards are not enumerable.
+                    return vec![];
+                };
+                let placed: BTreeSet<Item> =
+                    self.card_places().into_iter().map(|(c, _)| c).collect();
+                (0..2)
+                    .filter(|&p| self.piles[p].size > 0 && self.piles[p].top.is_none())
+                    .flat_map(|pile| {
+                        deck.iter()
+                            .filter(|c| !placed.contains(c))
+                            .map(move |&card| Action::RevealPile { pile, card })
+                            .collect::<Vec<_>>()
+                    })
+                    .collect()
+            }
+            Actor::Seat(s) if s < self.players && to_act.seats.contains(&s) => match self.phase {
+                Phase::Locations if self.turn.locations[s].is_none() => {
+                    [Place::Castle, Place::Auction]
+                        .into_iter()
+                        .filter(|&p| self.can_play_at(s, p))
+                        .map(|place| Action::Location { place })
+                        .collect()
+                }
+                Phase::Locations | Phase::Cards => match self.turn.locations[s] {
+                    Some(place) => self
+                        .playable_cards(s, place)
+                        .into_iter()
+                        .map(|card| Action::Choose { card })
+                        .collect(),
+                    None => vec![],
+                },
+                Phase::Buy(_) => (0..2)
+                    .filter(|&p| self.piles[p].size > 0)
+                    .map(|pile| Action::Buy { pile })
+                    .collect(),
+                Phase::Exhibits => self
+                    .enumerable_sets(s)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|cards| Action::Exhibit { cards })
+                    .collect(),
+                Phase::Steals => self
+                    .owed_exhibits()
+                    .into_iter()
+                    .flat_map(|from| {
+                        self.turn.display[from]
+                            .iter()
+                            .flatten()
+                            .map(move |&card| Action::Steal { from, card })
+                            .collect::<Vec<_>>()
+                    })
+                    .collect(),
+                Phase::FinalExhibition => {
+                    if self.hand_sizes[s] == self.hands[s].len() {
+                        vec![Action::FinalExhibit {
+                            cards: items::best_set(&self.hands[s]).unwrap_or_default(),
+                        }]
+                    } else {
+                        vec![]
+                    }
+                }
+                Phase::AwaitingDeal | Phase::Finished => vec![],
+            },
+            Actor::Seat(_) => vec![],
+        }
+    }
+}
