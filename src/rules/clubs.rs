@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 
 use super::{
     cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
-    sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
+    sheet::{winners_and_margin, RoundScore, ScoreSheet},
     trick::{service_deal, PlayError, Revoke, SeedProblem, TrickPlay},
     Actor, Dealing, Game, Outcomes, RuleError, ToAct,
 };
@@ -282,7 +282,7 @@ pub fn score(taken: &[Taken]) -> (Vec<i64>, bool) {
 
 impl Clubs {
     fn dealer_of(&self, round: u32) -> usize {
-        (self.config.first_dealer + round.saturating_sub(1) as usize) % self.players
+        super::dealer_of(self.config.first_dealer, round, self.players)
     }
 
     fn next_dealer(&self) -> usize {
@@ -744,20 +744,7 @@ impl Game for Clubs {
                 }),
             })
             .collect();
-        let (winners, margin) = if self.finished {
-            winners_and_margin(&self.totals)
-        } else {
-            (vec![], None)
-        };
-        ScoreSheet {
-            unit: Unit::Seat,
-            sides: None,
-            rounds,
-            totals: self.totals.clone(),
-            finished: self.finished,
-            winners,
-            margin,
-        }
+        ScoreSheet::from_totals(false, rounds, self.totals.clone(), self.finished)
     }
 
     fn round(&self) -> u32 {

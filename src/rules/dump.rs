@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::{
     cards::{deck_without_ranks, Card, CardSet, Seed, Suit, SuitSet},
-    sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
+    sheet::{winners_and_margin, RoundScore, ScoreSheet},
     trick::{service_deal, PlayError, SeedProblem, TrickPlay},
     Actor, Dealing, Game, Outcomes, RuleError, ToAct,
 };
@@ -197,7 +197,7 @@ impl Dump {
     }
 
     fn dealer_of(&self, round: u32) -> usize {
-        (self.config.first_dealer + round.saturating_sub(1) as usize) % self.players
+        super::dealer_of(self.config.first_dealer, round, self.players)
     }
 
     fn next_dealer(&self) -> usize {
@@ -497,24 +497,12 @@ impl Game for Dump {
                 detail: json!({"captured": r.captured, "tallied": r.tallied, "revokes": r.revokes}),
             })
             .collect();
-        let (winners, margin) = if self.finished {
-            winners_and_margin(&self.totals)
-        } else {
-            (vec![], None)
-        };
-        ScoreSheet {
-            unit: if self.players == 4 {
-                Unit::Side
-            } else {
-                Unit::Seat
-            },
-            sides: (self.players == 4).then(|| vec![vec![0, 2], vec![1, 3]]),
+        ScoreSheet::from_totals(
+            self.players == 4,
             rounds,
-            totals: self.totals.to_vec(),
-            finished: self.finished,
-            winners,
-            margin,
-        }
+            self.totals.to_vec(),
+            self.finished,
+        )
     }
 
     fn round(&self) -> u32 {

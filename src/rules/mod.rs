@@ -178,6 +178,12 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     }
 }
 
+/// The dealer of `round` (from 1): RULES.md "Shared conventions": the dealer of round 1 is
+/// `first_dealer` and the deal passes to the left (seat + 1) each round.
+pub fn dealer_of(first_dealer: usize, round: u32, players: usize) -> usize {
+    (first_dealer + round.saturating_sub(1) as usize) % players.max(1)
+}
+
 /// A game's catalogue entry.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct GameInfo {

@@ -25,7 +25,7 @@ use utoipa::ToSchema;
 
 use super::{
     cards::{shuffled, Seed},
-    sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
+    sheet::{winners_and_margin, RoundScore, ScoreSheet},
     Actor, Dealing, Game, Outcomes, RuleError, ToAct,
 };
 
@@ -513,7 +513,7 @@ impl PlusMinus {
     }
 
     fn dealer_of(&self, round: u32) -> usize {
-        (self.config.first_dealer + round.saturating_sub(1) as usize) % self.players
+        super::dealer_of(self.config.first_dealer, round, self.players)
     }
 
     fn next_dealer(&self) -> usize {
@@ -1145,20 +1145,7 @@ impl Game for PlusMinus {
                 }),
             })
             .collect();
-        let (winners, margin) = if self.finished {
-            winners_and_margin(&self.totals)
-        } else {
-            (vec![], None)
-        };
-        ScoreSheet {
-            unit: Unit::Seat,
-            sides: None,
-            rounds,
-            totals: self.totals.clone(),
-            finished: self.finished,
-            winners,
-            margin,
-        }
+        ScoreSheet::from_totals(false, rounds, self.totals.clone(), self.finished)
     }
 
     fn round(&self) -> u32 {

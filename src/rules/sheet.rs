@@ -51,6 +51,31 @@ pub struct ScoreSheet {
 }
 
 impl ScoreSheet {
+    /// A sheet whose winners (all holders of the best total) and margin follow from the totals
+    /// once the match is `finished`. With `partnerships` it is kept per side (seats 0 and 2 are
+    /// side 0, seats 1 and 3 side 1: RULES.md "Shared conventions"), else per seat.
+    pub fn from_totals(
+        partnerships: bool,
+        rounds: Vec<RoundScore>,
+        totals: Vec<i64>,
+        finished: bool,
+    ) -> ScoreSheet {
+        let (winners, margin) = if finished {
+            winners_and_margin(&totals)
+        } else {
+            (vec![], None)
+        };
+        ScoreSheet {
+            unit: if partnerships { Unit::Side } else { Unit::Seat },
+            sides: partnerships.then(|| vec![vec![0, 2], vec![1, 3]]),
+            rounds,
+            totals,
+            finished,
+            winners,
+            margin,
+        }
+    }
+
     /// The sheet as CSV: a header, then one row per round (round, label, multiplier, points...),
     /// then a `total` row.
     pub fn to_csv(&self) -> String {
