@@ -149,10 +149,17 @@ fn assert_sheet_consistent(sheet: &Value, end: &Value) {
     for w in sheet["winners"].as_array().unwrap() {
         assert_eq!(totals[w.as_u64().unwrap() as usize], best);
     }
-    let runner_up = totals
+    // The runner-up is the best of the seats that did not win (By Hook or Crook breaks a tie on
+    // the track by the collections, so a sole winner can have a margin of 0).
+    let winners: Vec<usize> = sheet["winners"]
+        .as_array()
+        .unwrap()
         .iter()
-        .copied()
-        .filter(|&t| t < best)
+        .map(|w| w.as_u64().unwrap() as usize)
+        .collect();
+    let runner_up = (0..totals.len())
+        .filter(|i| !winners.contains(i))
+        .map(|i| totals[i])
         .max()
         .unwrap_or(best);
     assert_eq!(sheet["margin"], json!(best - runner_up));
