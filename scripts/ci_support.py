@@ -35,7 +35,8 @@ def check(cond, what):
 class Server:
     """One `clubroom serve` process; `start()` may be called again after `kill()`."""
 
-    def __init__(self, binary, database_url, workdir, name):
+    def __init__(self, binary, database_url, workdir, name, prefix=()):
+        self.prefix = list(prefix)  # e.g. an strace command line the server runs under
         self.binary = binary
         self.database_url = database_url
         self.workdir = workdir
@@ -50,7 +51,7 @@ class Server:
         env = dict(os.environ, RUST_LOG="warn,clubroom=info", NO_COLOR="1")
         with open(log, "wb") as out:
             self.proc = subprocess.Popen(
-                [self.binary, "serve", "--bind", "127.0.0.1:0", "--database-url", self.database_url],
+                self.prefix + [self.binary, "serve", "--bind", "127.0.0.1:0", "--database-url", self.database_url],
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
             )
         # For the shell wrapper's trap, should this script itself be killed.

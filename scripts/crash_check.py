@@ -22,6 +22,8 @@ import argparse
 import json
 import os
 import random
+import shutil
+import signal
 import sqlite3
 import sys
 import threading
@@ -40,6 +42,7 @@ class Shared:
         self.acks = []          # one dict per 201 answer
         self.errors = []        # anything that is not a 201 or a missing answer
         self.failed_attempts = 0
+        self.created = []       # (match id, host token) of creations answered 201 during the kills
 
 
 def worker(wid, shared, matches, seed, deadline):
@@ -82,6 +85,64 @@ def worker(wid, shared, matches, seed, deadline):
             })
 
 
+def creator(shared, deadline):
+    """Creates a match now and then while the kills go on; remembers the ones answered 201."""
+    client = Client(shared.addr, timeout=10)
+    body = json.dumps({"game": "dump", "players": [{"name": "A"}, {"name": "B"}], "config": {"target": 100000}})
+    while not shared.stop.is_set() and time.monotonic() < deadline:
+        time.sleep(0.1)
+        try:
+            status, _, data = client.request("POST", "/v1/matches", body, addr=shared.addr)
+        except OSError:
+            continue  # unanswered: it may or may not exist; the final listing checks it is whole
+        if status != 201:
+            with shared.lock:
+                shared.errors.append(f"create: {status} {data[:300]}")
+            continue
+        created = json.loads(data)
+        with shared.lock:
+            shared.created.append((created["match"]["id"], created["host_token"]))
+
+
+def fsync_check(binary, workdir, writes=20):
+    """Runs a fresh server under strace and counts fsync/fdatasync calls while `writes` actions are
+    recorded one after another: with synchronous = FULL each commit syncs the WAL, so there must be
+    at least one per write. (SIGKILL cannot tell FULL from NORMAL, a power cut could.) Returns the
+    count, or None when strace is missing or may not trace here."""
+    if not shutil.which("strace"):
+        print("  fsync check skipped: no strace")
+        return None
+    trace = os.path.join(workdir, "fsync.strace")
+    server = Server(binary, f"sqlite://{os.path.join(workdir, 'fsync.db')}?mode=rwc", workdir, "fsync",
+                    prefix=["strace", "-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", trace])
+    child = None
+    try:
+        try:
+            addr = server.start(timeout=60)
+        except CheckFailed as e:
+            print(f"  fsync check skipped: the server does not run under strace here ({str(e)[:200]})")
+            return None
+        with open(f"/proc/{server.proc.pid}/task/{server.proc.pid}/children") as f:
+            child = int(f.read().split()[0])
+        client = Client(addr)
+        match_id, token = create_dump_match(client)
+
+        def syncs():
+            with open(trace, errors="replace") as f:
+                return sum(1 for line in f if "fsync(" in line or "fdatasync(" in line)
+        before = syncs()
+        for n in range(writes):
+            client.json("POST", f"/v1/matches/{match_id}/actions", tally_body(90),
+                        {"authorization": f"Bearer {token}"}, expect=(201,))
+        count = syncs() - before
+        check(count >= writes, f"{count} fsync calls for {writes} acknowledged writes: commits are not synced")
+        return count
+    finally:
+        if child is not None:
+            os.kill(child, signal.SIGKILL)
+        server.kill()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", required=True, help="the clubroom binary")
@@ -107,6 +168,7 @@ def main():
         deadline = time.monotonic() + args.time_limit
         threads = [threading.Thread(target=worker, args=(w, shared, matches, args.seed, deadline), daemon=True)
                    for w in range(args.threads)]
+        threads.append(threading.Thread(target=creator, args=(shared, deadline), daemon=True))
         for t in threads:
             t.start()
         kills = 0
@@ -142,6 +204,24 @@ def main():
             claims[a["match"]][a["seq"]] = a["points"]
         events = sum(verify_log(client, m, claims[m]) for m, _ in matches)
 
+        # Matches created during the kills: every answered one exists, empty, its host token valid;
+        # every match listed (answered or not) loads, i.e. none is half-created.
+        for m, token in shared.created:
+            view, _ = client.json("GET", f"/v1/matches/{m}", headers={"authorization": f"Bearer {token}"}, expect=(200,))
+            check(view["seq"] == 0 and len(view["players"]) == 2, f"created match {m} reads back as {view}")
+        listed, cursor = 0, None
+        for _ in range(1000):
+            page, _ = client.json("GET", "/v1/matches?limit=100" + (f"&cursor={cursor}" if cursor else ""), expect=(200,))
+            for summary in page["matches"]:
+                client.json("GET", f"/v1/matches/{summary['id']}", expect=(200,))
+                client.json("GET", f"/v1/matches/{summary['id']}/events", expect=(200,))
+            listed += len(page["matches"])
+            cursor = page.get("next_cursor")
+            if not cursor:
+                break
+        known = {m for m, _ in matches} | {m for m, _ in shared.created}
+        check(listed >= len(known), f"{listed} matches listed, {len(known)} were answered 201")
+
         # Re-sending every acknowledged request with its key replays the first answer, byte for byte.
         found = 0
         for a in acks:
@@ -173,9 +253,14 @@ def main():
                                   f"{len(answered - stored)} answered not stored")
         check(all(s == 201 and r for _, _, _, s, r in rows), "an event without its remembered answer")
 
+        syncs = fsync_check(args.bin, args.workdir)
+        if syncs is not None:
+            print(f"  fsync check (strace): {syncs} fsync calls for 20 acknowledged writes (synchronous = FULL)")
         print(f"  in flight at a kill (no answer, retried with the same key): {len(in_flight)}: "
               f"{committed_before} had been committed (replayed), {recorded_on_retry} recorded on retry; "
               f"{shared.failed_attempts} attempts got no answer")
+        print(f"  matches created during the kills: {len(shared.created)} answered 201, all found; "
+              f"{listed - len(known)} more created but unanswered, all whole")
         print(f"  events in the log: {events} over {len(matches)} matches; integrity_check ok; journal_mode wal")
         print(f"crash check: {'PASS' if lost == 0 else 'FAIL'}: kills={kills} acknowledged={len(acks)} "
               f"found={found} lost={lost} ({time.monotonic() - started:.0f}s)")
