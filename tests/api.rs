@@ -862,6 +862,24 @@ async fn two_instances_on_one_database_see_each_others_writes() {
     assert_eq!(stale.status, StatusCode::PRECONDITION_FAILED);
 }
 
+/// Two instances started at the same moment on one fresh database both come up: they race to
+/// apply the migrations (on SQLite sqlx takes no migration lock, so the loser must retry).
+#[actix_web::test]
+async fn two_stores_opened_at_once_on_a_fresh_database_both_migrate() {
+    for _ in 0..3 {
+        let (url, _dir) = common::fresh_database().await;
+        let (a, b) = tokio::join!(
+            clubroom::store::Store::connect(&url),
+            clubroom::store::Store::connect(&url)
+        );
+        let (a, b) = (a.expect("first store"), b.expect("second store"));
+        assert_eq!(a.version("no-such-match").await.unwrap(), 0);
+        assert_eq!(b.version("no-such-match").await.unwrap(), 0);
+        a.close().await;
+        b.close().await;
+    }
+}
+
 #[actix_web::test]
 async fn the_catalogue_lists_dump_and_the_list_pages_newest_first() {
     let app = TestApp::spawn().await;

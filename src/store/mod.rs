@@ -213,10 +213,23 @@ impl Store {
                     .connect_with(options.clone())
                     .await?;
                 // Migrate before the readers connect, so they never see a half-built schema.
-                sqlx::migrate!("migrations/sqlite")
-                    .run(&writer)
-                    .await
-                    .map_err(|e| StoreError::Db(e.into()))?;
+                // sqlx takes no lock around SQLite migrations (PostgreSQL's use an advisory
+                // lock): two processes opening one fresh file at once both try to apply a
+                // migration, and the one that waited fails ("table matches already exists")
+                // when the other commits. Running the migrator again then finds the migration
+                // applied and skips it, so a failed run is retried a few times before it counts.
+                let mut attempt = 1;
+                loop {
+                    match sqlx::migrate!("migrations/sqlite").run(&writer).await {
+                        Ok(()) => break,
+                        Err(e) if attempt < 5 => {
+                            tracing::warn!(attempt, error = %e, "migration failed; retrying (another process may be migrating)");
+                            attempt += 1;
+                            tokio::time::sleep(Duration::from_millis(100 * attempt)).await;
+                        }
+                        Err(e) => return Err(StoreError::Db(e.into())),
+                    }
+                }
                 let reader = AnyPoolOptions::new()
                     .max_connections(4)
                     .after_connect(reader_pragmas)
