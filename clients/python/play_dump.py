@@ -48,18 +48,18 @@ from clubroom_client.api.matches import (  # noqa: E402
 from clubroom_client.api.service import healthz  # noqa: E402
 from clubroom_client.models import (  # noqa: E402
     ActionRequest,
-    BonusMalusActionType0,
-    BonusMalusActionType0Type,
-    BonusMalusActionType1,
-    ClubsActionType0,
-    ClubsActionType0Type,
-    ClubsActionType1,
+    BonusMalusDeal,
+    BonusMalusDealType,
+    BonusMalusPlay,
+    ClubsDeal,
+    ClubsDealType,
+    ClubsPlay,
     CreateMatch,
     Created,
     Dealing,
-    DumpActionType0,
-    DumpActionType0Type,
-    DumpActionType1,
+    DumpDeal,
+    DumpDealType,
+    DumpPlay,
     EventView,
     Legal,
     MatchStatus,
@@ -105,13 +105,13 @@ class Game:
 
 
 GAMES = {
-    "dump": Game("dump", lambda: DumpActionType0(type_=DumpActionType0Type.DEAL), DumpActionType1, 40),
-    "clubs": Game("clubs", lambda: ClubsActionType0(type_=ClubsActionType0Type.DEAL), ClubsActionType1, 52),
+    "dump": Game("dump", lambda: DumpDeal(type_=DumpDealType.DEAL), DumpPlay, 40),
+    "clubs": Game("clubs", lambda: ClubsDeal(type_=ClubsDealType.DEAL), ClubsPlay, 52),
     # Service dealing: no `trump` (the service knows the stock).
     "bonus-malus": Game(
         "bonus-malus",
-        lambda: BonusMalusActionType0(type_=BonusMalusActionType0Type.DEAL),
-        BonusMalusActionType1,
+        lambda: BonusMalusDeal(type_=BonusMalusDealType.DEAL),
+        BonusMalusPlay,
         52,
         draws=True,
     ),
@@ -221,7 +221,7 @@ def play_deal(t: Table) -> dict[str, Any]:
         for a in actions:
             check(a.type_.value == "play", "only plays are legal mid-deal")
             check(a.card in hand, f"legal card {a.card} is in seat {seat}'s hand")
-            extra = set(a.additional_properties) - {"declare"}
+            extra = set(getattr(a, "additional_properties", {}))
             check(not extra, f"legal actions fit the typed play model (extra fields {extra})")
         choice = t.rng.choice(actions)
         t.act(t.seats[seat], seat, choice, v.seq)
