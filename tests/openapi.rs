@@ -77,3 +77,20 @@ fn every_action_variant_has_a_title_of_its_own_for_generated_clients() {
     names.dedup();
     assert_eq!(names.len(), count, "titles and schema names are unique");
 }
+
+/// An optional request body is said by `required: false` alone: no `null` alternative, which
+/// generated clients would send or choke on (openapi-python-client sends its "unset" marker).
+#[test]
+fn the_undo_body_is_optional_and_not_nullable() {
+    let spec: Value = serde_json::from_str(&clubroom::app::openapi_json()).unwrap();
+    let body = &spec["paths"]["/v1/matches/{id}/undo"]["post"]["requestBody"];
+    assert_ne!(
+        body["required"],
+        Value::Bool(true),
+        "the body may be left out"
+    );
+    assert_eq!(
+        body["content"]["application/json"]["schema"],
+        serde_json::json!({"$ref": "#/components/schemas/UndoRequest"})
+    );
+}

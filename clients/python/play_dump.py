@@ -44,6 +44,7 @@ from clubroom_client.api.matches import (  # noqa: E402
     record_action,
     scores,
     scores_csv,
+    undo,
 )
 from clubroom_client.api.service import healthz  # noqa: E402
 from clubroom_client.models import (  # noqa: E402
@@ -179,8 +180,9 @@ def hand_of(t: Table, seat: int) -> list[str]:
     return hand
 
 
-def play_deal(t: Table) -> dict[str, Any]:
-    """Deals (host token) and plays the whole deal, each card by its seat's own token."""
+def play_deal(t: Table, undo_first_play: bool = False) -> dict[str, Any]:
+    """Deals (host token) and plays the whole deal, each card by its seat's own token. With
+    `undo_first_play` the host retracts the deal's first card (undo, no body) and it is played again."""
     before = t.view()
     rounds_before = len(before.scores.rounds)
     check(before.table_to_act, "a deal is expected")
@@ -198,6 +200,7 @@ def play_deal(t: Table) -> dict[str, Any]:
     check(t.view().you in (None, UNSET), "the public view shows no hand")
 
     plays = 0
+    undone = 0
     for _ in range(MAX_STEPS_PER_DEAL):
         v = t.view()
         if len(v.scores.rounds) > rounds_before:
@@ -213,7 +216,7 @@ def play_deal(t: Table) -> dict[str, Any]:
             seen.update(drawn)
             hands[seat] = list(hand)
         else:
-            check(hand == hands[seat], f"seat {seat}'s hand is what it was dealt less what it played")
+            check(sorted(hand) == sorted(hands[seat]), f"seat {seat}'s hand is what it was dealt less what it played")
         lg = ok(legal.sync_detailed(t.id, client=t.seats[seat], seat=seat), 200, f"legal for seat {seat}")
         check(isinstance(lg, Legal) and lg.seat == seat, "legal answers for the seat asked")
         actions = [t.game.play_model.from_dict(a.to_dict()) for a in lg.actions]
@@ -224,15 +227,28 @@ def play_deal(t: Table) -> dict[str, Any]:
             extra = set(getattr(a, "additional_properties", {}))
             check(not extra, f"legal actions fit the typed play model (extra fields {extra})")
         choice = t.rng.choice(actions)
-        t.act(t.seats[seat], seat, choice, v.seq)
+        rec = t.act(t.seats[seat], seat, choice, v.seq)
         hands[seat].remove(choice.card)
         plays += 1
+        if undo_first_play and plays == 1 and not undone:
+            # The host's undo, sent without a body (the spec's body is optional).
+            u = ok(
+                undo.sync_detailed(t.id, client=t.host, if_match=f'"{rec.match.seq}"'), 201, "host undoes the first play"
+            )
+            check(isinstance(u, Recorded) and u.event.kind == "undo", "an undo is an event of its own")
+            check(u.event.retracts == rec.event.seq, f"the undo retracts event {rec.event.seq}")
+            check(u.match.to_act == [seat], f"seat {seat} is to play again")
+            hands[seat].append(choice.card)
+            check(sorted(hand_of(t, seat)) == sorted(hands[seat]), f"seat {seat} holds {choice.card} again")
+            plays -= 1
+            undone += 1
     else:
         raise CheckFailed(f"deal {round_no} did not end within {MAX_STEPS_PER_DEAL} steps")
 
     check(plays == t.game.cards_per_deal, f"{plays} plays in a deal of {t.game.cards_per_deal} cards")
     check(all(h == [] for h in hands), "every card held was played")
-    return {"round": round_no, "plays": plays}
+    check(undone == int(undo_first_play), "the first play was undone once")
+    return {"round": round_no, "plays": plays, "undone": undone}
 
 
 def events_of(t: Table) -> list[EventView]:
@@ -285,10 +301,13 @@ def play_dump_match(base_url: str, rng: random.Random) -> str:
 
     deals = 0
     total_plays = 0
+    undos = 0
     for _ in range(MAX_DEALS):
         if t.view().status == MatchStatus.FINISHED:
             break
-        total_plays += play_deal(t)["plays"]
+        played = play_deal(t, undo_first_play=deals == 0)
+        total_plays += played["plays"]
+        undos += played["undone"]
         deals += 1
     else:
         raise CheckFailed(f"the match did not finish within {MAX_DEALS} deals")
@@ -335,6 +354,10 @@ def play_dump_match(base_url: str, rng: random.Random) -> str:
                 f"deal {e.round_}: the seed re-derives the hands the seats were dealt",
             )
     check(deals_seen == deals, "one deal event per deal")
+    undo_events = [e for e in evs if e.kind == "undo"]
+    retracted = [e for e in evs if e.retracted_by not in (None, UNSET)]
+    check(len(undo_events) == undos == 1 and len(retracted) == 1, "the log shows the one undo and what it retracted")
+    check(retracted[0].retracted_by == undo_events[0].seq, "the retracted play names its undo")
     check(all(p == 160 for p in trick_points.values()) and len(trick_points) == deals, "tricks sum to 160 per deal")
 
     # The CSV sheet agrees (the client hands back the raw text).
@@ -345,7 +368,7 @@ def play_dump_match(base_url: str, rng: random.Random) -> str:
     check(len(lines) == deals + 2, "CSV: header, one row per deal, total")
 
     return (
-        f"dump: match {t.id} finished after {deals} deals, {total_plays} cards played; "
+        f"dump: match {t.id} finished after {deals} deals, {total_plays} cards played ({undos} undone and replayed); "
         f"totals {s.totals}, winners {s.winners}, margin {s.margin}, target {target}"
     )
 
