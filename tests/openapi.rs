@@ -37,3 +37,60 @@ fn every_operation_documents_its_errors_with_examples_and_every_action_type_is_i
     assert!(spec["components"]["schemas"]["DumpAction"].is_object());
     assert!(spec["components"]["securitySchemes"]["bearer"].is_object());
 }
+
+/// Generated clients name a union's variants after their `title` (openapi-python-client makes
+/// `DumpPlay` of it; without a title, `DumpActionType1`, which changes when a variant is added
+/// before it). Every game's action variants carry one, unique across the document.
+#[test]
+fn every_action_variant_has_a_title_of_its_own_for_generated_clients() {
+    let spec: Value = serde_json::from_str(&clubroom::app::openapi_json()).unwrap();
+    let schemas = spec["components"]["schemas"].as_object().unwrap();
+    let mut names: Vec<String> = schemas.keys().cloned().collect();
+    let games = [
+        "Dump",
+        "Clubs",
+        "BonusMalus",
+        "MembersOnly",
+        "PlusMinus",
+        "ByHookOrCrook",
+    ];
+    for game in games {
+        let union = &schemas[&format!("{game}Action")];
+        let variants = union["oneOf"]
+            .as_array()
+            .expect("a game's actions are a oneOf");
+        for v in variants {
+            let kind = v["properties"]["type"]["enum"][0].as_str().unwrap();
+            let title = v["title"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{game}Action `{kind}` has no title"));
+            let expected: String = kind
+                .split('_')
+                .map(|w| w[..1].to_uppercase() + &w[1..])
+                .collect();
+            assert_eq!(title, format!("{game}{expected}"), "{game}Action `{kind}`");
+            names.push(title.to_string());
+        }
+    }
+    let count = names.len();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), count, "titles and schema names are unique");
+}
+
+/// An optional request body is said by `required: false` alone: no `null` alternative, which
+/// generated clients would send or choke on (openapi-python-client sends its "unset" marker).
+#[test]
+fn the_undo_body_is_optional_and_not_nullable() {
+    let spec: Value = serde_json::from_str(&clubroom::app::openapi_json()).unwrap();
+    let body = &spec["paths"]["/v1/matches/{id}/undo"]["post"]["requestBody"];
+    assert_ne!(
+        body["required"],
+        Value::Bool(true),
+        "the body may be left out"
+    );
+    assert_eq!(
+        body["content"]["application/json"]["schema"],
+        serde_json::json!({"$ref": "#/components/schemas/UndoRequest"})
+    );
+}

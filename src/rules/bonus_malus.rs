@@ -53,9 +53,12 @@ impl Default for BonusMalusConfig {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 #[schema(as = BonusMalusAction)]
+// Each variant's `title` names it in the spec, hence in generated clients (`BonusMalusPlay`, ...):
+// stable names whatever the variants' order; tests/openapi.rs checks every variant has one.
 pub enum Action {
     /// Table action that starts a deal. In service dealing the service shuffles and deals (no
     /// `trump`); in table dealing `trump` is the suit showing on the back of the stock's top card.
+    #[schema(title = "BonusMalusDeal")]
     Deal {
         /// Table dealing only, and then required: the suit showing on top of the stock.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -63,6 +66,7 @@ pub enum Action {
         trump: Option<Suit>,
     },
     /// A seat plays a card to the trick.
+    #[schema(title = "BonusMalusPlay")]
     Play {
         /// The card, rank then suit (`10` accepted for `T`).
         #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc]$", example = "QS")]
@@ -70,6 +74,7 @@ pub enum Action {
     },
     /// Table dealing only: after the draws of a trick, while cards remain in the stock, the suit
     /// now showing on its top card (the next trick's trump). The engine asks for it.
+    #[schema(title = "BonusMalusStockTop")]
     StockTop {
         /// The suit showing on top of the stock.
         #[schema(value_type = String, pattern = "^[SHDC]$", example = "D")]
@@ -79,6 +84,7 @@ pub enum Action {
     /// 1+3; with 2 or 3 players, per seat) how many cards of each suit its tricks held. Checked
     /// against the deck: 13 of each suit (3 players: one card, set aside, is missing) and whole
     /// tricks per side.
+    #[schema(title = "BonusMalusTally")]
     Tally {
         /// Cards taken of each suit, by side.
         #[schema(example = json!([{"S": 8, "H": 7, "D": 5, "C": 6}, {"S": 5, "H": 6, "D": 8, "C": 7}]))]

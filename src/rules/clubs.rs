@@ -41,10 +41,14 @@ pub struct ClubsConfig {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 #[schema(as = ClubsAction)]
+// Each variant's `title` names it in the spec, hence in generated clients (`ClubsPlay`, ...):
+// stable names whatever the variants' order; tests/openapi.rs checks every variant has one.
 pub enum Action {
     /// Table action that starts a deal. In service dealing the service shuffles and deals.
+    #[schema(title = "ClubsDeal")]
     Deal {},
     /// A seat plays a card to the trick. Whoever leads a club declares the called suit.
+    #[schema(title = "ClubsPlay")]
     Play {
         /// The card, rank then suit (`10` accepted for `T`).
         #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc]$", example = "2C")]
@@ -58,6 +62,7 @@ pub enum Action {
     /// Table dealing only: a whole deal's result without play-by-play, per seat what its tricks
     /// held (the 3-player face-down card counted with the last trick's winner). Checked: the
     /// cards sum to 52, the clubs to 12, one seat took J♣, each seat took whole tricks.
+    #[schema(title = "ClubsTally")]
     Tally {
         /// What each seat took, by seat.
         #[schema(example = json!([{"cards": 16, "clubs": 4, "jack": false}, {"cards": 12, "clubs": 2, "jack": true}, {"cards": 12, "clubs": 3, "jack": false}, {"cards": 12, "clubs": 3, "jack": false}]))]

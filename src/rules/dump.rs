@@ -49,10 +49,14 @@ impl Default for DumpConfig {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 #[schema(as = DumpAction)]
+// Each variant's `title` names it in the spec, hence in generated clients (`DumpPlay`, ...):
+// stable names whatever the variants' order; tests/openapi.rs checks every variant has one.
 pub enum Action {
     /// Table action that starts a deal. In service dealing the service shuffles and deals.
+    #[schema(title = "DumpDeal")]
     Deal {},
     /// A seat plays a card to the trick.
+    #[schema(title = "DumpPlay")]
     Play {
         /// The card, rank then suit (`10` accepted for `T`).
         #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc]$", example = "QS")]
@@ -60,6 +64,7 @@ pub enum Action {
     },
     /// Table dealing only: a whole deal's result without play-by-play, card points per side
     /// (seats 0+2, seats 1+3; with 2 players, per seat). Must sum to 160.
+    #[schema(title = "DumpTally")]
     Tally {
         /// Card points captured by side 0 and side 1.
         #[schema(example = json!([95, 65]))]

@@ -423,9 +423,12 @@ pub struct MembersOnlyConfig {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 #[schema(as = MembersOnlyAction)]
+// Each variant's `title` names it in the spec, hence in generated clients (`MembersOnlyPlay`, ...):
+// stable names whatever the variants' order; tests/openapi.rs checks every variant has one.
 pub enum Action {
     /// Table action that starts a heat: in table dealing it records the two cards turned face up;
     /// in service dealing the service shuffles, deals and turns them (send no `face_up`).
+    #[schema(title = "MembersOnlyDeal")]
     Deal {
         /// Table dealing: the two cards turned face up into the layout. Omit in service dealing.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -434,6 +437,7 @@ pub enum Action {
     },
     /// A seat's turn while betting is open: an optional bet, then the reveals (none in round 1 of
     /// a heat, exactly two in every later round).
+    #[schema(title = "MembersOnlyTurn")]
     Turn {
         /// The piece placed this turn, or `null` for none. A piece placed in round 1 carries the
         /// player's risk piece.
@@ -449,6 +453,7 @@ pub enum Action {
     /// Table dealing: `reveal` lists the two cards, `discard` may be named (kept private).
     /// Service dealing: `discard` is required; `reveal` may be omitted (the service reveals the
     /// other two) or must list exactly the other two.
+    #[schema(title = "MembersOnlyFinal")]
     Final {
         /// The card discarded face down.
         #[serde(default, skip_serializing_if = "Option::is_none")]

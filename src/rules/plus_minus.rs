@@ -116,11 +116,15 @@ impl Default for PlusMinusConfig {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 #[schema(as = PlusMinusAction)]
+// Each variant's `title` names it in the spec, hence in generated clients (`PlusMinusPlay`, ...):
+// stable names whatever the variants' order; tests/openapi.rs checks every variant has one.
 pub enum Action {
     /// Table action that starts each game of the rubber. In service dealing the service shuffles
     /// and deals eleven cards to each player.
+    #[schema(title = "PlusMinusDeal")]
     Deal {},
     /// A seat lays down a card and moves one man by the total (the card plus the top card).
+    #[schema(title = "PlusMinusPlay")]
     Play {
         /// The card: a signed integer, PLUS cards positive, MINUS cards negative (`-7` is MINUS 7).
         #[schema(value_type = i32, minimum = -25, maximum = 25, example = 11)]
@@ -133,6 +137,7 @@ pub enum Action {
     },
     /// Table dealing only: a whole game's final positions without play-by-play, per seat the
     /// four men (0 = stars, 25 = home).
+    #[schema(title = "PlusMinusTally")]
     Tally {
         /// Per seat, the four men's positions.
         #[schema(example = json!([[25, 25, 15, 0], [0, 3, 12, 25]]))]

@@ -124,11 +124,14 @@ impl<'de> Deserialize<'de> for ActionCard {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 #[schema(as = ByHookOrCrookAction)]
+// Each variant's `title` names it in the spec, hence in generated clients (`ByHookOrCrookPlay`, ...):
+// stable names whatever the variants' order; tests/openapi.rs checks every variant has one.
 pub enum Action {
     /// Table action that starts the game: four collection cards to each player, the rest in two
     /// auction piles. In service dealing the service shuffles and deals (hands seen by their seats
     /// only, pile tops turned up); in table dealing the table then records each pile's face-up top
     /// with `reveal_pile`.
+    #[schema(title = "ByHookOrCrookDeal")]
     Deal {
         /// Cards in auction piles 0 and 1 (face-up top included). Default: the rest of the deck
         /// split evenly, pile 0 taking the odd card. With the default deck they must add up to
@@ -139,6 +142,7 @@ pub enum Action {
     },
     /// Table dealing only, table action: the card just turned face up on an auction pile (at the
     /// start, and after each purchase from a pile that still has cards).
+    #[schema(title = "ByHookOrCrookRevealPile")]
     RevealPile {
         /// The auction pile, 0 or 1.
         #[schema(minimum = 0, maximum = 1, example = 0)]
@@ -149,23 +153,27 @@ pub enum Action {
     },
     /// A seat's location card for this turn, sealed until every seat has chosen (with two players
     /// in `alternate`, chosen openly in turn).
+    #[schema(title = "ByHookOrCrookLocation")]
     Location {
         /// `castle` or `auction`: the seat must be able to play an action card there.
         place: Place,
     },
     /// A seat's action card for this turn, sealed until every seat has chosen.
+    #[schema(title = "ByHookOrCrookChoose")]
     Choose {
         /// `check:<value>` (auction), `thief:<n>` (either), `exhibit` or `detective` (castle).
         #[schema(value_type = String, pattern = "^(check:[0-9]{1,10}|thief:[0-9]{1,10}|exhibit|detective)$", example = "check:11000")]
         card: ActionCard,
     },
     /// The auction's winner takes the face-up card of one pile.
+    #[schema(title = "ByHookOrCrookBuy")]
     Buy {
         /// The auction pile, 0 or 1 (it must still have cards).
         #[schema(minimum = 0, maximum = 1, example = 1)]
         pile: usize,
     },
     /// An exhibitor lays down one set at the castle, sealed among the exhibitors until all have.
+    #[schema(title = "ByHookOrCrookExhibit")]
     Exhibit {
         /// The set: at least three cards whose letters form one unbroken run.
         #[schema(value_type = Vec<String>, min_items = 3, max_items = 45, example = json!(["A1500", "A1560", "B1507"]))]
@@ -173,6 +181,7 @@ pub enum Action {
     },
     /// A thief's owner takes one card from one exhibit (thieves in descending number order, one
     /// card from each exhibit each).
+    #[schema(title = "ByHookOrCrookSteal")]
     Steal {
         /// The exhibiting seat.
         #[schema(minimum = 0, maximum = 4, example = 2)]
@@ -183,6 +192,7 @@ pub enum Action {
     },
     /// At the end of the game every seat shows its best set (`[]` without one), sealed until all
     /// have; best +8, second +4.
+    #[schema(title = "ByHookOrCrookFinalExhibit")]
     FinalExhibit {
         /// The set shown, or `[]` when the seat holds none.
         #[schema(value_type = Vec<String>, max_items = 45, example = json!(["D1521", "E1528", "F1535"]))]
