@@ -412,6 +412,42 @@ impl Store {
         }
     }
 
+    /// The bare append transaction, for the write-cost baseline (`src/bin/append_baseline.rs`,
+    /// `scripts/bench.sh`): in one transaction on the writer connection, read match `id`'s
+    /// version and insert `action` (stored verbatim, unparsed) as event `version + 1`. No cache,
+    /// no rules, no idempotency; returns the new seq (`Conflict` if the seq was taken).
+    pub async fn append_raw(&self, id: &str, action: &str) -> Result<i64, StoreError> {
+        let mut tx = self.writer.begin().await?;
+        let row = sqlx::query(
+            "SELECT seq FROM events WHERE match_id = $1 ORDER BY seq DESC LIMIT 1",
+        )
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let seq = match row {
+            Some(r) => r.try_get::<i64, _>("seq")? + 1,
+            None => 1,
+        };
+        let created_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let inserted = sqlx::query(
+            "INSERT INTO events (match_id, seq, kind, action, round, outcome, created_at) \
+             VALUES ($1, $2, 'action', $3, 0, '[]', $4)",
+        )
+        .bind(id)
+        .bind(seq)
+        .bind(action)
+        .bind(&created_at)
+        .execute(&mut *tx)
+        .await;
+        match inserted {
+            Ok(_) => {}
+            Err(err) if is_unique_violation(&err) => return Err(StoreError::Conflict),
+            Err(err) => return Err(err.into()),
+        }
+        tx.commit().await?;
+        Ok(seq)
+    }
+
     /// Matches newest first, optionally of one game and/or status, after `cursor` (a `num`).
     pub async fn list_matches(
         &self,
