@@ -75,10 +75,15 @@ fn main() -> anyhow::Result<()> {
     actix_web::rt::System::new().block_on(async move {
         let listener = TcpListener::bind(&cli.bind)?;
         let store = web::Data::new(Store::connect(&cli.database_url).await?);
-        HttpServer::new(move || App::new().app_data(store.clone()).service(create).service(append))
-            .listen(listener)?
-            .run()
-            .await?;
+        HttpServer::new(move || {
+            App::new()
+                .app_data(store.clone())
+                .service(create)
+                .service(append)
+        })
+        .listen(listener)?
+        .run()
+        .await?;
         Ok(())
     })
 }
