@@ -5,8 +5,17 @@
 //! ("acknowledged means durable", even across power loss). All writes go through one writer
 //! connection (SQLite allows one writer at a time; a single connection avoids busy-waiting),
 //! reads through a small pool of their own. PostgreSQL uses one pool for both.
+//!
+//! Group commit (SQLite): the appends of concurrent requests (to different matches) that queue
+//! while a commit is under way are recorded together in the next transaction, so that one fsync
+//! acknowledges all of them. Each append still succeeds or fails on its own (a taken seq fails
+//! only its own insert), and none is answered before the transaction holding it has committed.
 
-use std::{str::FromStr, time::Duration};
+use std::{
+    str::FromStr,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 
 use futures_util::future::BoxFuture;
 use sqlx::{
@@ -14,6 +23,7 @@ use sqlx::{
     pool::PoolConnectionMetadata,
     AnyPool, Executor, Row,
 };
+use tokio::sync::{oneshot, Mutex as AsyncMutex};
 
 /// Which database is behind the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +46,9 @@ pub enum StoreError {
     /// Stored data that cannot be read back.
     #[error("corrupt stored data: {0}")]
     Corrupt(String),
+    /// The group commit holding this append failed as a whole (nothing of it was recorded).
+    #[error("the group commit failed: {0}")]
+    GroupCommit(String),
 }
 
 /// A match row.
@@ -120,6 +133,30 @@ pub struct Store {
     writer: AnyPool,
     reader: AnyPool,
     backend: Backend,
+    group: Arc<GroupCommit>,
+}
+
+/// An append waiting for the next group commit, and where to send its result.
+struct Pending {
+    event: EventRow,
+    new_status: Option<String>,
+    done: oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// The SQLite group commit: a queue of appends, and the turn to commit them. Whoever holds the
+/// turn takes the whole queue into one transaction and answers every append in it before it
+/// gives the turn up; an append whose request gets the turn finds its answer already there or
+/// its event still queued. No task of its own: it runs in whatever runtime calls [`Store::append`].
+#[derive(Default)]
+struct GroupCommit {
+    queue: Mutex<Vec<Pending>>,
+    turn: Arc<AsyncMutex<()>>,
+}
+
+impl std::fmt::Debug for GroupCommit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GroupCommit").finish_non_exhaustive()
+    }
 }
 
 const EVENT_COLUMNS: &str =
@@ -188,6 +225,84 @@ fn is_unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
 }
 
+/// Inserts one event and, with `new_status`, updates its match's status (the caller makes the
+/// two one transaction).
+async fn insert_event(
+    conn: &mut sqlx::AnyConnection,
+    e: &EventRow,
+    new_status: Option<&str>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO events (match_id, seq, kind, seat, action, seed, retracts, round, outcome, created_at, \
+         idem_key, request_hash, response_status, response) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+    )
+    .bind(&e.match_id)
+    .bind(e.seq)
+    .bind(&e.kind)
+    .bind(e.seat)
+    .bind(&e.action)
+    .bind(&e.seed)
+    .bind(e.retracts)
+    .bind(e.round)
+    .bind(&e.outcome)
+    .bind(&e.created_at)
+    .bind(&e.idem_key)
+    .bind(&e.request_hash)
+    .bind(e.response_status)
+    .bind(&e.response)
+    .execute(&mut *conn)
+    .await?;
+    if let Some(status) = new_status {
+        sqlx::query("UPDATE matches SET status = $1 WHERE id = $2")
+            .bind(status)
+            .bind(&e.match_id)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// One SQLite transaction for a whole batch of appends, then every append's answer. An insert
+/// that fails on a taken key fails alone: SQLite rolls back that statement only, and the
+/// transaction goes on (an event's insert comes before its status update, so nothing of the
+/// failed append remains). Any other error rolls back the whole batch and fails every append.
+async fn commit_batch(writer: &AnyPool, batch: Vec<Pending>) {
+    if batch.is_empty() {
+        return;
+    }
+    let outcome = async {
+        let mut tx = writer.begin().await?;
+        let mut results = Vec::with_capacity(batch.len());
+        for p in &batch {
+            results.push(
+                match insert_event(&mut tx, &p.event, p.new_status.as_deref()).await {
+                    Ok(()) => Ok(()),
+                    Err(err) if is_unique_violation(&err) => Err(StoreError::Conflict),
+                    Err(err) => return Err(err),
+                },
+            );
+        }
+        tx.commit().await?;
+        Ok::<_, sqlx::Error>(results)
+    }
+    .await;
+    match outcome {
+        Ok(results) => {
+            for (p, r) in batch.into_iter().zip(results) {
+                let _ = p.done.send(r);
+            }
+        }
+        Err(err) => {
+            tracing::error!(error = %err, appends = batch.len(), "group commit failed");
+            let detail = err.to_string();
+            for p in batch {
+                let _ = p.done.send(Err(StoreError::GroupCommit(detail.clone())));
+            }
+        }
+    }
+}
+
 impl Store {
     /// Connects to `url` (`sqlite://file.db?mode=rwc` or `postgres://...`) and applies the
     /// migrations of that backend.
@@ -239,6 +354,7 @@ impl Store {
                     writer,
                     reader,
                     backend,
+                    group: Arc::default(),
                 }
             }
             Backend::Postgres => {
@@ -255,6 +371,7 @@ impl Store {
                     writer: pool.clone(),
                     reader: pool,
                     backend,
+                    group: Arc::default(),
                 }
             }
         };
@@ -377,52 +494,109 @@ impl Store {
     }
 
     /// Appends one event; with `new_status`, also updates the match's status, atomically.
-    /// Returns `Conflict` when the seq (or the idempotency key) is already taken.
+    /// Returns `Conflict` when the seq (or the idempotency key) is already taken. Returns only
+    /// once the event is committed (durable). On SQLite the append joins a group commit (see the
+    /// module documentation); on PostgreSQL it is a transaction of its own.
     pub async fn append(&self, e: &EventRow, new_status: Option<&str>) -> Result<(), StoreError> {
-        let insert = sqlx::query(
-            "INSERT INTO events (match_id, seq, kind, seat, action, seed, retracts, round, outcome, created_at, \
-             idem_key, request_hash, response_status, response) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
-        )
-        .bind(&e.match_id)
-        .bind(e.seq)
-        .bind(&e.kind)
-        .bind(e.seat)
-        .bind(&e.action)
-        .bind(&e.seed)
-        .bind(e.retracts)
-        .bind(e.round)
-        .bind(&e.outcome)
-        .bind(&e.created_at)
-        .bind(&e.idem_key)
-        .bind(&e.request_hash)
-        .bind(e.response_status)
-        .bind(&e.response);
-        let result = match new_status {
-            None => insert.execute(&self.writer).await.map(|_| ()),
-            Some(status) => {
-                let mut tx = self.writer.begin().await?;
-                let r = async {
-                    insert.execute(&mut *tx).await?;
-                    sqlx::query("UPDATE matches SET status = $1 WHERE id = $2")
-                        .bind(status)
-                        .bind(&e.match_id)
-                        .execute(&mut *tx)
-                        .await?;
-                    Ok::<_, sqlx::Error>(())
+        match self.backend {
+            Backend::Sqlite => self.append_grouped(e, new_status).await,
+            Backend::Postgres => {
+                let result = async {
+                    match new_status {
+                        None => insert_event(&mut *self.writer.acquire().await?, e, None).await,
+                        Some(_) => {
+                            let mut tx = self.writer.begin().await?;
+                            insert_event(&mut tx, e, new_status).await?;
+                            tx.commit().await
+                        }
+                    }
                 }
                 .await;
-                match r {
-                    Ok(()) => tx.commit().await,
-                    Err(err) => Err(err),
+                match result {
+                    Ok(()) => Ok(()),
+                    Err(err) if is_unique_violation(&err) => Err(StoreError::Conflict),
+                    Err(err) => Err(err.into()),
                 }
             }
-        };
-        match result {
-            Ok(()) => Ok(()),
-            Err(err) if is_unique_violation(&err) => Err(StoreError::Conflict),
-            Err(err) => Err(err.into()),
         }
+    }
+
+    /// Queues the append, then either receives its result from the request that committed it or
+    /// takes the turn and commits the queue itself.
+    async fn append_grouped(
+        &self,
+        e: &EventRow,
+        new_status: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let (done, mut result) = oneshot::channel();
+        self.group
+            .queue
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Pending {
+                event: e.clone(),
+                new_status: new_status.map(String::from),
+                done,
+            });
+        let abandoned =
+            || StoreError::GroupCommit("the committing task ended without an answer".into());
+        tokio::select! {
+            biased;
+            r = &mut result => return r.unwrap_or_else(|_| Err(abandoned())),
+            turn = self.group.turn.clone().lock_owned() => {
+                // The previous holder answered all it took before giving up the turn: if ours was
+                // among them the answer is here, otherwise our event is still in the queue.
+                if let Ok(r) = result.try_recv() {
+                    return r;
+                }
+                let batch = std::mem::take(
+                    &mut *self.group.queue.lock().unwrap_or_else(|p| p.into_inner()),
+                );
+                let writer = self.writer.clone();
+                // The commit runs as a task of its own, holding the turn: it carries other
+                // requests' events and must finish even if this request is dropped meanwhile.
+                tokio::spawn(async move {
+                    commit_batch(&writer, batch).await;
+                    drop(turn);
+                });
+            }
+        }
+        result.await.unwrap_or_else(|_| Err(abandoned()))
+    }
+
+    /// The bare append transaction, for the write-cost baseline (`src/bin/append_baseline.rs`,
+    /// `scripts/bench.sh`): in one transaction on the writer connection, read match `id`'s
+    /// version and insert `action` (stored verbatim, unparsed) as event `version + 1`. No cache,
+    /// no rules, no idempotency; returns the new seq (`Conflict` if the seq was taken).
+    pub async fn append_raw(&self, id: &str, action: &str) -> Result<i64, StoreError> {
+        let mut tx = self.writer.begin().await?;
+        let row =
+            sqlx::query("SELECT seq FROM events WHERE match_id = $1 ORDER BY seq DESC LIMIT 1")
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let seq = match row {
+            Some(r) => r.try_get::<i64, _>("seq")? + 1,
+            None => 1,
+        };
+        let created_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let inserted = sqlx::query(
+            "INSERT INTO events (match_id, seq, kind, action, round, outcome, created_at) \
+             VALUES ($1, $2, 'action', $3, 0, '[]', $4)",
+        )
+        .bind(id)
+        .bind(seq)
+        .bind(action)
+        .bind(&created_at)
+        .execute(&mut *tx)
+        .await;
+        match inserted {
+            Ok(_) => {}
+            Err(err) if is_unique_violation(&err) => return Err(StoreError::Conflict),
+            Err(err) => return Err(err.into()),
+        }
+        tx.commit().await?;
+        Ok(seq)
     }
 
     /// Matches newest first, optionally of one game and/or status, after `cursor` (a `num`).

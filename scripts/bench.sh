@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# The cost of a write (issue 3, item 6). Builds release, then in one run on this machine:
+#
+#  1. Writes. Clubroom (`clubroom serve`) and the bare baseline (`append_baseline`: actix-web in
+#     front of the append transaction alone, through the same Store and SQLite settings), each on
+#     a fresh SQLite file of its own, are driven by the same wrk Lua script with the same bodies:
+#     POST /v1/matches/{id}/actions across 16 and 64 concurrent matches, one connection per match
+#     (one wrk thread per connection, so each connection plays its match's actions in order). Each
+#     connection replays a legal 82-action cycle of two-player table-dealt Dump (deal, 40 cards,
+#     deal, 40 cards), so every Clubroom request takes the whole path: token, cache, rules, the
+#     rendered answer, the append. The servers are measured alternately, BENCH_ROUNDS times, each
+#     wrk run on freshly created matches; the medians are reported with their ratio.
+#  2. Reads. GET /v1/matches/{id} of a match with 10 events and of one with BENCH_LONG_EVENTS
+#     (10,000) events whose view is the same (tally/undo pairs, then the same 10 events): the cost
+#     must not grow with the log. For scale, also a match of BENCH_SHEET_ROUNDS (1,000) tallies,
+#     whose view carries a 1,000-line score sheet: what grows there is the answer (every deal's
+#     line is in the view, API.md), not the work of finding the state.
+#
+# Usage: scripts/bench.sh            (about 3 minutes; run it on an otherwise quiet machine)
+# Settings (environment): BENCH_SECONDS=10 per write run, BENCH_ROUNDS=3, BENCH_CONCURRENCY="16 64",
+# BENCH_READ_SECONDS=5, BENCH_LONG_EVENTS=10000, BENCH_SHEET_ROUNDS=1000. Release artifacts go to $CARGO_TARGET_DIR
+# (default target/). Exits non-zero if any request failed; BENCH_STRICT=1 also fails when the
+# target (Clubroom >= 1.0x the baseline's throughput, p99 no worse) is missed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECS=${BENCH_SECONDS:-10}
+ROUNDS=${BENCH_ROUNDS:-3}
+CONCURRENCY=${BENCH_CONCURRENCY:-"16 64"}
+READ_SECS=${BENCH_READ_SECONDS:-5}
+LONG=${BENCH_LONG_EVENTS:-10000}
+SHEET=${BENCH_SHEET_ROUNDS:-1000}
+
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+echo "== building release (clubroom, append_baseline)"
+cargo build --release --bins -q
+BIN="${CARGO_TARGET_DIR:-target}/release"
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start NAME COMMAND...: runs a server in the background on a fresh database, waits until it answers.
+start() {
+  local name=$1 port
+  shift
+  port=$(free_port)
+  DATABASE_URL="sqlite://$WORK/$name.db?mode=rwc" RUST_LOG=warn "$@" --bind "127.0.0.1:$port" \
+    >"$WORK/$name.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 100); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/" || true)" != 000 ] && break
+    sleep 0.1
+  done
+  echo "http://127.0.0.1:$port"
+}
+CLUBROOM=$(start clubroom "$BIN/clubroom" serve)
+BASELINE=$(start baseline "$BIN/append_baseline")
+echo "clubroom: $CLUBROOM   baseline: $BASELINE   databases: fresh SQLite files (WAL, synchronous=FULL)"
+
+# The write script: each wrk thread owns one connection and one match (given by setup from the
+# file named by BENCH_MATCHES) and cycles through the same 82 bodies in order.
+cat >"$WORK/write.lua" <<'LUA'
+local matches, threads = {}, {}
+for line in io.lines(os.getenv("BENCH_MATCHES")) do
+  local id, token = line:match("(%S+) (%S+)")
+  table.insert(matches, {id = id, token = token})
+end
+
+function setup(thread)
+  local m = matches[#threads + 1]
+  thread:set("match_id", m.id)
+  thread:set("token", m.token)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  bodies = {}
+  local pairs_ = {{"3", "2"}, {"8", "7"}, {"T", "9"}, {"Q", "J"}, {"A", "K"}}
+  for _, leader in ipairs({1, 0}) do
+    table.insert(bodies, '{"seat":null,"action":{"type":"deal"}}')
+    for _, suit in ipairs({"S", "H", "D", "C"}) do
+      for _, p in ipairs(pairs_) do
+        table.insert(bodies, string.format('{"seat":%d,"action":{"type":"play","card":"%s%s"}}', leader, p[1], suit))
+        table.insert(bodies, string.format('{"seat":%d,"action":{"type":"play","card":"%s%s"}}', 1 - leader, p[2], suit))
+      end
+    end
+  end
+  path = "/v1/matches/" .. match_id .. "/actions"
+  headers = {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. token}
+  n, failed, first_failure = 0, 0, ""
+end
+
+-- The cycle advances on each answer, not in request(): wrk calls request() once more on its first
+-- thread to inspect the request, which must not skip an action.
+function request()
+  return wrk.format("POST", path, headers, bodies[n % #bodies + 1])
+end
+
+function response(status, hdrs, body)
+  n = n + 1
+  if status ~= 201 then
+    failed = failed + 1
+    if first_failure == "" then first_failure = status .. " " .. body:sub(1, 200) end
+  end
+end
+
+function done(summary, latency, requests)
+  local failed_total, first = 0, ""
+  for _, t in ipairs(threads) do
+    failed_total = failed_total + t:get("failed")
+    if first == "" then first = t:get("first_failure") end
+  end
+  local e = summary.errors
+  io.write(string.format("RESULT %.1f %.2f %.2f %d %d\n", summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.requests,
+    failed_total + e.connect + e.read + e.write + e.timeout))
+  if first ~= "" then io.write("FIRST_FAILURE " .. first .. "\n") end
+end
+LUA
+
+cat >"$WORK/read.lua" <<'LUA'
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("RESULT %.1f %.2f %.2f %d %d\n", summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.requests,
+    e.status + e.connect + e.read + e.write + e.timeout))
+end
+LUA
+
+# write_run NAME URL CONNECTIONS ROUND: one wrk run on fresh matches; appends to results.tsv.
+write_run() {
+  local name=$1 url=$2 c=$3 round=$4 out
+  python3 scripts/bench_client.py create "$url" "$c" "$WORK/matches.txt"
+  out=$(BENCH_MATCHES="$WORK/matches.txt" wrk -t"$c" -c"$c" -d"${SECS}s" --timeout 10s \
+    -s "$WORK/write.lua" "$url")
+  echo "$out" | grep FIRST_FAILURE || true
+  # shellcheck disable=SC2086
+  set -- $(echo "$out" | grep '^RESULT')
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$name" "$round" "$2" "$3" "$4" "$6" >>"$WORK/results.tsv"
+  printf '  %-9s c=%-3s round %s: %8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  failed %s\n' \
+    "$name" "$c" "$round" "$2" "$3" "$4" "$6"
+}
+
+echo "== writes: POST /v1/matches/{id}/actions, ${SECS}s per run, $ROUNDS round(s), servers alternating"
+: >"$WORK/results.tsv"
+for round in $(seq 1 "$ROUNDS"); do
+  for c in $CONCURRENCY; do
+    write_run baseline "$BASELINE" "$c" "$round"
+    write_run clubroom "$CLUBROOM" "$c" "$round"
+  done
+done
+
+echo "== reads: GET /v1/matches/{id} on Clubroom, ${READ_SECS}s each, 2 threads, 8 connections"
+: >"$WORK/reads.tsv"
+read_run() {
+  local label=$1 id=$2 bytes=$3 out
+  out=$(wrk -t2 -c8 -d"${READ_SECS}s" --timeout 10s -s "$WORK/read.lua" "$CLUBROOM/v1/matches/$id")
+  # shellcheck disable=SC2086
+  set -- $(echo "$out" | grep '^RESULT')
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$bytes" "$2" "$3" "$4" "$6" >>"$WORK/reads.tsv"
+}
+# shellcheck disable=SC2046
+read_run "10 events" $(python3 scripts/bench_client.py short "$CLUBROOM")
+# shellcheck disable=SC2046
+read_run "$LONG events, same view" $(python3 scripts/bench_client.py long "$CLUBROOM" "$LONG")
+# shellcheck disable=SC2046
+read_run "$SHEET tallies, $SHEET-line sheet" $(python3 scripts/bench_client.py tallies "$CLUBROOM" "$SHEET")
+
+python3 - "$WORK/results.tsv" "$WORK/reads.tsv" "${BENCH_STRICT:-0}" <<'PY'
+import statistics as st, sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
+failed = sum(int(r[6]) for r in rows)
+print("\n== writes (median of rounds)")
+print(f"{'matches':>7}  {'baseline req/s':>14} {'p50 ms':>7} {'p99 ms':>7}   {'clubroom req/s':>14} {'p50 ms':>7} {'p99 ms':>7}   ratio  target")
+missed = False
+for c in dict.fromkeys(r[0] for r in rows):
+    m = {}
+    for name in ("baseline", "clubroom"):
+        rs = [r for r in rows if r[0] == c and r[1] == name]
+        m[name] = [st.median(float(r[i]) for r in rs) for i in (3, 4, 5)]
+    b, k = m["baseline"], m["clubroom"]
+    ratio = k[0] / b[0]
+    ok = ratio >= 1.0 and k[2] <= b[2]
+    missed |= not ok
+    print(f"{c:>7}  {b[0]:>14.0f} {b[1]:>7.2f} {b[2]:>7.2f}   {k[0]:>14.0f} {k[1]:>7.2f} {k[2]:>7.2f}   {ratio:4.2f}x  {'met' if ok else 'MISSED'}")
+print("\n== reads: GET /v1/matches/{id}")
+print(f"{'match':<32} {'view bytes':>10} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7}")
+for label, size, rps, p50, p99, fails in (l.split("\t") for l in open(sys.argv[2]).read().splitlines()):
+    failed += int(fails)
+    print(f"{label:<32} {int(size):>10} {float(rps):>8.0f} {float(p50):>7.2f} {float(p99):>7.2f}")
+print(f"\nbench: {failed} failed requests; write target {'missed' if missed else 'met'}")
+sys.exit(1 if failed or (missed and sys.argv[3] == "1") else 0)
+PY

@@ -1,0 +1,98 @@
+//! The store's append under concurrency, below the HTTP layer: on SQLite concurrent appends are
+//! committed in groups (one transaction, one fsync), and each append must still succeed or fail on
+//! its own.
+
+use clubroom::store::{EventRow, MatchRow, Store, StoreError};
+
+fn match_row(id: &str) -> MatchRow {
+    MatchRow {
+        num: 0,
+        id: id.into(),
+        game: "dump".into(),
+        players: r#"["A","B"]"#.into(),
+        config: r#"{"target":100,"first_dealer":0}"#.into(),
+        dealing: "table".into(),
+        status: "in_progress".into(),
+        created_at: "2025-01-01T00:00:00.000Z".into(),
+    }
+}
+
+fn event(match_id: &str, seq: i64, writer: usize) -> EventRow {
+    EventRow {
+        match_id: match_id.into(),
+        seq,
+        kind: "action".into(),
+        action: Some(format!(r#"{{"writer":{writer}}}"#)),
+        outcome: "[]".into(),
+        created_at: "2025-01-01T00:00:00.000Z".into(),
+        ..EventRow::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_appends_each_win_or_lose_their_own_seq_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("t.db").display());
+    let store = Store::connect(&url).await.unwrap();
+    let matches: Vec<String> = (0..8).map(|i| format!("m{i}")).collect();
+    for m in &matches {
+        store.insert_match(&match_row(m), &[]).await.unwrap();
+    }
+    // Three writers race for every seq 1..=10 of every match. At seq 10 writers 1 and 2 also mark
+    // the match finished (a status update in the same append) and writer 0 does not: the status
+    // must follow whoever won.
+    let mut tasks = vec![];
+    for seq in 1..=10 {
+        for m in &matches {
+            for writer in 0..3 {
+                let (store, m) = (store.clone(), m.clone());
+                tasks.push(tokio::spawn(async move {
+                    let status = (seq == 10 && writer > 0).then_some("finished");
+                    let r = store.append(&event(&m, seq, writer), status).await;
+                    (m, seq, writer, r)
+                }));
+            }
+        }
+    }
+    let mut winners = std::collections::HashMap::new();
+    for t in tasks {
+        let (m, seq, writer, r) = t.await.unwrap();
+        match r {
+            Ok(()) => assert!(
+                winners.insert((m.clone(), seq), writer).is_none(),
+                "two writers won {m} seq {seq}"
+            ),
+            Err(StoreError::Conflict) => {}
+            Err(other) => panic!("{m} seq {seq}: unexpected {other}"),
+        }
+    }
+    assert_eq!(
+        winners.len(),
+        8 * 10,
+        "every seq of every match has one winner"
+    );
+    for m in &matches {
+        let events = store.events_after(m, 0, 100).await.unwrap();
+        let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, (1..=10).collect::<Vec<_>>(), "{m}'s log");
+        for e in &events {
+            let writer = winners[&(m.clone(), e.seq)];
+            assert_eq!(
+                e.action.as_deref(),
+                Some(&*format!(r#"{{"writer":{writer}}}"#))
+            );
+        }
+    }
+    let finished = store
+        .list_matches(None, Some("finished"), None, 100)
+        .await
+        .unwrap();
+    let mut ids: Vec<&str> = finished.iter().map(|r| r.row.id.as_str()).collect();
+    ids.sort();
+    let expected: Vec<&str> = matches
+        .iter()
+        .filter(|m| winners[&((*m).clone(), 10)] > 0)
+        .map(String::as_str)
+        .collect();
+    assert_eq!(ids, expected, "only the appends that won changed a status");
+}
