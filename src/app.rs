@@ -25,12 +25,14 @@ fn all_routes(cfg: &mut ServiceConfig) {
 
 /// The OpenAPI document of the service.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    App::new()
+    let mut api = App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
         .configure(all_routes)
         .split_for_parts()
-        .1
+        .1;
+    routes::spec::finish(&mut api);
+    api
 }
 
 /// The OpenAPI document as the pretty JSON checked in at `openapi/openapi.json`.
@@ -52,7 +54,7 @@ pub fn build_app(
         InitError = (),
     >,
 > {
-    let (app, api) = App::new()
+    let (app, mut api) = App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
         .app_data(svc)
@@ -61,6 +63,7 @@ pub fn build_app(
         .app_data(routes::path_config())
         .configure(all_routes)
         .split_for_parts();
+    routes::spec::finish(&mut api);
     app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api))
         .service(web::redirect("/docs", "/docs/"))
         .default_service(web::to(routes::fallback))
