@@ -398,7 +398,9 @@ impl Matches {
         if let Some(e) = self.cached(id) {
             return Ok(e);
         }
-        if id.len() > 64 {
+        // Ids are 32 lowercase hex digits (`create`); anything else names no match and never
+        // reaches the database (PostgreSQL refuses a NUL in text: that would be a 500).
+        if !(id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))) {
             return Err(ApiError::match_not_found(id));
         }
         let (row, tokens, events) = self
@@ -437,8 +439,8 @@ impl Matches {
     /// Creates a match.
     pub async fn create(&self, req: CreateMatch) -> Result<Created, ApiError> {
         for (i, p) in req.players.iter().enumerate() {
-            let n = p.name.trim().chars().count();
-            if n == 0 || p.name.chars().count() > 64 {
+            // The same rule as the spec's `NewPlayer.name` (length in code points, not blank).
+            if p.name.chars().all(views::is_blank) || p.name.chars().count() > 64 {
                 return Err(ApiError::bad_request(
                     "invalid_player_name",
                     format!("player {i}'s name must have 1 to 64 characters (not blank)"),
@@ -452,13 +454,18 @@ impl Matches {
             ));
         }
         let dealing = req.dealing.unwrap_or_default();
-        let game = AnyGame::new(&req.game, req.config, req.players.len(), dealing)?;
+        let game = AnyGame::new(
+            &req.game,
+            req.config.map(Value::Object),
+            req.players.len(),
+            dealing,
+        )?;
         let id = hex::encode(rand::random::<[u8; 16]>());
         let created_at = now();
         let players: Vec<String> = req
             .players
             .into_iter()
-            .map(|p| p.name.trim().to_string())
+            .map(|p| p.name) // exactly as sent: a client reads back what it wrote
             .collect();
         let row = MatchRow {
             num: 0,
@@ -531,7 +538,10 @@ impl Matches {
         let role = e.role(token)?;
         if let Some(s) = seat {
             if s >= e.players.len() {
-                return Err(ApiError::bad_request(
+                // 422 as for an action naming that seat: the seat is well-formed (0 to 15, the
+                // spec's range), this match just has fewer.
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
                     "no_such_seat",
                     format!("this match has seats 0 to {}", e.players.len() - 1),
                 ));
@@ -581,14 +591,25 @@ impl Matches {
         limit: i64,
     ) -> Result<MatchPage, ApiError> {
         let cursor = match cursor {
-            Some(c) => Some(c.parse::<i64>().map_err(|_| {
-                ApiError::bad_request(
+            // 1 to 18 digits, the spec's pattern (`parse` alone would take `-5` and `+5` too).
+            Some(c) if (1..=18).contains(&c.len()) && c.bytes().all(|b| b.is_ascii_digit()) => {
+                Some(c.parse::<i64>().expect("18 digits fit an i64"))
+            }
+            Some(_) => {
+                return Err(ApiError::bad_request(
                     "invalid_cursor",
                     "cursor must be a next_cursor from an earlier page",
-                )
-            })?),
+                ))
+            }
             None => None,
         };
+        if game.is_some_and(|g| g.contains('\0')) {
+            // No game id holds a NUL, and PostgreSQL refuses one in text (a 500): nothing matches.
+            return Ok(MatchPage {
+                matches: vec![],
+                next_cursor: None,
+            });
+        }
         let rows = self
             .store
             .list_matches(game, status.map(|s| s.as_str()), cursor, limit + 1)
@@ -692,6 +713,16 @@ impl Matches {
                 return Ok(answer);
             }
         }
+        match &op {
+            WriteOp::Act(req) => check_action(&e, role, req)?,
+            WriteOp::Undo if role != Role::Host => {
+                return Err(ApiError::forbidden(
+                    "host_only",
+                    "only the host token may undo",
+                ))
+            }
+            WriteOp::Undo => {}
+        }
         let mut refreshed = false;
         for _ in 0..MAX_ATTEMPTS {
             if let Some(v) = meta.if_match {
@@ -776,12 +807,11 @@ impl Matches {
     }
 }
 
-/// Checks and applies an action on a copy of the state; the event row to record.
-fn prepare_action(
-    e: &Entry,
-    role: Role,
-    req: &ActionRequest,
-) -> Result<(AnyGame, EventRow), ApiError> {
+/// The refusals of an action that do not depend on the match's version: a seat the match does
+/// not have, a token that may not act for the seat, an action outside the game's vocabulary. They
+/// are judged before `If-Match`: a request that fails anyway is not judged on its precondition
+/// (RFC 9110, 13.2.1), so a malformed request is 400 even when its `If-Match` is stale.
+fn check_action(e: &Entry, role: Role, req: &ActionRequest) -> Result<(), ApiError> {
     let players = e.players.len();
     match (req.seat, role) {
         (Some(s), _) if s >= players => {
@@ -805,8 +835,25 @@ fn prepare_action(
         }
         _ => {}
     }
+    e.game
+        .needs_seed(&req.action)
+        .map(|_| ())
+        .map_err(|err| action_error(&e.game, &req.action, err))
+}
+
+/// Checks and applies an action on a copy of the state; the event row to record.
+fn prepare_action(
+    e: &Entry,
+    role: Role,
+    req: &ActionRequest,
+) -> Result<(AnyGame, EventRow), ApiError> {
+    check_action(e, role, req)?;
     let actor = Actor::from_seat(req.seat);
-    let seed = if e.game.needs_seed(&req.action)? {
+    let seed = if e
+        .game
+        .needs_seed(&req.action)
+        .map_err(|err| action_error(&e.game, &req.action, err))?
+    {
         Some(Seed(rand::random()))
     } else {
         None
@@ -825,7 +872,7 @@ fn prepare_action(
             },
         )),
         Err(err) => {
-            let mut api: ApiError = err.clone().into();
+            let mut api = action_error(&e.game, &req.action, err.clone());
             // The legal list is attached where it reveals nothing the caller may not see.
             if matches!(err, ActionError::Illegal(_))
                 && (e.dealing == Dealing::Table
@@ -835,6 +882,23 @@ fn prepare_action(
             }
             Err(api)
         }
+    }
+}
+
+/// The answer to a refused action. An action that fits no game's vocabulary is malformed (400
+/// `invalid_action`); one that fits another game's is well-formed by the spec, whose action schema
+/// is the union of every game's, so it is refused like a rule (422 `action_not_in_game`).
+fn action_error(game: &AnyGame, action: &Value, err: ActionError) -> ApiError {
+    match err {
+        ActionError::Malformed(m) if AnyGame::in_some_vocabulary(action) => ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "action_not_in_game",
+            format!(
+                "this action belongs to another game; GET /v1/games and the spec's GameAction list {}'s actions ({m})",
+                game.id()
+            ),
+        ),
+        other => other.into(),
     }
 }
 

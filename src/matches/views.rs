@@ -8,11 +8,40 @@ use crate::rules::{Dealing, ScoreSheet};
 
 /// A player at creation.
 #[derive(Clone, Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, try_from = "serde_json::Map<String, Value>")]
 pub struct NewPlayer {
-    /// The player's name as shown at the table (any Unicode, 1 to 64 characters).
-    #[schema(min_length = 1, max_length = 64, example = "Ada")]
+    /// The player's name as shown at the table, kept exactly as sent: any Unicode, 1 to 64
+    /// characters (code points), not all of them whitespace.
+    #[schema(
+        min_length = 1,
+        max_length = 64,
+        pattern = r"[^\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]",
+        example = "Ada"
+    )]
     pub name: String,
+}
+
+/// Only from a JSON object: serde alone would also take `["Ada"]` (the fields in order).
+impl TryFrom<serde_json::Map<String, Value>> for NewPlayer {
+    type Error = serde_json::Error;
+
+    fn try_from(fields: serde_json::Map<String, Value>) -> Result<Self, Self::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Fields {
+            name: String,
+        }
+        let f: Fields = serde_json::from_value(Value::Object(fields))?;
+        Ok(NewPlayer { name: f.name })
+    }
+}
+
+/// The characters that do not make a name: whitespace by Unicode (Rust's `char::is_whitespace`),
+/// by ECMA-262's `\s` (adds U+FEFF) and by Python's `str.isspace` (adds U+001C..U+001F), so that
+/// every client's notion of "blank" agrees with the server's. The spec says the same as a pattern
+/// on `NewPlayer.name`: the name has a character outside this set.
+pub fn is_blank(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\u{1c}'..='\u{1f}' | '\u{feff}')
 }
 
 /// `POST /v1/matches` body.
@@ -25,9 +54,11 @@ pub struct CreateMatch {
     /// The players in seat order (seat 0 first, clockwise).
     #[schema(min_items = 1, max_items = 16)]
     pub players: Vec<NewPlayer>,
-    /// Match options; omitted ones take the game's defaults (`GET /v1/games` lists them).
+    /// Match options; omitted ones take the game's defaults (`GET /v1/games` lists them). An
+    /// object: anything else is 400 `invalid_body`, options the game does not know or values out
+    /// of range 422 `invalid_config`.
     #[schema(value_type = Option<Object>, example = json!({"target": 100}))]
-    pub config: Option<Value>,
+    pub config: Option<serde_json::Map<String, Value>>,
     /// Who deals: `table` (default) or `service`.
     pub dealing: Option<Dealing>,
 }

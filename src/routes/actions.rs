@@ -5,7 +5,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::IntoParams;
 
-use super::{bearer, from_value, idempotency_key, if_match, json_with_etag};
+use super::{
+    bearer, from_value, idempotency_key, if_match, json_with_etag, normalize_integers, WriteHeaders,
+};
 use crate::{
     error::{ApiError, Problem},
     matches::{
@@ -13,6 +15,13 @@ use crate::{
         Matches, WriteAnswer, WriteMeta,
     },
 };
+
+/// The bearer token of a write: 401 without one.
+fn required_bearer(req: &HttpRequest) -> Result<String, ApiError> {
+    bearer(req)?.ok_or_else(|| {
+        ApiError::unauthorized("recording needs a token: Authorization: Bearer <token>")
+    })
+}
 
 fn answer(a: WriteAnswer) -> HttpResponse {
     let mut r = HttpResponse::build(a.status);
@@ -29,9 +38,8 @@ fn answer(a: WriteAnswer) -> HttpResponse {
 #[utoipa::path(
     tag = "matches",
     params(
-        ("id" = String, Path, description = "The match id"),
-        ("If-Match" = Option<String>, Header, description = "Only if the match is still at this version (ETag), else 412"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Repeating a key with the same body replays the first answer; with another body, 409"),
+        ("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"),
+        WriteHeaders,
     ),
     request_body(content = ActionRequest, examples(
         ("deal" = (summary = "The table deals (Dump)", value = json!({"seat": null, "action": {"type": "deal"}}))),
@@ -40,7 +48,7 @@ fn answer(a: WriteAnswer) -> HttpResponse {
     )),
     responses(
         (status = 201, description = "Recorded", body = Recorded, headers(("ETag" = String, description = "The new version"))),
-        (status = 400, description = "Malformed body or action, unknown field, wrong type", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "Malformed body or action, unknown field, wrong type; `invalid_if_match`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No token, or a token not valid for this match", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_your_seat` or `host_only`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
@@ -61,11 +69,19 @@ pub async fn record_action(
     req: HttpRequest,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let token = bearer(&req)?;
-    let body = body.into_inner();
+    // Who asks comes first: without a token nothing else about the request matters.
+    let token = required_bearer(&req)?;
+    let mut body = body.into_inner();
+    normalize_integers(&mut body);
     let action: ActionRequest = from_value(body.clone())?;
+    if !action.action.is_object() {
+        return Err(ApiError::bad_request(
+            "invalid_action",
+            "the action must be a JSON object: {\"type\": ..., ...}",
+        ));
+    }
     let meta = WriteMeta {
-        token: token.as_deref(),
+        token: Some(&token),
         if_match: if_match(&req)?,
         idempotency_key: idempotency_key(&req)?,
         body: &body,
@@ -87,13 +103,14 @@ pub struct LegalQuery {
 /// its hand, so it needs that seat's token.
 #[utoipa::path(
     tag = "matches",
-    params(("id" = String, Path, description = "The match id"), LegalQuery),
+    params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"), LegalQuery),
     responses(
         (status = 200, description = "The legal actions", body = Legal),
-        (status = 400, description = "No such seat", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "A malformed query (`invalid_query`)", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Service dealing needs the seat's token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`hand_is_private`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`no_such_seat`: the match has fewer seats", body = Problem, content_type = "application/problem+json"),
     ),
     security((), ("bearer" = []))
 )]
@@ -119,20 +136,21 @@ pub struct UndoRequest {}
 #[utoipa::path(
     tag = "matches",
     params(
-        ("id" = String, Path, description = "The match id"),
-        ("If-Match" = Option<String>, Header, description = "Only if the match is still at this version, else 412"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Repeating a key replays the first answer"),
+        ("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"),
+        WriteHeaders,
     ),
     request_body(content = Option<UndoRequest>, description = "Empty, or `{}`"),
     responses(
         (status = 201, description = "Retracted", body = Recorded, headers(("ETag" = String, description = "The new version"))),
-        (status = 400, description = "A body that is not `{}`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "A body that is not `{}`; `invalid_if_match`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No token, or a token not valid for this match", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`host_only`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`idempotency_key_reused`", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`stale_version`", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`nothing_to_undo`", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`busy`: too many concurrent writers on this match", body = Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -141,16 +159,32 @@ pub async fn undo(
     svc: web::Data<Matches>,
     id: web::Path<String>,
     req: HttpRequest,
-    body: web::Bytes,
+    payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    if body.len() > super::BODY_LIMIT {
-        return Err(ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
-            "the body is too large",
-        ));
-    }
-    let token = bearer(&req)?;
+    let token = required_bearer(&req)?;
+    // Read by hand rather than with `web::Bytes`, whose errors (e.g. 413) actix answers in
+    // text/plain.
+    let body = match payload.to_bytes_limited(super::BODY_LIMIT).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(e)) => {
+            return Err(ApiError::bad_request(
+                "invalid_body",
+                format!("the body could not be read: {e}"),
+            ))
+        }
+        Err(_) => {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                format!(
+                    "the request body is larger than {} bytes",
+                    super::BODY_LIMIT
+                ),
+            ))
+        }
+    };
+    // No body (or a blank one) and `{}` both mean "no options". The spec's body is optional but,
+    // when present, an object: JSON `null` is refused like any other non-object.
     let value: Value = if body.iter().all(u8::is_ascii_whitespace) {
         Value::Object(Default::default())
     } else {
@@ -160,7 +194,7 @@ pub async fn undo(
     };
     let _: UndoRequest = from_value(value.clone())?;
     let meta = WriteMeta {
-        token: token.as_deref(),
+        token: Some(&token),
         if_match: if_match(&req)?,
         idempotency_key: idempotency_key(&req)?,
         body: &value,

@@ -27,7 +27,7 @@ pub struct EventsQuery {
 /// sealed choices) appear only to whom they belong.
 #[utoipa::path(
     tag = "matches",
-    params(("id" = String, Path, description = "The match id"), EventsQuery),
+    params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"), EventsQuery),
     responses(
         (status = 200, description = "A page of the log", body = EventPage),
         (status = 400, description = "Bad paging", body = Problem, content_type = "application/problem+json"),

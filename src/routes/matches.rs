@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::IntoParams;
 
-use super::{bearer, from_value, json_with_etag};
+use super::{bearer, from_value, json_with_etag, normalize_integers};
 use crate::{
     error::{ApiError, Problem},
     matches::{
@@ -34,7 +34,9 @@ pub async fn create_match(
     svc: web::Data<Matches>,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
-    let req: CreateMatch = from_value(body.into_inner())?;
+    let mut body = body.into_inner();
+    normalize_integers(&mut body);
+    let req: CreateMatch = from_value(body)?;
     let created = svc.create(req).await?;
     let location = format!("/v1/matches/{}", created.match_.id);
     Ok(HttpResponse::build(StatusCode::CREATED)
@@ -90,7 +92,7 @@ pub async fn list_matches(
 /// The match view. With a seat token, `you` holds that seat's private state (its hand).
 #[utoipa::path(
     tag = "matches",
-    params(("id" = String, Path, description = "The match id")),
+    params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$")),
     responses(
         (status = 200, description = "The match", body = MatchView, headers(("ETag" = String, description = "The version, e.g. \"12\""))),
         (status = 401, description = "A token that is not valid for this match", body = Problem, content_type = "application/problem+json"),

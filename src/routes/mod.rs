@@ -87,7 +87,37 @@ pub fn bearer(req: &HttpRequest) -> Result<Option<String>, ApiError> {
     }
 }
 
+/// The optional headers of a write, as the spec shows them (`IntoParams` only: the handlers read
+/// them with [`if_match`] and [`idempotency_key`], which accept exactly these patterns).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct WriteHeaders {
+    /// Only if the match is still at this version (its `ETag`, e.g. `"12"`; `W/"12"`, a bare `12`
+    /// and `*` are accepted too), else 412 `stale_version`. Any other value is 400
+    /// `invalid_if_match`.
+    #[param(
+        rename = "If-Match",
+        required = false,
+        pattern = r#"^(\*|(W/)?"[0-9]{1,18}"|[0-9]{1,18})$"#,
+        example = "\"12\""
+    )]
+    pub if_match: String,
+    /// Repeating a key with the same request replays the first answer (`Idempotent-Replayed:
+    /// true`); with another body, 409 `idempotency_key_reused`. 1 to 255 visible ASCII characters
+    /// (inner spaces allowed), else 400 `invalid_idempotency_key`.
+    #[param(
+        rename = "Idempotency-Key",
+        required = false,
+        min_length = 1,
+        max_length = 255,
+        pattern = "^[!-~]([ -~]*[!-~])?$",
+        example = "deal-1"
+    )]
+    pub idempotency_key: String,
+}
+
 /// The version named by `If-Match` (`"12"`, `W/"12"` or `12`); `*` or none is no condition.
+/// Anything else is 400: the header is malformed, which is not the same as stale (412).
 pub fn if_match(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
     let Some(h) = req.headers().get(header::IF_MATCH) else {
         return Ok(None);
@@ -96,27 +126,42 @@ pub fn if_match(req: &HttpRequest) -> Result<Option<i64>, ApiError> {
     if s == "*" {
         return Ok(None);
     }
-    let tag = s.trim_start_matches("W/").trim_matches('"');
-    tag.parse::<i64>().map(Some).map_err(|_| {
-        ApiError::new(
-            StatusCode::PRECONDITION_FAILED,
-            "stale_version",
+    let unquoted = s.strip_prefix("W/").unwrap_or(s);
+    let tag = match unquoted.strip_prefix('"') {
+        Some(rest) => rest.strip_suffix('"'),
+        None if unquoted.len() == s.len() => Some(s),
+        None => None, // `W/` needs quotes
+    };
+    match tag {
+        Some(t) if (1..=18).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_digit()) => {
+            Ok(Some(t.parse().expect("1 to 18 digits fit an i64")))
+        }
+        _ => Err(ApiError::bad_request(
+            "invalid_if_match",
             format!("If-Match must name a version as given by ETag, e.g. \"12\"; got {s:?}"),
-        )
-    })
+        )),
+    }
 }
 
-/// The `Idempotency-Key`, if any (1 to 255 visible characters).
+/// The `Idempotency-Key`, if any: 1 to 255 visible ASCII characters, inner spaces allowed (the
+/// pattern of [`WriteHeaders`]).
 pub fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
     let Some(h) = req.headers().get("idempotency-key") else {
         return Ok(None);
     };
-    match h.to_str() {
-        Ok(k) if !k.trim().is_empty() && k.len() <= 255 => Ok(Some(k.to_string())),
-        _ => Err(ApiError::bad_request(
+    let k = h.as_bytes();
+    let visible = |b: &u8| b.is_ascii_graphic();
+    let ok = (1..=255).contains(&k.len())
+        && k.iter().all(|b| visible(b) || *b == b' ')
+        && k.first().is_some_and(visible)
+        && k.last().is_some_and(visible);
+    if ok {
+        Ok(Some(String::from_utf8_lossy(k).into_owned()))
+    } else {
+        Err(ApiError::bad_request(
             "invalid_idempotency_key",
             "Idempotency-Key must be 1 to 255 visible ASCII characters",
-        )),
+        ))
     }
 }
 
@@ -132,8 +177,42 @@ pub fn json_with_etag<T: serde::Serialize>(status: StatusCode, seq: i64, body: &
         .json(body)
 }
 
-/// Parses a typed body out of a JSON value (400 with the reason on failure).
+/// Rewrites every number with no fractional part that fits an `i64`/`u64` (`2.0`, `-0.0`, `1e3`)
+/// as that integer. JSON has one number type and JSON Schema counts `2.0` as an `integer`, so a
+/// client (or a generator such as schemathesis) may send it where the spec says integer; serde
+/// alone would refuse it for an integer field.
+pub fn normalize_integers(v: &mut Value) {
+    match v {
+        Value::Number(n) if !n.is_i64() && !n.is_u64() => {
+            if let Some(f) = n.as_f64() {
+                // -2^63 <= f < 2^64: the casts below are exact.
+                const RANGE: std::ops::Range<f64> =
+                    -9.223_372_036_854_776e18..1.844_674_407_370_955_2e19;
+                if f.fract() == 0.0 && RANGE.contains(&f) {
+                    *v = if f < 0.0 {
+                        Value::from(f as i64)
+                    } else {
+                        Value::from(f as u64)
+                    };
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalize_integers),
+        Value::Object(fields) => fields.values_mut().for_each(normalize_integers),
+        _ => {}
+    }
+}
+
+/// Parses a typed body out of a JSON value (400 with the reason on failure). The body must be a
+/// JSON object: serde would also build a struct out of an array of its fields in order
+/// (`[null, {...}]`), which the spec does not allow.
 pub fn from_value<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, ApiError> {
+    if !v.is_object() {
+        return Err(ApiError::bad_request(
+            "invalid_body",
+            "the body must be a JSON object",
+        ));
+    }
     serde_json::from_value(v).map_err(|e| {
         ApiError::bad_request(
             "invalid_body",
@@ -196,4 +275,29 @@ pub async fn fallback(req: HttpRequest) -> HttpResponse {
         "not_found",
         format!("no resource at {path} (see /openapi.json)"),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::normalize_integers;
+
+    #[test]
+    fn integral_floats_become_integers_and_nothing_else_changes() {
+        let mut v = json!({
+            "a": 2.0, "b": -0.0, "c": 1e3, "d": -3.0, "e": 1.5, "f": 1e300,
+            "g": 18446744073709551615.0, "h": -9223372036854775808.0,
+            "i": [7.0, "7.0", null, {"j": 9007199254740993u64}],
+        });
+        normalize_integers(&mut v);
+        assert_eq!(
+            v,
+            json!({
+                "a": 2, "b": 0, "c": 1000, "d": -3, "e": 1.5, "f": 1e300,
+                "g": 18446744073709551615.0, "h": -9223372036854775808i64,
+                "i": [7, "7.0", null, {"j": 9007199254740993u64}],
+            })
+        );
+    }
 }

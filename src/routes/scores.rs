@@ -27,7 +27,7 @@ fn csv(sheet: &ScoreSheet, seq: i64) -> HttpResponse {
 /// one row per round.
 #[utoipa::path(
     tag = "matches",
-    params(("id" = String, Path, description = "The match id")),
+    params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$")),
     responses(
         (status = 200, description = "The score sheet", content(
             (ScoreSheet = "application/json"),
@@ -53,7 +53,7 @@ pub async fn scores(
 /// The score sheet as CSV: a header, one row per round, a total row.
 #[utoipa::path(
     tag = "matches",
-    params(("id" = String, Path, description = "The match id")),
+    params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$")),
     responses(
         (status = 200, description = "The score sheet as CSV", content_type = "text/csv", body = String,
          example = "round,label,multiplier,side_0,side_1\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),

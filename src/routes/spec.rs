@@ -3,7 +3,12 @@
 
 use serde::Serialize;
 use utoipa::{
-    openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
+    openapi::{
+        link::Link,
+        schema::{AdditionalProperties, AnyOf, Schema},
+        security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
+        RefOr,
+    },
     Modify, OpenApi, ToSchema,
 };
 
@@ -73,10 +78,91 @@ impl Modify for BearerScheme {
 )]
 pub struct ApiDoc;
 
+/// The operations a new match leads to: `links` of `POST /v1/matches` 201, for clients and for
+/// stateful testers (schemathesis follows them: create a match, then act on it). The match id
+/// comes from the answer's body; the operations that need a token take the answer's `host_token`
+/// as `Authorization: Bearer <host_token>` (the bearer scheme, not a parameter, so it is named in
+/// each link's description).
+const MATCH_LINKS: &[(&str, &str, &str)] = &[
+    ("GetMatch", "get_match", "The match view"),
+    (
+        "RecordAction",
+        "record_action",
+        "Record an action (Authorization: Bearer <host_token>)",
+    ),
+    ("Legal", "legal", "What may be done now"),
+    ("Events", "list_events", "The log"),
+    ("Scores", "scores", "The score sheet"),
+    ("ScoresCsv", "scores_csv", "The score sheet as CSV"),
+    (
+        "Undo",
+        "undo",
+        "Retract the last action (Authorization: Bearer <host_token>)",
+    ),
+];
+
 /// The parts of the document that the derive macros cannot express, applied once the routes have
-/// added their paths (so after `ApiDoc`'s own modifiers).
+/// added their paths (so after `ApiDoc`'s own modifiers):
+/// - `GameAction` is the union of every game's vocabulary, and a `deal` belongs to several games:
+///   `anyOf`, not `oneOf` (an action valid for two games is still valid).
+/// - Each game's action variants reject unknown fields (`deny_unknown_fields`), which utoipa does
+///   not carry over to internally tagged enum variants: `additionalProperties: false` on each.
+/// - `CreateMatch.game` lists the implemented games (`GET /v1/games`); another id is 422
+///   `unknown_game`.
+/// - The `links` from a created match to the operations on it.
 pub fn finish(api: &mut utoipa::openapi::OpenApi) {
     optional_bodies_without_null(api);
+    if let Some(components) = api.components.as_mut() {
+        for (name, schema) in components.schemas.iter_mut() {
+            let RefOr::T(schema) = schema else { continue };
+            if name == "GameAction" {
+                if let Schema::OneOf(one) = schema {
+                    let mut any = AnyOf::new();
+                    any.items = std::mem::take(&mut one.items);
+                    any.description = one.description.take();
+                    *schema = Schema::AnyOf(any);
+                }
+            } else if name == "CreateMatch" {
+                // The implemented games, from the catalogue itself (a new game joins the enum).
+                if let Schema::Object(create) = schema {
+                    if let Some(RefOr::T(Schema::Object(game))) = create.properties.get_mut("game")
+                    {
+                        game.enum_values = Some(
+                            crate::rules::AnyGame::catalogue()
+                                .into_iter()
+                                .map(|g| g.id.into())
+                                .collect(),
+                        );
+                    }
+                }
+            } else if name.ends_with("Action") {
+                if let Schema::OneOf(one) = schema {
+                    for variant in &mut one.items {
+                        if let RefOr::T(Schema::Object(object)) = variant {
+                            object.additional_properties =
+                                Some(Box::new(AdditionalProperties::FreeForm(false)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let created = api
+        .paths
+        .paths
+        .get_mut("/v1/matches")
+        .and_then(|item| item.post.as_mut())
+        .and_then(|op| op.responses.responses.get_mut("201"));
+    if let Some(RefOr::T(response)) = created {
+        for (name, operation, description) in MATCH_LINKS {
+            let link = Link::builder()
+                .operation_id(*operation)
+                .parameter("path.id", "$response.body#/match/id")
+                .description(*description)
+                .build();
+            response.links.insert((*name).to_string(), link.into());
+        }
+    }
 }
 
 /// utoipa writes an optional request body (`Option<T>`, the undo's) as `oneOf: [T, null]`, not

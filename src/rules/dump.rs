@@ -67,9 +67,21 @@ pub enum Action {
     #[schema(title = "DumpTally")]
     Tally {
         /// Card points captured by side 0 and side 1.
-        #[schema(example = json!([95, 65]))]
+        #[schema(schema_with = points_schema)]
         points: [u32; 2],
     },
+}
+
+/// `tally.points`: two counts of card points, 0 to 160 each (a deal has 160).
+fn points_schema() -> utoipa::openapi::schema::Array {
+    use super::spec_shapes::{array, int};
+    array(
+        int(0, 160),
+        Some(2),
+        false,
+        "Card points captured by side 0 and side 1.",
+        json!([95, 65]),
+    )
 }
 
 /// Why Dump refused an action.

@@ -20,6 +20,51 @@ use utoipa::ToSchema;
 
 pub use self::{cards::Seed, sheet::ScoreSheet};
 
+/// Spec shapes the derive macros cannot express on a field: bounded array items and fixed-size
+/// arrays (`[u32; 2]` is an array of any length to utoipa). Used with `#[schema(schema_with = ..)]`
+/// so that every value the spec allows is one serde takes (else a schema-valid request gets 400).
+pub(crate) mod spec_shapes {
+    use utoipa::openapi::schema::{Array, ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type};
+
+    /// An integer from `min` to `max`.
+    pub fn int(min: i64, max: i64) -> Schema {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(min))
+            .maximum(Some(max))
+            .into()
+    }
+
+    /// A string matching `pattern`.
+    pub fn string(pattern: &str) -> Schema {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(pattern))
+            .into()
+    }
+
+    /// An array of `items` with `len` items (any number when `None`); `null` too when
+    /// `nullable` (an `Option` field).
+    pub fn array(
+        items: Schema,
+        len: Option<usize>,
+        nullable: bool,
+        description: &str,
+        example: serde_json::Value,
+    ) -> Array {
+        let mut b = ArrayBuilder::new()
+            .items(utoipa::openapi::RefOr::T(items))
+            .min_items(len)
+            .max_items(len)
+            .description(Some(description))
+            .examples([example]);
+        if nullable {
+            b = b.schema_type(SchemaType::from_iter([Type::Array, Type::Null]));
+        }
+        b.build()
+    }
+}
+
 /// Who deals the cards: the real table (cards are learned as they are recorded) or the service
 /// (it shuffles and deals, and checks every play against the hand).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -298,7 +343,28 @@ fn apply_json<G: Game>(
 }
 
 fn parse_action<G: Game>(action: &Value) -> Result<G::Action, ActionError> {
-    serde_json::from_value(action.clone()).map_err(|e| ActionError::Malformed(e.to_string()))
+    let parsed: G::Action = serde_json::from_value(action.clone())
+        .map_err(|e| ActionError::Malformed(e.to_string()))?;
+    // serde builds a struct out of an array of its fields in order too (`[3, 1, true]` for
+    // `{"cards": 3, "clubs": 1, "jack": true}`); the vocabulary (and the spec) has objects only.
+    match serde_json::to_value(&parsed) {
+        Ok(written) if !same_shape(action, &written) => Err(ActionError::Malformed(
+            "an object of the action was sent as an array".into(),
+        )),
+        _ => Ok(parsed),
+    }
+}
+
+/// False where `written` (the action as serialized) has an object and `sent` an array.
+fn same_shape(sent: &Value, written: &Value) -> bool {
+    match (sent, written) {
+        (Value::Array(_), Value::Object(_)) => false,
+        (Value::Object(s), Value::Object(w)) => w
+            .iter()
+            .all(|(k, w)| s.get(k).is_none_or(|s| same_shape(s, w))),
+        (Value::Array(s), Value::Array(w)) => s.iter().zip(w).all(|(s, w)| same_shape(s, w)),
+        _ => true,
+    }
 }
 
 /// Why an action was not applied.
@@ -389,6 +455,20 @@ impl AnyGame {
             Ok(g.needs_seed(&parse_action::<G>(action)?))
         }
         each_game!(self, g => f(g, action))
+    }
+
+    /// Whether `action` is in the vocabulary of some implemented game: the spec's `GameAction`,
+    /// the union of them all. Tells an action of another game (422) from a malformed one (400).
+    pub fn in_some_vocabulary(action: &Value) -> bool {
+        fn parses<G: Game>(action: &Value) -> bool {
+            parse_action::<G>(action).is_ok()
+        }
+        parses::<dump::Dump>(action)
+            || parses::<members_only::MembersOnly>(action)
+            || parses::<clubs::Clubs>(action)
+            || parses::<bonus_malus::BonusMalus>(action)
+            || parses::<plus_minus::PlusMinus>(action)
+            || parses::<by_hook_or_crook::ByHookOrCrook>(action)
     }
 
     /// Validates and applies a wire action; on error the state is untouched.

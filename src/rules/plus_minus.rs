@@ -140,9 +140,28 @@ pub enum Action {
     #[schema(title = "PlusMinusTally")]
     Tally {
         /// Per seat, the four men's positions.
-        #[schema(example = json!([[25, 25, 15, 0], [0, 3, 12, 25]]))]
+        #[schema(schema_with = men_schema)]
         men: Vec<Vec<i64>>,
     },
+}
+
+/// `tally.men`: per seat, four positions from 0 (the stars) to 25 (home).
+fn men_schema() -> utoipa::openapi::schema::Array {
+    use super::spec_shapes::{array, int};
+    let board = array(
+        int(0, 25),
+        Some(4),
+        false,
+        "One seat's four men.",
+        json!([25, 25, 15, 0]),
+    );
+    array(
+        board.into(),
+        None,
+        false,
+        "Per seat, the four men's positions.",
+        json!([[25, 25, 15, 0], [0, 3, 12, 25]]),
+    )
 }
 
 /// The `from` values a move allows, for messages: `0, 17` or `null`.

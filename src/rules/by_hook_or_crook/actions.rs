@@ -120,6 +120,52 @@ impl<'de> Deserialize<'de> for ActionCard {
     }
 }
 
+/// `deal.pile_sizes`: two card counts (any `u32`: the rules check the sum).
+fn pile_sizes_schema() -> utoipa::openapi::schema::Array {
+    use crate::rules::spec_shapes::{array, int};
+    array(
+        int(0, i64::from(u32::MAX)),
+        Some(2),
+        true,
+        "Cards in auction piles 0 and 1 (face-up top included). Default: the rest of the deck \
+         split evenly, pile 0 taking the odd card. With the default deck they must add up to 45 \
+         minus four per player.",
+        serde_json::json!([17, 16]),
+    )
+}
+
+/// A collection card as the spec shows it: letter plus year (what `Item` parses).
+const ITEM_PATTERN: &str = "^[A-Fa-f][0-9]{1,4}$";
+
+/// `exhibit.cards`: a set of 3 to 45 collection cards (schema_with: the items need the pattern).
+fn exhibit_schema() -> utoipa::openapi::schema::Array {
+    use crate::rules::spec_shapes::{array, string};
+    let mut a = array(
+        string(ITEM_PATTERN),
+        None,
+        false,
+        "The set: at least three cards whose letters form one unbroken run.",
+        serde_json::json!(["A1500", "A1560", "B1507"]),
+    );
+    a.min_items = Some(3);
+    a.max_items = Some(45);
+    a
+}
+
+/// `final_exhibit.cards`: up to 45 collection cards.
+fn final_exhibit_schema() -> utoipa::openapi::schema::Array {
+    use crate::rules::spec_shapes::{array, string};
+    let mut a = array(
+        string(ITEM_PATTERN),
+        None,
+        false,
+        "The set shown, or `[]` when the seat holds none.",
+        serde_json::json!(["D1521", "E1528", "F1535"]),
+    );
+    a.max_items = Some(45);
+    a
+}
+
 /// One action of By Hook or Crook.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
@@ -137,7 +183,7 @@ pub enum Action {
         /// split evenly, pile 0 taking the odd card. With the default deck they must add up to
         /// 45 minus four per player.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schema(example = json!([17, 16]))]
+        #[schema(schema_with = pile_sizes_schema)]
         pile_sizes: Option<[u32; 2]>,
     },
     /// Table dealing only, table action: the card just turned face up on an auction pile (at the
@@ -162,7 +208,7 @@ pub enum Action {
     #[schema(title = "ByHookOrCrookChoose")]
     Choose {
         /// `check:<value>` (auction), `thief:<n>` (either), `exhibit` or `detective` (castle).
-        #[schema(value_type = String, pattern = "^(check:[0-9]{1,10}|thief:[0-9]{1,10}|exhibit|detective)$", example = "check:11000")]
+        #[schema(value_type = String, pattern = "^(check:[0-9]{1,9}|thief:[0-9]{1,9}|exhibit|detective)$", example = "check:11000")]
         card: ActionCard,
     },
     /// The auction's winner takes the face-up card of one pile.
@@ -176,7 +222,7 @@ pub enum Action {
     #[schema(title = "ByHookOrCrookExhibit")]
     Exhibit {
         /// The set: at least three cards whose letters form one unbroken run.
-        #[schema(value_type = Vec<String>, min_items = 3, max_items = 45, example = json!(["A1500", "A1560", "B1507"]))]
+        #[schema(schema_with = exhibit_schema)]
         cards: Vec<Item>,
     },
     /// A thief's owner takes one card from one exhibit (thieves in descending number order, one
@@ -195,7 +241,7 @@ pub enum Action {
     #[schema(title = "ByHookOrCrookFinalExhibit")]
     FinalExhibit {
         /// The set shown, or `[]` when the seat holds none.
-        #[schema(value_type = Vec<String>, max_items = 45, example = json!(["D1521", "E1528", "F1535"]))]
+        #[schema(schema_with = final_exhibit_schema)]
         cards: Vec<Item>,
     },
 }
