@@ -18,7 +18,8 @@
 #
 # Usage: scripts/bench.sh            (about 3 minutes; run it on an otherwise quiet machine)
 # Settings (environment): BENCH_SECONDS=10 per write run, BENCH_ROUNDS=3, BENCH_CONCURRENCY="16 64",
-# BENCH_READ_SECONDS=5, BENCH_LONG_EVENTS=10000, BENCH_SHEET_ROUNDS=1000. Release artifacts go to $CARGO_TARGET_DIR
+# BENCH_READ_SECONDS=5, BENCH_LONG_EVENTS=10000, BENCH_SHEET_ROUNDS=1000; BENCH_CLUBROOM_BIN=path
+# benches another build of clubroom (e.g. an older commit's) against this baseline. Release artifacts go to $CARGO_TARGET_DIR
 # (default target/). Exits non-zero if any request failed; BENCH_STRICT=1 also fails when the
 # target (Clubroom >= 1.0x the baseline's throughput, p99 no worse) is missed.
 set -euo pipefail
@@ -62,7 +63,7 @@ start() {
   done
   echo "http://127.0.0.1:$port"
 }
-CLUBROOM=$(start clubroom "$BIN/clubroom" serve)
+CLUBROOM=$(start clubroom "${BENCH_CLUBROOM_BIN:-$BIN/clubroom}" serve)
 BASELINE=$(start baseline "$BIN/append_baseline")
 echo "clubroom: $CLUBROOM   baseline: $BASELINE   databases: fresh SQLite files (WAL, synchronous=FULL)"
 
