@@ -160,7 +160,7 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
-echo "== reads: GET /v1/matches/{id} on Clubroom, ${READ_SECS}s per run, 2 threads, 8 connections, matches alternating"
+echo "== reads: GET /v1/matches/{id} on Clubroom, ${READ_SECS}s per run, 2 threads, 8 connections, matches alternating (order reversed every other round)"
 # label<TAB>id<TAB>view bytes, one line per read target
 {
   printf '10 events\t%s\t%s\n' $(python3 scripts/bench_client.py short "$CLUBROOM")
@@ -175,7 +175,7 @@ for round in $(seq 1 "$ROUNDS"); do
     set -- $(echo "$out" | grep '^RESULT')
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$bytes" "$2" "$3" "$4" "$6" >>"$WORK/reads.tsv"
     printf '  %-30s round %s: %8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  failed %s\n' "$label" "$round" "$2" "$3" "$4" "$6"
-  done <"$WORK/targets.tsv"
+  done < <(if [ $((round % 2)) = 1 ]; then cat "$WORK/targets.tsv"; else tac "$WORK/targets.tsv"; fi)
 done
 
 python3 - "$WORK/results.tsv" "$WORK/reads.tsv" "${BENCH_STRICT:-0}" <<'PY'
