@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cost of a write (issue 3, item 6). Builds release, then in one run on this machine:
+# The cost of a write (issue 3, item 6). Builds release, then, in one run on this machine:
 #
 #  1. Writes. Clubroom (`clubroom serve`) and the bare baseline (`append_baseline`: actix-web in
 #     front of the append transaction alone, through the same Store and SQLite settings), each on
@@ -16,11 +16,17 @@
 #     whose view carries a 1,000-line score sheet: what grows there is the answer (every deal's
 #     line is in the view, API.md), not the work of finding the state.
 #
-# Usage: scripts/bench.sh            (about 3 minutes; run it on an otherwise quiet machine)
-# Settings (environment): BENCH_SECONDS=10 per write run, BENCH_ROUNDS=3, BENCH_CONCURRENCY="16 64",
-# BENCH_READ_SECONDS=5, BENCH_LONG_EVENTS=10000, BENCH_SHEET_ROUNDS=1000. Release artifacts go to $CARGO_TARGET_DIR
-# (default target/). Exits non-zero if any request failed; BENCH_STRICT=1 also fails when the
-# target (Clubroom >= 1.0x the baseline's throughput, p99 no worse) is missed.
+# Usage: scripts/bench.sh            (about 4 minutes; run it on an otherwise quiet machine)
+# Settings (environment): BENCH_PROFILE=release (or debug), BENCH_SECONDS=10 per write run,
+# BENCH_ROUNDS=3, BENCH_CONCURRENCY="16 64", BENCH_READ_SECONDS=5, BENCH_LONG_EVENTS=10000,
+# BENCH_SHEET_ROUNDS=1000; BENCH_CLUBROOM_BIN=path benches another build of clubroom (e.g. an
+# older commit's) against this baseline. Artifacts go to $CARGO_TARGET_DIR (default target/).
+# Exits non-zero if any request failed; BENCH_STRICT=1 also fails when the target (Clubroom
+# >= 1.0x the baseline's throughput, p99 no worse) is missed.
+# CI smoke run (debug build, about a minute; checks that every request of both scripts succeeds,
+# the figures mean nothing):
+#   BENCH_PROFILE=debug BENCH_SECONDS=2 BENCH_ROUNDS=1 BENCH_READ_SECONDS=1 BENCH_LONG_EVENTS=200 \
+#   BENCH_SHEET_ROUNDS=50 scripts/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${BENCH_SECONDS:-10}
@@ -30,10 +36,18 @@ READ_SECS=${BENCH_READ_SECONDS:-5}
 LONG=${BENCH_LONG_EVENTS:-10000}
 SHEET=${BENCH_SHEET_ROUNDS:-1000}
 
+PROFILE=${BENCH_PROFILE:-release}
+
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
-echo "== building release (clubroom, append_baseline)"
-cargo build --release --bins -q
-BIN="${CARGO_TARGET_DIR:-target}/release"
+echo "== building $PROFILE (clubroom, append_baseline)"
+# BENCH_CARGO_ARGS: extra cargo build arguments (words split on spaces), e.g. a --config.
+# shellcheck disable=SC2086
+if [ "$PROFILE" = release ]; then
+  cargo build --release --bins -q ${BENCH_CARGO_ARGS:-}
+else
+  cargo build --bins -q ${BENCH_CARGO_ARGS:-}
+fi
+BIN="${CARGO_TARGET_DIR:-target}/$PROFILE"
 
 WORK=$(mktemp -d)
 PIDS=()
@@ -43,12 +57,14 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# start NAME COMMAND...: runs a server in the background on a fresh database, waits until it answers.
+# start NAME COMMAND...: runs a server in the background on a fresh database (not in a subshell,
+# so that cleanup knows its pid), waits until it answers and sets URL.
 start() {
   local name=$1 port
   shift
@@ -56,14 +72,19 @@ start() {
   DATABASE_URL="sqlite://$WORK/$name.db?mode=rwc" RUST_LOG=warn "$@" --bind "127.0.0.1:$port" \
     >"$WORK/$name.log" 2>&1 &
   PIDS+=($!)
+  URL="http://127.0.0.1:$port"
   for _ in $(seq 1 100); do
-    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/" || true)" != 000 ] && break
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/" || true)" != 000 ] && return 0
     sleep 0.1
   done
-  echo "http://127.0.0.1:$port"
+  echo "bench: $name did not start within 10 s:" >&2
+  cat "$WORK/$name.log" >&2
+  exit 1
 }
-CLUBROOM=$(start clubroom "$BIN/clubroom" serve)
-BASELINE=$(start baseline "$BIN/append_baseline")
+start clubroom "${BENCH_CLUBROOM_BIN:-$BIN/clubroom}" serve
+CLUBROOM=$URL
+start baseline "$BIN/append_baseline"
+BASELINE=$URL
 echo "clubroom: $CLUBROOM   baseline: $BASELINE   databases: fresh SQLite files (WAL, synchronous=FULL)"
 
 # The write script: each wrk thread owns one connection and one match (given by setup from the
@@ -159,23 +180,25 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 
-echo "== reads: GET /v1/matches/{id} on Clubroom, ${READ_SECS}s each, 2 threads, 8 connections"
+echo "== reads: GET /v1/matches/{id} on Clubroom, ${READ_SECS}s per run, 2 threads, 8 connections, matches alternating (order reversed every other round)"
+# label<TAB>id<TAB>view bytes, one line per read target
+{
+  printf '10 events\t%s\t%s\n' $(python3 scripts/bench_client.py short "$CLUBROOM")
+  printf '%s events, same view\t%s\t%s\n' "$LONG" $(python3 scripts/bench_client.py long "$CLUBROOM" "$LONG")
+  printf '%s tallies, %s-line sheet\t%s\t%s\n' "$SHEET" "$SHEET" $(python3 scripts/bench_client.py tallies "$CLUBROOM" "$SHEET")
+} >"$WORK/targets.tsv"
 : >"$WORK/reads.tsv"
-read_run() {
-  local label=$1 id=$2 bytes=$3 out
-  out=$(wrk -t2 -c8 -d"${READ_SECS}s" --timeout 10s -s "$WORK/read.lua" "$CLUBROOM/v1/matches/$id")
-  # shellcheck disable=SC2086
-  set -- $(echo "$out" | grep '^RESULT')
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$bytes" "$2" "$3" "$4" "$6" >>"$WORK/reads.tsv"
-}
-# shellcheck disable=SC2046
-read_run "10 events" $(python3 scripts/bench_client.py short "$CLUBROOM")
-# shellcheck disable=SC2046
-read_run "$LONG events, same view" $(python3 scripts/bench_client.py long "$CLUBROOM" "$LONG")
-# shellcheck disable=SC2046
-read_run "$SHEET tallies, $SHEET-line sheet" $(python3 scripts/bench_client.py tallies "$CLUBROOM" "$SHEET")
+for round in $(seq 1 "$ROUNDS"); do
+  while IFS=$'\t' read -r label id bytes; do
+    out=$(wrk -t2 -c8 -d"${READ_SECS}s" --timeout 10s -s "$WORK/read.lua" "$CLUBROOM/v1/matches/$id" </dev/null)
+    # shellcheck disable=SC2086
+    set -- $(echo "$out" | grep '^RESULT')
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$bytes" "$2" "$3" "$4" "$6" >>"$WORK/reads.tsv"
+    printf '  %-30s round %s: %8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  failed %s\n' "$label" "$round" "$2" "$3" "$4" "$6"
+  done < <(if [ $((round % 2)) = 1 ]; then cat "$WORK/targets.tsv"; else tac "$WORK/targets.tsv"; fi)
+done
 
-python3 - "$WORK/results.tsv" "$WORK/reads.tsv" "${BENCH_STRICT:-0}" <<'PY'
+python3 - "$WORK/results.tsv" "$WORK/reads.tsv" "${BENCH_STRICT:-0}" "$PROFILE" <<'PY'
 import statistics as st, sys
 rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
 failed = sum(int(r[6]) for r in rows)
@@ -192,11 +215,18 @@ for c in dict.fromkeys(r[0] for r in rows):
     ok = ratio >= 1.0 and k[2] <= b[2]
     missed |= not ok
     print(f"{c:>7}  {b[0]:>14.0f} {b[1]:>7.2f} {b[2]:>7.2f}   {k[0]:>14.0f} {k[1]:>7.2f} {k[2]:>7.2f}   {ratio:4.2f}x  {'met' if ok else 'MISSED'}")
-print("\n== reads: GET /v1/matches/{id}")
+print("\n== reads: GET /v1/matches/{id} (median of rounds)")
 print(f"{'match':<32} {'view bytes':>10} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7}")
-for label, size, rps, p50, p99, fails in (l.split("\t") for l in open(sys.argv[2]).read().splitlines()):
-    failed += int(fails)
-    print(f"{label:<32} {int(size):>10} {float(rps):>8.0f} {float(p50):>7.2f} {float(p99):>7.2f}")
-print(f"\nbench: {failed} failed requests; write target {'missed' if missed else 'met'}")
+reads = [l.split("\t") for l in open(sys.argv[2]).read().splitlines()]
+failed += sum(int(r[5]) for r in reads)
+medians = []
+for label in dict.fromkeys(r[0] for r in reads):
+    rs = [r for r in reads if r[0] == label]
+    rps, p50, p99 = (st.median(float(r[i]) for r in rs) for i in (2, 3, 4))
+    print(f"{label:<32} {int(rs[0][1]):>10} {rps:>8.0f} {p50:>7.2f} {p99:>7.2f}")
+    medians.append(rps)
+print(f"long log / short log read throughput: {medians[1] / medians[0]:.2f}x (same view; 1.00x = no growth)")
+note = "" if sys.argv[4] == "release" else f" ({sys.argv[4]} build: a smoke run, the figures mean nothing)"
+print(f"\nbench: {failed} failed requests; write target {'missed' if missed else 'met'}{note}")
 sys.exit(1 if failed or (missed and sys.argv[3] == "1") else 0)
 PY
