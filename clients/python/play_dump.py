@@ -73,6 +73,7 @@ from clubroom_client.models import (  # noqa: E402
     ScoreSheet,
     Unit,
 )
+from clubroom_client.models.create_match_game import CreateMatchGame  # noqa: E402
 from clubroom_client.types import UNSET, Response  # noqa: E402
 
 MAX_STEPS_PER_DEAL = 200  # a trick deal has at most 52 plays; bounded loops everywhere
@@ -155,7 +156,8 @@ class Table:
 def new_table(base_url: str, game: Game, rng: random.Random) -> Table:
     public = Client(base_url=base_url, raise_on_unexpected_status=True)
     body = CreateMatch(
-        game=game.id,
+        # The spec lists the implemented games as an enum: the client's CreateMatchGame.
+        game=CreateMatchGame(game.id),
         players=[NewPlayer(name=n) for n in ("Ada", "Ben", "Cy", "Di")],
         dealing=Dealing.SERVICE,
     )
