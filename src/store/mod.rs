@@ -599,9 +599,20 @@ impl Store {
         Ok(seq)
     }
 
-    /// Matches newest first, optionally of one game and/or status, after `cursor` (a `num`).
+    /// Whether some match issued the token with this hash.
+    pub async fn token_exists(&self, hash: &str) -> Result<bool, StoreError> {
+        Ok(sqlx::query("SELECT 1 AS one FROM tokens WHERE hash = $1")
+            .bind(hash)
+            .fetch_optional(&self.reader)
+            .await?
+            .is_some())
+    }
+
+    /// Matches newest first, optionally only the one holding the token with hash `holder`, of
+    /// one game and/or status, after `cursor` (a `num`).
     pub async fn list_matches(
         &self,
+        holder: Option<&str>,
         game: Option<&str>,
         status: Option<&str>,
         cursor: Option<i64>,
@@ -613,6 +624,7 @@ impl Store {
                COALESCE((SELECT e.created_at FROM events e WHERE e.match_id = m.id ORDER BY e.seq DESC LIMIT 1), m.created_at) AS updated_at \
              FROM matches m \
              WHERE ($1 = '' OR m.game = $1) AND ($2 = '' OR m.status = $2) AND m.num < $3 \
+               AND ($5 = '' OR m.id = (SELECT t.match_id FROM tokens t WHERE t.hash = $5)) \
              ORDER BY m.num DESC LIMIT $4",
             cols = MATCH_COLUMNS.split(", ").map(|c| format!("m.{c}")).collect::<Vec<_>>().join(", ")
         );
@@ -621,6 +633,7 @@ impl Store {
             .bind(status.unwrap_or(""))
             .bind(cursor.unwrap_or(i64::MAX))
             .bind(limit)
+            .bind(holder.unwrap_or(""))
             .fetch_all(&self.reader)
             .await?;
         rows.iter()
