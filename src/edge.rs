@@ -60,8 +60,11 @@ pub struct Limits {
     pub keep_alive_secs: u64,
     /// Most connections open at once, all workers together (further ones wait in the listen
     /// backlog). Lowered at start to what the process's open-file limit allows.
-    #[arg(long, env = "CLUBROOM_MAX_CONNECTIONS", default_value_t = 16384)]
+    #[arg(long, env = "CLUBROOM_MAX_CONNECTIONS", default_value_t = 25000)]
     pub max_connections: usize,
+    /// The listen backlog: connections the kernel queues while every slot is taken.
+    #[arg(long, env = "CLUBROOM_BACKLOG", default_value_t = 4096)]
+    pub backlog: u32,
 }
 
 impl Default for Limits {
@@ -72,7 +75,8 @@ impl Default for Limits {
             busy_body_timeout_ms: 1000,
             busy_bodies: 256,
             keep_alive_secs: 5,
-            max_connections: 16384,
+            max_connections: 25000,
+            backlog: 4096,
         }
     }
 }
@@ -190,9 +194,6 @@ struct Deadline {
     counted: bool,
 }
 
-/// How often a waiting body re-checks whether the server is flooded.
-const RECHECK: Duration = Duration::from_millis(250);
-
 impl Deadline {
     fn new(edge: Edge, inner: Payload, timed_out: Arc<AtomicBool>) -> Deadline {
         edge.reading.fetch_add(1, Ordering::Relaxed);
@@ -201,7 +202,7 @@ impl Deadline {
             inner,
             edge,
             started,
-            sleep: Box::pin(tokio::time::sleep(RECHECK)),
+            sleep: Box::pin(tokio::time::sleep(Duration::ZERO)),
             timed_out,
             counted: true,
         }
@@ -260,7 +261,10 @@ impl Stream for Deadline {
                     "the request body did not arrive in time",
                 )))));
             }
-            let wake = deadline.min(now + RECHECK);
+            // A waiting body looks again once per short deadline: whether the server is flooded
+            // now (then its time is up), or not (then it may wait on to the normal deadline).
+            let recheck = Duration::from_millis(self.edge.limits.busy_body_timeout_ms.max(50));
+            let wake = deadline.min(now + recheck);
             self.sleep.as_mut().reset(wake);
             if self.sleep.as_mut().poll(cx).is_pending() {
                 return Poll::Pending;

@@ -72,6 +72,11 @@ pub async fn start_with(
     let store = Store::connect(database_url).await?;
     let svc = web::Data::new(Matches::new(store).with_operator_token(operator_token.as_deref()));
     let edge = Edge::new(limits);
+    // A long queue of connections the kernel has accepted and the server not yet taken, so that
+    // under a flood a newcomer (a probe of /healthz, a phone) waits its turn in the queue rather
+    // than having its SYN dropped and retried a second or three later. The listener comes bound
+    // with std's backlog of 128: listening again sets ours (the kernel caps it at somaxconn).
+    socket2::SockRef::from(&listener).listen(limits.backlog.min(i32::MAX as u32) as i32)?;
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let per_worker = (connections_that_fit(limits.max_connections) / workers).max(1);
     let server = HttpServer::new(move || build_app_with(svc.clone(), edge.clone()))
