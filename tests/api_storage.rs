@@ -166,7 +166,7 @@ async fn full_then_freed(
     // A fresh instance (a restart) reads every acknowledged write back, and nothing else.
     let restarted = TestApp::on(url).await;
     let acks = acks.lock().unwrap().clone();
-    assert_log_is_exactly(&restarted, &matches, &acks).await;
+    assert_log_is_exactly(&restarted, matches, &acks).await;
     let mut conn = sqlx::SqliteConnection::connect(url).await.unwrap();
     let ok: String = sqlx::query("PRAGMA integrity_check")
         .fetch_one(&mut conn)
