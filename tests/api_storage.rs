@@ -17,7 +17,11 @@ use common::{Match, TestApp};
 use reqwest::StatusCode;
 use serde_json::json;
 use sqlx::{Connection, Executor, Row};
-use tokio::{net::TcpListener, task::JoinHandle};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::{TcpListener, TcpStream},
+    task::JoinHandle,
+};
 
 /// Records a Dump tally with an idempotency key.
 async fn tally(app: &TestApp, m: &Match, points0: i64, key: &str) -> common::Answer {
@@ -294,11 +298,42 @@ async fn a_postgresql_server_that_cannot_be_reached_fails_start_up_fast_with_a_c
     assert!(text.to_lowercase().contains("refused"), "{text}");
 }
 
-/// A TCP proxy to PostgreSQL that the test can cut (every connection at once) and restore.
+/// A TCP proxy to PostgreSQL that the test can cut (every connection at once) and restore, or
+/// arm to cut one connection right after it forwarded a message holding given bytes.
 struct Proxy {
     port: u16,
     target: String,
     tasks: Arc<Mutex<Vec<JoinHandle<()>>>>,
+    trap: Arc<Mutex<Option<Vec<u8>>>>,
+}
+
+/// Forwards one connection; cuts it after forwarding a client chunk that holds the armed bytes.
+async fn pipe(client: TcpStream, server: TcpStream, trap: Arc<Mutex<Option<Vec<u8>>>>) {
+    let (mut client_read, mut client_write) = client.into_split();
+    let (mut server_read, mut server_write) = server.into_split();
+    let down = tokio::spawn(async move {
+        let _ = tokio::io::copy(&mut server_read, &mut client_write).await;
+    });
+    let mut buf = vec![0u8; 1 << 16];
+    while let Ok(n) = client_read.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        let hit = {
+            let mut trap = trap.lock().unwrap();
+            let hit = trap
+                .as_ref()
+                .is_some_and(|t| buf[..n].windows(t.len()).any(|w| w == t.as_slice()));
+            if hit {
+                *trap = None;
+            }
+            hit
+        };
+        if server_write.write_all(&buf[..n]).await.is_err() || hit {
+            break;
+        }
+    }
+    down.abort();
 }
 
 impl Proxy {
@@ -306,13 +341,14 @@ impl Proxy {
         let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let tasks: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
-        let (target_addr, list) = (target.to_string(), tasks.clone());
+        let trap: Arc<Mutex<Option<Vec<u8>>>> = Arc::default();
+        let (target_addr, list, armed) = (target.to_string(), tasks.clone(), trap.clone());
         let accept = tokio::spawn(async move {
-            while let Ok((mut client, _)) = listener.accept().await {
-                let target_addr = target_addr.clone();
+            while let Ok((client, _)) = listener.accept().await {
+                let (target_addr, armed) = (target_addr.clone(), armed.clone());
                 let conn = tokio::spawn(async move {
-                    if let Ok(mut server) = tokio::net::TcpStream::connect(&target_addr).await {
-                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    if let Ok(server) = TcpStream::connect(&target_addr).await {
+                        pipe(client, server, armed).await;
                     }
                 });
                 list.lock().unwrap().push(conn);
@@ -323,7 +359,13 @@ impl Proxy {
             port,
             target: target.to_string(),
             tasks,
+            trap,
         }
+    }
+
+    /// Cuts the next connection that sends `bytes`, right after forwarding them.
+    fn arm(&self, bytes: &[u8]) {
+        *self.trap.lock().unwrap() = Some(bytes.to_vec());
     }
 
     /// Stops listening and drops every proxied connection (both sockets close).
@@ -399,6 +441,29 @@ async fn when_postgresql_becomes_unreachable_reads_writes_and_healthz_answer_503
         (StatusCode::OK, json!({"status": "ok", "database": "ok"}))
     );
 
+    // The connection dies right after it sent the INSERT of an append (the bytes of its action
+    // are in its Bind message): the server records it, the service never hears back. It must
+    // find the event and answer 201 — or, if it cannot tell, 503 saying the outcome is unknown
+    // — and a retry with the same key must then replay or record it once.
+    proxy.arm(b"[77,83]");
+    let t = tally(&app, &m, 77, "pg-trap").await;
+    assert!(
+        proxy.trap.lock().unwrap().is_none(),
+        "the append's connection was cut"
+    );
+    if t.status == StatusCode::CREATED {
+        println!("connection lost during the commit: the event was found, answered 201");
+    } else {
+        assert_storage_unavailable(&t, "a write whose connection died during the commit");
+        assert!(t.text.contains("may or may not"), "{}", t.text);
+        println!("connection lost during the commit: answered 503, outcome unknown");
+    }
+    let again = tally(&app, &m, 77, "pg-trap").await;
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.text);
+    assert_eq!(again.body["event"]["seq"], 2);
+    acks.insert((0, 2), 77);
+    assert_log_is_exactly(&app, std::slice::from_ref(&m), &acks).await;
+
     proxy.cut();
     let started = Instant::now();
     let view = app.get(&format!("/v1/matches/{}", m.id), None).await;
@@ -445,7 +510,7 @@ async fn when_postgresql_becomes_unreachable_reads_writes_and_healthz_answer_503
     // The refused write is retried with its key and recorded once.
     let w = tally(&app, &m, 70, "pg-2").await;
     assert_eq!(w.status, StatusCode::CREATED, "{}", w.text);
-    assert_eq!(w.body["event"]["seq"], 2);
-    acks.insert((0, 2), 70);
+    assert_eq!(w.body["event"]["seq"], 3);
+    acks.insert((0, 3), 70);
     assert_log_is_exactly(&app, std::slice::from_ref(&m), &acks).await;
 }

@@ -35,6 +35,9 @@ use crate::{
 const CACHE_CAPACITY: usize = 2048;
 /// How often a write is retried after losing a race to another writer.
 const MAX_ATTEMPTS: usize = 16;
+/// How long a write whose connection was lost during its commit waits before it reads its event
+/// back (the server may still be finishing the statement).
+const OUTCOME_CHECK_DELAY: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Who a token says the caller is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -838,7 +841,13 @@ impl Matches {
                 }
                 Err(err) if err.is_fault() => {
                     // The commit failed, but a lost connection (or a failed fsync) can strike
-                    // after the database recorded it: read the seq back before answering.
+                    // after the database recorded it: read the seq back before answering. After
+                    // a lost connection the server may still be finishing the statement: wait a
+                    // moment first, and even then absence is not proof (see below).
+                    let unknown = matches!(err, StoreError::OutcomeUnknown(_));
+                    if unknown {
+                        tokio::time::sleep(OUTCOME_CHECK_DELAY).await;
+                    }
                     match self.recorded_after_fault(&row).await {
                         Some(true) => {
                             tracing::warn!(error = %err, match_id = %id, seq = row.seq, "the append's commit reported an error but the event is recorded");
@@ -850,15 +859,9 @@ impl Matches {
                                 replayed: false,
                             });
                         }
-                        Some(false) => {
-                            return Err(match err {
-                                StoreError::OutcomeUnknown(detail) => {
-                                    StoreError::Unavailable(detail).into()
-                                }
-                                other => other.into(),
-                            })
-                        }
-                        None => return Err(err.into()),
+                        // Not there: certain for a commit the database refused (nothing was
+                        // recorded); after a lost connection still unknown.
+                        Some(false) | None => return Err(err.into()),
                     }
                 }
                 Err(other) => return Err(other.into()),
