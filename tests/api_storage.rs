@@ -514,3 +514,25 @@ async fn when_postgresql_becomes_unreachable_reads_writes_and_healthz_answer_503
     acks.insert((0, 3), 70);
     assert_log_is_exactly(&app, std::slice::from_ref(&m), &acks).await;
 }
+
+#[actix_web::test]
+async fn a_postgresql_shutdown_error_through_the_any_driver_counts_as_unavailable() {
+    let Some((admin, _)) = reachable_postgres().await else {
+        eprintln!("NOTE: skipped: no PostgreSQL at TEST_DATABASE_URL or 127.0.0.1:5432");
+        return;
+    };
+    sqlx::any::install_default_drivers();
+    let mut conn = sqlx::AnyConnection::connect(&admin).await.unwrap();
+    // The server ends this very session: FATAL 57P01 (admin_shutdown), as in a server restart.
+    let err = sqlx::query("SELECT pg_terminate_backend(pg_backend_pid())")
+        .execute(&mut conn)
+        .await
+        .expect_err("the session is terminated");
+    println!("terminated session: {err}");
+    assert!(clubroom::store::is_unavailable(&err), "{err:?}");
+    let syntax = sqlx::query("SELEC 1")
+        .execute(&mut sqlx::AnyConnection::connect(&admin).await.unwrap())
+        .await
+        .expect_err("a syntax error");
+    assert!(!clubroom::store::is_unavailable(&syntax), "{syntax:?}");
+}
