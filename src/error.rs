@@ -87,7 +87,8 @@ impl ApiError {
         ApiError::storage_unavailable(
             "the database became unreachable while this write was being committed: it may or may \
              not have been recorded. Retry with the same Idempotency-Key: if it was recorded the \
-             retry replays its answer, otherwise it records it once",
+             retry replays its answer, otherwise it records it once (without a key, read the \
+             match's log before retrying)",
         )
     }
 
