@@ -536,3 +536,42 @@ async fn a_postgresql_shutdown_error_through_the_any_driver_counts_as_unavailabl
         .expect_err("a syntax error");
     assert!(!clubroom::store::is_unavailable(&syntax), "{syntax:?}");
 }
+
+#[actix_web::test]
+async fn a_write_whose_connection_dies_inside_its_transaction_is_answered_outcome_unknown_and_its_retry_records_it_once(
+) {
+    let Some((admin, pg_addr)) = reachable_postgres().await else {
+        eprintln!("NOTE: skipped: no PostgreSQL at TEST_DATABASE_URL or 127.0.0.1:5432");
+        return;
+    };
+    let name = format!("clubroom_t_{}", hex::encode(rand::random::<[u8; 6]>()));
+    let mut conn = sqlx::PgConnection::connect(&admin).await.unwrap();
+    conn.execute(&*format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    let proxy = Proxy::start(0, &pg_addr).await;
+    let url = format!("postgres://postgres@127.0.0.1:{}/{name}", proxy.port);
+    let app = TestApp::on(&url).await;
+    // Target 100: the second tally of [159, 1] ends the match, so its append is a transaction
+    // (the event and the match's status). The connection dies right after it sent the INSERT:
+    // the server rolls the open transaction back, the service cannot tell what happened.
+    let m = app.create("dump", 2, "table", json!({"target": 100})).await;
+    let a = tally(&app, &m, 159, "first").await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    proxy.arm(b"\"points\":[159,1]");
+    let t = tally(&app, &m, 159, "second").await;
+    assert!(
+        proxy.trap.lock().unwrap().is_none(),
+        "the append's connection was cut"
+    );
+    assert_storage_unavailable(&t, "a write whose connection died inside its transaction");
+    assert!(t.text.contains("may or may not"), "{}", t.text);
+    // The retry with the same key records it once, and the match is finished.
+    let again = tally(&app, &m, 159, "second").await;
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.text);
+    assert_eq!(again.body["event"]["seq"], 2);
+    assert_eq!(again.body["match"]["status"], "finished");
+    let acks = BTreeMap::from([((0, 1), 159), ((0, 2), 159)]);
+    assert_log_is_exactly(&app, std::slice::from_ref(&m), &acks).await;
+    assert_eq!(app.view(&m, None).await["status"], "finished");
+}
