@@ -502,8 +502,9 @@ impl Matches {
                         tracing::error!(error = %err, "match creation: outcome unknown");
                         ApiError::storage_unavailable(
                             "the database became unreachable while the match was being created: \
-                             it may or may not exist. Retry later (GET /v1/matches lists it if it \
-                             was created)",
+                             it may or may not exist. If it does, its tokens were never given to \
+                             anyone and nobody can use it: create the match again once the \
+                             database is back",
                         )
                     }
                     other => other.into(),
