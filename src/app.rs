@@ -10,6 +10,7 @@ use utoipa_actix_web::{service_config::ServiceConfig, AppExt};
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::{
+    edge::Edge,
     matches::Matches,
     routes::{self, spec::ApiDoc},
 };
@@ -42,9 +43,26 @@ pub fn openapi_json() -> String {
     s
 }
 
-/// The actix application over `svc`.
+/// The actix application over `svc`, with the default [`Limits`](crate::edge::Limits).
 pub fn build_app(
     svc: web::Data<Matches>,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    build_app_with(svc, Edge::default())
+}
+
+/// The actix application over `svc`, every request passing through `edge` (request id, access
+/// log, body deadline).
+pub fn build_app_with(
+    svc: web::Data<Matches>,
+    edge: Edge,
 ) -> App<
     impl ServiceFactory<
         ServiceRequest,
@@ -67,4 +85,5 @@ pub fn build_app(
     app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api))
         .service(web::redirect("/docs", "/docs/"))
         .default_service(web::to(routes::fallback))
+        .wrap_fn(move |req, srv| edge.handle(req, srv))
 }

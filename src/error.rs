@@ -133,6 +133,7 @@ impl ApiError {
             403 => "Forbidden",
             404 => "Not found",
             405 => "Method not allowed",
+            408 => "Request timeout",
             409 => "Conflict",
             412 => "Precondition failed",
             413 => "Payload too large",

@@ -4,7 +4,7 @@
 mod common;
 
 use clubroom::rules::{cards, Seed};
-use common::{Match, TestApp};
+use common::{Match, TestApp, OPERATOR};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
@@ -105,7 +105,9 @@ async fn a_service_dealt_dump_match_is_played_to_the_finish_over_http() {
     );
     assert_eq!(app.view(&m, None).await["seq"], seq);
     // The list shows it finished.
-    let list = app.get("/v1/matches?game=dump&status=finished", None).await;
+    let list = app
+        .get("/v1/matches?game=dump&status=finished", Some(OPERATOR))
+        .await;
     assert_eq!(list.body["matches"][0]["id"], json!(m.id));
 }
 
@@ -901,7 +903,7 @@ async fn the_catalogue_lists_dump_and_the_list_pages_newest_first() {
     for _ in 0..5 {
         ids.push(app.create("dump", 2, "table", json!({})).await.id);
     }
-    let p1 = app.get("/v1/matches?limit=2", None).await.body;
+    let p1 = app.get("/v1/matches?limit=2", Some(OPERATOR)).await.body;
     let got: Vec<&str> = p1["matches"]
         .as_array()
         .unwrap()
@@ -911,7 +913,10 @@ async fn the_catalogue_lists_dump_and_the_list_pages_newest_first() {
     assert_eq!(got, [ids[4].as_str(), ids[3].as_str()]);
     let cursor = p1["next_cursor"].as_str().unwrap();
     let p2 = app
-        .get(&format!("/v1/matches?limit=2&cursor={cursor}"), None)
+        .get(
+            &format!("/v1/matches?limit=2&cursor={cursor}"),
+            Some(OPERATOR),
+        )
         .await
         .body;
     let got: Vec<&str> = p2["matches"]

@@ -370,6 +370,8 @@ pub fn request_hash(token: Option<&str>, path: &str, body: &Value) -> String {
 pub struct Matches {
     store: Store,
     cache: Mutex<LruCache<String, Arc<AsyncMutex<Entry>>>>,
+    /// SHA-256 of the operator's token, which lists every match.
+    operator_hash: Option<String>,
 }
 
 impl Matches {
@@ -380,7 +382,16 @@ impl Matches {
             cache: Mutex::new(LruCache::new(
                 NonZeroUsize::new(CACHE_CAPACITY).expect("nonzero"),
             )),
+            operator_hash: None,
         }
+    }
+
+    /// The same service, with an operator token that lists every match (`None`: no operator).
+    pub fn with_operator_token(mut self, token: Option<&str>) -> Matches {
+        self.operator_hash = token
+            .filter(|t| !t.trim().is_empty())
+            .map(|t| sha256_hex(t.as_bytes()));
+        self
     }
 
     /// The store.
@@ -604,9 +615,12 @@ impl Matches {
         Ok(EventPage { events, next_after })
     }
 
-    /// Matches, newest first.
+    /// Matches, newest first, as `token`'s bearer may list them: the operator's token lists every
+    /// match, a match's token (host or seat) that match alone. Without a token, 401: the list
+    /// would give away who plays where, and ids that let anyone read a match.
     pub async fn list(
         &self,
+        token: Option<&str>,
         game: Option<&str>,
         status: Option<MatchStatus>,
         cursor: Option<&str>,
@@ -625,6 +639,21 @@ impl Matches {
             }
             None => None,
         };
+        let Some(token) = token else {
+            return Err(ApiError::unauthorized(
+                "listing matches needs a token: a match's host or seat token lists that match, the operator's token (CLUBROOM_OPERATOR_TOKEN) every match",
+            ));
+        };
+        let hash = sha256_hex(token.as_bytes());
+        let holder = if self.operator_hash.as_deref() == Some(hash.as_str()) {
+            None
+        } else if self.store.token_exists(&hash).await? {
+            Some(hash.as_str())
+        } else {
+            return Err(ApiError::unauthorized(
+                "this token belongs to no match and is not the operator's",
+            ));
+        };
         if game.is_some_and(|g| g.contains('\0')) {
             // No game id holds a NUL, and PostgreSQL refuses one in text (a 500): nothing matches.
             return Ok(MatchPage {
@@ -634,7 +663,7 @@ impl Matches {
         }
         let rows = self
             .store
-            .list_matches(game, status.map(|s| s.as_str()), cursor, limit + 1)
+            .list_matches(holder, game, status.map(|s| s.as_str()), cursor, limit + 1)
             .await?;
         let more = rows.len() as i64 > limit;
         let mut matches = Vec::new();

@@ -63,21 +63,28 @@ pub struct ListQuery {
     pub cursor: Option<String>,
 }
 
-/// Lists matches, newest first.
+/// Lists matches, newest first, as the token's bearer may see them: the operator's token
+/// (`CLUBROOM_OPERATOR_TOKEN`) lists every match; a match's host or seat token lists that match
+/// alone. The list needs a token: names and ids are not for everyone (an id opens a match's
+/// public view).
 #[utoipa::path(
     tag = "matches",
     params(ListQuery),
     responses(
         (status = 200, description = "A page of matches", body = MatchPage),
         (status = 400, description = "Bad filter, limit or cursor", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No token, or one that is neither a match's nor the operator's", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
-    )
+    ),
+    security(("bearer" = []))
 )]
 #[get("/v1/matches")]
 pub async fn list_matches(
     svc: web::Data<Matches>,
     q: web::Query<ListQuery>,
+    req: HttpRequest,
 ) -> Result<web::Json<MatchPage>, ApiError> {
+    let token = bearer(&req)?;
     let limit = q.limit.unwrap_or(20);
     if !(1..=100).contains(&limit) {
         return Err(ApiError::bad_request(
@@ -86,8 +93,14 @@ pub async fn list_matches(
         ));
     }
     Ok(web::Json(
-        svc.list(q.game.as_deref(), q.status, q.cursor.as_deref(), limit)
-            .await?,
+        svc.list(
+            token.as_deref(),
+            q.game.as_deref(),
+            q.status,
+            q.cursor.as_deref(),
+            limit,
+        )
+        .await?,
     ))
 }
 

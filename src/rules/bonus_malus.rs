@@ -62,14 +62,14 @@ pub enum Action {
     Deal {
         /// Table dealing only, and then required: the suit showing on top of the stock.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schema(value_type = Option<String>, pattern = "^[SHDC]$", example = "S")]
+        #[schema(value_type = Option<String>, pattern = "^[SHDC♠♥♦♣]$", example = "S")]
         trump: Option<Suit>,
     },
     /// A seat plays a card to the trick.
     #[schema(title = "BonusMalusPlay")]
     Play {
         /// The card, rank then suit (`10` accepted for `T`).
-        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc]$", example = "QS")]
+        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc♠♥♦♣]\u{FE0F}?$", example = "QS")]
         card: Card,
     },
     /// Table dealing only: after the draws of a trick, while cards remain in the stock, the suit
@@ -77,7 +77,7 @@ pub enum Action {
     #[schema(title = "BonusMalusStockTop")]
     StockTop {
         /// The suit showing on top of the stock.
-        #[schema(value_type = String, pattern = "^[SHDC]$", example = "D")]
+        #[schema(value_type = String, pattern = "^[SHDC♠♥♦♣]$", example = "D")]
         suit: Suit,
     },
     /// Table dealing only: a whole deal's result without play-by-play: per side (seats 0+2 and

@@ -51,12 +51,12 @@ pub enum Action {
     #[schema(title = "ClubsPlay")]
     Play {
         /// The card, rank then suit (`10` accepted for `T`).
-        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc]$", example = "2C")]
+        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc♠♥♦♣]\u{FE0F}?$", example = "2C")]
         card: Card,
         /// Only with a club lead, and then required: the called suit (`H`, `S`, `D`), or `C` for
         /// clubs alone.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schema(value_type = Option<String>, pattern = "^[HSDC]$", example = "H")]
+        #[schema(value_type = Option<String>, pattern = "^[SHDC♠♥♦♣]$", example = "H")]
         declare: Option<Suit>,
     },
     /// Table dealing only: a whole deal's result without play-by-play, per seat what its tricks

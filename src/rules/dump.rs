@@ -59,7 +59,7 @@ pub enum Action {
     #[schema(title = "DumpPlay")]
     Play {
         /// The card, rank then suit (`10` accepted for `T`).
-        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc]$", example = "QS")]
+        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc♠♥♦♣]\u{FE0F}?$", example = "QS")]
         card: Card,
     },
     /// Table dealing only: a whole deal's result without play-by-play, card points per side

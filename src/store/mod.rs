@@ -852,30 +852,59 @@ impl Store {
         Ok(seq)
     }
 
-    /// Matches newest first, optionally of one game and/or status, after `cursor` (a `num`).
+    /// Whether some match issued the token with this hash.
+    pub async fn token_exists(&self, hash: &str) -> Result<bool, StoreError> {
+        Ok(sqlx::query("SELECT 1 AS one FROM tokens WHERE hash = $1")
+            .bind(hash)
+            .fetch_optional(&self.reader)
+            .await?
+            .is_some())
+    }
+
+    /// Matches newest first, optionally only the one holding the token with hash `holder`, of
+    /// one game and/or status, after `cursor` (a `num`).
     pub async fn list_matches(
         &self,
+        holder: Option<&str>,
         game: Option<&str>,
         status: Option<&str>,
         cursor: Option<i64>,
         limit: i64,
     ) -> Result<Vec<MatchSummaryRow>, StoreError> {
+        // Only the filters given enter the WHERE clause, so each query has an index to walk in
+        // `num` order (`matches_by_game`, `matches_by_status`, `matches_by_game_status`; the
+        // token's own primary key): a filter that matches nothing costs an index probe, not a
+        // scan of every match.
+        let mut filters = vec!["m.num < $1".to_string()];
+        let mut binds: Vec<&str> = vec![];
+        for (column, value) in [("m.game", game), ("m.status", status)] {
+            if let Some(v) = value {
+                binds.push(v);
+                filters.push(format!("{column} = ${}", binds.len() + 2));
+            }
+        }
+        if let Some(h) = holder {
+            binds.push(h);
+            filters.push(format!(
+                "m.id = (SELECT t.match_id FROM tokens t WHERE t.hash = ${})",
+                binds.len() + 2
+            ));
+        }
         let sql = format!(
             "SELECT {cols}, \
                COALESCE((SELECT MAX(e.seq) FROM events e WHERE e.match_id = m.id), 0) AS seq, \
                COALESCE((SELECT e.created_at FROM events e WHERE e.match_id = m.id ORDER BY e.seq DESC LIMIT 1), m.created_at) AS updated_at \
-             FROM matches m \
-             WHERE ($1 = '' OR m.game = $1) AND ($2 = '' OR m.status = $2) AND m.num < $3 \
-             ORDER BY m.num DESC LIMIT $4",
-            cols = MATCH_COLUMNS.split(", ").map(|c| format!("m.{c}")).collect::<Vec<_>>().join(", ")
+             FROM matches m WHERE {filters} ORDER BY m.num DESC LIMIT $2",
+            cols = MATCH_COLUMNS.split(", ").map(|c| format!("m.{c}")).collect::<Vec<_>>().join(", "),
+            filters = filters.join(" AND "),
         );
-        let rows = sqlx::query(&sql)
-            .bind(game.unwrap_or(""))
-            .bind(status.unwrap_or(""))
+        let mut query = sqlx::query(&sql)
             .bind(cursor.unwrap_or(i64::MAX))
-            .bind(limit)
-            .fetch_all(&self.reader)
-            .await?;
+            .bind(limit);
+        for b in binds {
+            query = query.bind(b);
+        }
+        let rows = query.fetch_all(&self.reader).await?;
         rows.iter()
             .map(|r| {
                 Ok(MatchSummaryRow {

@@ -8,6 +8,9 @@ use std::net::TcpListener;
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
 
+/// The operator token of every test app: it lists every match.
+pub const OPERATOR: &str = "the-operator-token-of-the-tests";
+
 /// A running app.
 pub struct TestApp {
     pub base: String,
@@ -87,9 +90,15 @@ impl TestApp {
     pub async fn on_with(database_url: &str, options: clubroom::store::StoreOptions) -> TestApp {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind port 0");
         let port = listener.local_addr().unwrap().port();
-        let server = clubroom::server::start_with(listener, database_url, options)
-            .await
-            .expect("server starts");
+        let server = clubroom::server::start_with_store(
+            listener,
+            database_url,
+            clubroom::edge::Limits::default(),
+            Some(OPERATOR.to_string()),
+            options,
+        )
+        .await
+        .expect("server starts");
         actix_web::rt::spawn(server);
         TestApp {
             base: format!("http://127.0.0.1:{port}"),
