@@ -8,7 +8,7 @@ use crate::{
     app::build_app_with,
     edge::{Edge, Limits},
     matches::Matches,
-    store::Store,
+    store::{Store, StoreOptions},
 };
 
 /// The database used when `DATABASE_URL` is not set: a SQLite file in the working directory.
@@ -69,7 +69,25 @@ pub async fn start_with(
     limits: Limits,
     operator_token: Option<String>,
 ) -> anyhow::Result<actix_web::dev::Server> {
-    let store = Store::connect(database_url).await?;
+    start_with_store(
+        listener,
+        database_url,
+        limits,
+        operator_token,
+        StoreOptions::default(),
+    )
+    .await
+}
+
+/// [`start_with`] with explicit store options (acquire timeout, test caps).
+pub async fn start_with_store(
+    listener: TcpListener,
+    database_url: &str,
+    limits: Limits,
+    operator_token: Option<String>,
+    store_options: StoreOptions,
+) -> anyhow::Result<actix_web::dev::Server> {
+    let store = Store::connect_with(database_url, store_options).await?;
     let svc = web::Data::new(Matches::new(store).with_operator_token(operator_token.as_deref()));
     let edge = Edge::new(limits);
     // A long queue of connections the kernel has accepted and the server not yet taken, so that

@@ -927,7 +927,8 @@ async fn the_catalogue_lists_dump_and_the_list_pages_newest_first() {
         .collect();
     assert_eq!(got, [ids[2].as_str(), ids[1].as_str()]);
     let health = app.get("/healthz", None).await;
-    assert_eq!(health.body, json!({"status": "ok"}));
+    // API.md's `{"status":"ok"}`, plus the database's state.
+    assert_eq!(health.body, json!({"status": "ok", "database": "ok"}));
     let docs = app.get("/docs/", None).await;
     assert_eq!(docs.status, StatusCode::OK);
     assert!(docs.text.contains("swagger"), "docs page served offline");

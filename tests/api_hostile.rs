@@ -49,12 +49,14 @@ async fn answer(r: reqwest::Response) -> Answer {
             .map(String::from)
     };
     let etag = header("etag");
+    let retry_after = header("retry-after");
     let content_type = header("content-type").unwrap_or_default();
     let text = r.text().await.unwrap_or_default();
     let body = serde_json::from_str(&text).unwrap_or(Value::Null);
     Answer {
         status,
         etag,
+        retry_after,
         content_type,
         body,
         text,

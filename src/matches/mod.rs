@@ -35,6 +35,9 @@ use crate::{
 const CACHE_CAPACITY: usize = 2048;
 /// How often a write is retried after losing a race to another writer.
 const MAX_ATTEMPTS: usize = 16;
+/// How long a write whose connection was lost during its commit waits before it reads its event
+/// back (the server may still be finishing the statement).
+const OUTCOME_CHECK_DELAY: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Who a token says the caller is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -500,7 +503,26 @@ impl Matches {
                 .enumerate()
                 .map(|(s, t)| (sha256_hex(t.as_bytes()), Some(s as i64))),
         );
-        self.store.insert_match(&row, &hashes).await?;
+        if let Err(err) = self.store.insert_match(&row, &hashes).await {
+            // A storage fault may have struck after the commit reached the database: the id is
+            // fresh and random, so the match exists only if this creation was recorded.
+            let recorded = err.is_fault() && self.store.match_exists(&id).await.unwrap_or(false);
+            if !recorded {
+                return Err(match err {
+                    StoreError::OutcomeUnknown(_) => {
+                        tracing::error!(error = %err, "match creation: outcome unknown");
+                        ApiError::storage_unavailable(
+                            "the database became unreachable while the match was being created: \
+                             it may or may not exist. If it does, its tokens were never given to \
+                             anyone and nobody can use it: create the match again once the \
+                             database is back",
+                        )
+                    }
+                    other => other.into(),
+                });
+            }
+            tracing::warn!(error = %err, match_id = %id, "the creation's commit reported an error but the match is recorded");
+        }
         let entry = Entry {
             row,
             players,
@@ -724,6 +746,28 @@ impl Matches {
         }
     }
 
+    /// After a storage fault on an append: whether `row` is recorded after all (`Some(true)`),
+    /// is not (`Some(false)`: its seq is free or holds another event), or cannot be known now.
+    async fn recorded_after_fault(&self, row: &EventRow) -> Option<bool> {
+        match self.store.event_at(&row.match_id, row.seq).await {
+            Ok(Some(stored)) => Some(
+                stored.kind == row.kind
+                    && stored.seat == row.seat
+                    && stored.action == row.action
+                    && stored.seed == row.seed
+                    && stored.retracts == row.retracts
+                    && stored.created_at == row.created_at
+                    && stored.idem_key == row.idem_key
+                    && stored.request_hash == row.request_hash,
+            ),
+            Ok(None) => Some(false),
+            Err(check) => {
+                tracing::warn!(error = %check, "cannot check whether a failed append was recorded");
+                None
+            }
+        }
+    }
+
     async fn write(
         &self,
         id: &str,
@@ -824,6 +868,31 @@ impl Matches {
                     }
                     self.refresh(&mut e).await?;
                     refreshed = true;
+                }
+                Err(err) if err.is_fault() => {
+                    // The commit failed, but a lost connection (or a failed fsync) can strike
+                    // after the database recorded it: read the seq back before answering. After
+                    // a lost connection the server may still be finishing the statement: wait a
+                    // moment first, and even then absence is not proof (see below).
+                    let unknown = matches!(err, StoreError::OutcomeUnknown(_));
+                    if unknown {
+                        tokio::time::sleep(OUTCOME_CHECK_DELAY).await;
+                    }
+                    match self.recorded_after_fault(&row).await {
+                        Some(true) => {
+                            tracing::warn!(error = %err, match_id = %id, seq = row.seq, "the append's commit reported an error but the event is recorded");
+                            e.record(next, row);
+                            return Ok(WriteAnswer {
+                                status: StatusCode::CREATED,
+                                body,
+                                seq: e.seq,
+                                replayed: false,
+                            });
+                        }
+                        // Not there: certain for a commit the database refused (nothing was
+                        // recorded); after a lost connection still unknown.
+                        Some(false) | None => return Err(err.into()),
+                    }
                 }
                 Err(other) => return Err(other.into()),
             }

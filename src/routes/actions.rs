@@ -58,7 +58,7 @@ fn answer(a: WriteAnswer) -> HttpResponse {
         (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Illegal under the rules: `not_your_turn`, `must_follow_suit`, `card_not_in_hand`, `card_already_played`, `no_such_card`, `deal_expected`, `match_finished`, ...; carries `legal` where the caller may see it", body = Problem, content_type = "application/problem+json",
          example = json!({"type": "urn:clubroom:problem:must_follow_suit", "title": "Illegal action", "status": 422, "detail": "seat 2 holds hearts and must follow suit (H was led)", "code": "must_follow_suit", "legal": [{"type": "play", "card": "9H"}]})),
-        (status = 503, description = "`busy`: too many concurrent writers on this match", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`busy`: too many concurrent writers on this match; `storage_unavailable`: the database cannot be reached or cannot store right now, the detail says whether anything was recorded (when unknown, retry with the same Idempotency-Key)", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying (`storage_unavailable`)"))),
     ),
     security(("bearer" = []))
 )]
@@ -111,6 +111,7 @@ pub struct LegalQuery {
         (status = 403, description = "`hand_is_private`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`no_such_seat`: the match has fewer seats", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
     ),
     security((), ("bearer" = []))
 )]
@@ -150,7 +151,7 @@ pub struct UndoRequest {}
         (status = 412, description = "`stale_version`", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`nothing_to_undo`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`busy`: too many concurrent writers on this match", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`busy`: too many concurrent writers on this match; `storage_unavailable`: the database cannot be reached or cannot store right now, the detail says whether anything was recorded (when unknown, retry with the same Idempotency-Key)", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying (`storage_unavailable`)"))),
     ),
     security(("bearer" = []))
 )]

@@ -32,6 +32,7 @@ pub struct Match {
 pub struct Answer {
     pub status: StatusCode,
     pub etag: Option<String>,
+    pub retry_after: Option<String>,
     pub content_type: String,
     pub body: Value,
     pub text: String,
@@ -82,13 +83,19 @@ impl TestApp {
 
     /// Starts (another) app on an existing database.
     pub async fn on(database_url: &str) -> TestApp {
+        TestApp::on_with(database_url, clubroom::store::StoreOptions::default()).await
+    }
+
+    /// Starts (another) app on an existing database, with explicit store options.
+    pub async fn on_with(database_url: &str, options: clubroom::store::StoreOptions) -> TestApp {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind port 0");
         let port = listener.local_addr().unwrap().port();
-        let server = clubroom::server::start_with(
+        let server = clubroom::server::start_with_store(
             listener,
             database_url,
             clubroom::edge::Limits::default(),
             Some(OPERATOR.to_string()),
+            options,
         )
         .await
         .expect("server starts");
@@ -257,6 +264,11 @@ impl Answer {
             .get("etag")
             .and_then(|v| v.to_str().ok())
             .map(String::from);
+        let retry_after = r
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .map(String::from);
         let content_type = r
             .headers()
             .get("content-type")
@@ -268,6 +280,7 @@ impl Answer {
         Answer {
             status,
             etag,
+            retry_after,
             content_type,
             body,
             text,
