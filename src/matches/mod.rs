@@ -49,6 +49,8 @@ pub enum Role {
 #[derive(Clone, Debug)]
 struct Standing {
     seq: i64,
+    /// The round the event belongs to (the engine's round after it).
+    round: u32,
     actor: Actor,
     action: Value,
     seed: Option<Seed>,
@@ -183,6 +185,7 @@ impl Entry {
                     }
                     self.standing.push(Standing {
                         seq: e.seq,
+                        round: e.round as u32,
                         actor,
                         action,
                         seed,
@@ -307,6 +310,7 @@ impl Entry {
                 .unwrap_or(Value::Null);
             self.standing.push(Standing {
                 seq: row.seq,
+                round: row.round as u32,
                 actor: Actor::from_seat(row.seat.map(|s| s as usize)),
                 action,
                 seed: row.seed.as_deref().and_then(Seed::from_hex),
@@ -337,11 +341,19 @@ fn render_event(
         .and_then(|a| serde_json::from_str::<Value>(a).ok())
         .map(|a| {
             let actor = Actor::from_seat(row.seat.map(|s| s as usize));
-            game.render_action(index.unwrap_or(usize::MAX), &a, actor, viewer)
+            match (retracted_by, index) {
+                (Some(_), _) => game.render_retracted(&a, actor, viewer),
+                (None, index) => game.render_action(index.unwrap_or(usize::MAX), &a, actor, viewer),
+            }
         });
     let seed = row.seed.as_deref().and_then(Seed::from_hex);
-    // A service seed is revealed once its round is over (or its deal was retracted).
-    let reveal = row.round as u32 <= game.rounds_completed() || retracted_by.is_some();
+    // A service seed is revealed once its round is over, unless the game keeps some dealt card
+    // secret for ever (Members Only's discards). A retracted deal is void: its seed re-derives
+    // cards that are no longer in play (every action after it was retracted first), so it is
+    // revealed at once. Undo cannot reopen a round whose seed is revealed (`prepare_undo`).
+    let withheld = game.seed_withheld();
+    let reveal = retracted_by.is_some()
+        || (withheld.is_none() && row.round as u32 <= game.rounds_completed());
     EventView {
         seq: row.seq,
         kind: row.kind.clone(),
@@ -353,6 +365,10 @@ fn render_event(
         outcome: serde_json::from_str(&row.outcome).unwrap_or(Value::Array(vec![])),
         commitment: seed.map(|s| s.commitment()),
         seed: seed.filter(|_| reveal).map(|s| s.to_hex()),
+        seed_withheld: seed
+            .and(withheld)
+            .filter(|_| !reveal)
+            .map(String::from),
         created_at: row.created_at.clone(),
     }
 }
@@ -872,12 +888,15 @@ fn prepare_action(
             },
         )),
         Err(err) => {
+            let holder = matches!((role, req.seat), (Role::Seat(t), Some(s)) if t == s);
             let mut api = action_error(&e.game, &req.action, err.clone());
+            // A message describing the acting seat's hidden hand goes to that seat's own token
+            // only; the host (who may act for the seat) and anyone else get the public one.
+            if let ActionError::Illegal(r) = &err {
+                api.detail = r.message_for(holder).to_string();
+            }
             // The legal list is attached where it reveals nothing the caller may not see.
-            if matches!(err, ActionError::Illegal(_))
-                && (e.dealing == Dealing::Table
-                    || role == Role::Seat(req.seat.unwrap_or(usize::MAX)))
-            {
+            if matches!(err, ActionError::Illegal(_)) && (e.dealing == Dealing::Table || holder) {
                 api.legal = Some(e.game.legal_actions(actor));
             }
             Err(api)
@@ -902,6 +921,22 @@ fn action_error(game: &AnyGame, action: &Value, err: ActionError) -> ApiError {
     }
 }
 
+/// The round of a published seed that retracting the last standing action would bring back into
+/// play (`next` is the state without it): a seed is published once its round is over (see
+/// [`render_event`]), so undo may not go back across it. Nothing is published in table dealing,
+/// nor in a game that withholds its seeds, and undo stays open there.
+fn closed_by_published_seed(e: &Entry, next: &AnyGame) -> Option<u32> {
+    if e.game.seed_withheld().is_some() {
+        return None;
+    }
+    let (now, after) = (e.game.rounds_completed(), next.rounds_completed());
+    e.standing
+        .iter()
+        .filter(|s| s.seed.is_some())
+        .map(|s| s.round)
+        .find(|&r| r <= now && r > after)
+}
+
 /// Checks an undo; the state without the last standing action and the event row to record.
 fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> {
     if role != Role::Host {
@@ -918,6 +953,16 @@ fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> 
         ));
     };
     let next = e.replay(e.standing.len() - 1)?;
+    if let Some(closed) = closed_by_published_seed(e, &next) {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "round_closed",
+            format!(
+                "round {closed} is closed: its shuffle seed is published (the round is over), and the seed re-derives every card dealt for it, so undo may not retract seq {} of round {} and reopen that round with the hands known to all; record a correction in a later round instead",
+                last.seq, last.round
+            ),
+        ));
+    }
     let outcome = serde_json::json!([{"type": "retracted", "seq": last.seq}]);
     Ok((
         next,

@@ -212,6 +212,22 @@ pub enum BonusMalusError {
 }
 
 impl RuleError for BonusMalusError {
+    fn public_message(&self) -> Option<String> {
+        use BonusMalusError::*;
+        match self {
+            Play(e) => e.public_message(),
+            MustFollowSuit { seat, led } => Some(format!(
+                "a player must follow suit when able ({led} was led), and seat {seat}'s card is refused {}",
+                super::holder_only(*seat)
+            )),
+            MustTrump { seat, led, trump } => Some(format!(
+                "a player must follow suit when able, else trump when able ({led} was led, {trump} is trump), and seat {seat}'s card is refused {}",
+                super::holder_only(*seat)
+            )),
+            _ => None,
+        }
+    }
+
     fn code(&self) -> &'static str {
         use BonusMalusError::*;
         match self {

@@ -146,6 +146,19 @@ fn called_rule(called: Suit) -> String {
 }
 
 impl RuleError for ClubsError {
+    fn public_message(&self) -> Option<String> {
+        match self {
+            ClubsError::Play(e) => e.public_message(),
+            ClubsError::MustFollowSuit { seat, called, .. } => Some(format!(
+                "seat {seat} must play {} when able ({} called), and this card is refused {}",
+                called_rule(*called),
+                called.name(),
+                super::holder_only(*seat)
+            )),
+            _ => None,
+        }
+    }
+
     fn code(&self) -> &'static str {
         use ClubsError::*;
         match self {

@@ -130,6 +130,16 @@ pub enum DumpError {
 }
 
 impl RuleError for DumpError {
+    fn public_message(&self) -> Option<String> {
+        match self {
+            DumpError::MustFollowSuit { seat, led, .. } => Some(format!(
+                "a player must follow suit when able ({led} was led), and seat {seat}'s card is refused {}",
+                super::holder_only(*seat)
+            )),
+            _ => None,
+        }
+    }
+
     fn code(&self) -> &'static str {
         use DumpError::*;
         match self {

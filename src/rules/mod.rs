@@ -134,9 +134,24 @@ impl ToAct {
 }
 
 /// An illegal action as the engine reports it: every game's error enum implements this.
+///
+/// The message (`Display`) is told to the acting seat's own token. When it describes that seat's
+/// hidden hand (a suit or card it holds, how many of a card), [`RuleError::public_message`] gives
+/// the same refusal without it, for everyone else (the host acting for the seat included): the
+/// engines are pure and do not know who asks; the match service picks the message by role.
 pub trait RuleError: Display + Debug {
     /// Stable snake_case machine code, e.g. `must_follow_suit`.
     fn code(&self) -> &'static str;
+    /// The message for anyone but the acting seat's own token, when the full message tells
+    /// something of the seat's hidden hand; None when the full message is public.
+    fn public_message(&self) -> Option<String> {
+        None
+    }
+}
+
+/// The note that ends a public message standing in for one that describes a hidden hand.
+pub fn holder_only(seat: usize) -> String {
+    format!("(the reason names seat {seat}'s hidden hand: only seat {seat}'s own token is told it)")
 }
 
 /// A rejected action in game-independent form: code, message naming the rule.
@@ -145,8 +160,10 @@ pub trait RuleError: Display + Debug {
 pub struct Rejection {
     /// Stable machine code.
     pub code: &'static str,
-    /// Human message naming the rule.
+    /// Human message naming the rule, for the acting seat's own token.
     pub message: String,
+    /// The same refusal for everyone else, when `message` describes the seat's hidden hand.
+    pub public: Option<String>,
 }
 
 impl Rejection {
@@ -155,6 +172,15 @@ impl Rejection {
         Rejection {
             code: e.code(),
             message: e.to_string(),
+            public: e.public_message(),
+        }
+    }
+
+    /// The message for the acting seat's own token (`holder`) or for anyone else.
+    pub fn message_for(&self, holder: bool) -> &str {
+        match (&self.public, holder) {
+            (Some(p), false) => p,
+            _ => &self.message,
         }
     }
 }
@@ -210,6 +236,18 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     fn dealer(&self) -> Option<usize>;
     /// How many rounds are over (a service seed of round r is revealed once this is >= r).
     fn rounds_completed(&self) -> u32;
+    /// Whether `action` is a sealed choice: made face down, shown to the others only when the
+    /// set it belongs to is revealed. A retracted sealed choice is never revealed: the log shows
+    /// it only to the seat that made it (see [`AnyGame::render_retracted`]).
+    fn is_sealed(&self, _action: &Self::Action) -> bool {
+        false
+    }
+    /// Why the game never publishes its service shuffle seeds (None: a seed is published once
+    /// its round is over). A game whose rules keep some dealt card secret for ever (Members
+    /// Only's face-down discards) must not publish the seed that would re-derive it.
+    fn seed_withheld(&self) -> Option<&'static str> {
+        None
+    }
     /// How a recorded action appears to `viewer` in the log (a seat sees its own private
     /// payloads). `index` is the action's position among the standing actions.
     fn render_action(
@@ -509,6 +547,27 @@ impl AnyGame {
     /// How many rounds are over.
     pub fn rounds_completed(&self) -> u32 {
         each_game!(self, g => g.rounds_completed())
+    }
+
+    /// Why this game never publishes its service shuffle seeds (None: it does, round by round).
+    pub fn seed_withheld(&self) -> Option<&'static str> {
+        each_game!(self, g => g.seed_withheld())
+    }
+
+    /// How a retracted action appears to `viewer` in the log: a sealed choice stays sealed for
+    /// ever to everyone but the seat that made it (RULES.md: sealed choices are "revealed
+    /// together"; a retracted one never was). The host, though it may record for any seat, is
+    /// not that seat: it sees the stub too, as it does for a sealed choice still standing.
+    pub fn render_retracted(&self, action: &Value, actor: Actor, viewer: Option<usize>) -> Value {
+        fn sealed<G: Game>(g: &G, action: &Value) -> bool {
+            serde_json::from_value::<G::Action>(action.clone()).is_ok_and(|a| g.is_sealed(&a))
+        }
+        let own = actor.seat().is_some() && actor.seat() == viewer;
+        if !own && each_game!(self, g => sealed(g, action)) {
+            let kind = action.get("type").cloned().unwrap_or(Value::Null);
+            return serde_json::json!({"type": kind, "sealed": true});
+        }
+        self.render_action(usize::MAX, action, actor, viewer)
     }
 
     /// How a recorded action appears to `viewer` in the log.

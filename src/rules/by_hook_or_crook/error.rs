@@ -94,8 +94,8 @@ pub enum BhocError {
         from: usize,
         shows: String,
     },
-    #[error("{0}")]
-    NotBestSet(String),
+    #[error("{detail}")]
+    NotBestSet { seat: usize, detail: String },
 }
 
 impl RuleError for BhocError {
@@ -137,7 +137,17 @@ impl RuleError for BhocError {
             NotExhibiting(_) => "not_exhibiting",
             AlreadyStolenFrom { .. } => "already_stolen_from",
             CardNotInExhibit { .. } => "card_not_in_exhibit",
-            NotBestSet(_) => "not_best_set",
+            NotBestSet { .. } => "not_best_set",
+        }
+    }
+
+    fn public_message(&self) -> Option<String> {
+        match self {
+            BhocError::NotBestSet { seat, .. } => Some(format!(
+                "every player shows his best set, and seat {seat} has a better one than this {}",
+                crate::rules::holder_only(*seat)
+            )),
+            _ => None,
         }
     }
 }
