@@ -85,7 +85,9 @@ async fn play_until_a_seed_is_published(app: &TestApp, m: &Match) {
 #[actix_web::test]
 async fn a_retracted_sealed_location_stays_sealed_to_everyone_but_its_seat() {
     let app = TestApp::spawn().await;
-    let m = app.create("by-hook-or-crook", 3, "service", json!({})).await;
+    let m = app
+        .create("by-hook-or-crook", 3, "service", json!({}))
+        .await;
     assert_eq!(
         app.act(&m, &m.host, None, json!({"type": "deal"}))
             .await
@@ -171,7 +173,10 @@ async fn a_retracted_sealed_action_card_stays_sealed_after_the_turn_is_revealed(
         assert_eq!(e["action"], json!({"type": "choose", "sealed": true}));
     }
     let log = app.events(&m, Some(&m.seats[0])).await;
-    assert_eq!(log.iter().find(|e| e["seq"] == seq).unwrap()["action"], thief);
+    assert_eq!(
+        log.iter().find(|e| e["seq"] == seq).unwrap()["action"],
+        thief
+    );
 }
 
 #[actix_web::test]
@@ -203,7 +208,11 @@ async fn a_retracted_members_only_final_stays_sealed_after_the_heat() {
         }
         assert!(step(&app, &m).await);
     }
-    for token in [None, Some(m.host.as_str()), Some(m.seats[(seat + 1) % 3].as_str())] {
+    for token in [
+        None,
+        Some(m.host.as_str()),
+        Some(m.seats[(seat + 1) % 3].as_str()),
+    ] {
         let log = app.events(&m, token).await;
         let e = log.iter().find(|e| e["seq"] == seq).unwrap();
         assert_eq!(
@@ -213,7 +222,10 @@ async fn a_retracted_members_only_final_stays_sealed_after_the_heat() {
         );
     }
     let log = app.events(&m, Some(&m.seats[seat])).await;
-    assert_eq!(log.iter().find(|e| e["seq"] == seq).unwrap()["action"], first);
+    assert_eq!(
+        log.iter().find(|e| e["seq"] == seq).unwrap()["action"],
+        first
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,7 +358,12 @@ async fn probe_as_host(app: &TestApp, m: &Match, seat: usize, probes: &[Value]) 
             assert_eq!(app.undo(m, &m.host).await.status, StatusCode::CREATED);
             continue;
         }
-        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{p}: {}", r.text);
+        assert_eq!(
+            r.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{p}: {}",
+            r.text
+        );
         let detail = r.body["detail"].as_str().unwrap().to_string();
         let named = words(&p.to_string());
         for w in words(&detail) {
@@ -355,7 +372,11 @@ async fn probe_as_host(app: &TestApp, m: &Match, seat: usize, probes: &[Value]) 
                 "{p}: the host is told seat {seat} holds {w}: {detail}"
             );
         }
-        for tell in [format!("seat {seat} holds"), "but holds".into(), "(holds".into()] {
+        for tell in [
+            format!("seat {seat} holds"),
+            "but holds".into(),
+            "(holds".into(),
+        ] {
             assert!(
                 !detail.contains(&tell),
                 "{p}: the host is told about seat {seat}'s hand: {detail}"

@@ -365,10 +365,7 @@ fn render_event(
         outcome: serde_json::from_str(&row.outcome).unwrap_or(Value::Array(vec![])),
         commitment: seed.map(|s| s.commitment()),
         seed: seed.filter(|_| reveal).map(|s| s.to_hex()),
-        seed_withheld: seed
-            .and(withheld)
-            .filter(|_| !reveal)
-            .map(String::from),
+        seed_withheld: seed.and(withheld).filter(|_| !reveal).map(String::from),
         created_at: row.created_at.clone(),
     }
 }
