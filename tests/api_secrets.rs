@@ -439,11 +439,7 @@ async fn trick_game_refusals_hide_the_hand(game: &str, players: usize, deck: Vec
     let probes = plays(&deck);
     let codes = probe_as_host(&app, &m, seat, &probes).await;
     assert!(codes.iter().any(|c| c == "card_not_in_hand"), "{codes:?}");
-    if let Some(code) = codes
-        .iter()
-        .find(|c| c.starts_with("must_"))
-        .map(String::clone)
-    {
+    if let Some(code) = codes.iter().find(|c| c.starts_with("must_")).cloned() {
         holder_sees_why(&app, &m, seat, &probes, &code).await;
     }
 }
