@@ -294,6 +294,61 @@ async fn undo_works_within_a_deal_and_a_retracted_deal_shows_its_void_seed() {
     assert_ne!(deal["commitment"], seeds[0]["commitment"]);
 }
 
+/// Plays until the score sheet has `rounds` rounds or the match is over.
+async fn play_rounds(app: &TestApp, m: &Match, rounds: usize) -> Value {
+    loop {
+        let v = app.view(m, None).await;
+        if v["scores"]["rounds"].as_array().map_or(0, Vec::len) >= rounds
+            || v["status"] == "finished"
+        {
+            return v;
+        }
+        assert!(step(app, m).await);
+    }
+}
+
+#[actix_web::test]
+async fn with_seed_reveal_match_end_undo_stays_open_across_deals_until_the_match_is_over() {
+    let app = TestApp::spawn().await;
+    let m = app
+        .create("dump", 2, "service", json!({"seed_reveal": "match_end"}))
+        .await;
+    let v = play_rounds(&app, &m, 1).await;
+    assert_eq!(v["status"], "in_progress");
+    assert!(published_seeds(&app, &m).await.is_empty());
+    // The deal is over but its seed is not out: undo may reopen it.
+    let a = app.undo(&m, &m.host).await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    assert!(app.view(&m, None).await["scores"]["rounds"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    // At the match's end every seed is published, and undo is closed.
+    let m = app
+        .create(
+            "dump",
+            2,
+            "service",
+            json!({"seed_reveal": "match_end", "target": 1}),
+        )
+        .await;
+    loop {
+        let v = play_rounds(&app, &m, usize::MAX).await;
+        if v["status"] == "finished" {
+            break;
+        }
+    }
+    let deals = app
+        .events(&m, None)
+        .await
+        .into_iter()
+        .filter(|e| e["commitment"].is_string() && e["retracted_by"].is_null())
+        .collect::<Vec<_>>();
+    assert!(deals.iter().all(|d| d["seed"].is_string()), "{deals:?}");
+    let a = app.undo(&m, &m.host).await;
+    assert_eq!(a.code(), "round_closed", "{}", a.text);
+}
+
 #[actix_web::test]
 async fn a_members_only_seed_is_never_published_because_discards_stay_secret() {
     let app = TestApp::spawn().await;

@@ -347,13 +347,14 @@ fn render_event(
             }
         });
     let seed = row.seed.as_deref().and_then(Seed::from_hex);
-    // A service seed is revealed once its round is over, unless the game keeps some dealt card
+    // A service seed is revealed once its round is over (or with `seed_reveal: match_end` once
+    // the match is over), unless the game keeps some dealt card
     // secret for ever (Members Only's discards). A retracted deal is void: its seed re-derives
     // cards that are no longer in play (every action after it was retracted first), so it is
     // revealed at once. Undo cannot reopen a round whose seed is revealed (`prepare_undo`).
     let withheld = game.seed_withheld();
     let reveal = retracted_by.is_some()
-        || (withheld.is_none() && row.round as u32 <= game.rounds_completed());
+        || (withheld.is_none() && row.round as u32 <= game.seeds_published_through());
     EventView {
         seq: row.seq,
         kind: row.kind.clone(),
@@ -926,7 +927,10 @@ fn closed_by_published_seed(e: &Entry, next: &AnyGame) -> Option<u32> {
     if e.game.seed_withheld().is_some() {
         return None;
     }
-    let (now, after) = (e.game.rounds_completed(), next.rounds_completed());
+    let (now, after) = (
+        e.game.seeds_published_through(),
+        next.seeds_published_through(),
+    );
     e.standing
         .iter()
         .filter(|s| s.seed.is_some())

@@ -77,6 +77,22 @@ pub enum Dealing {
     Service,
 }
 
+/// When the shuffle seed of a service deal is published (a match option of the games dealt round
+/// by round: Dump, Clubs, Bonus-Malus, P.M.). API.md: "the seed is revealed when the round ends",
+/// the default. A published seed re-derives every card of its round, so undo may never reopen a
+/// round whose seed is out (422 `round_closed`): a table that wants undo open across rounds
+/// (to fix a mistake found a deal later) takes `match_end`, and its seeds wait until then.
+/// Members Only never publishes its seeds, By Hook or Crook (one deal) only at the match's end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SeedReveal {
+    /// Each seed once its round is over; undo cannot go back into a finished round.
+    #[default]
+    RoundEnd,
+    /// Every seed once the match is over; undo stays open across rounds until then.
+    MatchEnd,
+}
+
 /// Who performs an action: a seat, or the table (deals and facts only the table sees).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Actor {
@@ -247,6 +263,10 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     /// Only's face-down discards) must not publish the seed that would re-derive it.
     fn seed_withheld(&self) -> Option<&'static str> {
         None
+    }
+    /// When the game's service seeds are published (the `seed_reveal` option where it has one).
+    fn seed_reveal(&self) -> SeedReveal {
+        SeedReveal::RoundEnd
     }
     /// How a recorded action appears to `viewer` in the log (a seat sees its own private
     /// payloads). `index` is the action's position among the standing actions.
@@ -547,6 +567,15 @@ impl AnyGame {
     /// How many rounds are over.
     pub fn rounds_completed(&self) -> u32 {
         each_game!(self, g => g.rounds_completed())
+    }
+
+    /// Service seeds of rounds up to this one are published (0: none yet): the rounds over, or
+    /// with `seed_reveal: match_end` none until the match is over.
+    pub fn seeds_published_through(&self) -> u32 {
+        match each_game!(self, g => g.seed_reveal()) {
+            SeedReveal::MatchEnd if !self.is_finished() => 0,
+            _ => self.rounds_completed(),
+        }
     }
 
     /// Why this game never publishes its service shuffle seeds (None: it does, round by round).
