@@ -485,6 +485,7 @@ async fn holder_sees_why(app: &TestApp, m: &Match, seat: usize, probes: &[Value]
             assert_eq!(app.undo(m, &m.host).await.status, StatusCode::CREATED);
         }
     }
+    panic!("seat {seat}'s own token never got {code}");
 }
 
 async fn trick_game_refusals_hide_the_hand(game: &str, players: usize, deck: Vec<String>) {

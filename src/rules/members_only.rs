@@ -477,7 +477,7 @@ impl Action {
 }
 
 /// Why a Members Only service seed is never published (shown in the log beside the commitment).
-pub const SEED_WITHHELD: &str = "Members Only never publishes its shuffle seed: each heat's discards are face down and never revealed (Rule Three), and the seed would re-derive them; the commitment binds the deal";
+pub const SEED_WITHHELD: &str = "Members Only never publishes its shuffle seed: each heat's discards are face down and never revealed (Rule Three), and the seed would re-derive them; the commitment stays, so a seed disclosed privately later (to an arbiter, say) can still be checked against it";
 
 /// Why Members Only refused an action.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
