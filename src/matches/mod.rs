@@ -886,16 +886,17 @@ fn prepare_action(
             },
         )),
         Err(err) => {
-            let holder = matches!((role, req.seat), (Role::Seat(t), Some(s)) if t == s);
+            // Who may see the acting seat's private state in a refusal: its own token; in table
+            // dealing anyone who may act for it (the service holds no hidden hand there, and the
+            // host may see a seat's legal list, as `legal` shows it). In service dealing the host
+            // acting for a seat is told the same code as anyone, with a message that does not
+            // describe the hand, and no legal list.
+            let own = matches!((role, req.seat), (Role::Seat(t), Some(s)) if t == s);
+            let privileged = own || e.dealing == Dealing::Table;
             let mut api = action_error(&e.game, &req.action, err.clone());
-            // A message describing the acting seat's hidden hand goes to that seat's own token
-            // only; the host (who may act for the seat) and anyone else get the public one.
             if let ActionError::Illegal(r) = &err {
-                api.detail = r.message_for(holder).to_string();
-            }
-            // The legal list is attached where it reveals nothing the caller may not see.
-            if matches!(err, ActionError::Illegal(_)) && (e.dealing == Dealing::Table || holder) {
-                api.legal = Some(e.game.legal_actions(actor));
+                api.detail = r.message_for(privileged).to_string();
+                api.legal = privileged.then(|| e.game.legal_actions(actor));
             }
             Err(api)
         }
