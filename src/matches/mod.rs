@@ -347,11 +347,11 @@ fn render_event(
             }
         });
     let seed = row.seed.as_deref().and_then(Seed::from_hex);
-    // A service seed is revealed once its round is over (or with `seed_reveal: match_end` once
-    // the match is over), unless the game keeps some dealt card
-    // secret for ever (Members Only's discards). A retracted deal is void: its seed re-derives
-    // cards that are no longer in play (every action after it was retracted first), so it is
-    // revealed at once. Undo cannot reopen a round whose seed is revealed (`prepare_undo`).
+    // A service seed is revealed once its round is over (with `seed_reveal: match_end`, once the
+    // match is over), unless the game keeps some dealt card secret for ever (Members Only's
+    // discards). A retracted deal is void: its seed re-derives cards that are no longer in play
+    // (every action after it was retracted first), so it is revealed at once. Undo cannot reopen
+    // a round whose seed is revealed (`prepare_undo`).
     let withheld = game.seed_withheld();
     let reveal = retracted_by.is_some()
         || (withheld.is_none() && row.round as u32 <= game.seeds_published_through());
@@ -960,7 +960,7 @@ fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> 
             StatusCode::UNPROCESSABLE_ENTITY,
             "round_closed",
             format!(
-                "round {closed} is closed: its shuffle seed is published (the round is over), and the seed re-derives every card dealt for it, so undo may not retract seq {} of round {} and reopen that round with the hands known to all; record a correction in a later round instead",
+                "round {closed} is closed: its shuffle seed is published and re-derives every card dealt for it, so undo may not retract seq {} (round {}), which would reopen round {closed} with every hand known to all",
                 last.seq, last.round
             ),
         ));

@@ -153,7 +153,7 @@ pub struct UndoRequest {}
         (status = 412, description = "`stale_version`", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`nothing_to_undo`; `round_closed`: the action belongs to a round whose shuffle seed is published (service dealing: the round is over and the seed re-derives its hands), so undo cannot reopen it", body = Problem, content_type = "application/problem+json",
-         example = json!({"type": "urn:clubroom:problem:round_closed", "title": "Illegal action", "status": 422, "detail": "round 1 is closed: its shuffle seed is published (the round is over), and the seed re-derives every card dealt for it, so undo may not retract seq 41 of round 1 and reopen that round with the hands known to all; record a correction in a later round instead", "code": "round_closed"})),
+         example = json!({"type": "urn:clubroom:problem:round_closed", "title": "Illegal action", "status": 422, "detail": "round 1 is closed: its shuffle seed is published and re-derives every card dealt for it, so undo may not retract seq 41 (round 1), which would reopen round 1 with every hand known to all", "code": "round_closed"})),
         (status = 503, description = "`busy`: too many concurrent writers on this match", body = Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
