@@ -622,3 +622,46 @@ impl AnyGame {
         each_game!(self, g => f(g, index, action, actor, viewer))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_retracted_sealed_choice_shows_only_to_its_seat_and_a_public_action_to_all() {
+        let bhoc = AnyGame::new("by-hook-or-crook", None, 3, Dealing::Service).unwrap();
+        for action in [
+            json!({"type": "location", "place": "castle"}),
+            json!({"type": "choose", "card": "exhibit"}),
+            json!({"type": "exhibit", "cards": ["A1500", "A1560", "B1507"]}),
+            json!({"type": "final_exhibit", "cards": ["A1500", "A1560", "B1507"]}),
+        ] {
+            let stub = json!({"type": action["type"], "sealed": true});
+            for viewer in [None, Some(0), Some(2)] {
+                assert_eq!(bhoc.render_retracted(&action, Actor::Seat(1), viewer), stub);
+            }
+            assert_eq!(
+                bhoc.render_retracted(&action, Actor::Seat(1), Some(1)),
+                action
+            );
+        }
+        let buy = json!({"type": "buy", "pile": 0});
+        assert_eq!(bhoc.render_retracted(&buy, Actor::Seat(1), None), buy);
+        let mo = AnyGame::new("members-only", None, 3, Dealing::Service).unwrap();
+        let fin = json!({"type": "final", "discard": "hat", "reveal": ["crown", "hat:no"]});
+        assert_eq!(
+            mo.render_retracted(&fin, Actor::Seat(0), Some(1)),
+            json!({"type": "final", "sealed": true})
+        );
+        assert_eq!(
+            mo.seed_withheld().map(|w| w.contains("discard")),
+            Some(true)
+        );
+        let dump = AnyGame::new("dump", None, 2, Dealing::Service).unwrap();
+        let play = json!({"type": "play", "card": "AS"});
+        assert_eq!(dump.render_retracted(&play, Actor::Seat(0), None), play);
+        assert_eq!(dump.seed_withheld(), None);
+    }
+}
