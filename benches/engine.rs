@@ -54,6 +54,7 @@ fn random_dump_deal(n: u64) -> Dump {
     let config = DumpConfig {
         target: MAX_TARGET,
         first_dealer: (n % 4) as usize,
+        ..DumpConfig::default()
     };
     let mut g = Dump::new(config, 4, Dealing::Service).expect("4 players, valid config");
     let mut rng = Rng(n);

@@ -52,6 +52,8 @@ pub enum Role {
 #[derive(Clone, Debug)]
 struct Standing {
     seq: i64,
+    /// The round the event belongs to (the engine's round after it).
+    round: u32,
     actor: Actor,
     action: Value,
     seed: Option<Seed>,
@@ -186,6 +188,7 @@ impl Entry {
                     }
                     self.standing.push(Standing {
                         seq: e.seq,
+                        round: e.round as u32,
                         actor,
                         action,
                         seed,
@@ -310,6 +313,7 @@ impl Entry {
                 .unwrap_or(Value::Null);
             self.standing.push(Standing {
                 seq: row.seq,
+                round: row.round as u32,
                 actor: Actor::from_seat(row.seat.map(|s| s as usize)),
                 action,
                 seed: row.seed.as_deref().and_then(Seed::from_hex),
@@ -340,11 +344,20 @@ fn render_event(
         .and_then(|a| serde_json::from_str::<Value>(a).ok())
         .map(|a| {
             let actor = Actor::from_seat(row.seat.map(|s| s as usize));
-            game.render_action(index.unwrap_or(usize::MAX), &a, actor, viewer)
+            match (retracted_by, index) {
+                (Some(_), _) => game.render_retracted(&a, actor, viewer),
+                (None, index) => game.render_action(index.unwrap_or(usize::MAX), &a, actor, viewer),
+            }
         });
     let seed = row.seed.as_deref().and_then(Seed::from_hex);
-    // A service seed is revealed once its round is over (or its deal was retracted).
-    let reveal = row.round as u32 <= game.rounds_completed() || retracted_by.is_some();
+    // A service seed is revealed once its round is over (with `seed_reveal: match_end`, once the
+    // match is over), unless the game keeps some dealt card secret for ever (Members Only's
+    // discards). A retracted deal is void: its seed re-derives cards that are no longer in play
+    // (every action after it was retracted first), so it is revealed at once. Undo cannot reopen
+    // a round whose seed is revealed (`prepare_undo`).
+    let withheld = game.seed_withheld();
+    let reveal = retracted_by.is_some()
+        || (withheld.is_none() && row.round as u32 <= game.seeds_published_through());
     EventView {
         seq: row.seq,
         kind: row.kind.clone(),
@@ -356,6 +369,7 @@ fn render_event(
         outcome: serde_json::from_str(&row.outcome).unwrap_or(Value::Array(vec![])),
         commitment: seed.map(|s| s.commitment()),
         seed: seed.filter(|_| reveal).map(|s| s.to_hex()),
+        seed_withheld: seed.and(withheld).filter(|_| !reveal).map(String::from),
         created_at: row.created_at.clone(),
     }
 }
@@ -970,13 +984,17 @@ fn prepare_action(
             },
         )),
         Err(err) => {
+            // Who may see the acting seat's private state in a refusal: its own token; in table
+            // dealing anyone who may act for it (the service holds no hidden hand there, and the
+            // host may see a seat's legal list, as `legal` shows it). In service dealing the host
+            // acting for a seat is told the same code as anyone, with a message that does not
+            // describe the hand, and no legal list.
+            let own = matches!((role, req.seat), (Role::Seat(t), Some(s)) if t == s);
+            let privileged = own || e.dealing == Dealing::Table;
             let mut api = action_error(&e.game, &req.action, err.clone());
-            // The legal list is attached where it reveals nothing the caller may not see.
-            if matches!(err, ActionError::Illegal(_))
-                && (e.dealing == Dealing::Table
-                    || role == Role::Seat(req.seat.unwrap_or(usize::MAX)))
-            {
-                api.legal = Some(e.game.legal_actions(actor));
+            if let ActionError::Illegal(r) = &err {
+                api.detail = r.message_for(privileged).to_string();
+                api.legal = privileged.then(|| e.game.legal_actions(actor));
             }
             Err(api)
         }
@@ -1000,6 +1018,25 @@ fn action_error(game: &AnyGame, action: &Value, err: ActionError) -> ApiError {
     }
 }
 
+/// The round of a published seed that retracting the last standing action would bring back into
+/// play (`next` is the state without it): a seed is published once its round is over (see
+/// [`render_event`]), so undo may not go back across it. Nothing is published in table dealing,
+/// nor in a game that withholds its seeds, and undo stays open there.
+fn closed_by_published_seed(e: &Entry, next: &AnyGame) -> Option<u32> {
+    if e.game.seed_withheld().is_some() {
+        return None;
+    }
+    let (now, after) = (
+        e.game.seeds_published_through(),
+        next.seeds_published_through(),
+    );
+    e.standing
+        .iter()
+        .filter(|s| s.seed.is_some())
+        .map(|s| s.round)
+        .find(|&r| r <= now && r > after)
+}
+
 /// Checks an undo; the state without the last standing action and the event row to record.
 fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> {
     if role != Role::Host {
@@ -1016,6 +1053,16 @@ fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> 
         ));
     };
     let next = e.replay(e.standing.len() - 1)?;
+    if let Some(closed) = closed_by_published_seed(e, &next) {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "round_closed",
+            format!(
+                "round {closed} is closed: its shuffle seed is published and re-derives every card dealt for it, so undo may not retract seq {} (round {}), which would reopen round {closed} with every hand known to all",
+                last.seq, last.round
+            ),
+        ));
+    }
     let outcome = serde_json::json!([{"type": "retracted", "seq": last.seq}]);
     Ok((
         next,

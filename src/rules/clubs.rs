@@ -18,7 +18,7 @@ use super::{
     cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     trick::{service_deal, PlayError, Revoke, SeedProblem, TrickPlay},
-    Actor, Dealing, Game, Outcomes, RuleError, ToAct,
+    Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
 };
 
 /// What every deal's tallies sum to, under either formula (RULES.md "Clubs").
@@ -35,6 +35,11 @@ pub struct ClubsConfig {
     /// last card is the face-down one.)
     #[schema(minimum = 0, maximum = 3, example = 0)]
     pub first_dealer: usize,
+    /// When a service deal's shuffle seed is published: `round_end` (the default: once its round
+    /// is over; undo cannot reopen a finished round) or `match_end` (undo stays open across
+    /// rounds until the match is over).
+    #[schema(example = "round_end")]
+    pub seed_reveal: SeedReveal,
 }
 
 /// One action of Clubs.
@@ -146,6 +151,19 @@ fn called_rule(called: Suit) -> String {
 }
 
 impl RuleError for ClubsError {
+    fn public_message(&self) -> Option<String> {
+        match self {
+            ClubsError::Play(e) => e.public_message(),
+            ClubsError::MustFollowSuit { seat, called, .. } => Some(format!(
+                "seat {seat} must play {} when able ({} called), and this card is refused {}",
+                called_rule(*called),
+                called.name(),
+                super::holder_only(*seat)
+            )),
+            _ => None,
+        }
+    }
+
     fn code(&self) -> &'static str {
         use ClubsError::*;
         match self {
@@ -607,6 +625,10 @@ impl Game for Clubs {
 
     fn config(&self) -> &ClubsConfig {
         &self.config
+    }
+
+    fn seed_reveal(&self) -> SeedReveal {
+        self.config.seed_reveal
     }
 
     fn to_act(&self) -> ToAct {
