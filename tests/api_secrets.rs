@@ -372,8 +372,15 @@ async fn a_members_only_seed_is_never_published_because_discards_stay_secret() {
             "{deal}"
         );
     }
-    // Nothing published, so nothing closed: the heat can still be undone.
-    assert_eq!(app.undo(&m, &m.host).await.status, StatusCode::CREATED);
+    // Nothing published, so no round is closed; but the last final revealed the others' finals,
+    // so it may not be retracted (`choices_revealed`, not `round_closed`).
+    let undo = app.undo(&m, &m.host).await;
+    assert_eq!(
+        (undo.status, undo.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "choices_revealed"),
+        "{}",
+        undo.text
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -558,4 +565,55 @@ async fn members_only_refusals_to_the_host_give_no_count_of_the_hidden_hand() {
     let codes = probe_as_host(&app, &m, seat, &probes).await;
     assert!(codes.iter().any(|c| c == "card_not_in_hand"), "{codes:?}");
     holder_sees_why(&app, &m, seat, &probes, "card_not_in_hand").await;
+}
+
+#[actix_web::test]
+async fn undo_may_not_retract_the_choice_that_revealed_the_others() {
+    let app = TestApp::spawn().await;
+    let m = app
+        .create("by-hook-or-crook", 3, "service", json!({}))
+        .await;
+    assert_eq!(
+        app.act(&m, &m.host, None, json!({"type": "deal"}))
+            .await
+            .status,
+        StatusCode::CREATED
+    );
+    let mut seqs = vec![];
+    for (s, place) in [(0, "castle"), (1, "auction"), (2, "auction")] {
+        let r = app
+            .act(
+                &m,
+                &m.seats[s],
+                Some(s),
+                json!({"type": "location", "place": place}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        seqs.push(r.body["event"]["seq"].as_i64().unwrap());
+    }
+    // Seat 2's choice completed the set: everyone now sees the three locations.
+    let public = app.events(&m, None).await;
+    let first = public.iter().find(|e| e["seq"] == seqs[0]).unwrap();
+    assert_eq!(
+        first["action"],
+        json!({"type": "location", "place": "castle"})
+    );
+    let before = app.view(&m, None).await;
+    let refused = app.undo(&m, &m.host).await;
+    assert_eq!(
+        (refused.status, refused.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "choices_revealed"),
+        "{}",
+        refused.text
+    );
+    assert!(
+        refused.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("seq {}, {}", seqs[0], seqs[1])),
+        "{}",
+        refused.text
+    );
+    assert_eq!(app.view(&m, None).await, before, "nothing was recorded");
 }

@@ -1037,6 +1037,22 @@ fn closed_by_published_seed(e: &Entry, next: &AnyGame) -> Option<u32> {
         .find(|&r| r <= now && r > after)
 }
 
+/// The earlier sealed choices that the last standing action revealed to everyone: rendered in
+/// clear to the public now, sealed again in `next` (the state without that action).
+fn revealed_by_last(e: &Entry, next: &AnyGame) -> Vec<i64> {
+    let earlier = &e.standing[..e.standing.len().saturating_sub(1)];
+    earlier
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| {
+            let after = next.render_action(*i, &s.action, s.actor, None);
+            after.get("sealed") == Some(&Value::Bool(true))
+                && e.game.render_action(*i, &s.action, s.actor, None) != after
+        })
+        .map(|(_, s)| s.seq)
+        .collect()
+}
+
 /// Checks an undo; the state without the last standing action and the event row to record.
 fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> {
     if role != Role::Host {
@@ -1060,6 +1076,23 @@ fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> 
             format!(
                 "round {closed} is closed: its shuffle seed is published and re-derives every card dealt for it, so undo may not retract seq {} (round {}), which would reopen round {closed} with every hand known to all",
                 last.seq, last.round
+            ),
+        ));
+    }
+    // The choice that completed a set of sealed choices (By Hook or Crook's locations, action
+    // cards and exhibits, Members Only's finals) revealed the others to everyone. Undoing it would
+    // seal them again in the view, though all have seen them, and let the retracted seat choose
+    // again knowing them: refused, as `round_closed` refuses to reopen a round whose cards are
+    // known.
+    let revealed = revealed_by_last(e, &next);
+    if !revealed.is_empty() {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "choices_revealed",
+            format!(
+                "undo may not retract seq {}: it completed a set of sealed choices and revealed the others (seq {}) to everyone; retracting it would let its seat choose again knowing them",
+                last.seq,
+                revealed.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
             ),
         ));
     }
