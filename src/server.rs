@@ -43,7 +43,7 @@ fn connections_that_fit(wanted: usize) -> usize {
     });
     let fit = limit.saturating_sub(RESERVED_FILES).max(64) as usize;
     if fit < wanted {
-        tracing::warn!(
+        tracing::info!(
             wanted,
             open_file_limit = limit,
             allowed = fit,
