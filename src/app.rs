@@ -21,6 +21,7 @@ fn all_routes(cfg: &mut ServiceConfig) {
     routes::actions::config(cfg);
     routes::events::config(cfg);
     routes::scores::config(cfg);
+    routes::stream::config(cfg);
 }
 
 /// The OpenAPI document of the service.

@@ -6,6 +6,7 @@
 //! concurrent writers in one process or many: the loser reloads and retries, or gets 412 when it
 //! sent `If-Match`. Nothing is lost or recorded twice.
 
+pub mod live;
 pub mod views;
 
 use std::{
@@ -367,6 +368,7 @@ pub fn request_hash(token: Option<&str>, path: &str, body: &Value) -> String {
 pub struct Matches {
     store: Store,
     cache: Mutex<LruCache<String, Arc<AsyncMutex<Entry>>>>,
+    live: live::Hub,
 }
 
 impl Matches {
@@ -377,7 +379,13 @@ impl Matches {
             cache: Mutex::new(LruCache::new(
                 NonZeroUsize::new(CACHE_CAPACITY).expect("nonzero"),
             )),
+            live: live::Hub::new(),
         }
+    }
+
+    /// The live fan-out: announcements of committed writes, for the streams.
+    pub fn live(&self) -> &live::Hub {
+        &self.live
     }
 
     /// The store.
@@ -780,6 +788,7 @@ impl Matches {
             match self.store.append(&row, status_change).await {
                 Ok(()) => {
                     e.record(next, row);
+                    self.live.published(id, e.seq);
                     return Ok(WriteAnswer {
                         status: StatusCode::CREATED,
                         body,

@@ -9,6 +9,7 @@ pub mod health;
 pub mod matches;
 pub mod scores;
 pub mod spec;
+pub mod stream;
 
 use actix_web::{
     error::{JsonPayloadError, QueryPayloadError},
