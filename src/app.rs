@@ -67,5 +67,6 @@ pub fn build_app(
     routes::spec::finish(&mut api);
     app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api))
         .service(web::redirect("/docs", "/docs/"))
+        .configure(routes::page::config)
         .default_service(web::to(routes::fallback))
 }
