@@ -402,7 +402,7 @@ function render() {
     : v.table_to_act ? "The table is to act (the host deals or records)."
       : v.to_act.length ? `To act: ${v.to_act.map((s) => names[s]).join(", ")}` : "";
   const q = queue();
-  main().replaceChildren(
+  main().replaceChildren(...[
     h("h1", {}, `${game ? game.title : v.game}`, h("span", { class: "muted small" }, ` · ${who}`)),
     h("div", { class: "muted small", id: "status" }, `Round ${v.round} · ${v.dealing === "service" ? "Clubroom deals" : "real cards"} · version ${v.seq}`),
     h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? `Your turn. ${waiting}` : waiting),
@@ -414,7 +414,7 @@ function render() {
     actionsPanel(v, me),
     sheetPanel(v, sheet),
     h("p", { class: "small muted" }, h("a", { href: "/" }, "New match"), " · ", h("a", { href: "/docs/" }, "API")),
-  );
+  ].filter(Boolean));
 }
 
 function isMyTurn() {
@@ -460,8 +460,9 @@ function tablePanel(v) {
       h("div", { class: "trick", id: "trick" },
         trick.length ? trick.map((p) => h("div", { class: "slot" }, cardFace(p.card), h("div", {}, names[p.seat])))
           : h("span", { class: "muted" }, t.leader !== undefined && t.leader !== null ? `${names[t.leader]} leads` : "No trick on the table")),
-      last && !trick.length && last.cards ? h("div", { class: "muted small" }, `Last trick: ${JSON.stringify(last.cards).replace(/"/g, "")}${last.winner !== undefined ? `, won by ${names[last.winner]}` : ""}`) : null,
-      (t.revokes || []).length ? h("div", { class: "small" }, `Revokes: ${t.revokes.map((r) => JSON.stringify(r)).join("; ")}`) : null);
+      last && Array.isArray(last.plays) ? h("div", { class: "muted small", id: "last-trick" },
+        `Last trick: ${last.plays.map((p) => `${cardText(p.card)} ${names[p.seat]}`).join(", ")}${last.winner !== undefined ? ` → ${names[last.winner]}` : ""}${last.points !== undefined ? ` (${last.points})` : ""}`) : null,
+      (t.revokes || []).length ? h("div", { class: "small" }, `Revokes: ${t.revokes.map((r) => (typeof r === "object" && r !== null && r.seat !== undefined ? `${names[r.seat]} ${JSON.stringify(r)}` : JSON.stringify(r))).join("; ")}`) : null);
   }
   if (v.game === "plus-minus") {
     return h("div", { class: "felt", id: "table" },
