@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI: the table page in a real browser. Four phones (headless Chromium at 390x844, driven by
-# playwright-core) play a service-dealt Clubs deal live on the page served by a debug build; see
-# tests/browser/clubs.mjs. Screenshots go to target/browser-artifacts/ (gitignored).
+# playwright-core) play a service-dealt Clubs deal live on the page served by a debug build
+# (tests/browser/clubs.mjs), then every game in both dealing modes is played for a few taps
+# (tests/browser/games.mjs). Screenshots go to target/browser-artifacts/ (gitignored).
 #
 # Installs Debian's chromium if missing (apt-get) and playwright-core (pinned) from npm into
 # ~/.cache/clubroom-ci/playwright-core-<version> (outside the repository). `npx playwright
@@ -84,4 +85,15 @@ fi
 rm -rf "$ARTIFACTS"
 mkdir -p "$ARTIFACTS"
 echo "== headless chromium against $BASE (screenshots in target/browser-artifacts/)"
-BASE=$BASE PW_DIR=$PW_DIR CHROMIUM=$CHROMIUM ARTIFACTS=$ARTIFACTS timeout 600 node tests/browser/clubs.mjs
+export BASE PW_DIR CHROMIUM ARTIFACTS
+status=0
+timeout 600 node tests/browser/clubs.mjs | tee "$WORK/clubs.out" || status=1
+timeout 600 node tests/browser/games.mjs | tee "$WORK/games.out" || status=1
+if grep -q panicked "$WORK/server.log"; then
+  echo "FAIL the server panicked"; grep -m3 -A5 panicked "$WORK/server.log"; status=1
+fi
+ok=$(cat "$WORK"/*.out | grep -c '^ok ' || true)
+bad=$(cat "$WORK"/*.out | grep -c '^FAIL ' || true)
+[ "$status" -ne 0 ] && [ "$bad" -eq 0 ] && bad=1 # a script that died before its checks
+echo "browser: $ok passed, $bad failed"
+exit "$status"

@@ -256,7 +256,7 @@ function follow() {
   es.addEventListener("open", () => setConnState());
   es.addEventListener("match", async (ev) => {
     const v = JSON.parse(ev.data);
-    if (T.view && v.seq < T.view.seq) return;
+    if (T.view && v.seq <= T.view.seq) { setConnState(); return; } // already drawn
     T.view = v;
     await refreshLegal();
     render();
