@@ -263,3 +263,32 @@ async fn a_stream_refuses_a_bad_token_an_unknown_match_and_a_bad_last_event_id()
         (StatusCode::BAD_REQUEST, "invalid_last_event_id")
     );
 }
+
+#[actix_web::test]
+async fn the_table_page_and_its_files_are_served_by_the_binary() {
+    let app = TestApp::spawn().await;
+    let a = app.get("/", None).await;
+    assert_eq!(a.status, StatusCode::OK);
+    assert!(
+        a.content_type.starts_with("text/html"),
+        "{}",
+        a.content_type
+    );
+    assert!(a.text.contains("/web/app.js"));
+    for (path, ct) in [
+        ("/web/app.js", "text/javascript"),
+        ("/web/style.css", "text/css"),
+        ("/web/vendor/qrcode.js", "text/javascript"),
+    ] {
+        let a = app.get(path, None).await;
+        assert_eq!(a.status, StatusCode::OK, "{path}");
+        assert!(a.content_type.starts_with(ct), "{path}: {}", a.content_type);
+    }
+    assert_eq!(
+        app.get("/web/nope.js", None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    // The page uses the stream with the token in the query (EventSource cannot set headers).
+    let js = app.get("/web/app.js", None).await.text;
+    assert!(js.contains("/stream?token="));
+}
