@@ -395,6 +395,7 @@ function render() {
   const game = (GAMES || []).find((g) => g.id === v.game);
   const names = v.players.map((p) => p.name);
   const sheet = v.scores;
+  if (T.drawnSeq !== v.seq) { T.path = []; T.drawnSeq = v.seq; }
   document.body.dataset.seq = v.seq;
   document.body.dataset.status = v.status;
   const who = me.host ? "Host (scorer)" : `${names[me.seat]} · seat ${me.seat + 1}`;
@@ -554,14 +555,51 @@ function actionsPanel(v, me) {
         return ls ? cardFace(c, { tag: "button", cls: "legal", attrs: { onclick: () => chooseHostCard(c, ls) } }) : null;
       }))));
   }
+  const choose = buttons.length > 12 ? chooser(buttons, v, me) : h("div", { class: "actions" }, buttons.map((l) => actionButton(l, v, me)));
   const undoBtn = me.host && v.seq > 0 ? h("button", { class: "secondary", id: "undo", onclick: undo }, "Undo last action") : null;
   if (!buttons.length && !pickers.length && !undoBtn) return null;
   return h("section", { class: "panel", id: "actions" },
     h("h2", {}, "Actions"),
     pickers,
-    h("div", { class: "actions" }, buttons.map((l) => h("button", { "data-type": l.action.type, onclick: () => record(l.seat, l.action) },
-      (me.host && l.seat !== null ? `${names[l.seat]}: ` : "") + describe(l.action, v)))),
+    choose,
     undoBtn ? h("div", { class: "row", style: "margin-top:10px" }, undoBtn) : null);
+}
+
+function actionButton(l, v, me, label) {
+  const names = v.players.map((p) => p.name);
+  return h("button", { "data-type": l.action.type, onclick: () => { T.path = []; record(l.seat, l.action); } },
+    label || (me.host && l.seat !== null ? `${names[l.seat]}: ` : "") + describe(l.action, v));
+}
+
+// Many legal actions (Members Only's bets with their reveals) are chosen step by step.
+function steps(l, v) {
+  const a = l.action;
+  const who = T.isHost && l.seat !== null ? [v.players[l.seat].name] : [];
+  if (a.type === "turn") {
+    return [...who, a.bet ? `Bet on ${a.bet.category.replace("_", " ")}` : "No bet",
+      ...(a.bet ? [`${a.bet.piece} on ${a.bet.space}`] : []),
+      a.reveal && a.reveal.length ? `Reveal ${a.reveal.join(", ")}` : "Confirm"];
+  }
+  if (a.type === "final") return [...who, a.discard ? `Discard ${a.discard}` : "No discard", `Reveal ${(a.reveal || []).join(", ")}`];
+  return [...who, a.type, describe(a, v)];
+}
+
+function chooser(list, v, me) {
+  const path = T.path || [];
+  const here = list.filter((l) => path.every((p, i) => steps(l, v)[i] === p));
+  if (!here.length) { T.path = []; return chooser(list, v, me); }
+  const depth = path.length;
+  const options = new Map();
+  for (const l of here) {
+    const st = steps(l, v);
+    if (!options.has(st[depth])) options.set(st[depth], []);
+    options.get(st[depth]).push(l);
+  }
+  return h("div", { class: "actions", id: "chooser" },
+    depth ? h("button", { class: "secondary", onclick: () => { T.path = path.slice(0, -1); render(); } }, `← ${path.join(" · ")}`) : null,
+    [...options].map(([label, ls]) => (ls.length === 1 && steps(ls[0], v).length === depth + 1
+      ? actionButton(ls[0], v, me, label)
+      : h("button", { "data-step": label, "data-type": ls[0].action.type, onclick: () => { T.path = [...path, label]; render(); } }, `${label} …`))));
 }
 
 function chooseHostCard(card, options) {

@@ -63,6 +63,35 @@ pub struct StreamQuery {
     pub once: Option<bool>,
 }
 
+/// The kinds of message on a stream.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code)] // documentation only: the messages are written by hand below
+pub enum StreamMessageKind {
+    /// One event of the log: `data` is an `EventView`.
+    Event,
+    /// The match view after the change: `data` is a `MatchView`.
+    Match,
+    /// The stream failed and ends: `data` is `{code, detail}`.
+    Error,
+}
+
+/// One Server-Sent Events message of the stream (the fields of its `id:`, `event:` and `data:`
+/// lines). Comment lines (`: keep-alive`) and `retry:` carry no message.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // documentation only
+pub struct StreamMessage {
+    /// The seq up to which the client now holds every event (what `Last-Event-ID` resumes
+    /// from). Absent on `error`.
+    #[schema(pattern = "^[0-9]{1,18}$", example = "12")]
+    pub id: Option<String>,
+    /// What `data` holds.
+    pub event: StreamMessageKind,
+    /// JSON text: an `EventView` (`event`), a `MatchView` (`match`) or `{code, detail}` (`error`).
+    #[schema(content_media_type = "application/json")]
+    pub data: String,
+}
+
 /// The headers of a stream request, as the spec shows them (read by [`last_event_id`]).
 #[derive(utoipa::IntoParams)]
 #[into_params(parameter_in = Header)]
@@ -142,7 +171,7 @@ impl Drop for Slot {
         StreamHeaders,
     ),
     responses(
-        (status = 200, description = "The stream (`once=true`: what is there now, then the end)", content_type = "text/event-stream", body = String,
+        (status = 200, description = "The stream (`once=true`: what is there now, then the end); each message is a `StreamMessage`", content_type = "text/event-stream", body = StreamMessage,
          example = "id: 3\nevent: event\ndata: {\"seq\":3,\"kind\":\"action\",\"seat\":1,\"action\":{\"type\":\"play\",\"card\":\"7H\"},\"round\":1,\"outcome\":[],\"created_at\":\"2026-01-01T00:00:00.000Z\"}\n\nid: 3\nevent: match\ndata: {\"id\":\"...\",\"seq\":3}\n\n"),
         (status = 400, description = "Bad `Last-Event-ID` or query", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "A token not valid for this match", body = Problem, content_type = "application/problem+json"),
@@ -159,20 +188,32 @@ pub async fn stream(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let q = q.into_inner();
+    // The query is judged whole, even where a header takes precedence over a part of it.
+    if q.token
+        .as_ref()
+        .is_some_and(|t| !(1..=256).contains(&t.chars().count()))
+    {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "token must have 1 to 256 characters",
+        ));
+    }
+    if q.last_event_id
+        .is_some_and(|a| !(0..=999_999_999_999_999_999).contains(&a))
+    {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "last_event_id must be a seq: 0 to 999999999999999999",
+        ));
+    }
     let token = match bearer(&req)? {
         Some(t) => Some(t),
-        None => q.token.filter(|t| !t.is_empty()),
+        None => q.token,
     };
     let after = match last_event_id(&req)? {
         Some(a) => Some(a),
         None => q.last_event_id,
     };
-    if after.is_some_and(|a| a < 0) {
-        return Err(ApiError::bad_request(
-            "invalid_query",
-            "last_event_id must be >= 0",
-        ));
-    }
     // Refusals (404, 401) before the stream starts; subscribe first so that nothing committed
     // after this view is missed.
     let changes = svc.live().subscribe();

@@ -68,7 +68,20 @@ try {
         let tapped = false;
         for (const sel of TAPPABLE) {
           const el = page.locator(sel).first();
-          if (await el.count()) { await el.click(); tapped = true; break; }
+          if (await el.count()) {
+            const step = (await el.getAttribute("data-step")) !== null;
+            await el.click();
+            tapped = true;
+            // A long list is chosen step by step (#chooser): follow the first option down.
+            for (let k = 0; step && k < 6; k++) {
+              const next = page.locator("#chooser button[data-type]").first();
+              if (!(await next.count())) break;
+              const more = (await next.getAttribute("data-step")) !== null;
+              await next.click();
+              if (!more) break;
+            }
+            break;
+          }
         }
         if (!tapped) { stuck = `nothing to tap at version ${v.seq}`; break; }
         const choice = page.locator("#declare button[data-declare], .msg.warn .actions button:not(.secondary)").first();
