@@ -467,7 +467,7 @@ function tablePanel(v) {
   }
   if (v.game === "plus-minus") {
     return h("div", { class: "felt", id: "table" },
-      h("div", {}, `Top card: ${t.top_card ?? "none"}`, t.last_play ? h("span", { class: "muted" }, ` · last play ${JSON.stringify(t.last_play)}`) : null),
+      h("div", {}, `Top card: ${t.top_card ?? "none"}`, t.last_play ? h("div", { class: "muted small", id: "last-play" }, lastPlay(t.last_play, names)) : null),
       h("div", { class: "board" }, h("span"), [1, 2, 3, 4].map((i) => h("span", { class: "muted small" }, `man ${i}`)),
         (t.boards || []).map((b, s) => [h("span", {}, names[s]), b.map((x) => h("span", { class: "pos" }, x === 0 ? "★" : String(x)))])));
   }
@@ -494,6 +494,14 @@ function tablePanel(v) {
       (t.waiting_for || []).length ? h("div", { class: "small" }, `Sealed choices awaited from: ${t.waiting_for.map((s) => names[s]).join(", ")}`) : null);
   }
   return h("div", { class: "felt", id: "table" }, kv(t));
+}
+
+function lastPlay(lp, names) {
+  if (typeof lp !== "object" || lp === null) return String(lp);
+  const who = lp.seat !== undefined ? names[lp.seat] : "";
+  const from = lp.from === null || lp.from === undefined ? "" : lp.from === 0 ? " from the stars" : ` from ${lp.from}`;
+  const rest = Object.entries(lp).filter(([k]) => !["seat", "card", "from", "result"].includes(k)).map(([k, x]) => `${k} ${JSON.stringify(x)}`);
+  return `Last: ${who} played ${lp.card}${from}${lp.result ? ` (${lp.result})` : ""}${rest.length ? `, ${rest.join(", ")}` : ""}`;
 }
 
 function kv(obj) {
@@ -594,6 +602,11 @@ function chooser(list, v, me) {
     const st = steps(l, v);
     if (!options.has(st[depth])) options.set(st[depth], []);
     options.get(st[depth]).push(l);
+  }
+  // A step with one way on is taken at once.
+  if (options.size === 1 && here.length > 1 && here.some((l) => steps(l, v).length > depth + 1)) {
+    T.path = [...path, [...options.keys()][0]];
+    return chooser(list, v, me);
   }
   return h("div", { class: "actions", id: "chooser" },
     depth ? h("button", { class: "secondary", onclick: () => { T.path = path.slice(0, -1); render(); } }, `← ${path.join(" · ")}`) : null,
