@@ -519,7 +519,14 @@ function youPanel(v, me) {
     legalCards.get(l.action.card).push(l);
   }
   const cards = hand.length && hand.every(isCard);
+  // Real cards: the service does not know the hand, so the seat picks the card it played.
+  const picker = v.dealing === "table" && legalCards.size
+    ? h("div", {}, h("div", { class: "small" }, "Tap the card you played:"),
+      h("div", { class: "picker", id: "picker" }, sortCards([...legalCards.keys()]).map((c) =>
+        cardFace(c, { tag: "button", cls: "legal", attrs: { onclick: () => chooseCard(c, legalCards.get(c)), "aria-label": cardText(c) } }))))
+    : null;
   return h("section", { class: "panel", id: "you" },
+    picker,
     h("h2", {}, "Your hand"),
     cards ? h("div", { class: "cards", id: "hand" }, sortCards(hand).map((c) => {
       const ls = legalCards.get(c);
