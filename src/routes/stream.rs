@@ -50,8 +50,7 @@ static OPEN: AtomicUsize = AtomicUsize::new(0);
 pub struct StreamQuery {
     /// The bearer token, for clients that cannot set headers (a browser's `EventSource`). The
     /// `Authorization` header is preferred when both are sent. A token in a URL can end up in
-    /// proxy and server logs and in browser history; Clubroom logs no query strings, and the
-    /// page keeps tokens in the URL fragment, which browsers never send.
+    /// proxy and access logs and in browser history: send the header where the client can.
     #[param(min_length = 1, max_length = 256)]
     pub token: Option<String>,
     /// Resume after this seq, as the `Last-Event-ID` header does (the header wins when both are

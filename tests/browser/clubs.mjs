@@ -152,6 +152,20 @@ try {
   check("the score sheet names the players", names.every((n) => headers.includes(n)), headers.join(","));
   check("a CSV link", (await host.getAttribute("#csv", "href")) === `/v1/matches/${id}/scores.csv`);
   await shot(host, "06-host-score-sheet");
+
+  // ---- the host undoes the last play: every page follows; the seat plays it again ----
+  const before = await api(`/v1/matches/${id}`);
+  await host.click("#undo");
+  await waitSeq(before.seq + 1);
+  const undone = await api(`/v1/matches/${id}`);
+  check("undo retracts the last play (the deal is open again)", undone.to_act.length === 1 && !undone.table_to_act);
+  check("every page drops the deal's score after the undo",
+    (await Promise.all(all.map((p) => p.$$eval("#scores tr.round", (r) => r.length)))).every((n) => n === 0));
+  const again = pages[undone.to_act[0]];
+  await again.click("#hand button.card.legal:not([disabled])");
+  await waitSeq(before.seq + 2);
+  check("the seat plays its last card again and the deal is scored once",
+    (await host.$$eval("#scores tr.round", (r) => r.length)) === 1);
   for (let k = 0; k < 4; k++) {
     const t = await pages[k].$$eval("#scores tr.round", (r) => r.length);
     check(`seat ${k} sees the score sheet live`, t === 1);
@@ -161,5 +175,5 @@ try {
 } finally {
   await browser.close();
 }
-console.log(`browser: ${passed} passed, ${failed} failed`);
+console.log(`browser clubs: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
