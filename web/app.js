@@ -338,6 +338,11 @@ async function flush() {
         }
       } else {
         T.error = problemText(a);
+        // A refusal often means this page was behind: catch up with the match as it stands.
+        try {
+          const r = await api("GET", `/v1/matches/${T.id}`, { token: T.token });
+          if (r.ok && r.json.seq >= T.view.seq) { T.view = r.json; await refreshLegal(); }
+        } catch { /* offline */ }
       }
     }
   } finally {

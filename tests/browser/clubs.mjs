@@ -88,6 +88,15 @@ try {
     await shot(pages[s], `03-seat${s}-hand`);
   }
 
+  // A second phone for the leader's seat that hears nothing live (its stream is cut): it stays
+  // at the start of the deal, and is used at the end to tap a card that is no longer legal.
+  const leader = (await api(`/v1/matches/${id}`)).to_act[0];
+  const staleCtx = await browser.newContext(phone);
+  const stale = await staleCtx.newPage();
+  await stale.route("**/stream**", (route) => route.abort());
+  await stale.goto(seatLinks[leader]);
+  await stale.waitForSelector("#hand button.card.legal:not([disabled])");
+
   // ---- a whole deal, tap by tap ----
   const all = [host, ...pages];
   const waitSeq = (n) => Promise.all(all.map((p) => p.waitForFunction((n) => Number(document.body.dataset.seq) >= n, n, { timeout: 20000 })));
@@ -166,6 +175,18 @@ try {
   await waitSeq(before.seq + 2);
   check("the seat plays its last card again and the deal is scored once",
     (await host.$$eval("#scores tr.round", (r) => r.length)) === 1);
+
+  // ---- a refusal is shown in words, and records nothing ----
+  const settled = await api(`/v1/matches/${id}`);
+  await stale.click("#hand button.card.legal:not([disabled])");
+  if (await stale.$("#declare")) await stale.click("#declare button[data-declare]");
+  await stale.waitForSelector("#error");
+  const said = await stale.textContent("#error");
+  const nowV = await api(`/v1/matches/${id}`);
+  check("a stale phone's tap is refused with the server's explanation", said.length > 10 && !said.includes("the server answered"), said);
+  check("the refused tap recorded nothing", nowV.seq === settled.seq, `${settled.seq} -> ${nowV.seq}`);
+  await shot(stale, "07-refusal");
+  await staleCtx.close();
   for (let k = 0; k < 4; k++) {
     const t = await pages[k].$$eval("#scores tr.round", (r) => r.length);
     check(`seat ${k} sees the score sheet live`, t === 1);
