@@ -15,6 +15,8 @@ import sys
 import time
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# The operator token the checks' servers run with: it lists every match (GET /v1/matches).
+OPERATOR_TOKEN = "ci-operator-token"
 LISTENING = re.compile(r"clubroom listening address=(127\.0\.0\.1:\d+)")
 
 
@@ -48,7 +50,7 @@ class Server:
     def start(self, timeout=60.0):
         self.starts += 1
         log = os.path.join(self.workdir, f"{self.name}-{self.starts}.log")
-        env = dict(os.environ, RUST_LOG="warn,clubroom=info", NO_COLOR="1")
+        env = dict(os.environ, RUST_LOG="warn,clubroom=info", NO_COLOR="1", CLUBROOM_OPERATOR_TOKEN=OPERATOR_TOKEN)
         with open(log, "wb") as out:
             self.proc = subprocess.Popen(
                 self.prefix + [self.binary, "serve", "--bind", "127.0.0.1:0", "--database-url", self.database_url],

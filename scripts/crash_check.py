@@ -30,7 +30,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ci_support import (CheckFailed, Client, Server, check, create_dump_match, exit_on_sigterm,  # noqa: E402
+from ci_support import (OPERATOR_TOKEN, CheckFailed, Client, Server, check, create_dump_match, exit_on_sigterm,  # noqa: E402
                         tally_body, verify_log)
 
 
@@ -211,7 +211,8 @@ def main():
             check(view["seq"] == 0 and len(view["players"]) == 2, f"created match {m} reads back as {view}")
         listed, cursor = 0, None
         for _ in range(1000):
-            page, _ = client.json("GET", "/v1/matches?limit=100" + (f"&cursor={cursor}" if cursor else ""), expect=(200,))
+            page, _ = client.json("GET", "/v1/matches?limit=100" + (f"&cursor={cursor}" if cursor else ""),
+                                  headers={"authorization": f"Bearer {OPERATOR_TOKEN}"}, expect=(200,))
             for summary in page["matches"]:
                 client.json("GET", f"/v1/matches/{summary['id']}", expect=(200,))
                 client.json("GET", f"/v1/matches/{summary['id']}/events", expect=(200,))

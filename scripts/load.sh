@@ -11,7 +11,7 @@ command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk 
 cargo build --release -q
 WORK=$(mktemp -d)
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
-DATABASE_URL="sqlite://$WORK/load.db?mode=rwc" RUST_LOG=warn ./target/release/clubroom serve --bind 127.0.0.1:$PORT &
+CLUBROOM_OPERATOR_TOKEN=load-operator DATABASE_URL="sqlite://$WORK/load.db?mode=rwc" RUST_LOG=warn ./target/release/clubroom serve --bind 127.0.0.1:$PORT &
 SERVER=$!
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 
@@ -50,5 +50,5 @@ end
 LUA
 echo "== $MATCHES concurrent matches, ${SECONDS_}s, one connection per match (2 wrk threads)"
 wrk -t2 -c"$MATCHES" -d"${SECONDS_}s" -s "$WORK/actions.lua" "http://127.0.0.1:$PORT" | tail -n 5
-EVENTS=$(curl -sf "http://127.0.0.1:$PORT/v1/matches?limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["matches"][0]["seq"])')
+EVENTS=$(curl -sf -H "Authorization: Bearer load-operator" "http://127.0.0.1:$PORT/v1/matches?limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["matches"][0]["seq"])')
 echo "last match's recorded events: $EVENTS"

@@ -10,6 +10,7 @@ use utoipa_actix_web::{service_config::ServiceConfig, AppExt};
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::{
+    edge::Edge,
     matches::Matches,
     routes::{self, spec::ApiDoc},
 };
@@ -43,9 +44,26 @@ pub fn openapi_json() -> String {
     s
 }
 
-/// The actix application over `svc`.
+/// The actix application over `svc`, with the default [`Limits`](crate::edge::Limits).
 pub fn build_app(
     svc: web::Data<Matches>,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    build_app_with(svc, Edge::default())
+}
+
+/// The actix application over `svc`, every request passing through `edge` (request id, access
+/// log, body deadline).
+pub fn build_app_with(
+    svc: web::Data<Matches>,
+    edge: Edge,
 ) -> App<
     impl ServiceFactory<
         ServiceRequest,
@@ -69,4 +87,5 @@ pub fn build_app(
         .service(web::redirect("/docs", "/docs/"))
         .configure(routes::page::config)
         .default_service(web::to(routes::fallback))
+        .wrap_fn(move |req, srv| edge.handle(req, srv))
 }

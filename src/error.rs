@@ -51,7 +51,12 @@ pub struct ApiError {
     pub detail: String,
     /// Legal alternatives, for refused game actions.
     pub legal: Option<Vec<Value>>,
+    /// Seconds for a `Retry-After` header (a 503 the client should simply retry).
+    pub retry_after: Option<u32>,
 }
+
+/// How long a client is asked to wait before retrying after `storage_unavailable`.
+pub const STORAGE_RETRY_AFTER_SECS: u32 = 2;
 
 impl ApiError {
     /// A new error.
@@ -61,7 +66,30 @@ impl ApiError {
             code,
             detail: detail.into(),
             legal: None,
+            retry_after: None,
         }
+    }
+
+    /// 503 `storage_unavailable`, with `Retry-After`: the database cannot be reached or cannot
+    /// store right now. `detail` says whether something was recorded (see the callers).
+    pub fn storage_unavailable(detail: impl Into<String>) -> ApiError {
+        let mut e = ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "storage_unavailable",
+            detail,
+        );
+        e.retry_after = Some(STORAGE_RETRY_AFTER_SECS);
+        e
+    }
+
+    /// 503 `storage_unavailable` for a write whose commit may or may not have happened.
+    pub fn outcome_unknown() -> ApiError {
+        ApiError::storage_unavailable(
+            "the database became unreachable while this write was being committed: it may or may \
+             not have been recorded. Retry with the same Idempotency-Key: if it was recorded the \
+             retry replays its answer, otherwise it records it once (without a key, read the \
+             match's log before retrying)",
+        )
     }
 
     /// 400.
@@ -105,6 +133,7 @@ impl ApiError {
             403 => "Forbidden",
             404 => "Not found",
             405 => "Method not allowed",
+            408 => "Request timeout",
             409 => "Conflict",
             412 => "Precondition failed",
             413 => "Payload too large",
@@ -134,15 +163,34 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status)
-            .insert_header((header::CONTENT_TYPE, "application/problem+json"))
-            .json(self.problem())
+        let mut r = HttpResponse::build(self.status);
+        r.insert_header((header::CONTENT_TYPE, "application/problem+json"));
+        if let Some(secs) = self.retry_after {
+            r.insert_header((header::RETRY_AFTER, secs.to_string()));
+        }
+        r.json(self.problem())
     }
 }
 
 impl From<StoreError> for ApiError {
+    /// A storage fault is 503 `storage_unavailable` (logged); anything else a 500. Both say that
+    /// nothing was recorded: a write whose outcome is unknown is checked before it is answered
+    /// (`matches`), and an `OutcomeUnknown` that reaches here unchecked says so instead.
     fn from(e: StoreError) -> ApiError {
-        ApiError::internal(&e)
+        match &e {
+            StoreError::OutcomeUnknown(_) => {
+                tracing::error!(error = %e, "storage fault; outcome unknown");
+                ApiError::outcome_unknown()
+            }
+            StoreError::Unavailable(_) => {
+                tracing::error!(error = %e, "storage unavailable");
+                ApiError::storage_unavailable(
+                    "the database is unavailable (unreachable, or out of space); nothing was \
+                     recorded. Retry later",
+                )
+            }
+            _ => ApiError::internal(&e),
+        }
     }
 }
 

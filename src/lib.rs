@@ -2,6 +2,8 @@
 
 /// The one application builder shared by the server, the tests and the spec writer.
 pub mod app;
+/// Request ids, the access log and the body deadline, for every request.
+pub mod edge;
 /// The one error type at the edge (problem+json).
 pub mod error;
 /// The match service: authorize, load, apply, append.

@@ -5,7 +5,7 @@ use std::net::TcpListener;
 use clap::{Parser, Subcommand};
 use clubroom::{
     rules::{Actor, AnyGame, Dealing, Seed},
-    server::{self, DEFAULT_DATABASE_URL},
+    server::{self, ServeOptions, DEFAULT_DATABASE_URL},
     store::Store,
 };
 
@@ -13,24 +13,21 @@ use clubroom::{
 #[command(
     name = "clubroom",
     version,
-    about = "A REST companion for a real card or board game table"
+    about = "A REST companion for a real card or board game table",
+    args_conflicts_with_subcommands = true
 )]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// With no subcommand, `clubroom` serves: the same options (and environment) as `serve`.
+    #[command(flatten)]
+    serve: ServeOptions,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Serve the HTTP API (the default).
-    Serve {
-        /// Address to listen on.
-        #[arg(long, default_value = "127.0.0.1:8080", env = "CLUBROOM_BIND")]
-        bind: String,
-        /// Database: `sqlite://file.db?mode=rwc` or `postgres://user@host/db`.
-        #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
-        database_url: String,
-    },
+    Serve(ServeOptions),
     /// Print the OpenAPI document.
     Openapi,
     /// Apply the database migrations and exit.
@@ -59,23 +56,26 @@ enum Command {
 
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
     let cli = Cli::parse();
-    match cli.command.unwrap_or(Command::Serve {
-        bind: "127.0.0.1:8080".into(),
-        database_url: std::env::var("DATABASE_URL").unwrap_or_else(|_| DEFAULT_DATABASE_URL.into()),
-    }) {
-        Command::Serve { bind, database_url } => {
-            actix_web::rt::System::new().block_on(async move {
-                let listener = TcpListener::bind(&bind)?;
-                tracing::info!(address = %listener.local_addr()?, "clubroom listening");
-                server::start(listener, &database_url).await?.await?;
-                Ok(())
-            })
-        }
+    match cli.command.unwrap_or(Command::Serve(cli.serve)) {
+        Command::Serve(opts) => actix_web::rt::System::new().block_on(async move {
+            let listener = TcpListener::bind(&opts.bind)?;
+            tracing::info!(address = %listener.local_addr()?, "clubroom listening");
+            server::start_with(
+                listener,
+                &opts.database_url,
+                opts.limits,
+                opts.operator_token,
+            )
+            .await?
+            .await?;
+            Ok(())
+        }),
         Command::Openapi => {
             print!("{}", clubroom::app::openapi_json());
             Ok(())

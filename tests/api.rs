@@ -4,7 +4,7 @@
 mod common;
 
 use clubroom::rules::{cards, Seed};
-use common::{Match, TestApp};
+use common::{Match, TestApp, OPERATOR};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
@@ -105,7 +105,9 @@ async fn a_service_dealt_dump_match_is_played_to_the_finish_over_http() {
     );
     assert_eq!(app.view(&m, None).await["seq"], seq);
     // The list shows it finished.
-    let list = app.get("/v1/matches?game=dump&status=finished", None).await;
+    let list = app
+        .get("/v1/matches?game=dump&status=finished", Some(OPERATOR))
+        .await;
     assert_eq!(list.body["matches"][0]["id"], json!(m.id));
 }
 
@@ -895,13 +897,13 @@ async fn the_catalogue_lists_dump_and_the_list_pages_newest_first() {
     assert_eq!(dump["max_players"], json!(4));
     assert_eq!(
         dump["default_config"],
-        json!({"target": 100, "first_dealer": 0})
+        json!({"target": 100, "first_dealer": 0, "seed_reveal": "round_end"})
     );
     let mut ids = vec![];
     for _ in 0..5 {
         ids.push(app.create("dump", 2, "table", json!({})).await.id);
     }
-    let p1 = app.get("/v1/matches?limit=2", None).await.body;
+    let p1 = app.get("/v1/matches?limit=2", Some(OPERATOR)).await.body;
     let got: Vec<&str> = p1["matches"]
         .as_array()
         .unwrap()
@@ -911,7 +913,10 @@ async fn the_catalogue_lists_dump_and_the_list_pages_newest_first() {
     assert_eq!(got, [ids[4].as_str(), ids[3].as_str()]);
     let cursor = p1["next_cursor"].as_str().unwrap();
     let p2 = app
-        .get(&format!("/v1/matches?limit=2&cursor={cursor}"), None)
+        .get(
+            &format!("/v1/matches?limit=2&cursor={cursor}"),
+            Some(OPERATOR),
+        )
         .await
         .body;
     let got: Vec<&str> = p2["matches"]
@@ -922,7 +927,8 @@ async fn the_catalogue_lists_dump_and_the_list_pages_newest_first() {
         .collect();
     assert_eq!(got, [ids[2].as_str(), ids[1].as_str()]);
     let health = app.get("/healthz", None).await;
-    assert_eq!(health.body, json!({"status": "ok"}));
+    // API.md's `{"status":"ok"}`, plus the database's state.
+    assert_eq!(health.body, json!({"status": "ok", "database": "ok"}));
     let docs = app.get("/docs/", None).await;
     assert_eq!(docs.status, StatusCode::OK);
     assert!(docs.text.contains("swagger"), "docs page served offline");

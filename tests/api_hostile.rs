@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Answer, Match, TestApp};
+use common::{Answer, Match, TestApp, OPERATOR};
 use reqwest::{header::HeaderValue, Method, StatusCode};
 use serde_json::{json, Value};
 
@@ -49,12 +49,14 @@ async fn answer(r: reqwest::Response) -> Answer {
             .map(String::from)
     };
     let etag = header("etag");
+    let retry_after = header("retry-after");
     let content_type = header("content-type").unwrap_or_default();
     let text = r.text().await.unwrap_or_default();
     let body = serde_json::from_str(&text).unwrap_or(Value::Null);
     Answer {
         status,
         etag,
+        retry_after,
         content_type,
         body,
         text,
@@ -116,7 +118,7 @@ async fn create_raw(app: &TestApp, body: &Value) -> Answer {
 
 /// How many matches exist.
 async fn match_count(app: &TestApp) -> usize {
-    let a = app.get("/v1/matches?limit=100", None).await;
+    let a = app.get("/v1/matches?limit=100", Some(OPERATOR)).await;
     assert_eq!(a.status, StatusCode::OK, "{}", a.text);
     a.body["matches"].as_array().unwrap().len()
 }
@@ -371,7 +373,7 @@ async fn unicode_names_are_accepted_and_read_back_exactly() {
         );
         let view = app.get(&format!("/v1/matches/{id}"), None).await;
         assert_eq!(view.body["players"], json!(expected), "match view");
-        let list = app.get("/v1/matches?limit=100", None).await;
+        let list = app.get("/v1/matches?limit=100", Some(OPERATOR)).await;
         let line = list.body["matches"]
             .as_array()
             .unwrap()
@@ -826,7 +828,7 @@ async fn bad_headers_and_queries_are_clear_4xx_and_record_nothing() {
         refused(&app.get(&q, None).await, status, code);
     }
     // A filter no game can match (PostgreSQL would refuse the NUL): an empty page.
-    let none = app.get("/v1/matches?game=du%00mp", None).await;
+    let none = app.get("/v1/matches?game=du%00mp", Some(OPERATOR)).await;
     assert_eq!(none.status, StatusCode::OK, "{}", none.text);
     assert_eq!(none.body["matches"], json!([]));
     // Paths: ids that are no match, however odd.

@@ -84,6 +84,7 @@ fn play_match(players: usize, dealing: Dealing, seed: u64, target: i64) {
     let config = BonusMalusConfig {
         target,
         first_dealer: rng.below(players),
+        ..BonusMalusConfig::default()
     };
     let mut p: Playout<BonusMalus> = Playout::new(config, players, dealing);
     let mut steps = 0;

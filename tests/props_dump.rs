@@ -375,7 +375,7 @@ proptest! {
         first_dealer in 0usize..4,
         choices in any::<u64>(),
     ) {
-        let config = DumpConfig { target: MAX_TARGET, first_dealer: first_dealer % players };
+        let config = DumpConfig { target: MAX_TARGET, first_dealer: first_dealer % players, ..DumpConfig::default() };
         let mut g = Dump::new(config.clone(), players, dealing).unwrap();
         let mut rng = Rng(choices);
         let mut log = vec![];
@@ -470,7 +470,7 @@ proptest! {
         target in 1i64..120,
         choices in any::<u64>(),
     ) {
-        let config = DumpConfig { target, first_dealer: 0 };
+        let config = DumpConfig { target, ..DumpConfig::default() };
         let mut g = Dump::new(config.clone(), players, dealing).unwrap();
         let mut rng = Rng(choices);
         let mut log = vec![];
@@ -516,7 +516,7 @@ proptest! {
         target in 1i64..40,
         choices in any::<u64>(),
     ) {
-        let config = DumpConfig { target, first_dealer: 0 };
+        let config = DumpConfig { target, ..DumpConfig::default() };
         let mut g = Dump::new(config.clone(), players, dealing).unwrap();
         let mut rng = Rng(choices);
         let mut log = vec![];

@@ -84,7 +84,7 @@ async fn concurrent_appends_each_win_or_lose_their_own_seq_and_nothing_else() {
         }
     }
     let finished = store
-        .list_matches(None, Some("finished"), None, 100)
+        .list_matches(None, None, Some("finished"), None, 100)
         .await
         .unwrap();
     let mut ids: Vec<&str> = finished.iter().map(|r| r.row.id.as_str()).collect();

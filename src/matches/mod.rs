@@ -36,6 +36,9 @@ use crate::{
 const CACHE_CAPACITY: usize = 2048;
 /// How often a write is retried after losing a race to another writer.
 const MAX_ATTEMPTS: usize = 16;
+/// How long a write whose connection was lost during its commit waits before it reads its event
+/// back (the server may still be finishing the statement).
+const OUTCOME_CHECK_DELAY: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Who a token says the caller is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +53,8 @@ pub enum Role {
 #[derive(Clone, Debug)]
 struct Standing {
     seq: i64,
+    /// The round the event belongs to (the engine's round after it).
+    round: u32,
     actor: Actor,
     action: Value,
     seed: Option<Seed>,
@@ -184,6 +189,7 @@ impl Entry {
                     }
                     self.standing.push(Standing {
                         seq: e.seq,
+                        round: e.round as u32,
                         actor,
                         action,
                         seed,
@@ -308,6 +314,7 @@ impl Entry {
                 .unwrap_or(Value::Null);
             self.standing.push(Standing {
                 seq: row.seq,
+                round: row.round as u32,
                 actor: Actor::from_seat(row.seat.map(|s| s as usize)),
                 action,
                 seed: row.seed.as_deref().and_then(Seed::from_hex),
@@ -338,11 +345,20 @@ fn render_event(
         .and_then(|a| serde_json::from_str::<Value>(a).ok())
         .map(|a| {
             let actor = Actor::from_seat(row.seat.map(|s| s as usize));
-            game.render_action(index.unwrap_or(usize::MAX), &a, actor, viewer)
+            match (retracted_by, index) {
+                (Some(_), _) => game.render_retracted(&a, actor, viewer),
+                (None, index) => game.render_action(index.unwrap_or(usize::MAX), &a, actor, viewer),
+            }
         });
     let seed = row.seed.as_deref().and_then(Seed::from_hex);
-    // A service seed is revealed once its round is over (or its deal was retracted).
-    let reveal = row.round as u32 <= game.rounds_completed() || retracted_by.is_some();
+    // A service seed is revealed once its round is over (with `seed_reveal: match_end`, once the
+    // match is over), unless the game keeps some dealt card secret for ever (Members Only's
+    // discards). A retracted deal is void: its seed re-derives cards that are no longer in play
+    // (every action after it was retracted first), so it is revealed at once. Undo cannot reopen
+    // a round whose seed is revealed (`prepare_undo`).
+    let withheld = game.seed_withheld();
+    let reveal = retracted_by.is_some()
+        || (withheld.is_none() && row.round as u32 <= game.seeds_published_through());
     EventView {
         seq: row.seq,
         kind: row.kind.clone(),
@@ -354,6 +370,7 @@ fn render_event(
         outcome: serde_json::from_str(&row.outcome).unwrap_or(Value::Array(vec![])),
         commitment: seed.map(|s| s.commitment()),
         seed: seed.filter(|_| reveal).map(|s| s.to_hex()),
+        seed_withheld: seed.and(withheld).filter(|_| !reveal).map(String::from),
         created_at: row.created_at.clone(),
     }
 }
@@ -368,6 +385,8 @@ pub fn request_hash(token: Option<&str>, path: &str, body: &Value) -> String {
 pub struct Matches {
     store: Store,
     cache: Mutex<LruCache<String, Arc<AsyncMutex<Entry>>>>,
+    /// SHA-256 of the operator's token, which lists every match.
+    operator_hash: Option<String>,
     live: live::Hub,
 }
 
@@ -379,6 +398,7 @@ impl Matches {
             cache: Mutex::new(LruCache::new(
                 NonZeroUsize::new(CACHE_CAPACITY).expect("nonzero"),
             )),
+            operator_hash: None,
             live: live::Hub::new(),
         }
     }
@@ -386,6 +406,14 @@ impl Matches {
     /// The live fan-out: announcements of committed writes, for the streams.
     pub fn live(&self) -> &live::Hub {
         &self.live
+    }
+
+    /// The same service, with an operator token that lists every match (`None`: no operator).
+    pub fn with_operator_token(mut self, token: Option<&str>) -> Matches {
+        self.operator_hash = token
+            .filter(|t| !t.trim().is_empty())
+            .map(|t| sha256_hex(t.as_bytes()));
+        self
     }
 
     /// The store.
@@ -497,7 +525,26 @@ impl Matches {
                 .enumerate()
                 .map(|(s, t)| (sha256_hex(t.as_bytes()), Some(s as i64))),
         );
-        self.store.insert_match(&row, &hashes).await?;
+        if let Err(err) = self.store.insert_match(&row, &hashes).await {
+            // A storage fault may have struck after the commit reached the database: the id is
+            // fresh and random, so the match exists only if this creation was recorded.
+            let recorded = err.is_fault() && self.store.match_exists(&id).await.unwrap_or(false);
+            if !recorded {
+                return Err(match err {
+                    StoreError::OutcomeUnknown(_) => {
+                        tracing::error!(error = %err, "match creation: outcome unknown");
+                        ApiError::storage_unavailable(
+                            "the database became unreachable while the match was being created: \
+                             it may or may not exist. If it does, its tokens were never given to \
+                             anyone and nobody can use it: create the match again once the \
+                             database is back",
+                        )
+                    }
+                    other => other.into(),
+                });
+            }
+            tracing::warn!(error = %err, match_id = %id, "the creation's commit reported an error but the match is recorded");
+        }
         let entry = Entry {
             row,
             players,
@@ -590,9 +637,12 @@ impl Matches {
         Ok(EventPage { events, next_after })
     }
 
-    /// Matches, newest first.
+    /// Matches, newest first, as `token`'s bearer may list them: the operator's token lists every
+    /// match, a match's token (host or seat) that match alone. Without a token, 401: the list
+    /// would give away who plays where, and ids that let anyone read a match.
     pub async fn list(
         &self,
+        token: Option<&str>,
         game: Option<&str>,
         status: Option<MatchStatus>,
         cursor: Option<&str>,
@@ -611,6 +661,21 @@ impl Matches {
             }
             None => None,
         };
+        let Some(token) = token else {
+            return Err(ApiError::unauthorized(
+                "listing matches needs a token: a match's host or seat token lists that match, the operator's token (CLUBROOM_OPERATOR_TOKEN) every match",
+            ));
+        };
+        let hash = sha256_hex(token.as_bytes());
+        let holder = if self.operator_hash.as_deref() == Some(hash.as_str()) {
+            None
+        } else if self.store.token_exists(&hash).await? {
+            Some(hash.as_str())
+        } else {
+            return Err(ApiError::unauthorized(
+                "this token belongs to no match and is not the operator's",
+            ));
+        };
         if game.is_some_and(|g| g.contains('\0')) {
             // No game id holds a NUL, and PostgreSQL refuses one in text (a 500): nothing matches.
             return Ok(MatchPage {
@@ -620,7 +685,7 @@ impl Matches {
         }
         let rows = self
             .store
-            .list_matches(game, status.map(|s| s.as_str()), cursor, limit + 1)
+            .list_matches(holder, game, status.map(|s| s.as_str()), cursor, limit + 1)
             .await?;
         let more = rows.len() as i64 > limit;
         let mut matches = Vec::new();
@@ -700,6 +765,28 @@ impl Matches {
                 "idempotency_key_reused",
                 "this Idempotency-Key was already used for a different request on this match",
             )),
+        }
+    }
+
+    /// After a storage fault on an append: whether `row` is recorded after all (`Some(true)`),
+    /// is not (`Some(false)`: its seq is free or holds another event), or cannot be known now.
+    async fn recorded_after_fault(&self, row: &EventRow) -> Option<bool> {
+        match self.store.event_at(&row.match_id, row.seq).await {
+            Ok(Some(stored)) => Some(
+                stored.kind == row.kind
+                    && stored.seat == row.seat
+                    && stored.action == row.action
+                    && stored.seed == row.seed
+                    && stored.retracts == row.retracts
+                    && stored.created_at == row.created_at
+                    && stored.idem_key == row.idem_key
+                    && stored.request_hash == row.request_hash,
+            ),
+            Ok(None) => Some(false),
+            Err(check) => {
+                tracing::warn!(error = %check, "cannot check whether a failed append was recorded");
+                None
+            }
         }
     }
 
@@ -805,6 +892,31 @@ impl Matches {
                     self.refresh(&mut e).await?;
                     refreshed = true;
                 }
+                Err(err) if err.is_fault() => {
+                    // The commit failed, but a lost connection (or a failed fsync) can strike
+                    // after the database recorded it: read the seq back before answering. After
+                    // a lost connection the server may still be finishing the statement: wait a
+                    // moment first, and even then absence is not proof (see below).
+                    let unknown = matches!(err, StoreError::OutcomeUnknown(_));
+                    if unknown {
+                        tokio::time::sleep(OUTCOME_CHECK_DELAY).await;
+                    }
+                    match self.recorded_after_fault(&row).await {
+                        Some(true) => {
+                            tracing::warn!(error = %err, match_id = %id, seq = row.seq, "the append's commit reported an error but the event is recorded");
+                            e.record(next, row);
+                            return Ok(WriteAnswer {
+                                status: StatusCode::CREATED,
+                                body,
+                                seq: e.seq,
+                                replayed: false,
+                            });
+                        }
+                        // Not there: certain for a commit the database refused (nothing was
+                        // recorded); after a lost connection still unknown.
+                        Some(false) | None => return Err(err.into()),
+                    }
+                }
                 Err(other) => return Err(other.into()),
             }
         }
@@ -881,13 +993,17 @@ fn prepare_action(
             },
         )),
         Err(err) => {
+            // Who may see the acting seat's private state in a refusal: its own token; in table
+            // dealing anyone who may act for it (the service holds no hidden hand there, and the
+            // host may see a seat's legal list, as `legal` shows it). In service dealing the host
+            // acting for a seat is told the same code as anyone, with a message that does not
+            // describe the hand, and no legal list.
+            let own = matches!((role, req.seat), (Role::Seat(t), Some(s)) if t == s);
+            let privileged = own || e.dealing == Dealing::Table;
             let mut api = action_error(&e.game, &req.action, err.clone());
-            // The legal list is attached where it reveals nothing the caller may not see.
-            if matches!(err, ActionError::Illegal(_))
-                && (e.dealing == Dealing::Table
-                    || role == Role::Seat(req.seat.unwrap_or(usize::MAX)))
-            {
-                api.legal = Some(e.game.legal_actions(actor));
+            if let ActionError::Illegal(r) = &err {
+                api.detail = r.message_for(privileged).to_string();
+                api.legal = privileged.then(|| e.game.legal_actions(actor));
             }
             Err(api)
         }
@@ -911,6 +1027,41 @@ fn action_error(game: &AnyGame, action: &Value, err: ActionError) -> ApiError {
     }
 }
 
+/// The round of a published seed that retracting the last standing action would bring back into
+/// play (`next` is the state without it): a seed is published once its round is over (see
+/// [`render_event`]), so undo may not go back across it. Nothing is published in table dealing,
+/// nor in a game that withholds its seeds, and undo stays open there.
+fn closed_by_published_seed(e: &Entry, next: &AnyGame) -> Option<u32> {
+    if e.game.seed_withheld().is_some() {
+        return None;
+    }
+    let (now, after) = (
+        e.game.seeds_published_through(),
+        next.seeds_published_through(),
+    );
+    e.standing
+        .iter()
+        .filter(|s| s.seed.is_some())
+        .map(|s| s.round)
+        .find(|&r| r <= now && r > after)
+}
+
+/// The earlier sealed choices that the last standing action revealed to everyone: rendered in
+/// clear to the public now, sealed again in `next` (the state without that action).
+fn revealed_by_last(e: &Entry, next: &AnyGame) -> Vec<i64> {
+    let earlier = &e.standing[..e.standing.len().saturating_sub(1)];
+    earlier
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| {
+            let after = next.render_action(*i, &s.action, s.actor, None);
+            after.get("sealed") == Some(&Value::Bool(true))
+                && e.game.render_action(*i, &s.action, s.actor, None) != after
+        })
+        .map(|(_, s)| s.seq)
+        .collect()
+}
+
 /// Checks an undo; the state without the last standing action and the event row to record.
 fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> {
     if role != Role::Host {
@@ -927,6 +1078,33 @@ fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> 
         ));
     };
     let next = e.replay(e.standing.len() - 1)?;
+    if let Some(closed) = closed_by_published_seed(e, &next) {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "round_closed",
+            format!(
+                "round {closed} is closed: its shuffle seed is published and re-derives every card dealt for it, so undo may not retract seq {} (round {}), which would reopen round {closed} with every hand known to all",
+                last.seq, last.round
+            ),
+        ));
+    }
+    // The choice that completed a set of sealed choices (By Hook or Crook's locations, action
+    // cards and exhibits, Members Only's finals) revealed the others to everyone. Undoing it would
+    // seal them again in the view, though all have seen them, and let the retracted seat choose
+    // again knowing them: refused, as `round_closed` refuses to reopen a round whose cards are
+    // known.
+    let revealed = revealed_by_last(e, &next);
+    if !revealed.is_empty() {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "choices_revealed",
+            format!(
+                "undo may not retract seq {}: it completed a set of sealed choices and revealed the others (seq {}) to everyone; retracting it would let its seat choose again knowing them",
+                last.seq,
+                revealed.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
     let outcome = serde_json::json!([{"type": "retracted", "seq": last.seq}]);
     Ok((
         next,

@@ -183,8 +183,13 @@ pub struct EventView {
     pub outcome: Value,
     /// Service dealing: SHA-256 (hex) of the shuffle seed, published with the deal.
     pub commitment: Option<String>,
-    /// Service dealing: the shuffle seed (hex), revealed once the round is over.
+    /// Service dealing: the shuffle seed (hex), revealed once the round is over (and undo can
+    /// no longer reopen it), or at once when the deal is retracted (void).
     pub seed: Option<String>,
+    /// Service dealing in a game that never publishes its seeds: why (Members Only: the seed
+    /// would re-derive the face-down discards). Null otherwise.
+    #[schema(example = json!(null))]
+    pub seed_withheld: Option<String>,
     /// When it was recorded (RFC 3339 UTC).
     pub created_at: String,
 }

@@ -56,9 +56,9 @@ fn answer(a: WriteAnswer) -> HttpResponse {
         (status = 412, description = "`stale_version`: If-Match does not match", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Illegal under the rules: `not_your_turn`, `must_follow_suit`, `card_not_in_hand`, `card_already_played`, `no_such_card`, `deal_expected`, `match_finished`, ...; carries `legal` where the caller may see it", body = Problem, content_type = "application/problem+json",
-         example = json!({"type": "urn:clubroom:problem:must_follow_suit", "title": "Illegal action", "status": 422, "detail": "seat 2 holds hearts and must follow suit (H was led)", "code": "must_follow_suit", "legal": [{"type": "play", "card": "9H"}]})),
-        (status = 503, description = "`busy`: too many concurrent writers on this match", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Illegal under the rules: `not_your_turn`, `must_follow_suit`, `card_not_in_hand`, `card_already_played`, `no_such_card`, `deal_expected`, `match_finished`, ...; carries `legal` where the caller may see it. In service dealing a `detail` that describes the acting seat's hidden hand (a suit it holds, how many of a card) is told to that seat's own token only; the host acting for the seat gets the same `code` with a neutral `detail` and no `legal`", body = Problem, content_type = "application/problem+json",
+         example = json!({"type": "urn:clubroom:problem:must_follow_suit", "title": "Illegal action", "status": 422, "detail": "seat 2 holds a heart and must follow suit (H was led)", "code": "must_follow_suit", "legal": [{"type": "play", "card": "9H"}]})),
+        (status = 503, description = "`busy`: too many concurrent writers on this match; `storage_unavailable`: the database cannot be reached or cannot store right now, the detail says whether anything was recorded (when unknown, retry with the same Idempotency-Key)", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying (`storage_unavailable`)"))),
     ),
     security(("bearer" = []))
 )]
@@ -111,6 +111,7 @@ pub struct LegalQuery {
         (status = 403, description = "`hand_is_private`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`no_such_seat`: the match has fewer seats", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
     ),
     security((), ("bearer" = []))
 )]
@@ -132,7 +133,10 @@ pub async fn legal(
 pub struct UndoRequest {}
 
 /// Host only: retracts the last standing action. The retraction is an event of its own; the state
-/// is recomputed without the retracted action (undoing a deal un-deals).
+/// is recomputed without the retracted action (undoing a deal un-deals). Undo never goes back
+/// across a published shuffle seed (service dealing: once a round is over its seed is in the
+/// log, so its actions and those before are final: 422 `round_closed`). A retracted deal is
+/// void and its seed is shown at once; a retracted sealed choice stays sealed for ever.
 #[utoipa::path(
     tag = "matches",
     params(
@@ -149,8 +153,9 @@ pub struct UndoRequest {}
         (status = 409, description = "`idempotency_key_reused`", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`stale_version`", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`nothing_to_undo`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`busy`: too many concurrent writers on this match", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`nothing_to_undo`; `round_closed`: the action belongs to a round whose shuffle seed is published (service dealing: the round is over and the seed re-derives its hands), so undo cannot reopen it; `choices_revealed`: the action completed a set of sealed choices and revealed the others to everyone, so undo cannot seal them again", body = Problem, content_type = "application/problem+json",
+         example = json!({"type": "urn:clubroom:problem:round_closed", "title": "Illegal action", "status": 422, "detail": "round 1 is closed: its shuffle seed is published and re-derives every card dealt for it, so undo may not retract seq 41 (round 1), which would reopen round 1 with every hand known to all", "code": "round_closed"})),
+        (status = 503, description = "`busy`: too many concurrent writers on this match; `storage_unavailable`: the database cannot be reached or cannot store right now, the detail says whether anything was recorded (when unknown, retry with the same Idempotency-Key)", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying (`storage_unavailable`)"))),
     ),
     security(("bearer" = []))
 )]

@@ -27,6 +27,7 @@ use crate::{
         (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game`, `bad_player_count` or `invalid_config`", body = Problem, content_type = "application/problem+json",
          example = json!({"type": "urn:clubroom:problem:unknown_game", "title": "Illegal action", "status": 422, "detail": "no game 'chess' is implemented here; GET /v1/games lists the games", "code": "unknown_game"})),
+        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
     )
 )]
 #[post("/v1/matches")]
@@ -62,20 +63,28 @@ pub struct ListQuery {
     pub cursor: Option<String>,
 }
 
-/// Lists matches, newest first.
+/// Lists matches, newest first, as the token's bearer may see them: the operator's token
+/// (`CLUBROOM_OPERATOR_TOKEN`) lists every match; a match's host or seat token lists that match
+/// alone. The list needs a token: names and ids are not for everyone (an id opens a match's
+/// public view).
 #[utoipa::path(
     tag = "matches",
     params(ListQuery),
     responses(
         (status = 200, description = "A page of matches", body = MatchPage),
         (status = 400, description = "Bad filter, limit or cursor", body = Problem, content_type = "application/problem+json"),
-    )
+        (status = 401, description = "No token, or one that is neither a match's nor the operator's", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+    ),
+    security(("bearer" = []))
 )]
 #[get("/v1/matches")]
 pub async fn list_matches(
     svc: web::Data<Matches>,
     q: web::Query<ListQuery>,
+    req: HttpRequest,
 ) -> Result<web::Json<MatchPage>, ApiError> {
+    let token = bearer(&req)?;
     let limit = q.limit.unwrap_or(20);
     if !(1..=100).contains(&limit) {
         return Err(ApiError::bad_request(
@@ -84,8 +93,14 @@ pub async fn list_matches(
         ));
     }
     Ok(web::Json(
-        svc.list(q.game.as_deref(), q.status, q.cursor.as_deref(), limit)
-            .await?,
+        svc.list(
+            token.as_deref(),
+            q.game.as_deref(),
+            q.status,
+            q.cursor.as_deref(),
+            limit,
+        )
+        .await?,
     ))
 }
 
@@ -97,6 +112,7 @@ pub async fn list_matches(
         (status = 200, description = "The match", body = MatchView, headers(("ETag" = String, description = "The version, e.g. \"12\""))),
         (status = 401, description = "A token that is not valid for this match", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
     ),
     security((), ("bearer" = []))
 )]

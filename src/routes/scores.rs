@@ -34,6 +34,7 @@ fn csv(sheet: &ScoreSheet, seq: i64) -> HttpResponse {
             (String = "text/csv", example = "round,label,multiplier,side_0,side_1\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),
         ), headers(("ETag" = String, description = "The version"))),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
     )
 )]
 #[get("/v1/matches/{id}/scores")]
@@ -58,6 +59,7 @@ pub async fn scores(
         (status = 200, description = "The score sheet as CSV", content_type = "text/csv", body = String,
          example = "round,label,multiplier,side_0,side_1\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
     )
 )]
 #[get("/v1/matches/{id}/scores.csv")]

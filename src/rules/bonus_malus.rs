@@ -18,7 +18,7 @@ use super::{
     cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     trick::{service_deal, PlayError, Revoke, SeedProblem, Trick, TrickPlay},
-    Actor, Dealing, Game, Outcomes, RuleError, ToAct,
+    Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
 };
 
 /// The largest `target` accepted.
@@ -38,6 +38,11 @@ pub struct BonusMalusConfig {
     /// The dealer of the first deal; the deal passes to the left each round.
     #[schema(minimum = 0, maximum = 3, example = 0)]
     pub first_dealer: usize,
+    /// When a service deal's shuffle seed is published: `round_end` (the default: once its round
+    /// is over; undo cannot reopen a finished round) or `match_end` (undo stays open across
+    /// rounds until the match is over).
+    #[schema(example = "round_end")]
+    pub seed_reveal: SeedReveal,
 }
 
 impl Default for BonusMalusConfig {
@@ -45,6 +50,7 @@ impl Default for BonusMalusConfig {
         BonusMalusConfig {
             target: 155,
             first_dealer: 0,
+            seed_reveal: SeedReveal::default(),
         }
     }
 }
@@ -62,14 +68,14 @@ pub enum Action {
     Deal {
         /// Table dealing only, and then required: the suit showing on top of the stock.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schema(value_type = Option<String>, pattern = "^[SHDC]$", example = "S")]
+        #[schema(value_type = Option<String>, pattern = "^[SHDC♠♥♦♣]$", example = "S")]
         trump: Option<Suit>,
     },
     /// A seat plays a card to the trick.
     #[schema(title = "BonusMalusPlay")]
     Play {
         /// The card, rank then suit (`10` accepted for `T`).
-        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc]$", example = "QS")]
+        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc♠♥♦♣]\u{FE0F}?$", example = "QS")]
         card: Card,
     },
     /// Table dealing only: after the draws of a trick, while cards remain in the stock, the suit
@@ -77,7 +83,7 @@ pub enum Action {
     #[schema(title = "BonusMalusStockTop")]
     StockTop {
         /// The suit showing on top of the stock.
-        #[schema(value_type = String, pattern = "^[SHDC]$", example = "D")]
+        #[schema(value_type = String, pattern = "^[SHDC♠♥♦♣]$", example = "D")]
         suit: Suit,
     },
     /// Table dealing only: a whole deal's result without play-by-play: per side (seats 0+2 and
@@ -212,6 +218,22 @@ pub enum BonusMalusError {
 }
 
 impl RuleError for BonusMalusError {
+    fn public_message(&self) -> Option<String> {
+        use BonusMalusError::*;
+        match self {
+            Play(e) => e.public_message(),
+            MustFollowSuit { seat, led } => Some(format!(
+                "a player must follow suit when able ({led} was led), and seat {seat}'s card is refused {}",
+                super::holder_only(*seat)
+            )),
+            MustTrump { seat, led, trump } => Some(format!(
+                "a player must follow suit when able, else trump when able ({led} was led, {trump} is trump), and seat {seat}'s card is refused {}",
+                super::holder_only(*seat)
+            )),
+            _ => None,
+        }
+    }
+
     fn code(&self) -> &'static str {
         use BonusMalusError::*;
         match self {
@@ -707,6 +729,10 @@ impl Game for BonusMalus {
 
     fn config(&self) -> &BonusMalusConfig {
         &self.config
+    }
+
+    fn seed_reveal(&self) -> SeedReveal {
+        self.config.seed_reveal
     }
 
     fn to_act(&self) -> ToAct {

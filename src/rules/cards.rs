@@ -12,9 +12,17 @@ use sha2::{Digest, Sha256};
 /// A suit. The order (S, H, D, C) is the canonical deck order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Suit {
+    /// Spades (`S` or `♠` on the wire).
+    #[serde(alias = "♠")]
     S,
+    /// Hearts (`H` or `♥`).
+    #[serde(alias = "♥")]
     H,
+    /// Diamonds (`D` or `♦`).
+    #[serde(alias = "♦")]
     D,
+    /// Clubs (`C` or `♣`).
+    #[serde(alias = "♣")]
     C,
 }
 
@@ -117,29 +125,46 @@ impl fmt::Debug for Card {
 
 /// Why a card could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("'{0}' is not a card: write rank then suit, ranks 2-9 T J Q K A (10 accepted), suits S H D C, e.g. \"TC\"")]
+#[error("'{0}' is not a card: write rank then suit, ranks 2-9 T J Q K A (10 accepted), suits S H D C or ♠ ♥ ♦ ♣, e.g. \"TC\" or \"10♣\"")]
 pub struct BadCard(pub String);
+
+impl Suit {
+    /// A suit written as a letter (any case) or a symbol (`♠♥♦♣`).
+    fn from_char(c: char) -> Option<Suit> {
+        match c {
+            '♠' => Some(Suit::S),
+            '♥' => Some(Suit::H),
+            '♦' => Some(Suit::D),
+            '♣' => Some(Suit::C),
+            c => Suit::from_letter(c),
+        }
+    }
+}
 
 impl FromStr for Card {
     type Err = BadCard;
 
+    /// Reads `TC`, `10c`, `2♣`, `10♥`, `A♠` (and `A♠` with U+FE0F). Works on chars, never on
+    /// byte offsets: any other string, in any script, is refused with [`BadCard`].
     fn from_str(s: &str) -> Result<Card, BadCard> {
         let bad = || BadCard(s.to_string());
         let t = s.trim();
-        let (rank_part, suit_part) = t.split_at(t.len().checked_sub(1).ok_or_else(bad)?);
-        let suit = suit_part
-            .chars()
-            .next()
-            .and_then(Suit::from_letter)
+        let t = t.strip_suffix('\u{FE0F}').unwrap_or(t);
+        let mut chars = t.chars();
+        let suit = chars
+            .next_back()
+            .and_then(Suit::from_char)
             .ok_or_else(bad)?;
-        let rank = match rank_part.to_ascii_uppercase().as_str() {
-            "T" | "10" => 10,
-            "J" => 11,
-            "Q" => 12,
-            "K" => 13,
-            "A" => 14,
-            r if r.len() == 1 && ("2"..="9").contains(&r) => r.parse::<u8>().map_err(|_| bad())?,
-            _ => return Err(bad()),
+        let rank = match chars.as_str() {
+            "T" | "t" | "10" => 10,
+            "J" | "j" => 11,
+            "Q" | "q" => 12,
+            "K" | "k" => 13,
+            "A" | "a" => 14,
+            r => match r.as_bytes() {
+                [d @ b'2'..=b'9'] => d - b'0',
+                _ => return Err(bad()),
+            },
         };
         Ok(Card::new(rank, suit))
     }

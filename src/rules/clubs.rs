@@ -18,7 +18,7 @@ use super::{
     cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     trick::{service_deal, PlayError, Revoke, SeedProblem, TrickPlay},
-    Actor, Dealing, Game, Outcomes, RuleError, ToAct,
+    Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
 };
 
 /// What every deal's tallies sum to, under either formula (RULES.md "Clubs").
@@ -35,6 +35,11 @@ pub struct ClubsConfig {
     /// last card is the face-down one.)
     #[schema(minimum = 0, maximum = 3, example = 0)]
     pub first_dealer: usize,
+    /// When a service deal's shuffle seed is published: `round_end` (the default: once its round
+    /// is over; undo cannot reopen a finished round) or `match_end` (undo stays open across
+    /// rounds until the match is over).
+    #[schema(example = "round_end")]
+    pub seed_reveal: SeedReveal,
 }
 
 /// One action of Clubs.
@@ -51,12 +56,12 @@ pub enum Action {
     #[schema(title = "ClubsPlay")]
     Play {
         /// The card, rank then suit (`10` accepted for `T`).
-        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc]$", example = "2C")]
+        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc♠♥♦♣]\u{FE0F}?$", example = "2C")]
         card: Card,
         /// Only with a club lead, and then required: the called suit (`H`, `S`, `D`), or `C` for
         /// clubs alone.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schema(value_type = Option<String>, pattern = "^[HSDC]$", example = "H")]
+        #[schema(value_type = Option<String>, pattern = "^[SHDC♠♥♦♣]$", example = "H")]
         declare: Option<Suit>,
     },
     /// Table dealing only: a whole deal's result without play-by-play, per seat what its tricks
@@ -146,6 +151,19 @@ fn called_rule(called: Suit) -> String {
 }
 
 impl RuleError for ClubsError {
+    fn public_message(&self) -> Option<String> {
+        match self {
+            ClubsError::Play(e) => e.public_message(),
+            ClubsError::MustFollowSuit { seat, called, .. } => Some(format!(
+                "seat {seat} must play {} when able ({} called), and this card is refused {}",
+                called_rule(*called),
+                called.name(),
+                super::holder_only(*seat)
+            )),
+            _ => None,
+        }
+    }
+
     fn code(&self) -> &'static str {
         use ClubsError::*;
         match self {
@@ -607,6 +625,10 @@ impl Game for Clubs {
 
     fn config(&self) -> &ClubsConfig {
         &self.config
+    }
+
+    fn seed_reveal(&self) -> SeedReveal {
+        self.config.seed_reveal
     }
 
     fn to_act(&self) -> ToAct {

@@ -14,7 +14,7 @@ use super::{
     cards::{deck_without_ranks, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     trick::{service_deal, PlayError, SeedProblem, TrickPlay},
-    Actor, Dealing, Game, Outcomes, RuleError, ToAct,
+    Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
 };
 
 /// Card points in one deal, all 40 cards together.
@@ -34,6 +34,11 @@ pub struct DumpConfig {
     /// The dealer of the first deal; the deal passes to the left each round.
     #[schema(minimum = 0, maximum = 3, example = 0)]
     pub first_dealer: usize,
+    /// When a service deal's shuffle seed is published: `round_end` (the default: once its round
+    /// is over; undo cannot reopen a finished round) or `match_end` (undo stays open across
+    /// rounds until the match is over).
+    #[schema(example = "round_end")]
+    pub seed_reveal: SeedReveal,
 }
 
 impl Default for DumpConfig {
@@ -41,6 +46,7 @@ impl Default for DumpConfig {
         DumpConfig {
             target: 100,
             first_dealer: 0,
+            seed_reveal: SeedReveal::default(),
         }
     }
 }
@@ -59,7 +65,7 @@ pub enum Action {
     #[schema(title = "DumpPlay")]
     Play {
         /// The card, rank then suit (`10` accepted for `T`).
-        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc]$", example = "QS")]
+        #[schema(value_type = String, pattern = "^(10|[2-9TJQKAtjqka])[SHDCshdc♠♥♦♣]\u{FE0F}?$", example = "QS")]
         card: Card,
     },
     /// Table dealing only: a whole deal's result without play-by-play, card points per side
@@ -130,6 +136,16 @@ pub enum DumpError {
 }
 
 impl RuleError for DumpError {
+    fn public_message(&self) -> Option<String> {
+        match self {
+            DumpError::MustFollowSuit { seat, led, .. } => Some(format!(
+                "a player must follow suit when able ({led} was led), and seat {seat}'s card is refused {}",
+                super::holder_only(*seat)
+            )),
+            _ => None,
+        }
+    }
+
     fn code(&self) -> &'static str {
         use DumpError::*;
         match self {
@@ -398,6 +414,10 @@ impl Game for Dump {
         &self.config
     }
 
+    fn seed_reveal(&self) -> SeedReveal {
+        self.config.seed_reveal
+    }
+
     fn to_act(&self) -> ToAct {
         if self.finished {
             ToAct::nobody()
@@ -582,7 +602,7 @@ mod tests {
         ] {
             let config = DumpConfig {
                 target,
-                first_dealer: 0,
+                ..DumpConfig::default()
             };
             assert_eq!(Dump::new(config, 2, Dealing::Table).is_ok(), ok, "{target}");
         }

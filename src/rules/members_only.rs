@@ -476,6 +476,9 @@ impl Action {
     }
 }
 
+/// Why a Members Only service seed is never published (shown in the log beside the commitment).
+pub const SEED_WITHHELD: &str = "Members Only never publishes its shuffle seed: each heat's discards are face down and never revealed (Rule Three), and the seed would re-derive them; the commitment stays, so a seed disclosed privately later (to an arbiter, say) can still be checked against it";
+
 /// Why Members Only refused an action.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MembersOnlyError {
@@ -552,6 +555,18 @@ pub enum MembersOnlyError {
 }
 
 impl RuleError for MembersOnlyError {
+    fn public_message(&self) -> Option<String> {
+        match self {
+            MembersOnlyError::CardNotInHand {
+                seat, card, wanted, ..
+            } => Some(format!(
+                "seat {seat} does not hold {wanted} × {card} {}",
+                super::holder_only(*seat)
+            )),
+            _ => None,
+        }
+    }
+
     fn code(&self) -> &'static str {
         use MembersOnlyError::*;
         match self {
@@ -1651,6 +1666,18 @@ impl Game for MembersOnly {
 
     /// A final choice's discard is shown only to its own seat; while the heat's final choices are
     /// still coming in (sealed), the reveal is hidden from other viewers too.
+    /// The end-of-heat discard and reveal are made "at once" and face down (RULES.md, Rule Three).
+    fn is_sealed(&self, action: &Action) -> bool {
+        matches!(action, Action::Final { .. })
+    }
+
+    /// RULES.md, Rule Three: each player discards one card face down, "never counted" and never
+    /// revealed. The seed of a service deal re-derives every hand, and with the public reveals
+    /// every discard, so it is never published: the commitment stays, binding the deal.
+    fn seed_withheld(&self) -> Option<&'static str> {
+        Some(SEED_WITHHELD)
+    }
+
     fn render_action(
         &self,
         index: usize,

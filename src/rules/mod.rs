@@ -77,6 +77,22 @@ pub enum Dealing {
     Service,
 }
 
+/// When the shuffle seed of a service deal is published (a match option of the games dealt round
+/// by round: Dump, Clubs, Bonus-Malus, P.M.). API.md: "the seed is revealed when the round ends",
+/// the default. A published seed re-derives every card of its round, so undo may never reopen a
+/// round whose seed is out (422 `round_closed`): a table that wants undo open across rounds
+/// (to fix a mistake found a deal later) takes `match_end`, and its seeds wait until then.
+/// Members Only never publishes its seeds, By Hook or Crook (one deal) only at the match's end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SeedReveal {
+    /// Each seed once its round is over; undo cannot go back into a finished round.
+    #[default]
+    RoundEnd,
+    /// Every seed once the match is over; undo stays open across rounds until then.
+    MatchEnd,
+}
+
 /// Who performs an action: a seat, or the table (deals and facts only the table sees).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Actor {
@@ -134,9 +150,24 @@ impl ToAct {
 }
 
 /// An illegal action as the engine reports it: every game's error enum implements this.
+///
+/// The message (`Display`) is told to the acting seat's own token. When it describes that seat's
+/// hidden hand (a suit or card it holds, how many of a card), [`RuleError::public_message`] gives
+/// the same refusal without it, for everyone else (the host acting for the seat included): the
+/// engines are pure and do not know who asks; the match service picks the message by role.
 pub trait RuleError: Display + Debug {
     /// Stable snake_case machine code, e.g. `must_follow_suit`.
     fn code(&self) -> &'static str;
+    /// The message for anyone but the acting seat's own token, when the full message tells
+    /// something of the seat's hidden hand; None when the full message is public.
+    fn public_message(&self) -> Option<String> {
+        None
+    }
+}
+
+/// The note that ends a public message standing in for one that describes a hidden hand.
+pub fn holder_only(seat: usize) -> String {
+    format!("(the reason names seat {seat}'s hidden hand: only seat {seat}'s own token is told it)")
 }
 
 /// A rejected action in game-independent form: code, message naming the rule.
@@ -145,8 +176,10 @@ pub trait RuleError: Display + Debug {
 pub struct Rejection {
     /// Stable machine code.
     pub code: &'static str,
-    /// Human message naming the rule.
+    /// Human message naming the rule, for the acting seat's own token.
     pub message: String,
+    /// The same refusal for everyone else, when `message` describes the seat's hidden hand.
+    pub public: Option<String>,
 }
 
 impl Rejection {
@@ -155,6 +188,15 @@ impl Rejection {
         Rejection {
             code: e.code(),
             message: e.to_string(),
+            public: e.public_message(),
+        }
+    }
+
+    /// The message for the acting seat's own token (`holder`) or for anyone else.
+    pub fn message_for(&self, holder: bool) -> &str {
+        match (&self.public, holder) {
+            (Some(p), false) => p,
+            _ => &self.message,
         }
     }
 }
@@ -210,6 +252,22 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     fn dealer(&self) -> Option<usize>;
     /// How many rounds are over (a service seed of round r is revealed once this is >= r).
     fn rounds_completed(&self) -> u32;
+    /// Whether `action` is a sealed choice: made face down, shown to the others only when the
+    /// set it belongs to is revealed. A retracted sealed choice is never revealed: the log shows
+    /// it only to the seat that made it (see [`AnyGame::render_retracted`]).
+    fn is_sealed(&self, _action: &Self::Action) -> bool {
+        false
+    }
+    /// Why the game never publishes its service shuffle seeds (None: a seed is published once
+    /// its round is over). A game whose rules keep some dealt card secret for ever (Members
+    /// Only's face-down discards) must not publish the seed that would re-derive it.
+    fn seed_withheld(&self) -> Option<&'static str> {
+        None
+    }
+    /// When the game's service seeds are published (the `seed_reveal` option where it has one).
+    fn seed_reveal(&self) -> SeedReveal {
+        SeedReveal::RoundEnd
+    }
     /// How a recorded action appears to `viewer` in the log (a seat sees its own private
     /// payloads). `index` is the action's position among the standing actions.
     fn render_action(
@@ -511,6 +569,36 @@ impl AnyGame {
         each_game!(self, g => g.rounds_completed())
     }
 
+    /// Service seeds of rounds up to this one are published (0: none yet): the rounds over, or
+    /// with `seed_reveal: match_end` none until the match is over.
+    pub fn seeds_published_through(&self) -> u32 {
+        match each_game!(self, g => g.seed_reveal()) {
+            SeedReveal::MatchEnd if !self.is_finished() => 0,
+            _ => self.rounds_completed(),
+        }
+    }
+
+    /// Why this game never publishes its service shuffle seeds (None: it does, round by round).
+    pub fn seed_withheld(&self) -> Option<&'static str> {
+        each_game!(self, g => g.seed_withheld())
+    }
+
+    /// How a retracted action appears to `viewer` in the log: a sealed choice stays sealed for
+    /// ever to everyone but the seat that made it (RULES.md: sealed choices are "revealed
+    /// together"; a retracted one never was). The host, though it may record for any seat, is
+    /// not that seat: it sees the stub too, as it does for a sealed choice still standing.
+    pub fn render_retracted(&self, action: &Value, actor: Actor, viewer: Option<usize>) -> Value {
+        fn sealed<G: Game>(g: &G, action: &Value) -> bool {
+            serde_json::from_value::<G::Action>(action.clone()).is_ok_and(|a| g.is_sealed(&a))
+        }
+        let own = actor.seat().is_some() && actor.seat() == viewer;
+        if !own && each_game!(self, g => sealed(g, action)) {
+            let kind = action.get("type").cloned().unwrap_or(Value::Null);
+            return serde_json::json!({"type": kind, "sealed": true});
+        }
+        self.render_action(usize::MAX, action, actor, viewer)
+    }
+
     /// How a recorded action appears to `viewer` in the log.
     pub fn render_action(
         &self,
@@ -532,5 +620,48 @@ impl AnyGame {
             }
         }
         each_game!(self, g => f(g, index, action, actor, viewer))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_retracted_sealed_choice_shows_only_to_its_seat_and_a_public_action_to_all() {
+        let bhoc = AnyGame::new("by-hook-or-crook", None, 3, Dealing::Service).unwrap();
+        for action in [
+            json!({"type": "location", "place": "castle"}),
+            json!({"type": "choose", "card": "exhibit"}),
+            json!({"type": "exhibit", "cards": ["A1500", "A1560", "B1507"]}),
+            json!({"type": "final_exhibit", "cards": ["A1500", "A1560", "B1507"]}),
+        ] {
+            let stub = json!({"type": action["type"], "sealed": true});
+            for viewer in [None, Some(0), Some(2)] {
+                assert_eq!(bhoc.render_retracted(&action, Actor::Seat(1), viewer), stub);
+            }
+            assert_eq!(
+                bhoc.render_retracted(&action, Actor::Seat(1), Some(1)),
+                action
+            );
+        }
+        let buy = json!({"type": "buy", "pile": 0});
+        assert_eq!(bhoc.render_retracted(&buy, Actor::Seat(1), None), buy);
+        let mo = AnyGame::new("members-only", None, 3, Dealing::Service).unwrap();
+        let fin = json!({"type": "final", "discard": "hat", "reveal": ["crown", "hat:no"]});
+        assert_eq!(
+            mo.render_retracted(&fin, Actor::Seat(0), Some(1)),
+            json!({"type": "final", "sealed": true})
+        );
+        assert_eq!(
+            mo.seed_withheld().map(|w| w.contains("discard")),
+            Some(true)
+        );
+        let dump = AnyGame::new("dump", None, 2, Dealing::Service).unwrap();
+        let play = json!({"type": "play", "card": "AS"});
+        assert_eq!(dump.render_retracted(&play, Actor::Seat(0), None), play);
+        assert_eq!(dump.seed_withheld(), None);
     }
 }

@@ -26,7 +26,7 @@ use utoipa::ToSchema;
 use super::{
     cards::{shuffled, Seed},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
-    Actor, Dealing, Game, Outcomes, RuleError, ToAct,
+    Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
 };
 
 /// Cards dealt to each player ("The Dealer ... deals ELEVEN Cards to each player").
@@ -100,6 +100,11 @@ pub struct PlusMinusConfig {
     /// The dealer of the first game; the deal passes to the left each game.
     #[schema(minimum = 0, maximum = 7, example = 0)]
     pub first_dealer: usize,
+    /// When a service deal's shuffle seed is published: `round_end` (the default: once its game
+    /// is over; undo cannot reopen a finished game) or `match_end` (undo stays open across
+    /// games until the match is over).
+    #[schema(example = "round_end")]
+    pub seed_reveal: SeedReveal,
 }
 
 impl Default for PlusMinusConfig {
@@ -108,6 +113,7 @@ impl Default for PlusMinusConfig {
             deck: default_deck(),
             rubber_games: 5,
             first_dealer: 0,
+            seed_reveal: SeedReveal::default(),
         }
     }
 }
@@ -1008,6 +1014,10 @@ impl Game for PlusMinus {
 
     fn config(&self) -> &PlusMinusConfig {
         &self.config
+    }
+
+    fn seed_reveal(&self) -> SeedReveal {
+        self.config.seed_reveal
     }
 
     fn to_act(&self) -> ToAct {

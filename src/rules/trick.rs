@@ -139,6 +139,19 @@ impl PlayError {
             PlayError::MustFollow { .. } => "must_follow_suit",
         }
     }
+
+    /// The refusal without the seat's hidden hand, for anyone but the seat's own token (see
+    /// [`super::RuleError::public_message`]); None when the message is public.
+    pub fn public_message(&self) -> Option<String> {
+        match self {
+            PlayError::MustFollow { seat, suits, .. } => Some(format!(
+                "seat {seat} must play {} when able, and this card is refused {}",
+                suits.names(),
+                super::holder_only(*seat)
+            )),
+            _ => None,
+        }
+    }
 }
 
 /// Why a deal could not take the seed it was given.

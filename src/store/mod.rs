@@ -10,6 +10,13 @@
 //! while a commit is under way are recorded together in the next transaction, so that one fsync
 //! acknowledges all of them. Each append still succeeds or fails on its own (a taken seq fails
 //! only its own insert), and none is answered before the transaction holding it has committed.
+//!
+//! Storage faults: a database that cannot be reached or cannot store (disk full, I/O error,
+//! connection lost or refused, no connection free within the acquire timeout) is
+//! [`StoreError::Unavailable`]. A write transaction that fails for any reason but a taken key is
+//! rolled back by closing its connection (the pool opens a fresh one for the next write): after a
+//! failed `COMMIT` SQLite keeps the transaction open, and sqlx's transaction depth would stay at 1,
+//! so every later `begin()` would become a `SAVEPOINT` inside a transaction nobody commits.
 
 use std::{
     str::FromStr,
@@ -20,8 +27,8 @@ use std::{
 use futures_util::future::BoxFuture;
 use sqlx::{
     any::{AnyConnectOptions, AnyPoolOptions},
-    pool::PoolConnectionMetadata,
-    AnyPool, Executor, Row,
+    pool::{PoolConnection, PoolConnectionMetadata},
+    Any, AnyPool, Connection, Executor, Row,
 };
 use tokio::sync::{oneshot, Mutex as AsyncMutex};
 
@@ -40,15 +47,115 @@ pub enum StoreError {
     /// Another writer already recorded this sequence number (or this idempotency key).
     #[error("another writer got there first")]
     Conflict,
+    /// The database cannot be reached or cannot store right now (disk full, I/O error, connection
+    /// lost or refused, no connection within the acquire timeout). Nothing was recorded.
+    #[error("the database is unavailable: {0}")]
+    Unavailable(String),
+    /// The connection failed while a commit was under way: the write may or may not have been
+    /// recorded (the caller checks, see [`Store::event_at`]).
+    #[error("the outcome of the commit is unknown: {0}")]
+    OutcomeUnknown(String),
     /// Anything else the database said.
     #[error(transparent)]
-    Db(#[from] sqlx::Error),
+    Db(sqlx::Error),
     /// Stored data that cannot be read back.
     #[error("corrupt stored data: {0}")]
     Corrupt(String),
     /// The group commit holding this append failed as a whole (nothing of it was recorded).
     #[error("the group commit failed: {0}")]
     GroupCommit(String),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> StoreError {
+        if is_unavailable(&e) {
+            StoreError::Unavailable(e.to_string())
+        } else {
+            StoreError::Db(e)
+        }
+    }
+}
+
+impl StoreError {
+    /// Whether this is a storage fault (unavailable or unknown outcome) rather than a refusal.
+    pub fn is_fault(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Unavailable(_) | StoreError::OutcomeUnknown(_) | StoreError::GroupCommit(_)
+        )
+    }
+}
+
+/// Whether `e` says the database cannot be reached or cannot store right now, as opposed to a
+/// refusal of this statement (a constraint, a syntax error...): pool timeout or closed, I/O and
+/// TLS errors, a lost connection; SQLite's disk full, I/O error, cannot open, read-only, busy,
+/// out of memory; PostgreSQL's connection exceptions (class 08), insufficient resources (53:
+/// disk full, out of memory, too many connections), shutdown and "cannot connect now" (57P0x),
+/// system errors (58).
+pub fn is_unavailable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(d) => {
+            if d.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                // Primary result codes (the low byte of an extended code): SQLITE_BUSY 5,
+                // SQLITE_NOMEM 7, SQLITE_READONLY 8, SQLITE_IOERR 10, SQLITE_FULL 13,
+                // SQLITE_CANTOPEN 14.
+                let code = d.code().and_then(|c| c.parse::<i32>().ok()).unwrap_or(0);
+                matches!(code & 0xff, 5 | 7 | 8 | 10 | 13 | 14)
+            } else if let Some(p) = d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>() {
+                let code = p.code();
+                ["08", "53", "57P01", "57P02", "57P03", "58"]
+                    .iter()
+                    .any(|prefix| code.starts_with(prefix))
+            } else {
+                false
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Takes a writer connection out of service after a failed write transaction: it is closed
+/// instead of going back to the pool (closing rolls back whatever it still had open), and the
+/// pool opens a fresh one, with fresh sqlx transaction bookkeeping, for the next write.
+fn discard(conn: &mut PoolConnection<Any>, err: &dyn std::fmt::Display) {
+    tracing::warn!(error = %err, "write transaction failed; closing its connection");
+    conn.close_on_drop();
+}
+
+/// Options of the store.
+#[derive(Clone, Debug)]
+pub struct StoreOptions {
+    /// How long a request waits for a database connection (or for a new one to be opened)
+    /// before it is answered 503 `storage_unavailable`.
+    pub acquire_timeout: Duration,
+    /// SQLite only: caps the database file at this many pages (`PRAGMA max_page_count`), for
+    /// tests that need a full database without a full disk.
+    pub sqlite_max_page_count: Option<u64>,
+}
+
+/// The default acquire timeout; `CLUBROOM_DB_ACQUIRE_TIMEOUT_MS` overrides it.
+pub const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
+
+impl Default for StoreOptions {
+    /// The acquire timeout from `CLUBROOM_DB_ACQUIRE_TIMEOUT_MS` (milliseconds), else 3 s.
+    fn default() -> StoreOptions {
+        let acquire_timeout = std::env::var("CLUBROOM_DB_ACQUIRE_TIMEOUT_MS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .filter(|&ms| ms > 0)
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_ACQUIRE_TIMEOUT);
+        StoreOptions {
+            acquire_timeout,
+            sqlite_max_page_count: None,
+        }
+    }
 }
 
 /// A match row.
@@ -196,6 +303,7 @@ fn match_from_row(r: &sqlx::any::AnyRow) -> Result<MatchRow, sqlx::Error> {
 async fn sqlite_pragmas(
     conn: &mut sqlx::AnyConnection,
     query_only: bool,
+    max_pages: Option<u64>,
 ) -> Result<(), sqlx::Error> {
     conn.execute("PRAGMA journal_mode = WAL").await?;
     conn.execute("PRAGMA synchronous = FULL").await?;
@@ -204,21 +312,25 @@ async fn sqlite_pragmas(
     if query_only {
         conn.execute("PRAGMA query_only = ON").await?;
     }
+    if let Some(n) = max_pages {
+        conn.execute(&*format!("PRAGMA max_page_count = {n}"))
+            .await?;
+    }
     Ok(())
 }
 
-fn writer_pragmas(
+async fn writer_pragmas(
     conn: &mut sqlx::AnyConnection,
-    _: PoolConnectionMetadata,
-) -> BoxFuture<'_, Result<(), sqlx::Error>> {
-    Box::pin(sqlite_pragmas(conn, false))
+    max_pages: Option<u64>,
+) -> Result<(), sqlx::Error> {
+    sqlite_pragmas(conn, false, max_pages).await
 }
 
 fn reader_pragmas(
     conn: &mut sqlx::AnyConnection,
     _: PoolConnectionMetadata,
 ) -> BoxFuture<'_, Result<(), sqlx::Error>> {
-    Box::pin(sqlite_pragmas(conn, true))
+    Box::pin(sqlite_pragmas(conn, true, None))
 }
 
 fn is_unique_violation(e: &sqlx::Error) -> bool {
@@ -266,25 +378,34 @@ async fn insert_event(
 /// One SQLite transaction for a whole batch of appends, then every append's answer. An insert
 /// that fails on a taken key fails alone: SQLite rolls back that statement only, and the
 /// transaction goes on (an event's insert comes before its status update, so nothing of the
-/// failed append remains). Any other error rolls back the whole batch and fails every append.
+/// failed append remains). Any other error rolls back the whole batch (the connection is closed,
+/// see [`discard`]) and fails every append: `Unavailable` for a storage fault such as a full disk.
 async fn commit_batch(writer: &AnyPool, batch: Vec<Pending>) {
     if batch.is_empty() {
         return;
     }
     let outcome = async {
-        let mut tx = writer.begin().await?;
-        let mut results = Vec::with_capacity(batch.len());
-        for p in &batch {
-            results.push(
-                match insert_event(&mut tx, &p.event, p.new_status.as_deref()).await {
-                    Ok(()) => Ok(()),
-                    Err(err) if is_unique_violation(&err) => Err(StoreError::Conflict),
-                    Err(err) => return Err(err),
-                },
-            );
+        let mut conn = writer.acquire().await.map_err(|e| (false, e))?;
+        let result = async {
+            let mut tx = conn.begin().await.map_err(|e| (false, e))?;
+            let mut results = Vec::with_capacity(batch.len());
+            for p in &batch {
+                results.push(
+                    match insert_event(&mut tx, &p.event, p.new_status.as_deref()).await {
+                        Ok(()) => Ok(()),
+                        Err(err) if is_unique_violation(&err) => Err(StoreError::Conflict),
+                        Err(err) => return Err((false, err)),
+                    },
+                );
+            }
+            tx.commit().await.map_err(|e| (true, e))?;
+            Ok::<_, (bool, sqlx::Error)>(results)
         }
-        tx.commit().await?;
-        Ok::<_, sqlx::Error>(results)
+        .await;
+        if let Err((_, err)) = &result {
+            discard(&mut conn, err);
+        }
+        result
     }
     .await;
     match outcome {
@@ -293,13 +414,51 @@ async fn commit_batch(writer: &AnyPool, batch: Vec<Pending>) {
                 let _ = p.done.send(r);
             }
         }
-        Err(err) => {
-            tracing::error!(error = %err, appends = batch.len(), "group commit failed");
+        Err((at_commit, err)) => {
+            tracing::error!(error = %err, appends = batch.len(), at_commit, "group commit failed");
+            // A failed COMMIT leaves nothing behind once the connection is closed, except after
+            // an I/O error (a failed fsync): the WAL may hold the whole transaction, which the
+            // next opening of the file would then recover. The callers check.
+            let unknown = at_commit && is_sqlite_ioerr(&err);
+            let unavailable = is_unavailable(&err);
             let detail = err.to_string();
             for p in batch {
-                let _ = p.done.send(Err(StoreError::GroupCommit(detail.clone())));
+                let _ = p.done.send(Err(if unknown {
+                    StoreError::OutcomeUnknown(detail.clone())
+                } else if unavailable {
+                    StoreError::Unavailable(detail.clone())
+                } else {
+                    StoreError::GroupCommit(detail.clone())
+                }));
             }
         }
+    }
+}
+
+/// Whether `e` is SQLite's I/O error (SQLITE_IOERR and its extended codes).
+fn is_sqlite_ioerr(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d)
+        if d.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some()
+            && d.code().and_then(|c| c.parse::<i32>().ok()).is_some_and(|c| c & 0xff == 10))
+}
+
+/// Whether `e` is a lost connection: a statement sent on it may or may not have taken effect.
+fn is_lost_connection(e: &sqlx::Error) -> bool {
+    matches!(
+        e,
+        sqlx::Error::Io(_)
+            | sqlx::Error::Protocol(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::WorkerCrashed
+    )
+}
+
+/// The error of a write whose statements were sent: a lost connection leaves the outcome unknown.
+fn sent_write_error(e: sqlx::Error) -> StoreError {
+    if is_lost_connection(&e) {
+        StoreError::OutcomeUnknown(e.to_string())
+    } else {
+        e.into()
     }
 }
 
@@ -307,6 +466,11 @@ impl Store {
     /// Connects to `url` (`sqlite://file.db?mode=rwc` or `postgres://...`) and applies the
     /// migrations of that backend.
     pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        Store::connect_with(url, StoreOptions::default()).await
+    }
+
+    /// [`Store::connect`] with explicit options.
+    pub async fn connect_with(url: &str, opts: StoreOptions) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let backend = if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             Backend::Postgres
@@ -319,12 +483,13 @@ impl Store {
             )));
         };
         let options = AnyConnectOptions::from_str(url)?;
+        let max_pages = opts.sqlite_max_page_count;
         let store = match backend {
             Backend::Sqlite => {
                 let writer = AnyPoolOptions::new()
                     .max_connections(1)
-                    .acquire_timeout(Duration::from_secs(30))
-                    .after_connect(writer_pragmas)
+                    .acquire_timeout(opts.acquire_timeout)
+                    .after_connect(move |conn, _| Box::pin(writer_pragmas(conn, max_pages)))
                     .connect_with(options.clone())
                     .await?;
                 // Migrate before the readers connect, so they never see a half-built schema.
@@ -342,11 +507,12 @@ impl Store {
                             attempt += 1;
                             tokio::time::sleep(Duration::from_millis(100 * attempt)).await;
                         }
-                        Err(e) => return Err(StoreError::Db(e.into())),
+                        Err(e) => return Err(sqlx::Error::from(e).into()),
                     }
                 }
                 let reader = AnyPoolOptions::new()
                     .max_connections(4)
+                    .acquire_timeout(opts.acquire_timeout)
                     .after_connect(reader_pragmas)
                     .connect_with(options)
                     .await?;
@@ -358,15 +524,36 @@ impl Store {
                 }
             }
             Backend::Postgres => {
+                // One direct attempt first, so that an unreachable server fails start-up at
+                // once with its own error ("connection refused"), not a pool timeout.
+                match tokio::time::timeout(
+                    opts.acquire_timeout,
+                    sqlx::AnyConnection::connect_with(&options),
+                )
+                .await
+                {
+                    Ok(Ok(conn)) => conn.close().await?,
+                    Ok(Err(e)) => {
+                        return Err(StoreError::Unavailable(format!(
+                            "cannot connect to PostgreSQL: {e}"
+                        )))
+                    }
+                    Err(_) => {
+                        return Err(StoreError::Unavailable(format!(
+                            "cannot connect to PostgreSQL: no answer within {:?}",
+                            opts.acquire_timeout
+                        )))
+                    }
+                }
                 let pool = AnyPoolOptions::new()
                     .max_connections(16)
-                    .acquire_timeout(Duration::from_secs(30))
+                    .acquire_timeout(opts.acquire_timeout)
                     .connect_with(options)
                     .await?;
                 sqlx::migrate!("migrations/postgres")
                     .run(&pool)
                     .await
-                    .map_err(|e| StoreError::Db(e.into()))?;
+                    .map_err(sqlx::Error::from)?;
                 Store {
                     writer: pool.clone(),
                     reader: pool,
@@ -389,7 +576,20 @@ impl Store {
         m: &MatchRow,
         tokens: &[(String, Option<i64>)],
     ) -> Result<(), StoreError> {
-        let mut tx = self.writer.begin().await?;
+        let mut conn = self.writer.acquire().await?;
+        let result = Store::insert_match_on(&mut conn, m, tokens).await;
+        if let Err(err) = &result {
+            discard(&mut conn, err);
+        }
+        result.map_err(sent_write_error)
+    }
+
+    async fn insert_match_on(
+        conn: &mut sqlx::AnyConnection,
+        m: &MatchRow,
+        tokens: &[(String, Option<i64>)],
+    ) -> Result<(), sqlx::Error> {
+        let mut tx = conn.begin().await?;
         sqlx::query(
             "INSERT INTO matches (id, game, players, config, dealing, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
         )
@@ -410,8 +610,43 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
-        tx.commit().await?;
-        Ok(())
+        tx.commit().await
+    }
+
+    /// Whether match `id` is recorded (after a creation whose outcome is unknown).
+    pub async fn match_exists(&self, id: &str) -> Result<bool, StoreError> {
+        Ok(sqlx::query("SELECT 1 AS one FROM matches WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await?
+            .is_some())
+    }
+
+    /// Event `seq` of match `id` as stored, with its idempotency columns (None: no such event).
+    /// Used to learn whether an append whose commit failed was recorded after all.
+    pub async fn event_at(&self, id: &str, seq: i64) -> Result<Option<EventRow>, StoreError> {
+        let row = sqlx::query(&format!(
+            "SELECT {EVENT_COLUMNS}, idem_key, request_hash FROM events WHERE match_id = $1 AND seq = $2"
+        ))
+        .bind(id)
+        .bind(seq)
+        .fetch_optional(&self.reader)
+        .await?;
+        let Some(r) = row else { return Ok(None) };
+        let mut e = event_from_row(&r)?;
+        e.idem_key = r.try_get("idem_key")?;
+        e.request_hash = r.try_get("request_hash")?;
+        Ok(Some(e))
+    }
+
+    /// Whether the database answers a trivial query within `timeout` (for `/healthz`).
+    pub async fn ping(&self, timeout: Duration) -> Result<(), StoreError> {
+        match tokio::time::timeout(timeout, sqlx::query("SELECT 1").execute(&self.reader)).await {
+            Ok(r) => r.map(|_| ()).map_err(StoreError::from),
+            Err(_) => Err(StoreError::Unavailable(format!(
+                "no answer to SELECT 1 within {timeout:?}"
+            ))),
+        }
     }
 
     /// The match row, tokens and whole event log of match `id` (None: no such match).
@@ -501,11 +736,12 @@ impl Store {
         match self.backend {
             Backend::Sqlite => self.append_grouped(e, new_status).await,
             Backend::Postgres => {
+                let mut conn = self.writer.acquire().await?;
                 let result = async {
                     match new_status {
-                        None => insert_event(&mut *self.writer.acquire().await?, e, None).await,
+                        None => insert_event(&mut conn, e, None).await,
                         Some(_) => {
-                            let mut tx = self.writer.begin().await?;
+                            let mut tx = conn.begin().await?;
                             insert_event(&mut tx, e, new_status).await?;
                             tx.commit().await
                         }
@@ -515,7 +751,10 @@ impl Store {
                 match result {
                     Ok(()) => Ok(()),
                     Err(err) if is_unique_violation(&err) => Err(StoreError::Conflict),
-                    Err(err) => Err(err.into()),
+                    Err(err) => {
+                        discard(&mut conn, &err);
+                        Err(sent_write_error(err))
+                    }
                 }
             }
         }
@@ -569,7 +808,21 @@ impl Store {
     /// version and insert `action` (stored verbatim, unparsed) as event `version + 1`. No cache,
     /// no rules, no idempotency; returns the new seq (`Conflict` if the seq was taken).
     pub async fn append_raw(&self, id: &str, action: &str) -> Result<i64, StoreError> {
-        let mut tx = self.writer.begin().await?;
+        let mut conn = self.writer.acquire().await?;
+        let result = Store::append_raw_on(&mut conn, id, action).await;
+        match &result {
+            Ok(_) | Err(StoreError::Conflict) => {}
+            Err(err) => discard(&mut conn, err),
+        }
+        result
+    }
+
+    async fn append_raw_on(
+        conn: &mut sqlx::AnyConnection,
+        id: &str,
+        action: &str,
+    ) -> Result<i64, StoreError> {
+        let mut tx = conn.begin().await?;
         let row =
             sqlx::query("SELECT seq FROM events WHERE match_id = $1 ORDER BY seq DESC LIMIT 1")
                 .bind(id)
@@ -599,30 +852,59 @@ impl Store {
         Ok(seq)
     }
 
-    /// Matches newest first, optionally of one game and/or status, after `cursor` (a `num`).
+    /// Whether some match issued the token with this hash.
+    pub async fn token_exists(&self, hash: &str) -> Result<bool, StoreError> {
+        Ok(sqlx::query("SELECT 1 AS one FROM tokens WHERE hash = $1")
+            .bind(hash)
+            .fetch_optional(&self.reader)
+            .await?
+            .is_some())
+    }
+
+    /// Matches newest first, optionally only the one holding the token with hash `holder`, of
+    /// one game and/or status, after `cursor` (a `num`).
     pub async fn list_matches(
         &self,
+        holder: Option<&str>,
         game: Option<&str>,
         status: Option<&str>,
         cursor: Option<i64>,
         limit: i64,
     ) -> Result<Vec<MatchSummaryRow>, StoreError> {
+        // Only the filters given enter the WHERE clause, so each query has an index to walk in
+        // `num` order (`matches_by_game`, `matches_by_status`, `matches_by_game_status`; the
+        // token's own primary key): a filter that matches nothing costs an index probe, not a
+        // scan of every match.
+        let mut filters = vec!["m.num < $1".to_string()];
+        let mut binds: Vec<&str> = vec![];
+        for (column, value) in [("m.game", game), ("m.status", status)] {
+            if let Some(v) = value {
+                binds.push(v);
+                filters.push(format!("{column} = ${}", binds.len() + 2));
+            }
+        }
+        if let Some(h) = holder {
+            binds.push(h);
+            filters.push(format!(
+                "m.id = (SELECT t.match_id FROM tokens t WHERE t.hash = ${})",
+                binds.len() + 2
+            ));
+        }
         let sql = format!(
             "SELECT {cols}, \
                COALESCE((SELECT MAX(e.seq) FROM events e WHERE e.match_id = m.id), 0) AS seq, \
                COALESCE((SELECT e.created_at FROM events e WHERE e.match_id = m.id ORDER BY e.seq DESC LIMIT 1), m.created_at) AS updated_at \
-             FROM matches m \
-             WHERE ($1 = '' OR m.game = $1) AND ($2 = '' OR m.status = $2) AND m.num < $3 \
-             ORDER BY m.num DESC LIMIT $4",
-            cols = MATCH_COLUMNS.split(", ").map(|c| format!("m.{c}")).collect::<Vec<_>>().join(", ")
+             FROM matches m WHERE {filters} ORDER BY m.num DESC LIMIT $2",
+            cols = MATCH_COLUMNS.split(", ").map(|c| format!("m.{c}")).collect::<Vec<_>>().join(", "),
+            filters = filters.join(" AND "),
         );
-        let rows = sqlx::query(&sql)
-            .bind(game.unwrap_or(""))
-            .bind(status.unwrap_or(""))
+        let mut query = sqlx::query(&sql)
             .bind(cursor.unwrap_or(i64::MAX))
-            .bind(limit)
-            .fetch_all(&self.reader)
-            .await?;
+            .bind(limit);
+        for b in binds {
+            query = query.bind(b);
+        }
+        let rows = query.fetch_all(&self.reader).await?;
         rows.iter()
             .map(|r| {
                 Ok(MatchSummaryRow {

@@ -8,6 +8,9 @@ use std::net::TcpListener;
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
 
+/// The operator token of every test app: it lists every match.
+pub const OPERATOR: &str = "the-operator-token-of-the-tests";
+
 /// A running app.
 pub struct TestApp {
     pub base: String,
@@ -29,6 +32,7 @@ pub struct Match {
 pub struct Answer {
     pub status: StatusCode,
     pub etag: Option<String>,
+    pub retry_after: Option<String>,
     pub content_type: String,
     pub body: Value,
     pub text: String,
@@ -79,11 +83,22 @@ impl TestApp {
 
     /// Starts (another) app on an existing database.
     pub async fn on(database_url: &str) -> TestApp {
+        TestApp::on_with(database_url, clubroom::store::StoreOptions::default()).await
+    }
+
+    /// Starts (another) app on an existing database, with explicit store options.
+    pub async fn on_with(database_url: &str, options: clubroom::store::StoreOptions) -> TestApp {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind port 0");
         let port = listener.local_addr().unwrap().port();
-        let server = clubroom::server::start(listener, database_url)
-            .await
-            .expect("server starts");
+        let server = clubroom::server::start_with_store(
+            listener,
+            database_url,
+            clubroom::edge::Limits::default(),
+            Some(OPERATOR.to_string()),
+            options,
+        )
+        .await
+        .expect("server starts");
         actix_web::rt::spawn(server);
         TestApp {
             base: format!("http://127.0.0.1:{port}"),
@@ -249,6 +264,11 @@ impl Answer {
             .get("etag")
             .and_then(|v| v.to_str().ok())
             .map(String::from);
+        let retry_after = r
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .map(String::from);
         let content_type = r
             .headers()
             .get("content-type")
@@ -260,6 +280,7 @@ impl Answer {
         Answer {
             status,
             etag,
+            retry_after,
             content_type,
             body,
             text,

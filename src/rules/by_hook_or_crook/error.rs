@@ -94,8 +94,8 @@ pub enum BhocError {
         from: usize,
         shows: String,
     },
-    #[error("{0}")]
-    NotBestSet(String),
+    #[error("{detail}")]
+    NotBestSet { seat: usize, detail: String },
 }
 
 impl RuleError for BhocError {
@@ -137,7 +137,51 @@ impl RuleError for BhocError {
             NotExhibiting(_) => "not_exhibiting",
             AlreadyStolenFrom { .. } => "already_stolen_from",
             CardNotInExhibit { .. } => "card_not_in_exhibit",
-            NotBestSet(_) => "not_best_set",
+            NotBestSet { .. } => "not_best_set",
         }
+    }
+
+    /// Service dealing: the best set names cards of the hidden hand; the location is the seat's
+    /// sealed choice (the log shows it to nobody else before the reveal, the host included).
+    fn public_message(&self) -> Option<String> {
+        match self {
+            BhocError::NotBestSet { seat, .. } => Some(format!(
+                "every player shows his best set, and seat {seat} has a better one than this {}",
+                crate::rules::holder_only(*seat)
+            )),
+            BhocError::CardNotAllowedHere { seat, card, .. } => Some(format!(
+                "{card} can be played {}, and seat {seat}'s sealed location is not one of them (only seat {seat}'s own token is told its location)",
+                card.allowed_text()
+            )),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusals_that_name_a_hidden_hand_or_a_sealed_location_have_a_public_message_without_it() {
+        let best = BhocError::NotBestSet {
+            seat: 2,
+            detail: "every player shows his best set: seat 2 holds A1500, A1560, B1507, which is better than nothing".into(),
+        };
+        let public = best.public_message().unwrap();
+        assert!(
+            !public.contains("A1500") && !public.contains("B1507"),
+            "{public}"
+        );
+        assert_eq!(best.code(), "not_best_set");
+        let here = BhocError::CardNotAllowedHere {
+            seat: 1,
+            card: ActionCard::Check(8000),
+            place: Place::Castle,
+        };
+        assert!(here.to_string().contains("castle"));
+        let public = here.public_message().unwrap();
+        assert!(!public.contains("castle"), "{public}");
+        assert!(BhocError::NoSetToExhibit(1).public_message().is_none());
     }
 }

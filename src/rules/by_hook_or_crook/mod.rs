@@ -364,6 +364,19 @@ impl Game for ByHookOrCrook {
         }
     }
 
+    /// Locations, action cards, exhibits and final exhibits are sealed choices (RULES.md: "sealed,
+    /// revealed together"; exhibitors "each lay down one set" knowing only how many thieves are
+    /// present).
+    fn is_sealed(&self, action: &Action) -> bool {
+        matches!(
+            action,
+            Action::Location { .. }
+                | Action::Choose { .. }
+                | Action::Exhibit { .. }
+                | Action::FinalExhibit { .. }
+        )
+    }
+
     fn render_action(
         &self,
         index: usize,

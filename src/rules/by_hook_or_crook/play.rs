@@ -1067,11 +1067,14 @@ impl ByHookOrCrook {
         self.check_shown(seat, cards)?;
         if let Some(best) = items::best_set(&self.hands[seat]) {
             if SetValue::of(cards) < SetValue::of(&best) {
-                return Err(BhocError::NotBestSet(format!(
-                    "every player shows his best set: seat {seat} holds {}, which is better than {}",
-                    list(&best),
-                    if cards.is_empty() { "nothing".to_string() } else { list(cards) }
-                )));
+                return Err(BhocError::NotBestSet {
+                    seat,
+                    detail: format!(
+                        "every player shows his best set: seat {seat} holds {}, which is better than {}",
+                        list(&best),
+                        if cards.is_empty() { "nothing".to_string() } else { list(cards) }
+                    ),
+                });
             }
         }
         let last = (0..self.players).all(|s| s == seat || self.final_shown[s].is_some());

@@ -1,0 +1,619 @@
+//! Nothing hidden ever leaks (issue 10): sealed choices stay sealed once retracted, a published
+//! shuffle seed closes its round to undo (and Members Only never publishes its seed), and refusals
+//! never describe a hidden hand to anyone but its holder.
+
+mod common;
+
+use common::{Match, TestApp};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+/// The seats expected to act.
+fn to_act(v: &Value) -> Vec<usize> {
+    v["to_act"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_u64().unwrap() as usize)
+        .collect()
+}
+
+/// Records one action (the first legal one) for whoever is to act: the table by the host, a seat
+/// by its own token. Returns false when the match is finished.
+async fn step(app: &TestApp, m: &Match) -> bool {
+    let v = app.view(m, None).await;
+    if v["status"] == "finished" {
+        return false;
+    }
+    let (token, seat) = if v["table_to_act"] == json!(true) {
+        (&m.host, None)
+    } else {
+        let s = to_act(&v)[0];
+        (&m.seats[s], Some(s))
+    };
+    let legal = match seat {
+        Some(s) => app.legal(m, s, Some(token)).await,
+        None => {
+            let a = app
+                .get(&format!("/v1/matches/{}/legal", m.id), Some(&m.host))
+                .await;
+            a.body["actions"].as_array().unwrap().clone()
+        }
+    };
+    // A pseudo-random choice by version: always the first can loop for ever.
+    let seq = v["seq"].as_u64().unwrap();
+    let pick = (seq.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 33) as usize % legal.len().max(1);
+    let action = legal
+        .get(pick)
+        .cloned()
+        .unwrap_or_else(|| panic!("no legal action for {seat:?}: {v}"));
+    let r = app.act(m, token, seat, action.clone()).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{action}: {}", r.text);
+    true
+}
+
+/// The public log's events carrying a published seed.
+async fn published_seeds(app: &TestApp, m: &Match) -> Vec<Value> {
+    app.events(m, None)
+        .await
+        .into_iter()
+        .filter(|e| e["seed"].is_string())
+        .collect()
+}
+
+/// Plays with each seat's own token until some seed is published (or the match ends).
+async fn play_until_a_seed_is_published(app: &TestApp, m: &Match) {
+    let mut checked = 0;
+    for _ in 0..5000 {
+        let last = app.view(m, None).await;
+        let rounds = last["scores"]["rounds"].as_array().map_or(0, Vec::len);
+        // Reading the log is dear: only when a round has just ended.
+        if (rounds > checked || last["status"] == "finished")
+            && !published_seeds(app, m).await.is_empty()
+        {
+            return;
+        }
+        checked = rounds;
+        assert!(step(app, m).await, "the match ended with no seed published");
+    }
+    panic!("no seed was published");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Item 3: a retracted sealed choice stays sealed.
+
+#[actix_web::test]
+async fn a_retracted_sealed_location_stays_sealed_to_everyone_but_its_seat() {
+    let app = TestApp::spawn().await;
+    let m = app
+        .create("by-hook-or-crook", 3, "service", json!({}))
+        .await;
+    assert_eq!(
+        app.act(&m, &m.host, None, json!({"type": "deal"}))
+            .await
+            .status,
+        StatusCode::CREATED
+    );
+    let castle = json!({"type": "location", "place": "castle"});
+    let r = app.act(&m, &m.seats[1], Some(1), castle.clone()).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let seq = r.body["event"]["seq"].as_i64().unwrap();
+    assert_eq!(app.undo(&m, &m.host).await.status, StatusCode::CREATED);
+    // Later turns go on; the retracted choice must not come out when the choices are revealed.
+    for s in 0..3 {
+        let r = app
+            .act(
+                &m,
+                &m.seats[s],
+                Some(s),
+                json!({"type": "location", "place": "auction"}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    }
+    let sealed = json!({"type": "location", "sealed": true});
+    for (who, token) in [
+        ("the public", None),
+        ("the host", Some(m.host.as_str())),
+        ("seat 0", Some(m.seats[0].as_str())),
+        ("seat 2", Some(m.seats[2].as_str())),
+    ] {
+        let log = app.events(&m, token).await;
+        let e = log.iter().find(|e| e["seq"] == seq).unwrap();
+        assert_eq!(e["retracted_by"], json!(seq + 1));
+        assert_eq!(e["action"], sealed, "{who} sees a retracted sealed choice");
+    }
+    let log = app.events(&m, Some(&m.seats[1])).await;
+    let e = log.iter().find(|e| e["seq"] == seq).unwrap();
+    assert_eq!(e["action"], castle, "the seat that made it still sees it");
+}
+
+#[actix_web::test]
+async fn a_retracted_sealed_action_card_stays_sealed_after_the_turn_is_revealed() {
+    let app = TestApp::spawn().await;
+    let m = app.create("by-hook-or-crook", 3, "table", json!({})).await;
+    for a in [
+        json!({"type": "deal"}),
+        json!({"type": "reveal_pile", "pile": 0, "card": "A1500"}),
+        json!({"type": "reveal_pile", "pile": 1, "card": "B1507"}),
+    ] {
+        let r = app.act(&m, &m.host, None, a).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    }
+    for s in 0..3 {
+        let r = app
+            .act(
+                &m,
+                &m.seats[s],
+                Some(s),
+                json!({"type": "location", "place": "auction"}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    }
+    let thief = json!({"type": "choose", "card": "thief:1"});
+    let r = app.act(&m, &m.seats[0], Some(0), thief.clone()).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let seq = r.body["event"]["seq"].as_i64().unwrap();
+    assert_eq!(app.undo(&m, &m.host).await.status, StatusCode::CREATED);
+    for (s, card) in [(0, "check:17000"), (1, "check:16900"), (2, "thief:3")] {
+        let r = app
+            .act(
+                &m,
+                &m.seats[s],
+                Some(s),
+                json!({"type": "choose", "card": card}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    }
+    for token in [None, Some(m.host.as_str()), Some(m.seats[1].as_str())] {
+        let log = app.events(&m, token).await;
+        let e = log.iter().find(|e| e["seq"] == seq).unwrap();
+        assert_eq!(e["action"], json!({"type": "choose", "sealed": true}));
+    }
+    let log = app.events(&m, Some(&m.seats[0])).await;
+    assert_eq!(
+        log.iter().find(|e| e["seq"] == seq).unwrap()["action"],
+        thief
+    );
+}
+
+#[actix_web::test]
+async fn a_retracted_members_only_final_stays_sealed_after_the_heat() {
+    let app = TestApp::spawn().await;
+    let m = app.create("members-only", 3, "service", json!({})).await;
+    // Play to the heat's final choices.
+    let seat = loop {
+        let v = app.view(&m, None).await;
+        let seats = to_act(&v);
+        if seats.len() > 1 {
+            break seats[0];
+        }
+        assert!(step(&app, &m).await);
+    };
+    let legal = app.legal(&m, seat, Some(&m.seats[seat])).await;
+    let first = legal[0].clone();
+    let r = app.act(&m, &m.seats[seat], Some(seat), first.clone()).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let seq = r.body["event"]["seq"].as_i64().unwrap();
+    assert_eq!(app.undo(&m, &m.host).await.status, StatusCode::CREATED);
+    // Another choice stands, and the heat ends.
+    let last = legal.last().unwrap().clone();
+    let r = app.act(&m, &m.seats[seat], Some(seat), last).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    while to_act(&app.view(&m, None).await).len() > 1 || app.view(&m, None).await["round"] == 1 {
+        if app.view(&m, None).await["table_to_act"] == json!(true) {
+            break;
+        }
+        assert!(step(&app, &m).await);
+    }
+    for token in [
+        None,
+        Some(m.host.as_str()),
+        Some(m.seats[(seat + 1) % 3].as_str()),
+    ] {
+        let log = app.events(&m, token).await;
+        let e = log.iter().find(|e| e["seq"] == seq).unwrap();
+        assert_eq!(
+            e["action"],
+            json!({"type": "final", "sealed": true}),
+            "a retracted final shows its cards"
+        );
+    }
+    let log = app.events(&m, Some(&m.seats[seat])).await;
+    assert_eq!(
+        log.iter().find(|e| e["seq"] == seq).unwrap()["action"],
+        first
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Item 4: a published seed closes its round.
+
+async fn undo_is_refused_once_the_seed_is_published(game: &str, players: usize) {
+    let app = TestApp::spawn().await;
+    let m = app.create(game, players, "service", json!({})).await;
+    play_until_a_seed_is_published(&app, &m).await;
+    let a = app.undo(&m, &m.host).await;
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "round_closed"),
+        "{game}: {}",
+        a.text
+    );
+    assert!(
+        a.body["detail"].as_str().unwrap().contains("seed"),
+        "{}",
+        a.text
+    );
+    // Nothing was recorded, and the seed stays the only one published.
+    assert_eq!(published_seeds(&app, &m).await.len(), 1);
+}
+
+#[actix_web::test]
+async fn undo_cannot_reopen_a_dump_deal_whose_seed_is_published() {
+    undo_is_refused_once_the_seed_is_published("dump", 2).await;
+}
+
+#[actix_web::test]
+async fn undo_cannot_reopen_a_clubs_deal_whose_seed_is_published() {
+    undo_is_refused_once_the_seed_is_published("clubs", 4).await;
+}
+
+#[actix_web::test]
+async fn undo_cannot_reopen_a_bonus_malus_deal_whose_seed_is_published() {
+    undo_is_refused_once_the_seed_is_published("bonus-malus", 2).await;
+}
+
+#[actix_web::test]
+async fn undo_cannot_reopen_a_plus_minus_game_whose_seed_is_published() {
+    undo_is_refused_once_the_seed_is_published("plus-minus", 2).await;
+}
+
+#[actix_web::test]
+async fn undo_cannot_reopen_a_finished_by_hook_or_crook_game() {
+    undo_is_refused_once_the_seed_is_published("by-hook-or-crook", 3).await;
+}
+
+#[actix_web::test]
+async fn undo_works_within_a_deal_and_a_retracted_deal_shows_its_void_seed() {
+    let app = TestApp::spawn().await;
+    let m = app.create("dump", 2, "service", json!({})).await;
+    assert!(step(&app, &m).await); // the deal
+    assert!(step(&app, &m).await); // a lead
+    assert_eq!(app.undo(&m, &m.host).await.status, StatusCode::CREATED);
+    assert_eq!(app.undo(&m, &m.host).await.status, StatusCode::CREATED);
+    // The retracted deal is void: its seed shows, and the next deal has a seed of its own.
+    let seeds = published_seeds(&app, &m).await;
+    assert_eq!(seeds.len(), 1);
+    assert!(step(&app, &m).await);
+    let log = app.events(&m, None).await;
+    let deal = log.last().unwrap();
+    assert!(deal["commitment"].is_string() && deal["seed"].is_null());
+    assert_ne!(deal["commitment"], seeds[0]["commitment"]);
+}
+
+/// Plays until the score sheet has `rounds` rounds or the match is over.
+async fn play_rounds(app: &TestApp, m: &Match, rounds: usize) -> Value {
+    loop {
+        let v = app.view(m, None).await;
+        if v["scores"]["rounds"].as_array().map_or(0, Vec::len) >= rounds
+            || v["status"] == "finished"
+        {
+            return v;
+        }
+        assert!(step(app, m).await);
+    }
+}
+
+#[actix_web::test]
+async fn with_seed_reveal_match_end_undo_stays_open_across_deals_until_the_match_is_over() {
+    let app = TestApp::spawn().await;
+    let m = app
+        .create("dump", 2, "service", json!({"seed_reveal": "match_end"}))
+        .await;
+    let v = play_rounds(&app, &m, 1).await;
+    assert_eq!(v["status"], "in_progress");
+    assert!(published_seeds(&app, &m).await.is_empty());
+    // The deal is over but its seed is not out: undo may reopen it.
+    let a = app.undo(&m, &m.host).await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    assert!(app.view(&m, None).await["scores"]["rounds"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    // At the match's end every seed is published, and undo is closed.
+    let m = app
+        .create(
+            "dump",
+            2,
+            "service",
+            json!({"seed_reveal": "match_end", "target": 1}),
+        )
+        .await;
+    loop {
+        let v = play_rounds(&app, &m, usize::MAX).await;
+        if v["status"] == "finished" {
+            break;
+        }
+    }
+    let deals = app
+        .events(&m, None)
+        .await
+        .into_iter()
+        .filter(|e| e["commitment"].is_string() && e["retracted_by"].is_null())
+        .collect::<Vec<_>>();
+    assert!(deals.iter().all(|d| d["seed"].is_string()), "{deals:?}");
+    let a = app.undo(&m, &m.host).await;
+    assert_eq!(a.code(), "round_closed", "{}", a.text);
+}
+
+#[actix_web::test]
+async fn a_members_only_seed_is_never_published_because_discards_stay_secret() {
+    let app = TestApp::spawn().await;
+    let m = app.create("members-only", 3, "service", json!({})).await;
+    // Play heat 1 to its end and the deal of heat 2.
+    loop {
+        let v = app.view(&m, None).await;
+        if v["scores"]["rounds"].as_array().map_or(0, Vec::len) >= 1 {
+            break;
+        }
+        assert!(step(&app, &m).await);
+    }
+    for token in [None, Some(m.host.as_str()), Some(m.seats[0].as_str())] {
+        let log = app.events(&m, token).await;
+        let deal = log.iter().find(|e| e["commitment"].is_string()).unwrap();
+        assert!(deal["seed"].is_null(), "{deal}");
+        assert!(
+            deal["seed_withheld"]
+                .as_str()
+                .is_some_and(|w| w.contains("discard")),
+            "{deal}"
+        );
+    }
+    // Nothing published, so no round is closed; but the last final revealed the others' finals,
+    // so it may not be retracted (`choices_revealed`, not `round_closed`).
+    let undo = app.undo(&m, &m.host).await;
+    assert_eq!(
+        (undo.status, undo.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "choices_revealed"),
+        "{}",
+        undo.text
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Item 5: refusals describe a hidden hand to its holder only.
+
+/// The words of `text` (runs of letters, digits, `:` and `-`).
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == ':' || c == '-'))
+        .filter(|w| !w.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// The seat's hand, as the strings the engine writes.
+async fn hand_of(app: &TestApp, m: &Match, seat: usize) -> Vec<String> {
+    let v = app.view(m, Some(&m.seats[seat])).await;
+    v["you"]["hand"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| match c {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+/// Sends each of `probes` for `seat` with the host token. A refusal must not describe the seat's
+/// hand: no card of it but those the request itself names, no "holds" and no `legal` list. An
+/// accepted probe is undone. Returns the refusal codes seen.
+async fn probe_as_host(app: &TestApp, m: &Match, seat: usize, probes: &[Value]) -> Vec<String> {
+    let hand = hand_of(app, m, seat).await;
+    let mut codes = vec![];
+    for p in probes {
+        let r = app.act(m, &m.host, Some(seat), p.clone()).await;
+        if r.status == StatusCode::CREATED {
+            assert_eq!(app.undo(m, &m.host).await.status, StatusCode::CREATED);
+            continue;
+        }
+        assert_eq!(
+            r.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{p}: {}",
+            r.text
+        );
+        let detail = r.body["detail"].as_str().unwrap().to_string();
+        let named = words(&p.to_string());
+        for w in words(&detail) {
+            assert!(
+                named.contains(&w) || !hand.contains(&w) || w.parse::<i64>().is_ok(),
+                "{p}: the host is told seat {seat} holds {w}: {detail}"
+            );
+        }
+        for tell in [
+            format!("seat {seat} holds"),
+            "but holds".into(),
+            "(holds".into(),
+        ] {
+            assert!(
+                !detail.contains(&tell),
+                "{p}: the host is told about seat {seat}'s hand: {detail}"
+            );
+        }
+        assert!(r.body.get("legal").is_none(), "{p}: {}", r.text);
+        codes.push(r.code().to_string());
+    }
+    codes
+}
+
+fn plays(cards: &[String]) -> Vec<Value> {
+    cards
+        .iter()
+        .map(|c| json!({"type": "play", "card": c}))
+        .collect()
+}
+
+fn deck52() -> Vec<String> {
+    let mut out = vec![];
+    for s in ["S", "H", "D", "C"] {
+        for r in [
+            "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A",
+        ] {
+            out.push(format!("{r}{s}"));
+        }
+    }
+    out
+}
+
+/// Deals, lets the first seat lead with its own token, and returns the seat to follow.
+async fn deal_and_lead(app: &TestApp, m: &Match) -> usize {
+    assert!(step(app, m).await);
+    assert!(step(app, m).await);
+    to_act(&app.view(m, None).await)[0]
+}
+
+/// The seat's own token is told why (its own hand), under the same code.
+async fn holder_sees_why(app: &TestApp, m: &Match, seat: usize, probes: &[Value], code: &str) {
+    for p in probes {
+        let r = app.act(m, &m.seats[seat], Some(seat), p.clone()).await;
+        if r.code() == code {
+            assert!(
+                r.body["detail"].as_str().unwrap().contains("holds"),
+                "{}",
+                r.text
+            );
+            return;
+        }
+        if r.status == StatusCode::CREATED {
+            assert_eq!(app.undo(m, &m.host).await.status, StatusCode::CREATED);
+        }
+    }
+    panic!("seat {seat}'s own token never got {code}");
+}
+
+async fn trick_game_refusals_hide_the_hand(game: &str, players: usize, deck: Vec<String>) {
+    let app = TestApp::spawn().await;
+    let m = app.create(game, players, "service", json!({})).await;
+    let seat = deal_and_lead(&app, &m).await;
+    let probes = plays(&deck);
+    let codes = probe_as_host(&app, &m, seat, &probes).await;
+    assert!(codes.iter().any(|c| c == "card_not_in_hand"), "{codes:?}");
+    if let Some(code) = codes.iter().find(|c| c.starts_with("must_")).cloned() {
+        holder_sees_why(&app, &m, seat, &probes, &code).await;
+    }
+}
+
+#[actix_web::test]
+async fn dump_refusals_to_the_host_name_no_card_of_the_hidden_hand() {
+    let deck: Vec<String> = deck52()
+        .into_iter()
+        .filter(|c| !c.starts_with(['4', '5', '6']))
+        .collect();
+    trick_game_refusals_hide_the_hand("dump", 2, deck).await;
+}
+
+#[actix_web::test]
+async fn clubs_refusals_to_the_host_name_no_card_of_the_hidden_hand() {
+    trick_game_refusals_hide_the_hand("clubs", 4, deck52()).await;
+}
+
+#[actix_web::test]
+async fn bonus_malus_refusals_to_the_host_name_no_card_of_the_hidden_hand() {
+    trick_game_refusals_hide_the_hand("bonus-malus", 2, deck52()).await;
+}
+
+#[actix_web::test]
+async fn plus_minus_refusals_to_the_host_name_no_card_of_the_hidden_hand() {
+    let app = TestApp::spawn().await;
+    let m = app.create("plus-minus", 2, "service", json!({})).await;
+    assert!(step(&app, &m).await);
+    let mut probes = vec![];
+    for card in (-11..=15).filter(|c| *c != 0) {
+        for from in [json!(null), json!(0), json!(1)] {
+            probes.push(json!({"type": "play", "card": card, "from": from}));
+        }
+    }
+    let leader = to_act(&app.view(&m, None).await)[0];
+    let codes = probe_as_host(&app, &m, leader, &probes).await;
+    assert!(codes.iter().any(|c| c == "card_not_in_hand"), "{codes:?}");
+    assert!(step(&app, &m).await);
+    let next = to_act(&app.view(&m, None).await)[0];
+    probe_as_host(&app, &m, next, &probes).await;
+}
+
+#[actix_web::test]
+async fn members_only_refusals_to_the_host_give_no_count_of_the_hidden_hand() {
+    let app = TestApp::spawn().await;
+    let m = app.create("members-only", 3, "service", json!({})).await;
+    // The deal and round 1 (no reveals).
+    for _ in 0..4 {
+        assert!(step(&app, &m).await);
+    }
+    let seat = to_act(&app.view(&m, None).await)[0];
+    let kinds: Vec<String> = ["umbrella", "crown", "teacup", "big_ben", "hat"]
+        .iter()
+        .flat_map(|c| [c.to_string(), format!("{c}:no")])
+        .collect();
+    let probes: Vec<Value> = kinds
+        .iter()
+        .map(|k| json!({"type": "turn", "bet": null, "reveal": [k, k]}))
+        .collect();
+    let codes = probe_as_host(&app, &m, seat, &probes).await;
+    assert!(codes.iter().any(|c| c == "card_not_in_hand"), "{codes:?}");
+    holder_sees_why(&app, &m, seat, &probes, "card_not_in_hand").await;
+}
+
+#[actix_web::test]
+async fn undo_may_not_retract_the_choice_that_revealed_the_others() {
+    let app = TestApp::spawn().await;
+    let m = app
+        .create("by-hook-or-crook", 3, "service", json!({}))
+        .await;
+    assert_eq!(
+        app.act(&m, &m.host, None, json!({"type": "deal"}))
+            .await
+            .status,
+        StatusCode::CREATED
+    );
+    let mut seqs = vec![];
+    for (s, place) in [(0, "castle"), (1, "auction"), (2, "auction")] {
+        let r = app
+            .act(
+                &m,
+                &m.seats[s],
+                Some(s),
+                json!({"type": "location", "place": place}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        seqs.push(r.body["event"]["seq"].as_i64().unwrap());
+    }
+    // Seat 2's choice completed the set: everyone now sees the three locations.
+    let public = app.events(&m, None).await;
+    let first = public.iter().find(|e| e["seq"] == seqs[0]).unwrap();
+    assert_eq!(
+        first["action"],
+        json!({"type": "location", "place": "castle"})
+    );
+    let before = app.view(&m, None).await;
+    let refused = app.undo(&m, &m.host).await;
+    assert_eq!(
+        (refused.status, refused.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "choices_revealed"),
+        "{}",
+        refused.text
+    );
+    assert!(
+        refused.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("seq {}, {}", seqs[0], seqs[1])),
+        "{}",
+        refused.text
+    );
+    assert_eq!(app.view(&m, None).await, before, "nothing was recorded");
+}
