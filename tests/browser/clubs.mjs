@@ -100,7 +100,7 @@ try {
   // ---- a whole deal, tap by tap ----
   const all = [host, ...pages];
   const waitSeq = (n) => Promise.all(all.map((p) => p.waitForFunction((n) => Number(document.body.dataset.seq) >= n, n, { timeout: 20000 })));
-  let seq = 1, offlineDone = false, lostDone = false;
+  let seq = 1, offlineDone = false, lostDone = false, undoDone = false;
   for (;;) {
     const v = await api(`/v1/matches/${id}`);
     if (v.table_to_act || v.status === "finished" || !v.to_act.length) break;
@@ -142,15 +142,28 @@ try {
     }
     seq++;
     await waitSeq(seq);
+    if (seq === 30 && !undoDone) {
+      // The host undoes that play: every page follows, the card goes back to its hand, and the
+      // loop carries on (the same seat is to play again).
+      const played = (await api(`/v1/matches/${id}/events?after=${seq - 1}`)).events[0];
+      await host.click("#undo");
+      seq++;
+      await waitSeq(seq);
+      const back = await pages[played.seat].$$eval("#hand [data-card]", (els) => els.map((e) => e.dataset.card));
+      const v2 = await api(`/v1/matches/${id}`);
+      check("undo puts the last play back in its player's hand, on every page live",
+        back.includes(played.action.card) && v2.to_act[0] === played.seat, `${played.action.card} in ${back}`);
+      undoDone = true;
+    }
     if (seq === 27) for (let k = 0; k < 4; k++) await shot(pages[k], `05-seat${k}-mid-deal`);
   }
-  check("the deal ended after 52 plays", seq === 53, `seq ${seq}`);
+  check("the deal ended after 52 plays (and one undone)", seq === 55, `seq ${seq}`);
 
   // ---- the log: every card once, nothing doubled ----
   const ev = await api(`/v1/matches/${id}/events?after=0&limit=1000`);
-  const plays = ev.events.filter((e) => e.action && e.action.type === "play").map((e) => e.action.card);
-  check("52 plays in the log, no card twice", plays.length === 52 && new Set(plays).size === 52, `${plays.length} plays`);
-  check("no undo, no extra event", ev.events.length === 53, `${ev.events.length} events`);
+  const plays = ev.events.filter((e) => e.action && e.action.type === "play" && !e.retracted_by).map((e) => e.action.card);
+  check("52 standing plays in the log, no card twice", plays.length === 52 && new Set(plays).size === 52, `${plays.length} plays`);
+  check("no extra event: deal, 53 plays, one undo", ev.events.length === 55, `${ev.events.length} events`);
 
   // ---- the host sees the score sheet ----
   await host.waitForFunction(() => document.querySelectorAll("#scores tr.round").length >= 1);
@@ -162,19 +175,15 @@ try {
   check("a CSV link", (await host.getAttribute("#csv", "href")) === `/v1/matches/${id}/scores.csv`);
   await shot(host, "06-host-score-sheet");
 
-  // ---- the host undoes the last play: every page follows; the seat plays it again ----
+  // ---- the deal is over and its seed published: undo is refused, in words, on the page ----
   const before = await api(`/v1/matches/${id}`);
   await host.click("#undo");
-  await waitSeq(before.seq + 1);
-  const undone = await api(`/v1/matches/${id}`);
-  check("undo retracts the last play (the deal is open again)", undone.to_act.length === 1 && !undone.table_to_act);
-  check("every page drops the deal's score after the undo",
-    (await Promise.all(all.map((p) => p.$$eval("#scores tr.round", (r) => r.length)))).every((n) => n === 0));
-  const again = pages[undone.to_act[0]];
-  await again.click("#hand button.card.legal:not([disabled])");
-  await waitSeq(before.seq + 2);
-  check("the seat plays its last card again and the deal is scored once",
-    (await host.$$eval("#scores tr.round", (r) => r.length)) === 1);
+  await host.waitForSelector("#error");
+  const refused = await host.textContent("#error");
+  const afterUndo = await api(`/v1/matches/${id}`);
+  check("undo after the deal's end is refused in the server's words and records nothing",
+    afterUndo.seq === before.seq && refused.length > 10 && !refused.includes("the server answered"), refused);
+  await shot(host, "07-host-undo-refused");
 
   // ---- a refusal is shown in words, and records nothing ----
   const settled = await api(`/v1/matches/${id}`);
@@ -185,7 +194,7 @@ try {
   const nowV = await api(`/v1/matches/${id}`);
   check("a stale phone's tap is refused with the server's explanation", said.length > 10 && !said.includes("the server answered"), said);
   check("the refused tap recorded nothing", nowV.seq === settled.seq, `${settled.seq} -> ${nowV.seq}`);
-  await shot(stale, "07-refusal");
+  await shot(stale, "08-refusal");
   await staleCtx.close();
   for (let k = 0; k < 4; k++) {
     const t = await pages[k].$$eval("#scores tr.round", (r) => r.length);
