@@ -274,7 +274,8 @@ impl Follower {
     /// Sends the events after the cursor, then the view; again while the view is ahead of the
     /// events sent (a write landed in between).
     async fn catch_up(&mut self) -> Result<(), Stop> {
-        loop {
+        // Each round sends what the log holds; another round only when writes keep landing.
+        for _ in 0..64 {
             loop {
                 let page = self
                     .svc
@@ -300,6 +301,9 @@ impl Follower {
                 serde_json::to_string(&view).map_err(|e| Stop::Failed(ApiError::internal(&e)))?;
             return self.send(message("match", self.cursor, &data)).await;
         }
+        // The match moves faster than this stream reads it: the next announcement or poll
+        // brings the rest.
+        Ok(())
     }
 
     async fn send_event(&mut self, ev: &EventView) -> Result<(), Stop> {
