@@ -604,7 +604,16 @@ function steps(l, v) {
   return [...who, a.type, describe(a, v)];
 }
 
+// How many leading steps every action shares (taken at once, with no way back to them).
+function sharedSteps(list, v) {
+  const all = list.map((l) => steps(l, v));
+  let d = 0;
+  while (all.every((st) => st.length > d + 1 && st[d] === all[0][d])) d++;
+  return d;
+}
+
 function chooser(list, v, me) {
+  const auto = sharedSteps(list, v);
   const path = T.path || [];
   const here = list.filter((l) => path.every((p, i) => steps(l, v)[i] === p));
   if (!here.length) { T.path = []; return chooser(list, v, me); }
@@ -621,7 +630,8 @@ function chooser(list, v, me) {
     return chooser(list, v, me);
   }
   return h("div", { class: "actions", id: "chooser" },
-    depth ? h("button", { class: "secondary", onclick: () => { T.path = path.slice(0, -1); render(); } }, `← ${path.join(" · ")}`) : null,
+    auto ? h("div", { class: "small" }, `For ${T.path.slice(0, auto).join(" · ")}:`) : null,
+    depth > auto ? h("button", { class: "secondary", onclick: () => { T.path = path.slice(0, -1); render(); } }, `← ${path.join(" · ")}`) : null,
     [...options].map(([label, ls]) => (ls.length === 1 && steps(ls[0], v).length === depth + 1
       ? actionButton(ls[0], v, me, label)
       : h("button", { "data-step": label, "data-type": ls[0].action.type, onclick: () => { T.path = [...path, label]; render(); } }, `${label} …`))));
