@@ -242,7 +242,12 @@ async function tablePage(id, token) {
   await refreshLegal();
   render();
   follow();
-  window.addEventListener("online", () => { setConn("", "reconnecting…"); flush(); refresh(); });
+  window.addEventListener("online", () => {
+    setConn("", "reconnecting…");
+    if (T.es && T.es.readyState === EventSource.CLOSED) follow();
+    flush();
+    refresh();
+  });
   window.addEventListener("offline", () => setConn("offline", `offline${queue().length ? ` · ${queue().length} queued` : ""}`));
   setInterval(() => { if (queue().length) flush(); }, 3000);
   flush();
@@ -261,7 +266,11 @@ function follow() {
     await refreshLegal();
     render();
   });
-  es.addEventListener("error", () => setConn("offline", navigator.onLine ? "reconnecting…" : "offline"));
+  es.addEventListener("error", () => {
+    setConn("offline", navigator.onLine ? "reconnecting…" : "offline");
+    // A refused reconnection (503, a restart) closes an EventSource for good: open a new one.
+    if (es.readyState === EventSource.CLOSED && T.es === es) setTimeout(() => { if (T.es === es) { follow(); refresh(); } }, 3000);
+  });
 }
 
 function setConnState() {
