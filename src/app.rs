@@ -22,6 +22,7 @@ fn all_routes(cfg: &mut ServiceConfig) {
     routes::actions::config(cfg);
     routes::events::config(cfg);
     routes::scores::config(cfg);
+    routes::stream::config(cfg);
 }
 
 /// The OpenAPI document of the service.
@@ -84,6 +85,7 @@ pub fn build_app_with(
     routes::spec::finish(&mut api);
     app.service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api))
         .service(web::redirect("/docs", "/docs/"))
+        .configure(routes::page::config)
         .default_service(web::to(routes::fallback))
         .wrap_fn(move |req, srv| edge.handle(req, srv))
 }

@@ -8,7 +8,7 @@ use crate::{
     app::build_app_with,
     edge::{Edge, Limits},
     matches::Matches,
-    store::{Store, StoreOptions},
+    store::{Backend, Store, StoreOptions},
 };
 
 /// The database used when `DATABASE_URL` is not set: a SQLite file in the working directory.
@@ -88,7 +88,12 @@ pub async fn start_with_store(
     store_options: StoreOptions,
 ) -> anyhow::Result<actix_web::dev::Server> {
     let store = Store::connect_with(database_url, store_options).await?;
+    let postgres = store.backend() == Backend::Postgres;
     let svc = web::Data::new(Matches::new(store).with_operator_token(operator_token.as_deref()));
+    if postgres {
+        // Streams on every instance hear of every instance's writes (LISTEN/NOTIFY).
+        svc.live().share_over_postgres(database_url)?;
+    }
     let edge = Edge::new(limits);
     // A long queue of connections the kernel has accepted and the server not yet taken, so that
     // under a flood a newcomer (a probe of /healthz, a phone) waits its turn in the queue rather

@@ -6,6 +6,7 @@
 //! concurrent writers in one process or many: the loser reloads and retries, or gets 412 when it
 //! sent `If-Match`. Nothing is lost or recorded twice.
 
+pub mod live;
 pub mod views;
 
 use std::{
@@ -386,6 +387,7 @@ pub struct Matches {
     cache: Mutex<LruCache<String, Arc<AsyncMutex<Entry>>>>,
     /// SHA-256 of the operator's token, which lists every match.
     operator_hash: Option<String>,
+    live: live::Hub,
 }
 
 impl Matches {
@@ -397,7 +399,13 @@ impl Matches {
                 NonZeroUsize::new(CACHE_CAPACITY).expect("nonzero"),
             )),
             operator_hash: None,
+            live: live::Hub::new(),
         }
+    }
+
+    /// The live fan-out: announcements of committed writes, for the streams.
+    pub fn live(&self) -> &live::Hub {
+        &self.live
     }
 
     /// The same service, with an operator token that lists every match (`None`: no operator).
@@ -867,6 +875,7 @@ impl Matches {
             match self.store.append(&row, status_change).await {
                 Ok(()) => {
                     e.record(next, row);
+                    self.live.published(id, e.seq);
                     return Ok(WriteAnswer {
                         status: StatusCode::CREATED,
                         body,

@@ -7,8 +7,10 @@ pub mod events;
 pub mod games;
 pub mod health;
 pub mod matches;
+pub mod page;
 pub mod scores;
 pub mod spec;
+pub mod stream;
 
 use actix_web::{
     error::{JsonPayloadError, QueryPayloadError},
@@ -270,11 +272,20 @@ pub async fn fallback(req: HttpRequest) -> HttpResponse {
         }
         return r;
     }
+    not_found(path)
+}
+
+fn not_found(path: &str) -> HttpResponse {
     actix_web::ResponseError::error_response(&ApiError::new(
         StatusCode::NOT_FOUND,
         "not_found",
         format!("no resource at {path} (see /openapi.json)"),
     ))
+}
+
+/// The 404 answer of the page's routes for a file that is not there.
+pub fn fallback_not_found() -> HttpResponse {
+    not_found("that path")
 }
 
 #[cfg(test)]

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# CI: the table page in a real browser. Four phones (headless Chromium at 390x844, driven by
+# playwright-core) play a service-dealt Clubs deal live on the page served by a debug build
+# (tests/browser/clubs.mjs), then every game in both dealing modes is played for a few taps
+# (tests/browser/games.mjs). Screenshots go to target/browser-artifacts/ (gitignored).
+#
+# Installs Debian's chromium if missing (apt-get) and playwright-core (pinned) from npm into
+# ~/.cache/clubroom-ci/playwright-core-<version> (outside the repository). `npx playwright
+# install` (Playwright's own browser download) is not used: the distribution's chromium is.
+#
+# Usage: scripts/ci-browser.sh
+#   CLUBROOM_BIN  a server binary to use instead of `cargo build`'s target/debug/clubroom
+#   CHROMIUM      the browser executable (default /usr/bin/chromium)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+PW_VERSION=1.65.1
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/clubroom-ci
+PW_DIR=$CACHE/playwright-core-$PW_VERSION
+ARTIFACTS=$ROOT/target/browser-artifacts
+
+if [ ! -x "$CHROMIUM" ]; then
+  echo "== installing chromium (apt-get)"
+  SUDO=; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get install -y chromium >/dev/null 2>&1 || { $SUDO apt-get update >/dev/null && $SUDO apt-get install -y chromium >/dev/null; }
+fi
+if [ ! -f "$PW_DIR/node_modules/playwright-core/package.json" ]; then
+  echo "== installing playwright-core $PW_VERSION into $PW_DIR"
+  mkdir -p "$PW_DIR"
+  [ -f "$PW_DIR/package.json" ] || echo '{"private": true}' >"$PW_DIR/package.json"
+  (cd "$PW_DIR" && npm install --no-audit --no-fund --silent "playwright-core@$PW_VERSION")
+fi
+
+if [ -n "${CLUBROOM_BIN:-}" ]; then
+  BIN=$CLUBROOM_BIN
+else
+  echo "== cargo build"
+  cargo build
+  BIN=${CARGO_TARGET_DIR:-target}/debug/clubroom
+fi
+
+WORK=$(mktemp -d -t clubroom-browser.XXXXXX)
+SERVER_PID=
+cleanup() {
+  if [ -n "$SERVER_PID" ]; then
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+BASE=
+for _ in 1 2 3; do
+  PORT=$(free_port)
+  rm -f "$WORK"/clubroom.db*
+  RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" \
+    --database-url "sqlite://$WORK/clubroom.db?mode=rwc" >"$WORK/server.log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 1 100); do
+    if curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1; then
+      BASE=http://127.0.0.1:$PORT
+      break 2
+    fi
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.2
+  done
+  kill "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=
+done
+if [ -z "$BASE" ]; then
+  echo "browser: the server did not start"
+  cat "$WORK/server.log"
+  exit 1
+fi
+
+rm -rf "$ARTIFACTS"
+mkdir -p "$ARTIFACTS"
+echo "== headless chromium against $BASE (screenshots in target/browser-artifacts/)"
+export BASE PW_DIR CHROMIUM ARTIFACTS
+status=0
+timeout 600 node tests/browser/clubs.mjs | tee "$WORK/clubs.out" || status=1
+timeout 600 node tests/browser/games.mjs | tee "$WORK/games.out" || status=1
+if grep -q panicked "$WORK/server.log"; then
+  echo "FAIL the server panicked"; grep -m3 -A5 panicked "$WORK/server.log"; status=1
+fi
+ok=$(cat "$WORK"/*.out | grep -c '^ok ' || true)
+bad=$(cat "$WORK"/*.out | grep -c '^FAIL ' || true)
+[ "$status" -ne 0 ] && [ "$bad" -eq 0 ] && bad=1 # a script that died before its checks
+echo "browser: $ok passed, $bad failed"
+exit "$status"

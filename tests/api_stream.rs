@@ -1,0 +1,294 @@
+//! `GET /v1/matches/{id}/stream`: Server-Sent Events over HTTP, on a fresh app (port 0) per test.
+//! Set `TEST_DATABASE_URL` to a PostgreSQL URL to run them against PostgreSQL (the second-instance
+//! test then goes through LISTEN/NOTIFY).
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Match, TestApp};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+/// One SSE message.
+#[derive(Debug, Clone)]
+struct Msg {
+    kind: String,
+    id: Option<i64>,
+    data: Value,
+}
+
+/// A stream being read.
+struct Sse {
+    resp: reqwest::Response,
+    buf: String,
+}
+
+impl Sse {
+    async fn open(app: &TestApp, m: &Match, query: &str, headers: &[(&str, &str)]) -> Sse {
+        let mut rb = app
+            .client
+            .get(format!("{}/v1/matches/{}/stream{query}", app.base, m.id));
+        for (k, v) in headers {
+            rb = rb.header(*k, *v);
+        }
+        let resp = rb.send().await.expect("stream opens");
+        assert_eq!(resp.status(), StatusCode::OK);
+        assert!(resp.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream"));
+        Sse {
+            resp,
+            buf: String::new(),
+        }
+    }
+
+    /// The next message (comments and `retry:` skipped); None at the end of the stream.
+    async fn next(&mut self) -> Option<Msg> {
+        loop {
+            if let Some(end) = self.buf.find("\n\n") {
+                let block: String = self.buf.drain(..end + 2).collect();
+                let (mut kind, mut id, mut data) = (None, None, None);
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("event: ") {
+                        kind = Some(v.to_string());
+                    } else if let Some(v) = line.strip_prefix("id: ") {
+                        id = Some(v.parse().unwrap());
+                    } else if let Some(v) = line.strip_prefix("data: ") {
+                        data = Some(serde_json::from_str(v).unwrap());
+                    }
+                }
+                if let (Some(kind), Some(data)) = (kind, data) {
+                    return Some(Msg { kind, id, data });
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(10), self.resp.chunk())
+                .await
+                .expect("a message within 10 s")
+                .expect("the stream reads")?;
+            self.buf.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+
+    /// Messages until the next `match` one (included).
+    async fn until_match(&mut self) -> Vec<Msg> {
+        let mut out = vec![];
+        loop {
+            let m = self.next().await.expect("a match message");
+            let done = m.kind == "match";
+            out.push(m);
+            if done {
+                return out;
+            }
+        }
+    }
+
+    /// Everything until the stream ends (`once=true`).
+    async fn all(&mut self) -> Vec<Msg> {
+        let mut out = vec![];
+        while let Some(m) = self.next().await {
+            out.push(m);
+        }
+        out
+    }
+}
+
+fn events_of(msgs: &[Msg]) -> Vec<Value> {
+    msgs.iter()
+        .filter(|m| m.kind == "event")
+        .map(|m| m.data.clone())
+        .collect()
+}
+
+/// Plays `n` legal actions with each seat's own token.
+async fn play(app: &TestApp, m: &Match, n: usize) {
+    for _ in 0..n {
+        let v = app.view(m, None).await;
+        let seat = v["to_act"][0].as_u64().expect("a seat to act") as usize;
+        let legal = app.legal(m, seat, Some(&m.seats[seat])).await;
+        let a = app
+            .act(m, &m.seats[seat], Some(seat), legal[0].clone())
+            .await;
+        assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    }
+}
+
+async fn service_clubs(app: &TestApp) -> Match {
+    let m = app.create("clubs", 4, "service", json!({})).await;
+    let a = app.act(&m, &m.host, None, json!({"type": "deal"})).await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    m
+}
+
+#[actix_web::test]
+async fn each_seat_stream_shows_its_own_hand_and_the_log_as_get_events_renders_it() {
+    let app = TestApp::spawn().await;
+    let m = service_clubs(&app).await;
+    play(&app, &m, 3).await;
+    for seat in 0..4 {
+        let token = &m.seats[seat];
+        let mut s = Sse::open(
+            &app,
+            &m,
+            "?last_event_id=0&once=true",
+            &[("authorization", &format!("Bearer {token}"))],
+        )
+        .await;
+        let msgs = s.all().await;
+        assert_eq!(events_of(&msgs), app.events(&m, Some(token)).await);
+        let last = msgs.last().unwrap();
+        assert_eq!(last.kind, "match");
+        assert_eq!(last.id, Some(4));
+        assert_eq!(last.data, app.view(&m, Some(token)).await);
+        assert_eq!(last.data["you"]["seat"], json!(seat));
+        // The other hands appear nowhere in this seat's stream.
+        let text =
+            serde_json::to_string(&msgs.iter().map(|m| &m.data).collect::<Vec<_>>()).unwrap();
+        for other in (0..4).filter(|&o| o != seat) {
+            let hand = app.view(&m, Some(&m.seats[other])).await["you"]["hand"].clone();
+            for card in hand.as_array().unwrap() {
+                assert!(
+                    !text.contains(&format!("\"{}\"", card.as_str().unwrap())),
+                    "seat {seat}'s stream shows seat {other}'s {card}"
+                );
+            }
+        }
+    }
+    // The token may come by query (EventSource cannot set headers); without one, no hand.
+    let mut s = Sse::open(&app, &m, &format!("?once=true&token={}", m.seats[2]), &[]).await;
+    assert_eq!(s.all().await.last().unwrap().data["you"]["seat"], json!(2));
+    let mut s = Sse::open(&app, &m, "?once=true", &[]).await;
+    assert_eq!(s.all().await.last().unwrap().data["you"], Value::Null);
+}
+
+#[actix_web::test]
+async fn a_stream_resumed_after_last_event_id_gets_exactly_the_missing_events() {
+    let app = TestApp::spawn().await;
+    let m = service_clubs(&app).await;
+    play(&app, &m, 6).await; // seq 7
+    let auth = format!("Bearer {}", m.seats[1]);
+    let mut s = Sse::open(
+        &app,
+        &m,
+        "",
+        &[("authorization", &auth), ("last-event-id", "4")],
+    )
+    .await;
+    let msgs = s.until_match().await;
+    let seqs: Vec<i64> = events_of(&msgs)
+        .iter()
+        .map(|e| e["seq"].as_i64().unwrap())
+        .collect();
+    assert_eq!(seqs, vec![5, 6, 7]);
+    assert_eq!(msgs.last().unwrap().id, Some(7));
+    // The query parameter does the same for clients that cannot set headers.
+    let mut s = Sse::open(
+        &app,
+        &m,
+        &format!("?token={}&last_event_id=6&once=true", m.seats[1]),
+        &[],
+    )
+    .await;
+    let seqs: Vec<i64> = events_of(&s.all().await)
+        .iter()
+        .map(|e| e["seq"].as_i64().unwrap())
+        .collect();
+    assert_eq!(seqs, vec![7]);
+}
+
+#[actix_web::test]
+async fn a_live_stream_gets_each_write_then_the_new_view_and_an_undo_too() {
+    let app = TestApp::spawn().await;
+    let m = service_clubs(&app).await;
+    let auth = format!("Bearer {}", m.seats[0]);
+    let mut s = Sse::open(&app, &m, "", &[("authorization", &auth)]).await;
+    let first = s.until_match().await;
+    assert_eq!(first.len(), 1, "no past events without Last-Event-ID");
+    assert_eq!(first[0].id, Some(1));
+    play(&app, &m, 2).await;
+    let mut got = vec![];
+    while got.len() < 2 {
+        got.extend(events_of(&s.until_match().await));
+    }
+    assert_eq!(got, app.events(&m, Some(&m.seats[0])).await[1..].to_vec());
+    assert_eq!(app.undo(&m, &m.host).await.status, StatusCode::CREATED);
+    let msgs = s.until_match().await;
+    assert_eq!(events_of(&msgs)[0]["kind"], "undo");
+    assert_eq!(msgs.last().unwrap().data["seq"], json!(4));
+}
+
+#[actix_web::test]
+async fn a_write_on_a_second_instance_reaches_a_stream_on_the_first() {
+    let app = TestApp::spawn().await;
+    let other = TestApp::on(&app.database_url).await;
+    let m = service_clubs(&app).await;
+    let mut s = Sse::open(&app, &m, "", &[]).await;
+    s.until_match().await;
+    play(&other, &m, 1).await;
+    let msgs = tokio::time::timeout(Duration::from_secs(5), s.until_match())
+        .await
+        .expect("the other instance's write arrives within 5 s");
+    assert_eq!(events_of(&msgs)[0]["seq"], json!(2));
+    assert_eq!(msgs.last().unwrap().data["seq"], json!(2));
+}
+
+#[actix_web::test]
+async fn a_stream_refuses_a_bad_token_an_unknown_match_and_a_bad_last_event_id() {
+    let app = TestApp::spawn().await;
+    let m = service_clubs(&app).await;
+    let a = app
+        .get(&format!("/v1/matches/{}/stream?token=nope", m.id), None)
+        .await;
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::UNAUTHORIZED, "unauthorized")
+    );
+    let a = app
+        .get(&format!("/v1/matches/{}/stream", "0".repeat(32)), None)
+        .await;
+    assert_eq!(a.status, StatusCode::NOT_FOUND);
+    let a = app
+        .request(
+            reqwest::Method::GET,
+            &format!("/v1/matches/{}/stream", m.id),
+            None,
+            &[("last-event-id", "x1")],
+            None,
+        )
+        .await;
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::BAD_REQUEST, "invalid_last_event_id")
+    );
+}
+
+#[actix_web::test]
+async fn the_table_page_and_its_files_are_served_by_the_binary() {
+    let app = TestApp::spawn().await;
+    let a = app.get("/", None).await;
+    assert_eq!(a.status, StatusCode::OK);
+    assert!(
+        a.content_type.starts_with("text/html"),
+        "{}",
+        a.content_type
+    );
+    assert!(a.text.contains("/web/app.js"));
+    for (path, ct) in [
+        ("/web/app.js", "text/javascript"),
+        ("/web/style.css", "text/css"),
+        ("/web/vendor/qrcode.js", "text/javascript"),
+    ] {
+        let a = app.get(path, None).await;
+        assert_eq!(a.status, StatusCode::OK, "{path}");
+        assert!(a.content_type.starts_with(ct), "{path}: {}", a.content_type);
+    }
+    assert_eq!(
+        app.get("/web/nope.js", None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    // The page uses the stream with the token in the query (EventSource cannot set headers).
+    let js = app.get("/web/app.js", None).await.text;
+    assert!(js.contains("/stream?token="));
+}

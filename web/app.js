@@ -1,0 +1,682 @@
+// Clubroom's table page. A client of the public API only (see /docs): it creates matches, shows
+// join links, follows a match live over GET /v1/matches/{id}/stream and records actions with
+// POST /v1/matches/{id}/actions. Plain ES module, no build step.
+//
+// Where a page is: `/` creates a match; `/#m=<id>&t=<token>` is the table as that token sees it
+// (the host token, or one seat's). The token stays in the URL fragment, which browsers never
+// send to a server.
+//
+// Offline: an action is first written to a queue in localStorage with an Idempotency-Key made
+// when it was queued, then sent in order; a request that fails on the network stays queued and
+// is sent again (same key) when the connection is back. The server answers a known key with its
+// first answer, so an action that reached it before the connection dropped is never doubled.
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const main = () => $("#main");
+
+// ---------- small helpers ----------
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "html") el.innerHTML = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+function randomKey() {
+  // crypto.randomUUID needs a secure context; phones on the LAN use plain http.
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+const SUITS = { S: ["♠", false], H: ["♥", true], D: ["♦", true], C: ["♣", false] };
+const RANKS = { T: "10", J: "J", Q: "Q", K: "K", A: "A" };
+const isCard = (c) => typeof c === "string" && /^[2-9TJQKA][SHDC]$/.test(c);
+
+function cardFace(code, { tag = "span", cls = "", attrs = {} } = {}) {
+  const r = code.slice(0, -1), s = code.slice(-1);
+  const [sym, red] = SUITS[s] || ["?", false];
+  return h(tag, { class: `card ${red ? "red" : ""} ${cls}`, "data-card": code, ...attrs },
+    h("span", { class: "rank" }, RANKS[r] || r), h("span", { class: "suit" }, sym));
+}
+
+function suitText(s) {
+  const [sym] = SUITS[s] || [s];
+  return sym;
+}
+
+function cardText(c) {
+  if (isCard(c)) return (RANKS[c[0]] || c[0]) + suitText(c[1]);
+  return String(c);
+}
+
+const SUIT_ORDER = "SHDC", RANK_ORDER = "23456789TJQKA";
+function sortCards(cards) {
+  return [...cards].sort((a, b) =>
+    SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]) || RANK_ORDER.indexOf(a[0]) - RANK_ORDER.indexOf(b[0]));
+}
+
+// ---------- the API ----------
+
+async function api(method, path, { token, body, headers = {} } = {}) {
+  const hs = { ...headers };
+  if (token) hs.authorization = `Bearer ${token}`;
+  if (body !== undefined) hs["content-type"] = "application/json";
+  const r = await fetch(path, { method, headers: hs, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  return { ok: r.ok, status: r.status, json, text };
+}
+
+function problemText(a) {
+  if (a.json && a.json.detail) return a.json.detail;
+  return `the server answered ${a.status}`;
+}
+
+// ---------- games ----------
+
+const TRICK_GAMES = ["clubs", "dump", "bonus-malus"];
+function partnerships(game, n) {
+  return (game === "dump" || game === "bonus-malus") && n === 4 ? [[0, 2], [1, 3]] : null;
+}
+
+let GAMES = null;
+async function games() {
+  if (!GAMES) {
+    const a = await api("GET", "/v1/games");
+    GAMES = a.ok ? a.json : [];
+  }
+  return GAMES;
+}
+
+// ---------- the create page ----------
+
+async function createPage() {
+  setConn("", "");
+  const list = await games();
+  const state = { game: list[0]?.id || "clubs", n: 4, dealing: "service" };
+  const names = ["Ada", "Ben", "Cy", "Di", "Eve", "Fay", "Gus", "Hal"];
+  const root = h("div");
+  main().replaceChildren(root);
+
+  const draw = () => {
+    const g = list.find((x) => x.id === state.game) || list[0];
+    state.n = Math.min(Math.max(state.n, g.min_players), g.max_players);
+    const sides = partnerships(state.game, state.n);
+    const form = h("form", { id: "create", onsubmit: async (ev) => {
+      ev.preventDefault();
+      const players = [...root.querySelectorAll("input[data-seat]")].map((i) => ({ name: i.value.trim() || i.placeholder }));
+      const a = await api("POST", "/v1/matches", { body: { game: state.game, players, dealing: state.dealing } });
+      if (!a.ok) { $("#create-msg").replaceChildren(h("div", { class: "msg bad" }, problemText(a))); return; }
+      remember(a.json);
+      linksPage(a.json);
+    } },
+      h("h1", {}, "New match"),
+      h("section", { class: "panel" },
+        h("label", { for: "game" }, "Game"),
+        h("select", { id: "game", onchange: (e) => { state.game = e.target.value; draw(); } },
+          list.map((x) => h("option", { value: x.id, selected: x.id === state.game }, x.title))),
+        h("label", {}, "Players"),
+        h("div", { class: "choices" },
+          Array.from({ length: g.max_players - g.min_players + 1 }, (_, i) => g.min_players + i).map((n) =>
+            h("button", { type: "button", class: n === state.n ? "on" : "", onclick: () => { state.n = n; draw(); } }, String(n)))),
+        h("label", {}, "Names, in seat order (clockwise)"),
+        sides ? h("p", { class: "muted small" }, "Partners sit opposite: seats 1 & 3 against seats 2 & 4.") : null,
+        Array.from({ length: state.n }, (_, s) => h("div", { class: "row" },
+          h("input", { type: "text", "data-seat": s, placeholder: names[s] || `Player ${s + 1}`, maxlength: 64, "aria-label": `Seat ${s + 1}` }),
+          sides ? h("span", { class: "partner" }, `partner of seat ${((s + 2) % 4) + 1}`) : null)),
+        h("label", {}, "Dealing"),
+        h("div", { class: "choices" },
+          h("button", { type: "button", class: state.dealing === "service" ? "on" : "", onclick: () => { state.dealing = "service"; draw(); } }, "Clubroom deals"),
+          h("button", { type: "button", class: state.dealing === "table" ? "on" : "", onclick: () => { state.dealing = "table"; draw(); } }, "Real cards")),
+        h("p", { class: "muted small" }, state.dealing === "service"
+          ? "Each phone sees its own hand and plays by tapping cards."
+          : "Cards are shuffled at the table; each play is recorded from a card picker."),
+        h("div", { id: "create-msg" }),
+        h("button", { type: "submit", id: "create-btn", style: "width:100%" }, "Create match")));
+    // keep typed names across redraws
+    const old = [...root.querySelectorAll("input[data-seat]")].map((i) => i.value);
+    root.replaceChildren(form, recentPanel());
+    root.querySelectorAll("input[data-seat]").forEach((i, k) => { if (old[k]) i.value = old[k]; });
+  };
+  draw();
+}
+
+function remember(created) {
+  try {
+    const mine = JSON.parse(localStorage.getItem("clubroom.mine") || "[]");
+    mine.unshift({ id: created.match.id, game: created.match.game, host: created.host_token, seats: created.seat_tokens,
+      players: created.match.players.map((p) => p.name), at: created.match.created_at });
+    localStorage.setItem("clubroom.mine", JSON.stringify(mine.slice(0, 20)));
+  } catch { /* private mode: nothing remembered */ }
+}
+
+function recentPanel() {
+  let mine = [];
+  try { mine = JSON.parse(localStorage.getItem("clubroom.mine") || "[]"); } catch { mine = []; }
+  if (!mine.length) return h("span");
+  return h("section", { class: "panel" }, h("h2", {}, "Matches created on this phone"),
+    mine.map((m) => h("div", { class: "row" },
+      h("span", { class: "grow" }, `${m.game}: ${m.players.join(", ")}`),
+      h("button", { class: "secondary", onclick: () => linksPage({ match: { id: m.id, game: m.game, players: m.players.map((name, seat) => ({ seat, name })) }, host_token: m.host, seat_tokens: m.seats }) }, "Links"))));
+}
+
+function tableUrl(id, token) {
+  return `${location.origin}/#m=${id}&t=${token}`;
+}
+
+function qrSvg(text) {
+  if (typeof window.qrcode !== "function") return h("span");
+  const q = window.qrcode(0, "M");
+  q.addData(text);
+  q.make();
+  return h("div", { class: "qr", html: q.createSvgTag({ cellSize: 4, margin: 2, scalable: true }) });
+}
+
+function linksPage(created) {
+  const m = created.match;
+  const host = tableUrl(m.id, created.host_token);
+  const sides = partnerships(m.game, m.players.length);
+  main().replaceChildren(
+    h("h1", {}, "Links"),
+    h("p", { class: "muted" }, "Each player scans their seat's code (or opens its link) on their phone. The host link records for everyone and may undo: keep it to yourself."),
+    h("section", { class: "panel links", id: "links" },
+      h("div", { class: "link", "data-role": "host" },
+        h("strong", {}, "Host (scorer)"),
+        h("input", { type: "text", readonly: true, value: host, onclick: (e) => e.target.select() }),
+        h("div", { class: "row" }, h("a", { class: "button", href: host, id: "open-host" }, "Open host table"))),
+      m.players.map((p, s) => {
+        const url = tableUrl(m.id, created.seat_tokens[s]);
+        return h("div", { class: "link", "data-seat": s },
+          h("strong", {}, `Seat ${s + 1}: ${p.name}`, sides ? h("span", { class: "partner" }, ` (partner: ${m.players[(s + 2) % 4].name})`) : ""),
+          qrSvg(url),
+          h("input", { type: "text", readonly: true, value: url, onclick: (e) => e.target.select() }),
+          h("a", { href: url, class: "small", "data-join": s }, "open this seat here"));
+      })));
+  window.scrollTo(0, 0);
+}
+
+// ---------- the table page ----------
+
+const T = {
+  id: null, token: null, view: null, legal: [], legalFor: [], es: null, error: null, info: null,
+  flushing: false, pending: null,
+};
+
+function qkey() { return `clubroom.queue.${T.id}.${T.token.slice(0, 16)}`; }
+function queue() { try { return JSON.parse(localStorage.getItem(qkey()) || "[]"); } catch { return []; } }
+function saveQueue(q) { localStorage.setItem(qkey(), JSON.stringify(q)); }
+
+function setConn(cls, text) {
+  const c = $("#conn");
+  c.className = `conn ${cls}`;
+  c.textContent = text;
+}
+
+function role() {
+  const you = T.view && T.view.you;
+  return you && Number.isInteger(you.seat) ? { seat: you.seat } : { host: true };
+}
+
+async function tablePage(id, token) {
+  Object.assign(T, { id, token, view: null, legal: [], error: null, info: null });
+  const a = await api("GET", `/v1/matches/${id}`, { token });
+  if (!a.ok) {
+    main().replaceChildren(h("div", { class: "msg bad" }, problemText(a)), h("a", { href: "/" }, "Start a new match"));
+    return;
+  }
+  T.view = a.json;
+  // A table page with no token of its own is read-only; the host token shows `you: null`.
+  T.isHost = !T.view.you;
+  await refreshLegal();
+  render();
+  follow();
+  window.addEventListener("online", () => {
+    setConn("", "reconnecting…");
+    if (T.es && T.es.readyState === EventSource.CLOSED) follow();
+    flush();
+    refresh();
+  });
+  window.addEventListener("offline", () => setConn("offline", `offline${queue().length ? ` · ${queue().length} queued` : ""}`));
+  setInterval(() => { if (queue().length) flush(); }, 3000);
+  flush();
+}
+
+function follow() {
+  if (T.es) T.es.close();
+  // EventSource cannot set headers: the token goes in the query (see the stream's docs).
+  const es = new EventSource(`/v1/matches/${T.id}/stream?token=${encodeURIComponent(T.token)}`);
+  T.es = es;
+  es.addEventListener("open", () => setConnState());
+  es.addEventListener("match", async (ev) => {
+    const v = JSON.parse(ev.data);
+    if (T.view && v.seq <= T.view.seq) { setConnState(); return; } // already drawn
+    T.view = v;
+    await refreshLegal();
+    render();
+  });
+  es.addEventListener("error", () => {
+    setConn("offline", navigator.onLine ? "reconnecting…" : "offline");
+    // A refused reconnection (503, a restart) closes an EventSource for good: open a new one.
+    if (es.readyState === EventSource.CLOSED && T.es === es) setTimeout(() => { if (T.es === es) { follow(); refresh(); } }, 3000);
+  });
+}
+
+function setConnState() {
+  const n = queue().length;
+  if (!navigator.onLine) setConn("offline", `offline${n ? ` · ${n} queued` : ""}`);
+  else setConn("live", n ? `live · ${n} queued` : "live");
+}
+
+async function refresh() {
+  try {
+    const a = await api("GET", `/v1/matches/${T.id}`, { token: T.token });
+    if (a.ok && (!T.view || a.json.seq >= T.view.seq)) { T.view = a.json; await refreshLegal(); render(); }
+  } catch { /* offline */ }
+}
+
+async function refreshLegal() {
+  const v = T.view;
+  const out = [];
+  if (v.status !== "finished") {
+    const asks = [];
+    if (T.isHost) {
+      if (v.table_to_act) asks.push(null);
+      // The host records for any seat at a real-card table; in service dealing the hands (and
+      // so the seats' legal lists) are private to their seats.
+      if (v.dealing === "table") asks.push(...v.to_act);
+    } else if (v.to_act.includes(v.you.seat)) {
+      asks.push(v.you.seat);
+    }
+    for (const seat of asks) {
+      try {
+        const q = seat === null ? "" : `?seat=${seat}`;
+        const a = await api("GET", `/v1/matches/${T.id}/legal${q}`, { token: T.token });
+        if (a.ok) for (const action of a.json.actions) out.push({ seat, action });
+      } catch { /* offline: keep nothing */ }
+    }
+  }
+  T.legal = out;
+}
+
+// Records an action: queued first (with its Idempotency-Key), then sent in order.
+function record(seat, action) {
+  const q = queue();
+  q.push({ key: randomKey(), seat, action, at: Date.now() });
+  saveQueue(q);
+  T.error = null;
+  T.pending = action;
+  render();
+  flush();
+}
+
+async function flush() {
+  if (T.flushing) return;
+  T.flushing = true;
+  try {
+    for (;;) {
+      const q = queue();
+      if (!q.length) break;
+      if (!navigator.onLine) break;
+      const item = q[0];
+      let a;
+      try {
+        a = await api("POST", `/v1/matches/${T.id}/actions`, {
+          token: T.token, body: { seat: item.seat, action: item.action }, headers: { "idempotency-key": item.key },
+        });
+      } catch {
+        break; // the network failed: keep it queued, same key next time
+      }
+      if (a.status >= 500 && a.status !== 503) break;
+      saveQueue(queue().filter((x) => x.key !== item.key));
+      if (a.ok) {
+        if (a.json && a.json.match && (!T.view || a.json.match.seq >= T.view.seq)) {
+          T.view = a.json.match;
+          await refreshLegal();
+        }
+      } else {
+        T.error = problemText(a);
+        // A refusal often means this page was behind: catch up with the match as it stands.
+        try {
+          const r = await api("GET", `/v1/matches/${T.id}`, { token: T.token });
+          if (r.ok && r.json.seq >= T.view.seq) { T.view = r.json; await refreshLegal(); }
+        } catch { /* offline */ }
+      }
+    }
+  } finally {
+    T.flushing = false;
+    T.pending = queue().length ? T.pending : null;
+    setConnState();
+    render();
+  }
+}
+
+async function undo() {
+  const a = await api("POST", `/v1/matches/${T.id}/undo`, { token: T.token, headers: { "idempotency-key": randomKey() } })
+    .catch(() => ({ ok: false, status: 0, json: { detail: "offline: undo needs the connection" } }));
+  if (a.ok) { T.view = a.json.match; T.error = null; await refreshLegal(); } else T.error = problemText(a);
+  render();
+}
+
+// ---------- describing actions ----------
+
+function describe(action, v) {
+  const name = (s) => (v.players[s] ? v.players[s].name : `seat ${s + 1}`);
+  switch (action.type) {
+    case "deal": {
+      const extra = [];
+      if (action.trump) extra.push(`trump ${suitText(action.trump)}`);
+      if (action.face_up) extra.push(`face up ${action.face_up.join(", ")}`);
+      return `Deal${extra.length ? ` (${extra.join(", ")})` : ""}`;
+    }
+    case "play":
+      if (typeof action.card === "number") return `Play ${action.card > 0 ? "+" : ""}${action.card}${action.from === null || action.from === undefined ? "" : action.from === 0 ? " from the stars" : ` moving the man on ${action.from}`}`;
+      return `Play ${cardText(action.card)}${action.declare ? ` calling ${action.declare === "C" ? "clubs alone" : suitText(action.declare)}` : ""}`;
+    case "stock_top": return `Stock shows ${suitText(action.suit)}`;
+    case "turn": {
+      const bet = action.bet ? `Bet ${action.bet.piece} on ${action.bet.category} ${action.bet.space}` : "No bet";
+      return action.reveal && action.reveal.length ? `${bet}; reveal ${action.reveal.join(", ")}` : bet;
+    }
+    case "final": return `Final: ${action.discard ? `discard ${action.discard}, ` : ""}reveal ${(action.reveal || []).join(", ")}`;
+    case "location": return `Go to the ${action.place}`;
+    case "choose": return `Play ${String(action.card).replace(":", " ")}`;
+    case "buy": return `Buy pile ${action.pile + 1}`;
+    case "reveal_pile": return `Pile ${action.pile + 1} shows ${action.card}`;
+    case "exhibit": return `Exhibit ${(action.cards || []).join(", ") || "nothing"}`;
+    case "final_exhibit": return `Final exhibit ${(action.cards || []).join(", ") || "nothing"}`;
+    case "steal": return `Steal ${action.card} from ${name(action.from)}`;
+    default: return Object.entries(action).map(([k, x]) => (k === "type" ? x : `${k} ${JSON.stringify(x)}`)).join(" ");
+  }
+}
+
+// ---------- drawing ----------
+
+function render() {
+  const v = T.view;
+  if (!v) return;
+  const me = role();
+  const game = (GAMES || []).find((g) => g.id === v.game);
+  const names = v.players.map((p) => p.name);
+  const sheet = v.scores;
+  if (T.drawnSeq !== v.seq) { T.path = []; T.drawnSeq = v.seq; }
+  document.body.dataset.seq = v.seq;
+  document.body.dataset.status = v.status;
+  const who = me.host ? "Host (scorer)" : `${names[me.seat]} · seat ${me.seat + 1}`;
+  const waiting = v.status === "finished" ? "The match is over."
+    : v.table_to_act ? "The table is to act (the host deals or records)."
+      : v.to_act.length ? `To act: ${v.to_act.map((s) => names[s]).join(", ")}` : "";
+  const q = queue();
+  main().replaceChildren(...[
+    h("h1", {}, `${game ? game.title : v.game}`, h("span", { class: "muted small" }, ` · ${who}`)),
+    h("div", { class: "muted small", id: "status" }, `Round ${v.round} · ${v.dealing === "service" ? "Clubroom deals" : "real cards"} · version ${v.seq}`),
+    h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? `Your turn. ${waiting}` : waiting),
+    T.error ? h("div", { class: "msg bad", id: "error", role: "alert" }, T.error) : null,
+    q.length ? h("div", { class: "msg warn", id: "queued" }, `${q.length} action${q.length > 1 ? "s" : ""} queued: sent when the connection is back.`) : null,
+    playersPanel(v, me),
+    tablePanel(v),
+    youPanel(v, me),
+    actionsPanel(v, me),
+    sheetPanel(v, sheet),
+    h("p", { class: "small muted" }, h("a", { href: "/" }, "New match"), " · ", h("a", { href: "/docs/" }, "API")),
+  ].filter(Boolean));
+}
+
+function isMyTurn() {
+  const v = T.view;
+  if (!v || v.status === "finished") return false;
+  if (T.isHost) return v.table_to_act || (v.dealing === "table" && v.to_act.length > 0);
+  return v.to_act.includes(v.you.seat);
+}
+
+function sideOf(v, seat) {
+  const sides = v.scores.sides;
+  if (!sides) return null;
+  return sides.findIndex((s) => s.includes(seat));
+}
+
+function playersPanel(v, me) {
+  return h("div", { class: "players", id: "players" }, v.players.map((p) => {
+    const side = sideOf(v, p.seat);
+    const total = v.scores.unit === "side" ? v.scores.totals[side] : v.scores.totals[p.seat];
+    const t = v.table || {};
+    const extra = [];
+    if (Array.isArray(t.cards_left)) extra.push(`${t.cards_left[p.seat]} cards`);
+    if (Array.isArray(t.hand_sizes)) extra.push(`${t.hand_sizes[p.seat]} cards`);
+    if (p.seat === v.dealer) extra.push("dealer");
+    return h("div", { class: `player ${v.to_act.includes(p.seat) ? "turn" : ""} ${me.seat === p.seat ? "me" : ""}`, "data-seat": p.seat },
+      h("div", { class: "name" }, p.name),
+      h("div", { class: "meta" }, `seat ${p.seat + 1}${side !== null ? ` · side ${side + 1}` : ""} · ${total ?? 0}${extra.length ? ` · ${extra.join(" · ")}` : ""}`));
+  }));
+}
+
+function tablePanel(v) {
+  const t = v.table || {};
+  const names = v.players.map((p) => p.name);
+  if (TRICK_GAMES.includes(v.game)) {
+    const trick = t.trick || [];
+    const last = (t.tricks || []).at(-1);
+    return h("div", { class: "felt", id: "table" },
+      h("div", { class: "row" },
+        t.trump !== undefined ? h("span", {}, `Trump: ${t.trump ? suitText(t.trump) : "none"}`) : null,
+        t.called_suit ? h("span", {}, `Called: ${suitText(t.called_suit)}`) : null,
+        t.stock !== undefined ? h("span", { class: "muted" }, `Stock: ${t.stock}`) : null,
+        t.captured ? h("span", { class: "muted" }, `Captured: ${t.captured.join(" / ")}`) : null),
+      h("div", { class: "trick", id: "trick" },
+        trick.length ? trick.map((p) => h("div", { class: "slot" }, cardFace(p.card), h("div", {}, names[p.seat])))
+          : h("span", { class: "muted" }, t.leader !== undefined && t.leader !== null ? `${names[t.leader]} leads` : "No trick on the table")),
+      last && Array.isArray(last.plays) ? h("div", { class: "muted small", id: "last-trick" },
+        `Last trick: ${last.plays.map((p) => `${cardText(p.card)} ${names[p.seat]}`).join(", ")}${last.winner !== undefined ? ` → ${names[last.winner]}` : ""}${last.points !== undefined ? ` (${last.points})` : ""}`) : null,
+      (t.revokes || []).length ? h("div", { class: "small" }, `Revokes: ${t.revokes.map((r) => (typeof r === "object" && r !== null && r.seat !== undefined ? `${names[r.seat]} ${JSON.stringify(r)}` : JSON.stringify(r))).join("; ")}`) : null);
+  }
+  if (v.game === "plus-minus") {
+    return h("div", { class: "felt", id: "table" },
+      h("div", {}, `Top card: ${t.top_card ?? "none"}`, t.last_play ? h("div", { class: "muted small", id: "last-play" }, lastPlay(t.last_play, names)) : null),
+      h("div", { class: "board" }, h("span"), [1, 2, 3, 4].map((i) => h("span", { class: "muted small" }, `man ${i}`)),
+        (t.boards || []).map((b, s) => [h("span", {}, names[s]), b.map((x) => h("span", { class: "pos" }, x === 0 ? "★" : String(x)))])));
+  }
+  if (v.game === "members-only") {
+    const cats = Object.keys(t.layout || {});
+    return h("div", { class: "felt", id: "table" },
+      h("div", {}, `Heat ${t.heat} · betting round ${t.betting_round} · ${t.phase}`),
+      h("div", { class: "small" }, `Face up: ${(t.face_up || []).join(", ")}`),
+      h("table", { class: "tracks" },
+        h("tr", {}, h("th", {}, ""), cats.map((c) => h("th", {}, c.replace("_", " ")))),
+        h("tr", {}, h("td", {}, "revealed"), cats.map((c) => h("td", {}, `${t.layout[c].count}${t.layout[c].no ? ` (${t.layout[c].no} NO!)` : ""}`))),
+        (t.tracks || []).map((tr, s) => h("tr", {}, h("td", {}, names[s]), cats.map((c) => h("td", {}, String(tr[c] ?? 0)))))),
+      h("div", { class: "small" }, "Bets: ", (t.bets || []).length ? t.bets.map((b) => h("span", { class: "chip" }, typeof b === "object" ? Object.values(b).map((x) => (typeof x === "number" && x < v.players.length && Object.keys(b).find((k) => b[k] === x) === "seat" ? names[x] : x)).join(" ") : String(b))) : "none"));
+  }
+  if (v.game === "by-hook-or-crook") {
+    return h("div", { class: "felt", id: "table" },
+      h("div", {}, `Turn ${t.turn} · ${t.phase}`),
+      h("div", { class: "small" }, "Piles: ", (t.piles || []).map((p, i) => h("span", { class: "chip" }, `${i + 1}: ${p.top ?? "—"} (${p.size})`))),
+      h("div", { class: "board" }, h("span"), h("span", { class: "muted small" }, "position"), h("span", { class: "muted small" }, "location"), h("span", { class: "muted small" }, "prison"), h("span", { class: "muted small" }, "cards"),
+        v.players.map((p) => [h("span", {}, p.name), h("span", { class: "pos" }, String((t.positions || [])[p.seat] ?? 0)),
+          h("span", { class: "pos" }, String((t.locations || [])[p.seat] ?? "…")), h("span", { class: "pos" }, (t.prison || [])[p.seat] ? "yes" : "—"),
+          h("span", { class: "pos" }, String((t.hand_sizes || [])[p.seat] ?? ""))])),
+      t.auction ? h("div", { class: "small" }, `Auction: ${JSON.stringify(t.auction)}`) : null,
+      (t.waiting_for || []).length ? h("div", { class: "small" }, `Sealed choices awaited from: ${t.waiting_for.map((s) => names[s]).join(", ")}`) : null);
+  }
+  return h("div", { class: "felt", id: "table" }, kv(t));
+}
+
+function lastPlay(lp, names) {
+  if (typeof lp !== "object" || lp === null) return String(lp);
+  const who = lp.seat !== undefined ? names[lp.seat] : "";
+  const from = lp.from === null || lp.from === undefined ? "" : lp.from === 0 ? " from the stars" : ` from ${lp.from}`;
+  const rest = Object.entries(lp).filter(([k]) => !["seat", "card", "from", "result"].includes(k)).map(([k, x]) => `${k} ${JSON.stringify(x)}`);
+  return `Last: ${who} played ${lp.card}${from}${lp.result ? ` (${lp.result})` : ""}${rest.length ? `, ${rest.join(", ")}` : ""}`;
+}
+
+function kv(obj) {
+  return h("dl", { class: "kv" }, Object.entries(obj).filter(([k]) => k !== "commitment").map(([k, x]) => [
+    h("dt", {}, k.replace(/_/g, " ")), h("dd", {}, typeof x === "object" && x !== null ? JSON.stringify(x) : String(x))]));
+}
+
+function youPanel(v, me) {
+  if (me.host || !v.you) return null;
+  const you = v.you;
+  const hand = you.hand || [];
+  const legalCards = new Map();
+  for (const l of T.legal) if (l.action.type === "play" && isCard(l.action.card)) {
+    if (!legalCards.has(l.action.card)) legalCards.set(l.action.card, []);
+    legalCards.get(l.action.card).push(l);
+  }
+  const cards = hand.length && hand.every(isCard);
+  // Real cards: the service does not know the hand, so the seat picks the card it played.
+  const picker = v.dealing === "table" && legalCards.size
+    ? h("div", {}, h("div", { class: "small" }, "Tap the card you played:"),
+      h("div", { class: "picker", id: "picker" }, sortCards([...legalCards.keys()]).map((c) =>
+        cardFace(c, { tag: "button", cls: "legal", attrs: { onclick: () => chooseCard(c, legalCards.get(c)), "aria-label": cardText(c) } }))))
+    : null;
+  return h("section", { class: "panel", id: "you" },
+    picker,
+    h("h2", {}, "Your hand"),
+    cards ? h("div", { class: "cards", id: "hand" }, sortCards(hand).map((c) => {
+      const ls = legalCards.get(c);
+      return cardFace(c, { tag: "button", cls: ls ? "legal" : "dim", attrs: { disabled: !ls, onclick: () => chooseCard(c, ls), "aria-label": cardText(c) } });
+    }))
+      : h("div", { id: "hand" }, hand.map((c) => h("span", { class: "chip" }, String(c)))),
+    h("details", {}, h("summary", { class: "small muted" }, "Everything only you see"), kv(Object.fromEntries(Object.entries(you).filter(([k]) => k !== "hand")))));
+}
+
+// A card with several legal actions (a club lead naming a suit) asks which one.
+function chooseCard(card, options) {
+  if (!options || !options.length) return;
+  if (options.length === 1) { record(options[0].seat, options[0].action); return; }
+  const box = h("div", { class: "msg warn", id: "declare" }, h("div", {}, `${cardText(card)}: choose`),
+    h("div", { class: "actions" }, options.map((o) => h("button", { "data-declare": o.action.declare || "", onclick: () => { box.remove(); record(o.seat, o.action); } }, describe(o.action, T.view))),
+      h("button", { class: "secondary", onclick: () => box.remove() }, "Cancel")));
+  $("#you").prepend(box);
+}
+
+function actionsPanel(v, me) {
+  const names = v.players.map((p) => p.name);
+  // Cards a seat plays from its own hand are drawn in the hand; the rest are buttons, and the
+  // host's card plays at a real-card table go through a card picker per seat.
+  const own = (l) => !me.host && l.action.type === "play" && isCard(l.action.card);
+  const rest = T.legal.filter((l) => !own(l));
+  const pickers = [];
+  const buttons = [];
+  const bySeat = new Map();
+  for (const l of rest) {
+    if (me.host && l.action.type === "play" && isCard(l.action.card)) {
+      if (!bySeat.has(l.seat)) bySeat.set(l.seat, new Map());
+      const m = bySeat.get(l.seat);
+      if (!m.has(l.action.card)) m.set(l.action.card, []);
+      m.get(l.action.card).push(l);
+    } else buttons.push(l);
+  }
+  for (const [seat, m] of bySeat) {
+    pickers.push(h("div", { class: "picker-wrap", "data-seat": seat }, h("div", { class: "small" }, `${names[seat]} plays:`),
+      h("div", { class: "picker" }, [..."SHDC"].flatMap((s) => [..."23456789TJQKA"].map((r) => r + s)).map((c) => {
+        const ls = m.get(c);
+        return ls ? cardFace(c, { tag: "button", cls: "legal", attrs: { onclick: () => chooseHostCard(c, ls) } }) : null;
+      }))));
+  }
+  const choose = buttons.length > 12 ? chooser(buttons, v, me) : h("div", { class: "actions" }, buttons.map((l) => actionButton(l, v, me)));
+  const undoBtn = me.host && v.seq > 0 ? h("button", { class: "secondary", id: "undo", onclick: undo }, "Undo last action") : null;
+  if (!buttons.length && !pickers.length && !undoBtn) return null;
+  return h("section", { class: "panel", id: "actions" },
+    h("h2", {}, "Actions"),
+    pickers,
+    choose,
+    undoBtn ? h("div", { class: "row", style: "margin-top:10px" }, undoBtn) : null);
+}
+
+function actionButton(l, v, me, label) {
+  const names = v.players.map((p) => p.name);
+  return h("button", { "data-type": l.action.type, onclick: () => { T.path = []; record(l.seat, l.action); } },
+    label || (me.host && l.seat !== null ? `${names[l.seat]}: ` : "") + describe(l.action, v));
+}
+
+// Many legal actions (Members Only's bets with their reveals) are chosen step by step.
+function steps(l, v) {
+  const a = l.action;
+  const who = T.isHost && l.seat !== null ? [v.players[l.seat].name] : [];
+  if (a.type === "turn") {
+    return [...who, a.bet ? `Bet on ${a.bet.category.replace("_", " ")}` : "No bet",
+      ...(a.bet ? [`${a.bet.piece} on ${a.bet.space}`] : []),
+      a.reveal && a.reveal.length ? `Reveal ${a.reveal.join(", ")}` : "Confirm"];
+  }
+  if (a.type === "final") return [...who, a.discard ? `Discard ${a.discard}` : "No discard", `Reveal ${(a.reveal || []).join(", ")}`];
+  return [...who, a.type, describe(a, v)];
+}
+
+// How many leading steps every action shares (taken at once, with no way back to them).
+function sharedSteps(list, v) {
+  const all = list.map((l) => steps(l, v));
+  let d = 0;
+  while (all.every((st) => st.length > d + 1 && st[d] === all[0][d])) d++;
+  return d;
+}
+
+function chooser(list, v, me) {
+  const auto = sharedSteps(list, v);
+  const path = T.path || [];
+  const here = list.filter((l) => path.every((p, i) => steps(l, v)[i] === p));
+  if (!here.length) { T.path = []; return chooser(list, v, me); }
+  const depth = path.length;
+  const options = new Map();
+  for (const l of here) {
+    const st = steps(l, v);
+    if (!options.has(st[depth])) options.set(st[depth], []);
+    options.get(st[depth]).push(l);
+  }
+  // A step with one way on is taken at once.
+  if (options.size === 1 && here.length > 1 && here.some((l) => steps(l, v).length > depth + 1)) {
+    T.path = [...path, [...options.keys()][0]];
+    return chooser(list, v, me);
+  }
+  return h("div", { class: "actions", id: "chooser" },
+    auto ? h("div", { class: "small" }, `For ${T.path.slice(0, auto).join(" · ")}:`) : null,
+    depth > auto ? h("button", { class: "secondary", onclick: () => { T.path = path.slice(0, -1); render(); } }, `← ${path.join(" · ")}`) : null,
+    [...options].map(([label, ls]) => (ls.length === 1 && steps(ls[0], v).length === depth + 1
+      ? actionButton(ls[0], v, me, label)
+      : h("button", { "data-step": label, "data-type": ls[0].action.type, onclick: () => { T.path = [...path, label]; render(); } }, `${label} …`))));
+}
+
+function chooseHostCard(card, options) {
+  if (options.length === 1) { record(options[0].seat, options[0].action); return; }
+  const box = h("div", { class: "msg warn" }, h("div", {}, `${cardText(card)}: choose`),
+    h("div", { class: "actions" }, options.map((o) => h("button", { onclick: () => { box.remove(); record(o.seat, o.action); } }, describe(o.action, T.view)))));
+  $("#actions").prepend(box);
+}
+
+function sheetPanel(v, sheet) {
+  const names = v.players.map((p) => p.name);
+  const cols = sheet.unit === "side" && sheet.sides
+    ? sheet.sides.map((side) => side.map((s) => names[s]).join(" & "))
+    : names;
+  return h("section", { class: "panel", id: "scores" },
+    h("h2", {}, "Score sheet"),
+    h("table", { class: "sheet" },
+      h("tr", {}, h("th", {}, "Round"), h("th", {}, "×"), cols.map((c) => h("th", {}, c))),
+      sheet.rounds.map((r) => h("tr", { class: "round" }, h("td", {}, r.label || `Round ${r.round}`), h("td", {}, r.multiplier ?? ""),
+        r.points.map((p) => h("td", {}, String(p))))),
+      h("tr", { class: "total" }, h("td", {}, "Total"), h("td", {}, ""), sheet.totals.map((p) => h("td", {}, String(p))))),
+    sheet.finished ? h("p", { id: "winners" }, `Winner: ${sheet.winners.map((w) => cols[w]).join(", ")}${sheet.margin !== null ? ` by ${sheet.margin}` : ""}`) : null,
+    h("p", {}, h("a", { href: `/v1/matches/${v.id}/scores.csv`, download: `clubroom-${v.id}.csv`, id: "csv" }, "Download CSV")));
+}
+
+// ---------- start ----------
+
+async function start() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  await games();
+  if (p.get("m") && p.get("t")) await tablePage(p.get("m"), p.get("t"));
+  else await createPage();
+}
+
+window.addEventListener("hashchange", () => location.reload());
+start();
