@@ -282,3 +282,43 @@ fn clubroom_with_no_subcommand_binds_clubroom_bind_and_logs_requests_without_tok
     }
     assert!(!text.contains(secret), "a token reached the log:\n{text}");
 }
+
+#[actix_web::test]
+async fn a_reader_holding_the_current_version_gets_304_and_no_body() {
+    let app = TestApp::spawn().await;
+    let m = app.create("dump", 4, "table", json!({})).await;
+    let base = format!("{}/v1/matches/{}", app.base, m.id);
+    for path in ["", "/scores", "/legal?seat=1"] {
+        let url = format!("{base}{path}");
+        let fresh = app.client.get(&url).send().await.unwrap();
+        assert_eq!(fresh.status(), StatusCode::OK, "{path}");
+        let tag = fresh.headers()["etag"].to_str().unwrap().to_string();
+        assert_eq!(tag, "\"0\"");
+        for held in [tag.as_str(), "W/\"0\"", "\"7\", \"0\"", "*"] {
+            let same = app
+                .client
+                .get(&url)
+                .header("If-None-Match", held)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(same.status(), StatusCode::NOT_MODIFIED, "{path} {held}");
+            assert_eq!(same.headers()["etag"], "\"0\"");
+            assert!(same.bytes().await.unwrap().is_empty());
+        }
+    }
+    // A write moves the version on: the old tag gets the new view.
+    let dealt = app.act(&m, &m.host, None, json!({"type": "deal"})).await;
+    assert_eq!(dealt.status, StatusCode::CREATED);
+    let moved = app
+        .client
+        .get(&base)
+        .header("If-None-Match", "\"0\"")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(moved.status(), StatusCode::OK);
+    assert_eq!(moved.headers()["etag"], "\"1\"");
+    let view: Value = moved.json().await.unwrap();
+    assert_eq!(view["seq"], json!(1));
+}

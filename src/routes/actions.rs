@@ -103,9 +103,10 @@ pub struct LegalQuery {
 /// its hand, so it needs that seat's token.
 #[utoipa::path(
     tag = "matches",
-    params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"), LegalQuery),
+    params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"), ("If-None-Match" = Option<String>, Header, description = "A version the client holds (its `ETag`, e.g. `\"12\"`): 304 with no body while the match is still at it"), LegalQuery),
     responses(
         (status = 200, description = "The legal actions", body = Legal),
+        (status = 304, description = "Not modified: `If-None-Match` names the current version; no body", headers(("ETag" = String, description = "The version"))),
         (status = 400, description = "A malformed query (`invalid_query`)", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Service dealing needs the seat's token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`hand_is_private`", body = Problem, content_type = "application/problem+json"),
@@ -124,7 +125,7 @@ pub async fn legal(
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&req)?;
     let (legal, seq) = svc.legal(&id, token.as_deref(), q.seat).await?;
-    Ok(json_with_etag(StatusCode::OK, seq, &legal))
+    Ok(json_with_etag(&req, StatusCode::OK, seq, &legal))
 }
 
 /// Undo body: empty, or an empty object.

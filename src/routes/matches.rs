@@ -107,9 +107,10 @@ pub async fn list_matches(
 /// The match view. With a seat token, `you` holds that seat's private state (its hand).
 #[utoipa::path(
     tag = "matches",
-    params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$")),
+    params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"), ("If-None-Match" = Option<String>, Header, description = "A version the client holds (its `ETag`, e.g. `\"12\"`): 304 with no body while the match is still at it")),
     responses(
         (status = 200, description = "The match", body = MatchView, headers(("ETag" = String, description = "The version, e.g. \"12\""))),
+        (status = 304, description = "Not modified: `If-None-Match` names the current version; no body", headers(("ETag" = String, description = "The version"))),
         (status = 401, description = "A token that is not valid for this match", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
@@ -124,7 +125,7 @@ pub async fn get_match(
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&req)?;
     let view = svc.view(&id, token.as_deref()).await?;
-    Ok(json_with_etag(StatusCode::OK, view.seq, &view))
+    Ok(json_with_etag(&req, StatusCode::OK, view.seq, &view))
 }
 
 /// Registers the routes.

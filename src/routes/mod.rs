@@ -172,8 +172,31 @@ pub fn etag(seq: i64) -> (header::HeaderName, String) {
     (header::ETAG, format!("\"{seq}\""))
 }
 
-/// A JSON answer with an ETag.
-pub fn json_with_etag<T: serde::Serialize>(status: StatusCode, seq: i64, body: &T) -> HttpResponse {
+/// Whether the request's `If-None-Match` names version `seq` (`"12"`, `W/"12"`, or `*`): the
+/// client's copy is current.
+fn not_modified(req: &HttpRequest, seq: i64) -> bool {
+    let current = format!("\"{seq}\"");
+    req.headers()
+        .get_all(header::IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == current)
+}
+
+/// A JSON answer with an ETag; 304 with no body when the request's `If-None-Match` already names
+/// this version (RFC 9110, 13.1.2), so a phone polling an unchanged match downloads nothing.
+pub fn json_with_etag<T: serde::Serialize>(
+    req: &HttpRequest,
+    status: StatusCode,
+    seq: i64,
+    body: &T,
+) -> HttpResponse {
+    if status == StatusCode::OK && not_modified(req, seq) {
+        return HttpResponse::NotModified()
+            .insert_header(etag(seq))
+            .finish();
+    }
     HttpResponse::build(status)
         .insert_header(etag(seq))
         .json(body)

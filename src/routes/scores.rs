@@ -27,12 +27,13 @@ fn csv(sheet: &ScoreSheet, seq: i64) -> HttpResponse {
 /// one row per round.
 #[utoipa::path(
     tag = "matches",
-    params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$")),
+    params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"), ("If-None-Match" = Option<String>, Header, description = "A version the client holds (its `ETag`, e.g. `\"12\"`): 304 with no body while the match is still at it")),
     responses(
         (status = 200, description = "The score sheet", content(
             (ScoreSheet = "application/json"),
             (String = "text/csv", example = "round,label,multiplier,side_0,side_1\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),
         ), headers(("ETag" = String, description = "The version"))),
+        (status = 304, description = "Not modified: `If-None-Match` names the current version; no body", headers(("ETag" = String, description = "The version"))),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
     )
@@ -47,7 +48,7 @@ pub async fn scores(
     Ok(if wants_csv(&req) {
         csv(&sheet, seq)
     } else {
-        super::json_with_etag(actix_web::http::StatusCode::OK, seq, &sheet)
+        super::json_with_etag(&req, actix_web::http::StatusCode::OK, seq, &sheet)
     })
 }
 
