@@ -1,0 +1,127 @@
+//! The plain facts a tournament's pure parts (pairing, standings, ratings, quick-log checks,
+//! exports) work on. No storage, no HTTP: the service (`super`) loads them and renders the answers.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// One entrant, by its index in the tournament's entrant list (registration order).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Entrant {
+    /// The player's stable id (`POST /v1/players`).
+    pub player_id: String,
+    /// The player's name.
+    pub name: String,
+}
+
+/// One paired round: tables of entrant indices by seat, and who sits out.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pairing {
+    /// Each table's entrants (indices into the entrant list), seat 0 first.
+    pub tables: Vec<Vec<usize>>,
+    /// Entrants with no table this round (a bye).
+    pub byes: Vec<usize>,
+}
+
+/// Where a table's result came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultSource {
+    /// The table's match, recorded card by card, is finished: its score sheet.
+    Match,
+    /// Final totals (and optionally per-deal points) entered by the organiser (quick log).
+    Totals,
+}
+
+/// A table's final result, as standings, ratings and exports see it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableResult {
+    /// The tournament round, from 1.
+    pub round: u32,
+    /// The table within the round, from 1.
+    pub table: u32,
+    /// The entrants by seat (indices into the entrant list).
+    pub seats: Vec<usize>,
+    /// When scores are kept per side: the seats of each side (ScoreSheet.sides, e.g.
+    /// `[[0, 2], [1, 3]]`). None: one unit per seat.
+    pub sides: Option<Vec<Vec<usize>>>,
+    /// Final totals per unit (seat, or side when `sides` is set). Higher is better in every game.
+    pub totals: Vec<i64>,
+    /// Per deal (heat, game): the points each unit scored in it, multiplier applied. Empty when
+    /// only totals are known.
+    pub deals: Vec<Vec<i64>>,
+    /// The winning units (several on a shared win).
+    pub winners: Vec<usize>,
+    /// Where it came from.
+    pub source: ResultSource,
+    /// The table's match, if it has one.
+    pub match_id: Option<String>,
+    /// When the result stood (RFC 3339 UTC): the match's last event, or the entry time.
+    pub at: String,
+}
+
+impl TableResult {
+    /// The unit (seat, or side) of `seat`.
+    pub fn unit_of_seat(&self, seat: usize) -> usize {
+        match &self.sides {
+            Some(sides) => sides.iter().position(|s| s.contains(&seat)).unwrap_or(seat),
+            None => seat,
+        }
+    }
+}
+
+/// Which rating system a tournament uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RatingSystem {
+    /// Elo (skillratings, k = 32, start 1000): two players a table, no partnerships.
+    Elo,
+    /// Weng-Lin (skillratings, OpenSkill's Bayesian approximation, start 25 ± 25/3): several
+    /// players or sides a table.
+    WengLin,
+}
+
+/// One line of the standings.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct StandingRow {
+    /// The place, from 1; entrants equal on every tie-break share a place.
+    pub rank: u32,
+    /// The player's id.
+    pub player_id: String,
+    /// The player's name.
+    pub name: String,
+    /// Tables with a result that the player sat at.
+    pub played: u32,
+    /// Rounds the player sat out (a bye scores half the matchpoints of a table, nothing else).
+    pub byes: u32,
+    /// Tables the player won (a shared win counts).
+    pub wins: u32,
+    /// The sum of the player's final totals (a side's total counts for both partners).
+    pub total: i64,
+    /// Matchpoints: 2 for each result beaten, 1 for each tie (per board in duplicate play).
+    pub matchpoints: i64,
+    /// The most matchpoints the player could have had.
+    pub max_matchpoints: i64,
+    /// `matchpoints / max_matchpoints` in percent, two decimals (0 when nothing is played).
+    pub percentage: f64,
+    /// The sum of the matchpoints of every opponent the player sat with (each time), the
+    /// Buchholz-style tie-break.
+    pub opponents_matchpoints: i64,
+    /// The rating after the last result (Elo points, or Weng-Lin mu).
+    pub rating: f64,
+    /// Weng-Lin's sigma; null for Elo.
+    pub rating_uncertainty: Option<f64>,
+}
+
+/// The standings of a tournament.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct Standings {
+    /// The order of the tie-breaks, first decides first.
+    #[schema(example = json!(["matchpoints", "wins", "total", "opponents_matchpoints", "entry_order"]))]
+    pub tie_breaks: Vec<String>,
+    /// The rating system.
+    pub rating_system: RatingSystem,
+    /// Whether matchpoints compare results on the same deals at every table (duplicate).
+    pub duplicate: bool,
+    /// Best first.
+    pub rows: Vec<StandingRow>,
+}
