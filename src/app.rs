@@ -23,6 +23,7 @@ fn all_routes(cfg: &mut ServiceConfig) {
     routes::events::config(cfg);
     routes::scores::config(cfg);
     routes::stream::config(cfg);
+    routes::tournaments::config(cfg);
 }
 
 /// The OpenAPI document of the service.

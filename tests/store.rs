@@ -14,6 +14,7 @@ fn match_row(id: &str) -> MatchRow {
         dealing: "table".into(),
         status: "in_progress".into(),
         created_at: "2025-01-01T00:00:00.000Z".into(),
+        ..MatchRow::default()
     }
 }
 

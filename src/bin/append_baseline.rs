@@ -49,6 +49,7 @@ async fn create(store: web::Data<Store>) -> HttpResponse {
         dealing: "table".into(),
         status: "in_progress".into(),
         created_at: chrono::Utc::now().to_rfc3339(),
+        ..MatchRow::default()
     };
     match store.insert_match(&row, &[]).await {
         Ok(()) => HttpResponse::Created()

@@ -24,7 +24,7 @@ use tokio::sync::Mutex as AsyncMutex;
 
 use self::views::{
     ActionRequest, CreateMatch, Created, EventPage, EventView, Legal, MatchPage, MatchStatus,
-    MatchSummary, MatchView, PlayerView, Recorded,
+    MatchSummary, MatchView, PlayerView, Recorded, TournamentLink,
 };
 use crate::{
     error::ApiError,
@@ -64,6 +64,12 @@ struct Standing {
 struct Entry {
     row: MatchRow,
     players: Vec<String>,
+    /// The registered player of each seat (None: a name only).
+    player_ids: Vec<Option<String>>,
+    /// The tournament table the match is played at.
+    tournament: Option<TournamentLink>,
+    /// Duplicate play: the round secret the deals' seeds derive from.
+    seed_key: Option<String>,
     dealing: Dealing,
     tokens: Vec<(String, Option<i64>)>,
     game: AnyGame,
@@ -104,24 +110,24 @@ pub struct WriteAnswer {
     pub replayed: bool,
 }
 
-fn now() -> String {
+pub(crate) fn now() -> String {
     Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-fn sha256_hex(data: &[u8]) -> String {
+pub(crate) fn sha256_hex(data: &[u8]) -> String {
     hex::encode(Sha256::digest(data))
 }
 
 /// A fresh random 256-bit token, hex.
-fn new_token() -> String {
+pub(crate) fn new_token() -> String {
     hex::encode(rand::random::<[u8; 32]>())
 }
 
-fn internal(e: impl std::fmt::Display) -> ApiError {
+pub(crate) fn internal(e: impl std::fmt::Display) -> ApiError {
     ApiError::internal(&e)
 }
 
-fn to_json<T: serde::Serialize>(v: &T) -> Result<String, ApiError> {
+pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> Result<String, ApiError> {
     serde_json::to_string(v).map_err(internal)
 }
 
@@ -141,9 +147,13 @@ impl Entry {
         let game =
             AnyGame::new(&row.game, Some(config), players.len(), dealing).map_err(internal)?;
         let updated_at = row.created_at.clone();
+        let (player_ids, tournament, seed_key) = match_extras(&row, players.len())?;
         let mut entry = Entry {
             row,
             players,
+            player_ids,
+            tournament,
+            seed_key,
             dealing,
             tokens,
             game,
@@ -274,16 +284,20 @@ impl Entry {
             table: game.table_view(),
             you,
             scores: game.score_sheet(),
+            tournament: self.tournament.clone(),
+            duplicate: self.seed_key.is_some(),
         }
     }
 
     fn player_views(&self) -> Vec<PlayerView> {
         self.players
             .iter()
+            .zip(&self.player_ids)
             .enumerate()
-            .map(|(seat, name)| PlayerView {
+            .map(|(seat, (name, player_id))| PlayerView {
                 seat,
                 name: name.clone(),
+                player_id: player_id.clone(),
             })
             .collect()
     }
@@ -297,6 +311,7 @@ impl Entry {
             index,
             self.retracted.get(&row.seq).copied(),
             role,
+            self.seed_key.is_some(),
         )
     }
 
@@ -334,6 +349,7 @@ fn render_event(
     index: Option<usize>,
     retracted_by: Option<i64>,
     role: Option<Role>,
+    duplicate: bool,
 ) -> EventView {
     let viewer = match role {
         Some(Role::Seat(s)) => Some(s),
@@ -356,7 +372,13 @@ fn render_event(
     // discards). A retracted deal is void: its seed re-derives cards that are no longer in play
     // (every action after it was retracted first), so it is revealed at once. Undo cannot reopen
     // a round whose seed is revealed (`prepare_undo`).
-    let withheld = game.seed_withheld();
+    // Duplicate play: the same seeds deal the same cards at the round's other tables, which may
+    // still be playing them: the tournament round publishes its secret once every table is over.
+    let withheld = if duplicate {
+        Some(DUPLICATE_WITHHELD)
+    } else {
+        game.seed_withheld()
+    };
     let reveal = retracted_by.is_some()
         || (withheld.is_none() && row.round as u32 <= game.seeds_published_through());
     EventView {
@@ -373,6 +395,82 @@ fn render_event(
         seed_withheld: seed.and(withheld).filter(|_| !reveal).map(String::from),
         created_at: row.created_at.clone(),
     }
+}
+
+/// Whether `id` has the form of a public id (32 lowercase hex digits).
+pub(crate) fn is_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Checks a name (the spec's `NewPlayer.name`: 1 to 64 code points, not blank).
+pub(crate) fn check_name(name: &str, what: &str) -> Result<(), ApiError> {
+    if name.chars().all(views::is_blank) || name.chars().count() > 64 {
+        return Err(ApiError::bad_request(
+            "invalid_player_name",
+            format!("{what} must have 1 to 64 characters (not blank)"),
+        ));
+    }
+    Ok(())
+}
+
+/// A new match's row and state (not yet stored): game and options checked, a fresh id.
+pub(crate) fn new_match(
+    game_id: &str,
+    config: Option<Value>,
+    seats: &[(String, Option<String>)],
+    dealing: Dealing,
+    tournament: Option<&TournamentLink>,
+    seed_key: Option<&str>,
+) -> Result<(MatchRow, AnyGame), ApiError> {
+    let game = AnyGame::new(game_id, config, seats.len(), dealing)?;
+    let players: Vec<&String> = seats.iter().map(|(n, _)| n).collect();
+    let player_ids: Vec<&Option<String>> = seats.iter().map(|(_, p)| p).collect();
+    let row = MatchRow {
+        num: 0,
+        id: hex::encode(rand::random::<[u8; 16]>()),
+        game: game.id().to_string(),
+        players: to_json(&players)?,
+        config: to_json(&game.config_json())?,
+        dealing: match dealing {
+            Dealing::Table => "table".into(),
+            Dealing::Service => "service".into(),
+        },
+        status: MatchStatus::InProgress.as_str().into(),
+        created_at: now(),
+        player_ids: if player_ids.iter().any(|p| p.is_some()) {
+            Some(to_json(&player_ids)?)
+        } else {
+            None
+        },
+        tournament: tournament.map(to_json).transpose()?,
+        seed_key: seed_key.map(String::from),
+    };
+    Ok((row, game))
+}
+
+/// Why a duplicate-play match does not publish its seeds.
+const DUPLICATE_WITHHELD: &str = "duplicate play: the same deal is in play at the round's other tables; the tournament round publishes its secret (seed of deal k = SHA-256 of \"<secret>:<k>\") once every table has finished";
+
+/// The seed of deal `k` (from 1) of a duplicate-play round: SHA-256 of the text `<secret>:<k>`.
+pub fn duplicate_seed(secret: &str, k: usize) -> Seed {
+    Seed(Sha256::digest(format!("{secret}:{k}").as_bytes()).into())
+}
+
+/// A stored match's seat players, tournament table and duplicate secret.
+#[allow(clippy::type_complexity)]
+fn match_extras(
+    row: &MatchRow,
+    seats: usize,
+) -> Result<(Vec<Option<String>>, Option<TournamentLink>, Option<String>), ApiError> {
+    let player_ids = match &row.player_ids {
+        Some(j) => serde_json::from_str(j).map_err(internal)?,
+        None => vec![None; seats],
+    };
+    let tournament = match &row.tournament {
+        Some(j) => Some(serde_json::from_str(j).map_err(internal)?),
+        None => None,
+    };
+    Ok((player_ids, tournament, row.seed_key.clone()))
 }
 
 /// The canonical hash of a write request: who sent it (token hash), where, and the body.
@@ -436,7 +534,7 @@ impl Matches {
         }
         // Ids are 32 lowercase hex digits (`create`); anything else names no match and never
         // reaches the database (PostgreSQL refuses a NUL in text: that would be a 500).
-        if !(id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))) {
+        if !is_id(id) {
             return Err(ApiError::match_not_found(id));
         }
         let (row, tokens, events) = self
@@ -472,50 +570,71 @@ impl Matches {
         Ok(e)
     }
 
-    /// Creates a match.
-    pub async fn create(&self, req: CreateMatch) -> Result<Created, ApiError> {
-        for (i, p) in req.players.iter().enumerate() {
-            // The same rule as the spec's `NewPlayer.name` (length in code points, not blank).
-            if p.name.chars().all(views::is_blank) || p.name.chars().count() > 64 {
-                return Err(ApiError::bad_request(
-                    "invalid_player_name",
-                    format!("player {i}'s name must have 1 to 64 characters (not blank)"),
-                ));
-            }
-        }
-        if req.players.len() > 16 {
+    /// The seats' names and players: each name checked (1 to 64 characters, not blank), each
+    /// player id looked up (422 `unknown_player`), a name taken from its player when omitted.
+    pub(crate) async fn resolve_players(
+        &self,
+        players: &[views::NewPlayer],
+    ) -> Result<Vec<(String, Option<String>)>, ApiError> {
+        if players.len() > 16 {
             return Err(ApiError::bad_request(
                 "too_many_players",
                 "at most 16 players",
             ));
         }
+        let ids: Vec<String> = players.iter().filter_map(|p| p.player_id.clone()).collect();
+        for (i, id) in ids.iter().enumerate() {
+            if ids[..i].contains(id) {
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "duplicate_player",
+                    format!("player {id} is named at two seats"),
+                ));
+            }
+        }
+        let known = if ids.iter().all(|id| is_id(id)) {
+            self.store.players(&ids).await?
+        } else {
+            vec![]
+        };
+        let mut out = Vec::with_capacity(players.len());
+        for (i, p) in players.iter().enumerate() {
+            let registered = match &p.player_id {
+                Some(id) => Some(known.iter().find(|k| &k.id == id).ok_or_else(|| {
+                    ApiError::new(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        "unknown_player",
+                        format!("player {i}'s player_id names no player (POST /v1/players registers one)"),
+                    )
+                })?),
+                None => None,
+            };
+            let name = match (&p.name, registered) {
+                (Some(n), _) => n.clone(),
+                (None, Some(r)) => r.name.clone(),
+                (None, None) => unreachable!("NewPlayer has a name or a player id"),
+            };
+            check_name(&name, &format!("player {i}'s name"))?;
+            out.push((name, p.player_id.clone()));
+        }
+        Ok(out)
+    }
+
+    /// Creates a match.
+    pub async fn create(&self, req: CreateMatch) -> Result<Created, ApiError> {
+        let seats = self.resolve_players(&req.players).await?;
         let dealing = req.dealing.unwrap_or_default();
-        let game = AnyGame::new(
+        let (row, game) = new_match(
             &req.game,
             req.config.map(Value::Object),
-            req.players.len(),
+            &seats,
             dealing,
+            None,
+            None,
         )?;
-        let id = hex::encode(rand::random::<[u8; 16]>());
-        let created_at = now();
-        let players: Vec<String> = req
-            .players
-            .into_iter()
-            .map(|p| p.name) // exactly as sent: a client reads back what it wrote
-            .collect();
-        let row = MatchRow {
-            num: 0,
-            id: id.clone(),
-            game: game.id().to_string(),
-            players: to_json(&players)?,
-            config: to_json(&game.config_json())?,
-            dealing: match dealing {
-                Dealing::Table => "table".into(),
-                Dealing::Service => "service".into(),
-            },
-            status: MatchStatus::InProgress.as_str().into(),
-            created_at: created_at.clone(),
-        };
+        let id = row.id.clone();
+        let created_at = row.created_at.clone();
+        let players: Vec<String> = seats.iter().map(|(n, _)| n.clone()).collect();
         let host_token = new_token();
         let seat_tokens: Vec<String> = players.iter().map(|_| new_token()).collect();
         let mut hashes = vec![(sha256_hex(host_token.as_bytes()), None)];
@@ -545,9 +664,13 @@ impl Matches {
             }
             tracing::warn!(error = %err, match_id = %id, "the creation's commit reported an error but the match is recorded");
         }
+        let (player_ids, tournament, seed_key) = match_extras(&row, players.len())?;
         let entry = Entry {
             row,
             players,
+            player_ids,
+            tournament,
+            seed_key,
             dealing,
             tokens: hashes,
             game,
@@ -579,6 +702,12 @@ impl Matches {
     pub async fn scores(&self, id: &str) -> Result<(ScoreSheet, i64), ApiError> {
         let e = self.fresh(id).await?;
         Ok((e.game.score_sheet(), e.seq))
+    }
+
+    /// The score sheet and the time of the last event (a tournament table's result).
+    pub(crate) async fn sheet_and_time(&self, id: &str) -> Result<(ScoreSheet, String), ApiError> {
+        let e = self.fresh(id).await?;
+        Ok((e.game.score_sheet(), e.updated_at.clone()))
     }
 
     /// What `seat` (or the table) may do now. In service dealing a seat's list reveals its hand,
@@ -691,6 +820,7 @@ impl Matches {
         let mut matches = Vec::new();
         for r in rows.iter().take(limit as usize) {
             let names: Vec<String> = serde_json::from_str(&r.row.players).map_err(internal)?;
+            let (player_ids, _, _) = match_extras(&r.row, names.len())?;
             matches.push(MatchSummary {
                 id: r.row.id.clone(),
                 game: r.row.game.clone(),
@@ -702,8 +832,13 @@ impl Matches {
                 seq: r.seq,
                 players: names
                     .into_iter()
+                    .zip(player_ids)
                     .enumerate()
-                    .map(|(seat, name)| PlayerView { seat, name })
+                    .map(|(seat, (name, player_id))| PlayerView {
+                        seat,
+                        name,
+                        player_id,
+                    })
                     .collect(),
                 dealing: if r.row.dealing == "service" {
                     Dealing::Service
@@ -860,7 +995,14 @@ impl Matches {
             // Render the answer as it will stand once recorded.
             let index = (row.kind == "action").then_some(e.standing.len());
             let recorded = Recorded {
-                event: render_event(&next, &row, index, None, Some(role)),
+                event: render_event(
+                    &next,
+                    &row,
+                    index,
+                    None,
+                    Some(role),
+                    e.seed_key.is_some(),
+                ),
                 match_: e.view(&next, row.seq, &row.created_at, Some(role)),
             };
             let body = to_json(&recorded)?;
@@ -975,7 +1117,15 @@ fn prepare_action(
         .needs_seed(&req.action)
         .map_err(|err| action_error(&e.game, &req.action, err))?
     {
-        Some(Seed(rand::random()))
+        Some(match &e.seed_key {
+            // Duplicate play: deal k of every table of the round gets the same seed (a retracted
+            // deal dealt again is the same board).
+            Some(secret) => duplicate_seed(
+                secret,
+                e.standing.iter().filter(|s| s.seed.is_some()).count() + 1,
+            ),
+            None => Seed(rand::random()),
+        })
     } else {
         None
     };
@@ -1032,7 +1182,7 @@ fn action_error(game: &AnyGame, action: &Value, err: ActionError) -> ApiError {
 /// [`render_event`]), so undo may not go back across it. Nothing is published in table dealing,
 /// nor in a game that withholds its seeds, and undo stays open there.
 fn closed_by_published_seed(e: &Entry, next: &AnyGame) -> Option<u32> {
-    if e.game.seed_withheld().is_some() {
+    if e.game.seed_withheld().is_some() || e.seed_key.is_some() {
         return None;
     }
     let (now, after) = (

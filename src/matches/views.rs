@@ -6,33 +6,47 @@ use utoipa::ToSchema;
 
 use crate::rules::{Dealing, ScoreSheet};
 
-/// A player at creation.
+/// A player at creation: a name, a registered player (`POST /v1/players`), or both (the name
+/// shown at this table, the player's id for the records).
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, try_from = "serde_json::Map<String, Value>")]
 pub struct NewPlayer {
     /// The player's name as shown at the table, kept exactly as sent: any Unicode, 1 to 64
-    /// characters (code points), not all of them whitespace.
+    /// characters (code points), not all of them whitespace. Optional with `player_id` (the
+    /// player's registered name is used).
     #[schema(
         min_length = 1,
         max_length = 64,
         pattern = r"[^\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]",
         example = "Ada"
     )]
-    pub name: String,
+    pub name: Option<String>,
+    /// A registered player's id (`POST /v1/players`): the seat is that player's in standings,
+    /// ratings and exports.
+    #[schema(pattern = "^[0-9a-f]{32}$", example = "0c5e2f7a9b8d4c3e1f0a6b5c4d3e2f1a")]
+    pub player_id: Option<String>,
 }
 
 /// Only from a JSON object: serde alone would also take `["Ada"]` (the fields in order).
 impl TryFrom<serde_json::Map<String, Value>> for NewPlayer {
-    type Error = serde_json::Error;
+    type Error = String;
 
     fn try_from(fields: serde_json::Map<String, Value>) -> Result<Self, Self::Error> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Fields {
-            name: String,
+            name: Option<String>,
+            player_id: Option<String>,
         }
-        let f: Fields = serde_json::from_value(Value::Object(fields))?;
-        Ok(NewPlayer { name: f.name })
+        let f: Fields =
+            serde_json::from_value(Value::Object(fields)).map_err(|e| e.to_string())?;
+        if f.name.is_none() && f.player_id.is_none() {
+            return Err("a player needs a `name`, a `player_id` or both".into());
+        }
+        Ok(NewPlayer {
+            name: f.name,
+            player_id: f.player_id,
+        })
     }
 }
 
@@ -70,6 +84,19 @@ pub struct PlayerView {
     pub seat: usize,
     /// The name.
     pub name: String,
+    /// The registered player at this seat (`POST /v1/players`), or null.
+    pub player_id: Option<String>,
+}
+
+/// The tournament table a match is played at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TournamentLink {
+    /// The tournament id (`GET /v1/tournaments/{id}`, its standings).
+    pub id: String,
+    /// The tournament round, from 1.
+    pub round: u32,
+    /// The table within the round, from 1.
+    pub table: u32,
 }
 
 /// Whether the match is still being played.
@@ -132,6 +159,12 @@ pub struct MatchView {
     pub you: Option<Value>,
     /// The score sheet.
     pub scores: ScoreSheet,
+    /// The tournament table this match is played at, or null.
+    pub tournament: Option<TournamentLink>,
+    /// Duplicate play: every table of this tournament round is dealt the same cards. The deals'
+    /// seeds stay secret until every table of the round has finished, when the tournament round
+    /// publishes its secret (the seed of deal k is SHA-256 of the text `<secret>:<k>`).
+    pub duplicate: bool,
 }
 
 /// `POST /v1/matches` answer. The tokens are shown once and never again.

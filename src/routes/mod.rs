@@ -11,6 +11,7 @@ pub mod page;
 pub mod scores;
 pub mod spec;
 pub mod stream;
+pub mod tournaments;
 
 use actix_web::{
     error::{JsonPayloadError, QueryPayloadError},

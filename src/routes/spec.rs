@@ -73,6 +73,7 @@ impl Modify for BearerScheme {
     tags(
         (name = "matches", description = "Matches, their actions, log and scores"),
         (name = "games", description = "The game catalogue"),
+        (name = "tournaments", description = "Players, tournaments, rounds and tables, results, standings, ratings and exports"),
         (name = "service", description = "Service health")
     )
 )]

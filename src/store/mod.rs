@@ -32,6 +32,9 @@ use sqlx::{
 };
 use tokio::sync::{oneshot, Mutex as AsyncMutex};
 
+mod tournaments;
+pub use tournaments::{NewMatch, PlayerRow, ResultRow, RoundRow, TournamentRow};
+
 /// Which database is behind the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -159,7 +162,7 @@ impl Default for StoreOptions {
 }
 
 /// A match row.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct MatchRow {
     /// Listing order.
     pub num: i64,
@@ -177,6 +180,12 @@ pub struct MatchRow {
     pub status: String,
     /// RFC 3339.
     pub created_at: String,
+    /// JSON array by seat of player ids (or null); None when no seat names a player.
+    pub player_ids: Option<String>,
+    /// JSON `{"id", "round", "table"}` of the tournament table the match is played at.
+    pub tournament: Option<String>,
+    /// Duplicate play: the round secret (hex) the deals' seeds derive from.
+    pub seed_key: Option<String>,
 }
 
 /// A match row with its current version and last change, for listings.
@@ -268,7 +277,8 @@ impl std::fmt::Debug for GroupCommit {
 
 const EVENT_COLUMNS: &str =
     "match_id, seq, kind, seat, action, seed, retracts, round, outcome, created_at";
-const MATCH_COLUMNS: &str = "num, id, game, players, config, dealing, status, created_at";
+const MATCH_COLUMNS: &str =
+    "num, id, game, players, config, dealing, status, created_at, player_ids, tournament, seed_key";
 
 fn event_from_row(r: &sqlx::any::AnyRow) -> Result<EventRow, sqlx::Error> {
     Ok(EventRow {
@@ -296,6 +306,9 @@ fn match_from_row(r: &sqlx::any::AnyRow) -> Result<MatchRow, sqlx::Error> {
         dealing: r.try_get("dealing")?,
         status: r.try_get("status")?,
         created_at: r.try_get("created_at")?,
+        player_ids: r.try_get("player_ids")?,
+        tournament: r.try_get("tournament")?,
+        seed_key: r.try_get("seed_key")?,
     })
 }
 
@@ -590,8 +603,18 @@ impl Store {
         tokens: &[(String, Option<i64>)],
     ) -> Result<(), sqlx::Error> {
         let mut tx = conn.begin().await?;
+        Store::insert_match_in(&mut *tx, m, tokens).await?;
+        tx.commit().await
+    }
+
+    /// Inserts a match and its token hashes on `conn` (inside the caller's transaction).
+    async fn insert_match_in(
+        conn: &mut sqlx::AnyConnection,
+        m: &MatchRow,
+        tokens: &[(String, Option<i64>)],
+    ) -> Result<(), sqlx::Error> {
         sqlx::query(
-            "INSERT INTO matches (id, game, players, config, dealing, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "INSERT INTO matches (id, game, players, config, dealing, status, created_at, player_ids, tournament, seed_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
         )
         .bind(&m.id)
         .bind(&m.game)
@@ -600,17 +623,20 @@ impl Store {
         .bind(&m.dealing)
         .bind(&m.status)
         .bind(&m.created_at)
-        .execute(&mut *tx)
+        .bind(&m.player_ids)
+        .bind(&m.tournament)
+        .bind(&m.seed_key)
+        .execute(&mut *conn)
         .await?;
         for (hash, seat) in tokens {
             sqlx::query("INSERT INTO tokens (hash, match_id, seat) VALUES ($1, $2, $3)")
                 .bind(hash)
                 .bind(&m.id)
                 .bind(*seat)
-                .execute(&mut *tx)
+                .execute(&mut *conn)
                 .await?;
         }
-        tx.commit().await
+        Ok(())
     }
 
     /// Whether match `id` is recorded (after a creation whose outcome is unknown).

@@ -1,0 +1,266 @@
+//! Storage of players, tournaments, their rounds (with the tables' matches) and entered results.
+
+use sqlx::{Connection, Row};
+
+use super::{discard, is_unique_violation, sent_write_error, MatchRow, Store, StoreError};
+
+/// A player row.
+#[derive(Clone, Debug)]
+pub struct PlayerRow {
+    /// Public id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+/// A tournament row.
+#[derive(Clone, Debug)]
+pub struct TournamentRow {
+    /// Public id.
+    pub id: String,
+    /// SHA-256 (hex) of the organiser's token.
+    pub organiser_hash: String,
+    /// JSON settings and entrants.
+    pub spec: String,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+/// A paired round.
+#[derive(Clone, Debug)]
+pub struct RoundRow {
+    /// From 1.
+    pub round: i64,
+    /// Hex secret.
+    pub secret: String,
+    /// JSON pairing.
+    pub pairing: String,
+    /// JSON array of match ids (or null) by table.
+    pub match_ids: String,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+/// An entered result (one version of one table's).
+#[derive(Clone, Debug)]
+pub struct ResultRow {
+    /// Round.
+    pub round: i64,
+    /// Table, from 1.
+    pub table_no: i64,
+    /// 1, 2, 3... per table; the highest counts.
+    pub version: i64,
+    /// JSON result.
+    pub result: String,
+    /// RFC 3339.
+    pub entered_at: String,
+}
+
+/// A match of a round, with its token hashes.
+pub type NewMatch = (MatchRow, Vec<(String, Option<i64>)>);
+
+impl Store {
+    /// Records a new player.
+    pub async fn insert_player(&self, p: &PlayerRow) -> Result<(), StoreError> {
+        let mut conn = self.writer.acquire().await?;
+        let result = sqlx::query("INSERT INTO players (id, name, created_at) VALUES ($1, $2, $3)")
+            .bind(&p.id)
+            .bind(&p.name)
+            .bind(&p.created_at)
+            .execute(&mut *conn)
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                discard(&mut conn, &e);
+                Err(sent_write_error(e))
+            }
+        }
+    }
+
+    /// The players with these ids (those that exist).
+    pub async fn players(&self, ids: &[String]) -> Result<Vec<PlayerRow>, StoreError> {
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(r) = sqlx::query("SELECT id, name, created_at FROM players WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.reader)
+                .await?
+            {
+                out.push(PlayerRow {
+                    id: r.try_get("id")?,
+                    name: r.try_get("name")?,
+                    created_at: r.try_get("created_at")?,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Records a new tournament and its players (new ones) in one transaction.
+    pub async fn insert_tournament(
+        &self,
+        t: &TournamentRow,
+        new_players: &[PlayerRow],
+    ) -> Result<(), StoreError> {
+        let mut conn = self.writer.acquire().await?;
+        let result = async {
+            let mut tx = conn.begin().await?;
+            for p in new_players {
+                sqlx::query("INSERT INTO players (id, name, created_at) VALUES ($1, $2, $3)")
+                    .bind(&p.id)
+                    .bind(&p.name)
+                    .bind(&p.created_at)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            sqlx::query(
+                "INSERT INTO tournaments (id, organiser_hash, spec, created_at) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(&t.id)
+            .bind(&t.organiser_hash)
+            .bind(&t.spec)
+            .bind(&t.created_at)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await
+        }
+        .await;
+        if let Err(err) = &result {
+            discard(&mut conn, err);
+        }
+        result.map_err(sent_write_error)
+    }
+
+    /// The tournament `id`, its rounds (in order) and the latest version of each entered result.
+    pub async fn load_tournament(
+        &self,
+        id: &str,
+    ) -> Result<Option<(TournamentRow, Vec<RoundRow>, Vec<ResultRow>)>, StoreError> {
+        let Some(r) = sqlx::query(
+            "SELECT id, organiser_hash, spec, created_at FROM tournaments WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.reader)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let t = TournamentRow {
+            id: r.try_get("id")?,
+            organiser_hash: r.try_get("organiser_hash")?,
+            spec: r.try_get("spec")?,
+            created_at: r.try_get("created_at")?,
+        };
+        let rounds = sqlx::query(
+            "SELECT round, secret, pairing, match_ids, created_at FROM tournament_rounds WHERE tournament_id = $1 ORDER BY round",
+        )
+        .bind(id)
+        .fetch_all(&self.reader)
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(RoundRow {
+                round: r.try_get("round")?,
+                secret: r.try_get("secret")?,
+                pairing: r.try_get("pairing")?,
+                match_ids: r.try_get("match_ids")?,
+                created_at: r.try_get("created_at")?,
+            })
+        })
+        .collect::<Result<Vec<_>, sqlx::Error>>()?;
+        let results = sqlx::query(
+            "SELECT r.round, r.table_no, r.version, r.result, r.entered_at FROM tournament_results r \
+             WHERE r.tournament_id = $1 AND r.version = (SELECT MAX(x.version) FROM tournament_results x \
+               WHERE x.tournament_id = r.tournament_id AND x.round = r.round AND x.table_no = r.table_no) \
+             ORDER BY r.round, r.table_no",
+        )
+        .bind(id)
+        .fetch_all(&self.reader)
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(ResultRow {
+                round: r.try_get("round")?,
+                table_no: r.try_get("table_no")?,
+                version: r.try_get("version")?,
+                result: r.try_get("result")?,
+                entered_at: r.try_get("entered_at")?,
+            })
+        })
+        .collect::<Result<Vec<_>, sqlx::Error>>()?;
+        Ok(Some((t, rounds, results)))
+    }
+
+    /// Records a paired round and its tables' matches in one transaction; [`StoreError::Conflict`]
+    /// when the round is already paired (another organiser request got there first).
+    pub async fn insert_round(
+        &self,
+        tournament_id: &str,
+        round: &RoundRow,
+        matches: &[NewMatch],
+    ) -> Result<(), StoreError> {
+        let mut conn = self.writer.acquire().await?;
+        let result = async {
+            let mut tx = conn.begin().await?;
+            sqlx::query(
+                "INSERT INTO tournament_rounds (tournament_id, round, secret, pairing, match_ids, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(tournament_id)
+            .bind(round.round)
+            .bind(&round.secret)
+            .bind(&round.pairing)
+            .bind(&round.match_ids)
+            .bind(&round.created_at)
+            .execute(&mut *tx)
+            .await?;
+            for (m, tokens) in matches {
+                Store::insert_match_in(&mut *tx, m, tokens).await?;
+            }
+            tx.commit().await
+        }
+        .await;
+        match result {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                discard(&mut conn, &e);
+                if is_unique_violation(&e) {
+                    Err(StoreError::Conflict)
+                } else {
+                    Err(sent_write_error(e))
+                }
+            }
+        }
+    }
+
+    /// Records one version of a table's entered result; [`StoreError::Conflict`] when that
+    /// version is taken (a concurrent entry).
+    pub async fn insert_result(
+        &self,
+        tournament_id: &str,
+        r: &ResultRow,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.writer.acquire().await?;
+        let result = sqlx::query(
+            "INSERT INTO tournament_results (tournament_id, round, table_no, version, result, entered_at) VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(tournament_id)
+        .bind(r.round)
+        .bind(r.table_no)
+        .bind(r.version)
+        .bind(&r.result)
+        .bind(&r.entered_at)
+        .execute(&mut *conn)
+        .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) if is_unique_violation(&e) => Err(StoreError::Conflict),
+            Err(e) => {
+                discard(&mut conn, &e);
+                Err(sent_write_error(e))
+            }
+        }
+    }
+}

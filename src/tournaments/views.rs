@@ -1,0 +1,231 @@
+//! The wire types of players and tournaments.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use super::model::{Entrant, RatingSystem, ResultSource};
+use crate::{
+    matches::views::{NewPlayer, PlayerView},
+    rules::Dealing,
+};
+
+/// `POST /v1/players` body.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreatePlayer {
+    /// The player's name: 1 to 64 characters (code points), not all whitespace.
+    #[schema(min_length = 1, max_length = 64, example = "Ada")]
+    pub name: String,
+}
+
+/// A registered player.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Player {
+    /// The stable id: name this player at a match seat (`players[].player_id`) or in a tournament.
+    #[schema(example = "0c5e2f7a9b8d4c3e1f0a6b5c4d3e2f1a")]
+    pub id: String,
+    /// The name.
+    pub name: String,
+    /// When the player was registered (RFC 3339 UTC).
+    pub created_at: String,
+}
+
+/// How the tables of each round are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// Every pair of entrants meets at least once (2-seat tables: exactly once, by the circle
+    /// method); the whole schedule is fixed at creation.
+    RoundRobin,
+    /// Each round pairs entrants of similar standing who have not met (or met least), after
+    /// the previous round's results.
+    Swiss,
+}
+
+/// How results reach the tournament.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Record {
+    /// Every table plays a match recorded card by card; its finished score sheet is the result.
+    /// The organiser may still enter totals for a table whose match cannot be finished.
+    #[default]
+    Matches,
+    /// No matches: the organiser enters each table's final totals (and optionally per-deal
+    /// points) — the quick log, for games not recorded card by card.
+    Totals,
+}
+
+/// `POST /v1/tournaments` body.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTournament {
+    /// The tournament's name: 1 to 100 characters, not blank.
+    #[schema(min_length = 1, max_length = 100, example = "Club night")]
+    pub name: String,
+    /// The game id from `GET /v1/games`.
+    #[schema(example = "clubs")]
+    pub game: String,
+    /// Match options for every table (omitted ones take the game's defaults).
+    #[schema(value_type = Option<Object>)]
+    pub config: Option<serde_json::Map<String, Value>>,
+    /// Who deals at the tables: `table` (default) or `service`. Duplicate play needs `service`
+    /// when results come from matches.
+    pub dealing: Option<Dealing>,
+    /// Round robin or Swiss.
+    pub format: Format,
+    /// Swiss: how many rounds (1 to 30; required). Round robin: fixed by the schedule (omit).
+    #[schema(minimum = 1, maximum = 30)]
+    pub rounds: Option<u32>,
+    /// Seats per table (2 to 8, a player count the game allows). Default: the game's largest
+    /// player count up to 4. Entrants that do not fill a table sit at smaller tables where the
+    /// game allows, else sit out (a bye).
+    #[schema(minimum = 2, maximum = 8)]
+    pub table_size: Option<usize>,
+    /// Duplicate play (Dump, Clubs, Bonus-Malus, P.M., Members Only): every table of a round is
+    /// dealt the same cards, and each result is compared with the same seat's at the other
+    /// tables. Every table then has exactly `table_size` seats. Default false.
+    pub duplicate: Option<bool>,
+    /// Where results come from (default `matches`).
+    pub record: Option<Record>,
+    /// The entrants, in entry order (the last tie-break): names (registered as new players) or
+    /// registered players' ids. 2 to 256.
+    #[schema(min_items = 2, max_items = 256)]
+    pub players: Vec<NewPlayer>,
+}
+
+/// A table's result.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TableResultView {
+    /// Where it came from.
+    pub source: ResultSource,
+    /// Final totals per unit (seat, or side when `sides` is set).
+    pub totals: Vec<i64>,
+    /// Points per deal (heat, game) per unit, multiplier applied; empty when only totals are
+    /// known.
+    pub deals: Vec<Vec<i64>>,
+    /// The seats of each side, when scores are kept per side.
+    pub sides: Option<Vec<Vec<usize>>>,
+    /// The winning units.
+    pub winners: Vec<usize>,
+    /// Matchpoints per unit (2 per result beaten, 1 per tie; per board in duplicate play).
+    pub matchpoints: Vec<i64>,
+    /// The most matchpoints each unit could have had.
+    pub max_matchpoints: Vec<i64>,
+    /// When the result stood (RFC 3339 UTC).
+    pub at: String,
+}
+
+/// A table of a round.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TableView {
+    /// The table number, from 1.
+    pub table: u32,
+    /// The players by seat.
+    pub players: Vec<PlayerView>,
+    /// The table's match (record `matches`). Hidden (null) to all but the organiser while a
+    /// duplicate round is being played: the other tables play the same cards.
+    pub match_id: Option<String>,
+    /// The result, once there is one (the match finished, or totals entered).
+    pub result: Option<TableResultView>,
+}
+
+/// A round of a tournament.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RoundView {
+    /// The round number, from 1.
+    pub round: u32,
+    /// Whether every table has a result.
+    pub complete: bool,
+    /// Duplicate play: the round's secret, published once the round is complete (the seed of
+    /// deal k at every table is SHA-256 of the text `<secret>:<k>`, its commitment in each
+    /// match's log). Null before, and without duplicate play.
+    pub secret: Option<String>,
+    /// The tables.
+    pub tables: Vec<TableView>,
+    /// Entrants who sit this round out.
+    pub byes: Vec<Entrant>,
+    /// When the round was paired.
+    pub created_at: String,
+}
+
+/// A tournament.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TournamentView {
+    /// The id (unguessable).
+    pub id: String,
+    /// The name.
+    pub name: String,
+    /// The game id.
+    pub game: String,
+    /// Every table's match options, defaults filled in.
+    #[schema(value_type = Object)]
+    pub config: Value,
+    /// Who deals at the tables.
+    pub dealing: Dealing,
+    /// Round robin or Swiss.
+    pub format: Format,
+    /// Seats per table.
+    pub table_size: usize,
+    /// Duplicate play.
+    pub duplicate: bool,
+    /// Where results come from.
+    pub record: Record,
+    /// The rating system of the standings.
+    pub rating_system: RatingSystem,
+    /// How many rounds the tournament has.
+    pub rounds_planned: u32,
+    /// `in_progress` until the last round is complete, then `finished`.
+    pub status: crate::matches::views::MatchStatus,
+    /// The entrants in entry order.
+    pub players: Vec<Entrant>,
+    /// The rounds paired so far.
+    pub rounds: Vec<RoundView>,
+    /// When it was created.
+    pub created_at: String,
+}
+
+/// `POST /v1/tournaments` answer. The organiser's token is shown once and never again.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct CreatedTournament {
+    /// The new tournament.
+    pub tournament: TournamentView,
+    /// The organiser's token: pairs rounds, enters results, sees every table's tokens.
+    pub organiser_token: String,
+}
+
+/// A table's match tokens, for the organiser to hand out.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TableTokens {
+    /// The table number.
+    pub table: u32,
+    /// The match.
+    pub match_id: String,
+    /// The host (scorer) token of the table's match.
+    pub host_token: String,
+    /// One token per seat, in seat order.
+    pub seat_tokens: Vec<String>,
+}
+
+/// A round with its tables' tokens (organiser only). The tokens derive from the organiser's
+/// token: asking again gives the same ones.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RoundWithTokens {
+    /// The round.
+    #[serde(flatten)]
+    pub round: RoundView,
+    /// Per table with a match: its tokens.
+    pub tokens: Vec<TableTokens>,
+}
+
+/// `PUT /v1/tournaments/{id}/rounds/{round}/tables/{table}/result` body: the quick log.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnterResult {
+    /// Final totals per unit (seat, or side in partnership play). Optional when `deals` is given
+    /// (the totals are their sums); when both are given they must agree.
+    pub totals: Option<Vec<i64>>,
+    /// Points per deal (heat, game) per unit, multiplier applied. Required in duplicate play
+    /// (boards are compared deal by deal).
+    pub deals: Option<Vec<Vec<i64>>>,
+}

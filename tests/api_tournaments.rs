@@ -1,0 +1,478 @@
+//! Players and tournaments over HTTP (issue 12): registration, seats naming players, Swiss and
+//! round-robin rounds, duplicate deals, results from matches and from the quick log, standings,
+//! ratings and exports. Runs on SQLite, and on PostgreSQL with `TEST_DATABASE_URL`.
+
+mod common;
+
+use common::{Match, TestApp};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+async fn post(app: &TestApp, path: &str, token: Option<&str>, body: Value) -> common::Answer {
+    app.request(Method::POST, path, token, &[], Some(body)).await
+}
+
+async fn put(app: &TestApp, path: &str, token: Option<&str>, body: Value) -> common::Answer {
+    app.request(Method::PUT, path, token, &[], Some(body)).await
+}
+
+/// Creates a tournament; panics unless 201. Returns (tournament id, organiser token, body).
+async fn tournament(app: &TestApp, body: Value) -> (String, String, Value) {
+    let a = post(app, "/v1/tournaments", None, body).await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    (
+        a.body["tournament"]["id"].as_str().unwrap().to_string(),
+        a.body["organiser_token"].as_str().unwrap().to_string(),
+        a.body,
+    )
+}
+
+fn names(n: usize) -> Vec<Value> {
+    (0..n).map(|i| json!({"name": format!("P{i}")})).collect()
+}
+
+/// The tables' matches of a paired round, with their tokens.
+fn round_matches(round: &Value) -> Vec<Match> {
+    round["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| Match {
+            id: t["match_id"].as_str().unwrap().to_string(),
+            host: t["host_token"].as_str().unwrap().to_string(),
+            seats: t["seat_tokens"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap().to_string())
+                .collect(),
+            body: Value::Null,
+        })
+        .collect()
+}
+
+/// Plays `m` to its end with pseudo-random legal actions, each seat through its own token.
+async fn play_out(app: &TestApp, m: &Match, mut rng: u64) -> Value {
+    for _ in 0..5000 {
+        let v = app.view(m, None).await;
+        if v["status"] == "finished" {
+            return v;
+        }
+        let (seat, token) = if v["table_to_act"] == json!(true) {
+            (None, m.host.clone())
+        } else {
+            let s = v["to_act"][0].as_u64().unwrap() as usize;
+            (Some(s), m.seats[s].clone())
+        };
+        let path = match seat {
+            Some(s) => format!("/v1/matches/{}/legal?seat={s}", m.id),
+            None => format!("/v1/matches/{}/legal", m.id),
+        };
+        let legal = app.get(&path, Some(&token)).await;
+        assert_eq!(legal.status, StatusCode::OK, "{}", legal.text);
+        let actions = legal.body["actions"].as_array().unwrap();
+        assert!(!actions.is_empty(), "no legal action: {v}");
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let action = actions[(rng % actions.len() as u64) as usize].clone();
+        let r = app.act(m, &token, seat, action).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    }
+    panic!("the match did not end");
+}
+
+#[actix_web::test]
+async fn players_register_and_a_match_seat_names_one() {
+    let app = TestApp::spawn().await;
+    let a = post(&app, "/v1/players", None, json!({"name": "Ada"})).await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    let ada = a.body["id"].as_str().unwrap().to_string();
+    assert_eq!(ada.len(), 32);
+    let got = app.get(&format!("/v1/players/{ada}"), None).await;
+    assert_eq!(got.status, StatusCode::OK);
+    assert_eq!(got.body["name"], "Ada");
+
+    let blank = post(&app, "/v1/players", None, json!({"name": "  "})).await;
+    assert_eq!(blank.status, StatusCode::BAD_REQUEST);
+    assert_eq!(blank.code(), "invalid_player_name");
+    let missing = app
+        .get("/v1/players/0123456789abcdef0123456789abcdef", None)
+        .await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(missing.code(), "player_not_found");
+
+    // A seat by player id alone takes the registered name; another by name alone has none.
+    let m = post(
+        &app,
+        "/v1/matches",
+        None,
+        json!({"game": "dump", "players": [{"player_id": ada}, {"name": "Ben"}]}),
+    )
+    .await;
+    assert_eq!(m.status, StatusCode::CREATED, "{}", m.text);
+    assert_eq!(
+        m.body["match"]["players"],
+        json!([{"seat": 0, "name": "Ada", "player_id": ada}, {"seat": 1, "name": "Ben", "player_id": null}])
+    );
+    assert_eq!(m.body["match"]["tournament"], Value::Null);
+
+    let unknown = post(
+        &app,
+        "/v1/matches",
+        None,
+        json!({"game": "dump", "players": [{"player_id": "0123456789abcdef0123456789abcdef"}, {"name": "Ben"}]}),
+    )
+    .await;
+    assert_eq!(unknown.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(unknown.code(), "unknown_player");
+    let twice = post(
+        &app,
+        "/v1/matches",
+        None,
+        json!({"game": "dump", "players": [{"player_id": ada}, {"player_id": ada}]}),
+    )
+    .await;
+    assert_eq!(twice.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(twice.code(), "duplicate_player");
+    let neither = post(
+        &app,
+        "/v1/matches",
+        None,
+        json!({"game": "dump", "players": [{}, {"name": "Ben"}]}),
+    )
+    .await;
+    assert_eq!(neither.status, StatusCode::BAD_REQUEST);
+    assert_eq!(neither.code(), "invalid_body");
+}
+
+#[actix_web::test]
+async fn tournament_settings_are_checked() {
+    let app = TestApp::spawn().await;
+    let cases = [
+        (json!({"name": "T", "game": "chess", "format": "swiss", "rounds": 2, "players": names(4)}), 422, "unknown_game"),
+        (json!({"name": "T", "game": "clubs", "format": "swiss", "players": names(8)}), 422, "invalid_rounds"),
+        (json!({"name": "T", "game": "clubs", "format": "round_robin", "rounds": 3, "players": names(8)}), 422, "invalid_rounds"),
+        (json!({"name": "T", "game": "dump", "format": "swiss", "rounds": 2, "table_size": 3, "players": names(6)}), 422, "invalid_table_size"),
+        (json!({"name": "T", "game": "by-hook-or-crook", "format": "swiss", "rounds": 2, "duplicate": true, "dealing": "service", "players": names(6)}), 422, "duplicate_not_dealt"),
+        (json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 2, "duplicate": true, "players": names(8)}), 422, "duplicate_needs_service_dealing"),
+        (json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 2, "duplicate": true, "dealing": "service", "table_size": 4, "players": names(6)}), 422, "duplicate_needs_two_tables"),
+        (json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 2, "players": names(1)}), 400, "invalid_entrants"),
+        (json!({"name": " ", "game": "clubs", "format": "swiss", "rounds": 2, "players": names(4)}), 400, "invalid_tournament_name"),
+        (json!({"name": "T", "game": "clubs", "format": "knockout", "rounds": 2, "players": names(4)}), 400, "invalid_body"),
+    ];
+    for (body, status, code) in cases {
+        let a = post(&app, "/v1/tournaments", None, body.clone()).await;
+        assert_eq!(a.status.as_u16(), status, "{body}: {}", a.text);
+        assert_eq!(a.code(), code, "{body}: {}", a.text);
+    }
+}
+
+#[actix_web::test]
+async fn a_duplicate_swiss_round_deals_the_same_cards_and_scores_by_matchpoints() {
+    let app = TestApp::spawn().await;
+    let (id, org, created) = tournament(
+        &app,
+        json!({"name": "P.M. pairs", "game": "plus-minus", "config": {"rubber_games": 2},
+               "dealing": "service", "format": "swiss", "rounds": 2, "table_size": 3,
+               "duplicate": true, "players": names(6)}),
+    )
+    .await;
+    assert_eq!(created["tournament"]["rating_system"], "weng_lin");
+    assert_eq!(created["tournament"]["rounds_planned"], 2);
+    assert_eq!(created["tournament"]["status"], "in_progress");
+
+    // Only the organiser pairs.
+    let path = format!("/v1/tournaments/{id}/rounds");
+    assert_eq!(post(&app, &path, None, json!({})).await.status, StatusCode::UNAUTHORIZED);
+    let other = post(&app, &path, Some("not-the-organiser"), json!({})).await;
+    assert_eq!(other.status, StatusCode::FORBIDDEN);
+    assert_eq!(other.code(), "organiser_only");
+
+    let r1 = post(&app, &path, Some(&org), json!({})).await;
+    assert_eq!(r1.status, StatusCode::CREATED, "{}", r1.text);
+    assert_eq!(r1.body["round"], 1);
+    assert_eq!(r1.body["tables"].as_array().unwrap().len(), 2);
+    assert_eq!(r1.body["secret"], Value::Null);
+    let tables = round_matches(&r1.body);
+    assert_eq!(tables.len(), 2);
+
+    // Asking again gives the same tokens (they derive from the organiser's).
+    let again = app.get(&format!("{path}/1"), Some(&org)).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.text);
+    assert_eq!(again.body["tokens"], r1.body["tokens"]);
+    // Pairing round 2 now is refused: round 1 is being played.
+    let early = post(&app, &path, Some(&org), json!({})).await;
+    assert_eq!(early.status, StatusCode::CONFLICT);
+    assert_eq!(early.code(), "round_in_progress");
+
+    // The public view hides the tables' matches while the duplicate round is played.
+    let public = app.get(&format!("/v1/tournaments/{id}"), None).await;
+    assert_eq!(public.body["rounds"][0]["tables"][0]["match_id"], Value::Null);
+
+    // Each match names its players and its tournament table.
+    let v0 = app.view(&tables[0], Some(&tables[0].seats[0])).await;
+    assert_eq!(v0["tournament"], json!({"id": id, "round": 1, "table": 1}));
+    assert_eq!(v0["duplicate"], true);
+    let seat0 = r1.body["tables"][0]["players"][0].clone();
+    assert_eq!(v0["players"][0]["player_id"], seat0["player_id"]);
+
+    // The same deal at both tables: seat by seat, the same hand.
+    for m in &tables {
+        let d = app.act(m, &m.host, None, json!({"type": "deal"})).await;
+        assert_eq!(d.status, StatusCode::CREATED, "{}", d.text);
+    }
+    for s in 0..3 {
+        let a = app.view(&tables[0], Some(&tables[0].seats[s])).await;
+        let b = app.view(&tables[1], Some(&tables[1].seats[s])).await;
+        assert!(a["you"]["hand"].as_array().is_some_and(|h| h.len() == 11));
+        assert_eq!(a["you"]["hand"], b["you"]["hand"], "seat {s}");
+    }
+    let e0 = app.events(&tables[0], None).await;
+    let e1 = app.events(&tables[1], None).await;
+    assert_eq!(e0[0]["commitment"], e1[0]["commitment"]);
+
+    // Play both tables out (different choices, the same cards).
+    let f0 = play_out(&app, &tables[0], 0x1234_5678_9abc_def1).await;
+    let f1 = play_out(&app, &tables[1], 0x0fed_cba9_8765_4321).await;
+    // Seeds stay withheld in the logs; the round publishes its secret once complete.
+    let log = app.events(&tables[0], None).await;
+    let deal = log.iter().find(|e| e["commitment"].is_string()).unwrap();
+    assert_eq!(deal["seed"], Value::Null);
+    assert!(deal["seed_withheld"].as_str().unwrap().contains("duplicate"));
+    let t = app.get(&format!("/v1/tournaments/{id}"), None).await;
+    let round = &t.body["rounds"][0];
+    assert_eq!(round["complete"], true);
+    let secret = round["secret"].as_str().expect("published").to_string();
+    let seed1 = Sha256::digest(format!("{secret}:1").as_bytes());
+    assert_eq!(hex::encode(Sha256::digest(seed1)), deal["commitment"].as_str().unwrap());
+
+    // Matchpoints by board: for each game and seat, table 1 against table 2.
+    let d0: Vec<Vec<i64>> = f0["scores"]["rounds"].as_array().unwrap().iter().map(|r| serde_json::from_value(r["points"].clone()).unwrap()).collect();
+    let d1: Vec<Vec<i64>> = f1["scores"]["rounds"].as_array().unwrap().iter().map(|r| serde_json::from_value(r["points"].clone()).unwrap()).collect();
+    assert_eq!(d0.len(), 2);
+    assert_eq!(d1.len(), 2);
+    let mut expected = [[0i64; 3]; 2];
+    for k in 0..2 {
+        for s in 0..3 {
+            let (a, b) = (d0[k][s], d1[k][s]);
+            expected[0][s] += if a > b { 2 } else if a == b { 1 } else { 0 };
+            expected[1][s] += if b > a { 2 } else if a == b { 1 } else { 0 };
+        }
+    }
+    for (ti, table) in round["tables"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(table["result"]["source"], "match");
+        assert_eq!(table["result"]["matchpoints"], json!(expected[ti]), "table {}", ti + 1);
+        assert_eq!(table["result"]["max_matchpoints"], json!([4, 4, 4]));
+    }
+    let st = app.get(&format!("/v1/tournaments/{id}/standings"), None).await;
+    assert_eq!(st.status, StatusCode::OK, "{}", st.text);
+    assert_eq!(st.body["duplicate"], true);
+    let rows = st.body["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    let total_mp: i64 = rows.iter().map(|r| r["matchpoints"].as_i64().unwrap()).sum();
+    assert_eq!(total_mp, 2 * 2 * 3, "every board comparison hands out 2 matchpoints");
+    for table in round["tables"].as_array().unwrap() {
+        for p in table["players"].as_array().unwrap() {
+            let row = rows.iter().find(|r| r["player_id"] == p["player_id"]).unwrap();
+            let seat = p["seat"].as_u64().unwrap() as usize;
+            assert_eq!(row["matchpoints"], table["result"]["matchpoints"][seat]);
+            assert_eq!(row["max_matchpoints"], 4);
+            assert_eq!(row["played"], 1);
+        }
+    }
+    // Ranks are ordered by matchpoints.
+    let mps: Vec<i64> = rows.iter().map(|r| r["matchpoints"].as_i64().unwrap()).collect();
+    assert!(mps.windows(2).all(|w| w[0] >= w[1]), "{mps:?}");
+
+    // Round 2 pairs (Swiss) and the standings' ETag answers 304 while nothing changed.
+    let r2 = post(&app, &path, Some(&org), json!({})).await;
+    assert_eq!(r2.status, StatusCode::CREATED, "{}", r2.text);
+    assert_eq!(r2.body["round"], 2);
+    let tag = st.etag.clone().unwrap();
+    let same = app
+        .request(Method::GET, &format!("/v1/tournaments/{id}/standings"), None, &[("If-None-Match", &tag)], None)
+        .await;
+    assert_eq!(same.status, StatusCode::NOT_MODIFIED);
+
+    // A table whose match finished takes its result from it: no quick log over it.
+    let over = put(&app, &format!("/v1/tournaments/{id}/rounds/1/tables/1/result"), Some(&org), json!({"totals": [0, 0, 0]})).await;
+    assert_eq!(over.status, StatusCode::CONFLICT);
+    assert_eq!(over.code(), "result_from_match");
+}
+
+#[actix_web::test]
+async fn a_round_robin_by_quick_log_ranks_rates_and_exports() {
+    let app = TestApp::spawn().await;
+    let (id, org, created) = tournament(
+        &app,
+        json!({"name": "Dump, \"heads up\"", "game": "dump", "format": "round_robin",
+               "table_size": 2, "record": "totals", "players": names(4)}),
+    )
+    .await;
+    let t = &created["tournament"];
+    assert_eq!(t["rounds_planned"], 3);
+    assert_eq!(t["rating_system"], "elo");
+    let ids: Vec<String> = t["players"].as_array().unwrap().iter().map(|p| p["player_id"].as_str().unwrap().to_string()).collect();
+    let path = format!("/v1/tournaments/{id}/rounds");
+    let mut met = std::collections::HashSet::new();
+    for round in 1..=3u32 {
+        let r = post(&app, &path, Some(&org), json!({})).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        assert_eq!(r.body["tokens"], json!([]), "quick log: no matches");
+        let tables = r.body["tables"].as_array().unwrap().clone();
+        assert_eq!(tables.len(), 2);
+        for (ti, table) in tables.iter().enumerate() {
+            let seats: Vec<String> = table["players"].as_array().unwrap().iter().map(|p| p["player_id"].as_str().unwrap().to_string()).collect();
+            let mut pair = seats.clone();
+            pair.sort();
+            assert!(met.insert(pair), "a pair met twice");
+            // P0 beats everyone; otherwise seat 0 wins.
+            let p0_at = seats.iter().position(|s| *s == ids[0]);
+            let winner = p0_at.unwrap_or(0);
+            let mut deals = vec![vec![0, 0], vec![0, 0], vec![0, 0]];
+            deals[0][winner] = 40;
+            deals[1][1 - winner] = 20;
+            deals[2][winner] = 70;
+            let url = format!("/v1/tournaments/{id}/rounds/{round}/tables/{}/result", ti + 1);
+            if round == 1 && ti == 0 {
+                // Refusals first: each names the rule; nothing is recorded.
+                let both = put(&app, &url, Some(&org), json!({"deals": [[40, 10]]})).await;
+                assert_eq!(both.status, StatusCode::UNPROCESSABLE_ENTITY);
+                assert_eq!(both.code(), "result_impossible");
+                let sums = put(&app, &url, Some(&org), json!({"totals": [1, 2], "deals": deals})).await;
+                assert_eq!(sums.status, StatusCode::UNPROCESSABLE_ENTITY);
+                assert_eq!(sums.code(), "result_totals_mismatch");
+                let shape = put(&app, &url, Some(&org), json!({"totals": [110, 0, 0]})).await;
+                assert_eq!(shape.status, StatusCode::UNPROCESSABLE_ENTITY);
+                assert_eq!(shape.code(), "result_shape");
+                let nothing = put(&app, &url, Some(&org), json!({})).await;
+                assert_eq!(nothing.status, StatusCode::UNPROCESSABLE_ENTITY);
+                assert_eq!(nothing.code(), "result_missing");
+                let stranger = put(&app, &url, Some("someone"), json!({"deals": deals})).await;
+                assert_eq!(stranger.status, StatusCode::FORBIDDEN);
+                // A wrong entry, then its correction: the latest counts.
+                let mut wrong = deals.clone();
+                wrong[2] = vec![0, 0];
+                wrong[1] = vec![0, 0];
+                wrong.push(vec![0, 0]);
+                wrong[0] = if winner == 0 { vec![0, 80] } else { vec![80, 0] };
+                wrong[3] = if winner == 0 { vec![0, 30] } else { vec![30, 0] };
+                let w = put(&app, &url, Some(&org), json!({"deals": wrong})).await;
+                assert_eq!(w.status, StatusCode::OK, "{}", w.text);
+            }
+            let ok = put(&app, &url, Some(&org), json!({"deals": deals})).await;
+            assert_eq!(ok.status, StatusCode::OK, "{}", ok.text);
+            let mut expect = vec![0, 0];
+            expect[winner] = 110;
+            expect[1 - winner] = 20;
+            assert_eq!(ok.body["result"]["totals"], json!(expect));
+            assert_eq!(ok.body["result"]["winners"], json!([winner]));
+            assert_eq!(ok.body["result"]["source"], "totals");
+        }
+    }
+    assert_eq!(met.len(), 6, "every pair met once");
+    let done = post(&app, &path, Some(&org), json!({})).await;
+    assert_eq!(done.status, StatusCode::CONFLICT);
+    assert_eq!(done.code(), "tournament_finished");
+    let view = app.get(&format!("/v1/tournaments/{id}"), None).await;
+    assert_eq!(view.body["status"], "finished");
+
+    let st = app.get(&format!("/v1/tournaments/{id}/standings"), None).await;
+    assert_eq!(st.status, StatusCode::OK);
+    assert_eq!(st.body["rating_system"], "elo");
+    assert_eq!(st.body["tie_breaks"], json!(["matchpoints", "wins", "total", "opponents_matchpoints", "entry_order"]));
+    let rows = st.body["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["player_id"], ids[0].as_str());
+    assert_eq!(rows[0]["rank"], 1);
+    assert_eq!(rows[0]["wins"], 3);
+    assert_eq!(rows[0]["played"], 3);
+    assert_eq!(rows[0]["matchpoints"], 6);
+    assert_eq!(rows[0]["max_matchpoints"], 6);
+    assert_eq!(rows[0]["percentage"], 100.0);
+    assert_eq!(rows[0]["total"], 330);
+    assert!(rows[0]["rating"].as_f64().unwrap() > 1040.0, "{}", rows[0]);
+    assert_eq!(rows[0]["rating_uncertainty"], Value::Null);
+    let wins: i64 = rows.iter().map(|r| r["wins"].as_i64().unwrap()).sum();
+    assert_eq!(wins, 6, "one winner per table");
+    let mp: i64 = rows.iter().map(|r| r["matchpoints"].as_i64().unwrap()).sum();
+    assert_eq!(mp, 12, "2 matchpoints per table");
+
+    // Exports.
+    let csv = app.get(&format!("/v1/tournaments/{id}/export/standings.csv"), None).await;
+    assert_eq!(csv.status, StatusCode::OK);
+    assert!(csv.content_type.starts_with("text/csv"));
+    let lines: Vec<&str> = csv.text.lines().collect();
+    assert_eq!(lines.len(), 5);
+    assert!(lines[0].starts_with("rank,player_id,name,"));
+    assert!(lines[1].starts_with(&format!("1,{},P0,3,0,3,330,6,6,", ids[0])), "{}", lines[1]);
+    let results = app.get(&format!("/v1/tournaments/{id}/export/results.csv"), None).await;
+    assert_eq!(results.text.lines().count(), 1 + 6 * 2);
+    let rj = app.get(&format!("/v1/tournaments/{id}/export/results.json"), None).await;
+    assert_eq!(rj.status, StatusCode::OK);
+    assert_eq!(rj.body["results"].as_array().unwrap().len(), 6);
+    let bg = app.get(&format!("/v1/tournaments/{id}/export/bgstats.json"), None).await;
+    assert_eq!(bg.status, StatusCode::OK, "{}", bg.text);
+    assert_eq!(bg.body["plays"].as_array().unwrap().len(), 6);
+    assert_eq!(bg.body["players"].as_array().unwrap().len(), 4);
+    assert_eq!(bg.body["games"][0]["name"], "Dump");
+    let play = &bg.body["plays"][0];
+    let winners: Vec<&Value> = play["playerScores"].as_array().unwrap().iter().filter(|p| p["winner"] == true).collect();
+    assert_eq!(winners.len(), 1);
+    assert_eq!(winners[0]["score"], "110");
+    let again = app.get(&format!("/v1/tournaments/{id}/export/bgstats.json"), None).await;
+    assert_eq!(again.body, bg.body, "re-exporting gives the same file");
+    let none = app.get(&format!("/v1/tournaments/{id}/export/other.txt"), None).await;
+    assert_eq!(none.status, StatusCode::NOT_FOUND);
+    assert_eq!(none.code(), "export_not_found");
+}
+
+#[actix_web::test]
+async fn two_organisers_pairing_at_once_make_one_round() {
+    let app = TestApp::spawn().await;
+    let (id, org, _) = tournament(
+        &app,
+        json!({"name": "Clubs night", "game": "clubs", "format": "swiss", "rounds": 3,
+               "table_size": 4, "players": names(8)}),
+    )
+    .await;
+    let path = format!("/v1/tournaments/{id}/rounds");
+    let (a, b) = tokio::join!(
+        post(&app, &path, Some(&org), json!({})),
+        post(&app, &path, Some(&org), json!({}))
+    );
+    let mut statuses = [a.status.as_u16(), b.status.as_u16()];
+    statuses.sort();
+    assert_eq!(statuses, [201, 409], "{} / {}", a.text, b.text);
+    let t = app.get(&format!("/v1/tournaments/{id}"), Some(&org)).await;
+    assert_eq!(t.body["rounds"].as_array().unwrap().len(), 1);
+    // Two tables of four; each table's match exists and names its players.
+    let tables = t.body["rounds"][0]["tables"].as_array().unwrap();
+    assert_eq!(tables.len(), 2);
+    let mut seen = std::collections::HashSet::new();
+    for table in tables {
+        let mid = table["match_id"].as_str().unwrap();
+        let m = app.get(&format!("/v1/matches/{mid}"), None).await;
+        assert_eq!(m.status, StatusCode::OK);
+        assert_eq!(m.body["players"], table["players"]);
+        for p in table["players"].as_array().unwrap() {
+            assert!(seen.insert(p["player_id"].as_str().unwrap().to_string()));
+        }
+    }
+    assert_eq!(seen.len(), 8);
+    // A table whose match is unfinished may be settled by the quick log (Clubs: deals sum to −26).
+    let url = format!("/v1/tournaments/{id}/rounds/1/tables/1/result");
+    let bad = put(&app, &url, Some(&org), json!({"deals": [[-10, -6, -4, -5]]})).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(bad.code(), "result_impossible");
+    let missing = put(&app, &format!("/v1/tournaments/{id}/rounds/1/tables/3/result"), Some(&org), json!({"totals": [1]})).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(missing.code(), "table_not_found");
+    let no_round = app.get(&format!("/v1/tournaments/{id}/rounds/2"), Some(&org)).await;
+    assert_eq!(no_round.status, StatusCode::NOT_FOUND);
+    assert_eq!(no_round.code(), "round_not_found");
+    let unknown = app.get("/v1/tournaments/0123456789abcdef0123456789abcdef", None).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    assert_eq!(unknown.code(), "tournament_not_found");
+}
