@@ -103,12 +103,12 @@ async fn players_register_and_a_match_seat_names_one() {
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
     assert_eq!(missing.code(), "player_not_found");
 
-    // A seat by player id alone takes the registered name; another by name alone has none.
+    // A seat names a registered player; another is a name alone.
     let m = post(
         &app,
         "/v1/matches",
         None,
-        json!({"game": "dump", "players": [{"player_id": ada}, {"name": "Ben"}]}),
+        json!({"game": "dump", "players": [{"name": "Ada", "player_id": ada}, {"name": "Ben"}]}),
     )
     .await;
     assert_eq!(m.status, StatusCode::CREATED, "{}", m.text);
@@ -122,7 +122,7 @@ async fn players_register_and_a_match_seat_names_one() {
         &app,
         "/v1/matches",
         None,
-        json!({"game": "dump", "players": [{"player_id": "0123456789abcdef0123456789abcdef"}, {"name": "Ben"}]}),
+        json!({"game": "dump", "players": [{"name": "X", "player_id": "0123456789abcdef0123456789abcdef"}, {"name": "Ben"}]}),
     )
     .await;
     assert_eq!(unknown.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -131,7 +131,7 @@ async fn players_register_and_a_match_seat_names_one() {
         &app,
         "/v1/matches",
         None,
-        json!({"game": "dump", "players": [{"player_id": ada}, {"player_id": ada}]}),
+        json!({"game": "dump", "players": [{"name": "A", "player_id": ada}, {"name": "B", "player_id": ada}]}),
     )
     .await;
     assert_eq!(twice.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -140,7 +140,7 @@ async fn players_register_and_a_match_seat_names_one() {
         &app,
         "/v1/matches",
         None,
-        json!({"game": "dump", "players": [{}, {"name": "Ben"}]}),
+        json!({"game": "dump", "players": [{"player_id": ada}, {"name": "Ben"}]}),
     )
     .await;
     assert_eq!(neither.status, StatusCode::BAD_REQUEST);

@@ -188,7 +188,7 @@ pub async fn pair_round(
     tag = "tournaments",
     params(
         ("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$"),
-        ("round" = u32, Path, description = "The round, from 1", minimum = 1),
+        ("round" = u32, Path, description = "The round, from 1", minimum = 1, maximum = 1000),
     ),
     responses(
         (status = 200, description = "The round", body = RoundWithTokens),
@@ -221,8 +221,8 @@ pub async fn get_round(
     tag = "tournaments",
     params(
         ("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$"),
-        ("round" = u32, Path, description = "The round, from 1", minimum = 1),
-        ("table" = u32, Path, description = "The table, from 1", minimum = 1),
+        ("round" = u32, Path, description = "The round, from 1", minimum = 1, maximum = 1000),
+        ("table" = u32, Path, description = "The table, from 1", minimum = 1, maximum = 1000),
     ),
     request_body(content = EnterResult, example = json!({"deals": [[-10, -6, -4, -6], [-2, -20, -3, -1]]})),
     responses(
@@ -328,7 +328,10 @@ pub async fn export_file(
             "text/csv; charset=utf-8",
             export::results_csv(&entrants, &results, duplicate),
         ),
-        "results.json" => json_etag(&req, &export::results_json(&entrants, &results, duplicate))?,
+        "results.json" => json_etag(
+            &req,
+            &crate::tournaments::service::results_json(&entrants, &results, duplicate),
+        )?,
         _ => json_etag(
             &req,
             &export::bgstats(&id, &name, &title, &entrants, &results),

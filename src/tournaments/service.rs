@@ -895,3 +895,46 @@ fn check_tournament_name(name: &str) -> Result<(), ApiError> {
     }
     Ok(())
 }
+
+/// Every table's result as JSON (the `results.json` export): per result its round, table,
+/// source, match, time, sides, totals, deals, winners, and per seat the player and matchpoints.
+pub fn results_json(entrants: &[Entrant], results: &[TableResult], duplicate: bool) -> Value {
+    let mps = standings::table_matchpoints(results, duplicate);
+    let rows: Vec<Value> = results
+        .iter()
+        .zip(&mps)
+        .map(|(r, mp)| {
+            let seats: Vec<Value> = r
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(seat, &e)| {
+                    let unit = r.unit_of_seat(seat);
+                    serde_json::json!({
+                        "seat": seat,
+                        "unit": unit,
+                        "player_id": entrants[e].player_id,
+                        "name": entrants[e].name,
+                        "total": r.totals.get(unit),
+                        "matchpoints": mp.get(unit).map(|m| m.0),
+                        "max_matchpoints": mp.get(unit).map(|m| m.1),
+                        "winner": r.winners.contains(&unit),
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "round": r.round,
+                "table": r.table,
+                "source": r.source,
+                "match_id": r.match_id,
+                "at": r.at,
+                "sides": r.sides,
+                "totals": r.totals,
+                "deals": r.deals,
+                "winners": r.winners,
+                "seats": seats,
+            })
+        })
+        .collect();
+    serde_json::json!({ "duplicate": duplicate, "results": rows })
+}
