@@ -990,14 +990,7 @@ impl Matches {
             // Render the answer as it will stand once recorded.
             let index = (row.kind == "action").then_some(e.standing.len());
             let recorded = Recorded {
-                event: render_event(
-                    &next,
-                    &row,
-                    index,
-                    None,
-                    Some(role),
-                    e.seed_key.is_some(),
-                ),
+                event: render_event(&next, &row, index, None, Some(role), e.seed_key.is_some()),
                 match_: e.view(&next, row.seq, &row.created_at, Some(role)),
             };
             let body = to_json(&recorded)?;

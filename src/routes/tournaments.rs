@@ -25,10 +25,7 @@ use crate::{
 /// A body with a strong ETag of its own bytes; 304 when `If-None-Match` names it (a page
 /// polling unchanged standings downloads nothing).
 fn with_content_etag(req: &HttpRequest, content_type: &str, body: String) -> HttpResponse {
-    let tag = format!(
-        "\"{}\"",
-        &crate::matches::sha256_hex(body.as_bytes())[..16]
-    );
+    let tag = format!("\"{}\"", &crate::matches::sha256_hex(body.as_bytes())[..16]);
     let fresh = req
         .headers()
         .get_all(header::IF_NONE_MATCH)
@@ -315,8 +312,7 @@ pub async fn export_file(
             format!("the exports are {}", known.join(", ")),
         ));
     }
-    let (name, title, entrants, results, table, duplicate) =
-        svc.tournament_export(&id).await?;
+    let (name, title, entrants, results, table, duplicate) = svc.tournament_export(&id).await?;
     let resp = match file.as_str() {
         "standings.csv" => with_content_etag(
             &req,

@@ -201,18 +201,26 @@ impl Matches {
         }
         let dealing = req.dealing.unwrap_or_default();
         // The options as every table will play them (unknown game, bad options: refused here).
-        let probe = (2..=8)
-            .find_map(|n| AnyGame::new(&req.game, req.config.clone().map(Value::Object), n, dealing).ok());
+        let probe = (2..=8).find_map(|n| {
+            AnyGame::new(&req.game, req.config.clone().map(Value::Object), n, dealing).ok()
+        });
         let Some(probe) = probe else {
             // No player count works: report the game's own refusal at its smallest count.
             let min = AnyGame::catalogue()
                 .iter()
                 .find(|g| g.id == req.game)
                 .map_or(2, |g| g.min_players);
-            return Err(AnyGame::new(&req.game, req.config.map(Value::Object), min, dealing)
-                .err()
-                .map(ApiError::from)
-                .unwrap_or_else(|| unprocessable("invalid_config", "no table size from 2 to 8 can play these options")));
+            return Err(
+                AnyGame::new(&req.game, req.config.map(Value::Object), min, dealing)
+                    .err()
+                    .map(ApiError::from)
+                    .unwrap_or_else(|| {
+                        unprocessable(
+                            "invalid_config",
+                            "no table size from 2 to 8 can play these options",
+                        )
+                    }),
+            );
         };
         let game = probe.id().to_string();
         let config = probe.config_json();
@@ -571,7 +579,17 @@ impl Matches {
     pub async fn tournament_export(
         &self,
         id: &str,
-    ) -> Result<(String, String, Vec<Entrant>, Vec<TableResult>, Standings, bool), ApiError> {
+    ) -> Result<
+        (
+            String,
+            String,
+            Vec<Entrant>,
+            Vec<TableResult>,
+            Standings,
+            bool,
+        ),
+        ApiError,
+    > {
         let t = self.load_tournament(id).await?;
         let title = AnyGame::catalogue()
             .iter()
@@ -863,7 +881,11 @@ impl Matches {
         }
         let t = self.load_tournament(id).await?;
         let mut view = self.render(&t, true);
-        Ok(view.rounds.swap_remove(round as usize - 1).tables.swap_remove(table as usize - 1))
+        Ok(view
+            .rounds
+            .swap_remove(round as usize - 1)
+            .tables
+            .swap_remove(table as usize - 1))
     }
 }
 
