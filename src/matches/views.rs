@@ -256,7 +256,7 @@ pub struct RecordedMinimal {
 #[serde(untagged)]
 pub enum RecordedAnswer {
     /// The default answer.
-    Full(Recorded),
+    Full(Box<Recorded>),
     /// With `Prefer: return=minimal`.
     Minimal(RecordedMinimal),
 }
