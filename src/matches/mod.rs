@@ -580,12 +580,6 @@ impl Matches {
         &self,
         players: &[views::NewPlayer],
     ) -> Result<Vec<(String, Option<String>)>, ApiError> {
-        if players.len() > 16 {
-            return Err(ApiError::bad_request(
-                "too_many_players",
-                "at most 16 players",
-            ));
-        }
         let ids: Vec<String> = players.iter().filter_map(|p| p.player_id.clone()).collect();
         for (i, id) in ids.iter().enumerate() {
             if ids[..i].contains(id) {
@@ -621,6 +615,12 @@ impl Matches {
 
     /// Creates a match.
     pub async fn create(&self, req: CreateMatch) -> Result<Created, ApiError> {
+        if req.players.len() > 16 {
+            return Err(ApiError::bad_request(
+                "too_many_players",
+                "at most 16 players",
+            ));
+        }
         let seats = self.resolve_players(&req.players).await?;
         let dealing = req.dealing.unwrap_or_default();
         let (row, game) = new_match(

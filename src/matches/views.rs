@@ -254,9 +254,10 @@ pub struct RecordedMinimal {
 /// return=minimal` the event and what it changed.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(untagged)]
+#[allow(clippy::large_enum_variant)] // the spec's type only: answers are written as JSON text
 pub enum RecordedAnswer {
     /// The default answer.
-    Full(Box<Recorded>),
+    Full(Recorded),
     /// With `Prefer: return=minimal`.
     Minimal(RecordedMinimal),
 }
