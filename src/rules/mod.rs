@@ -337,35 +337,77 @@ pub enum SetupError {
     Rule(&'static str, String),
 }
 
-/// The games implemented here, dispatched by id. Each variant holds that game's live state.
-#[derive(Clone, Debug)]
-pub enum AnyGame {
-    /// Dump.
-    Dump(dump::Dump),
-    /// Members Only.
-    MembersOnly(members_only::MembersOnly),
-    /// Clubs.
-    Clubs(clubs::Clubs),
-    /// Bonus-Malus.
-    BonusMalus(bonus_malus::BonusMalus),
-    /// P.M. — Plus and Minus.
-    PlusMinus(plus_minus::PlusMinus),
-    /// By Hook or Crook.
-    ByHookOrCrook(by_hook_or_crook::ByHookOrCrook),
+/// The game registry: the one list of implemented games, in catalogue order. Everything in the
+/// engine that enumerates games expands it (`AnyGame`, its dispatch, the catalogue, creation by
+/// id, the union vocabulary), so a new game is one line here (its action and option schemas are
+/// also listed in the spec, `routes/spec.rs`). `$m` is called with `{ $args }` then the list.
+macro_rules! with_games {
+    ($m:ident! { $($args:tt)* }) => {
+        $m! {
+            { $($args)* }
+            Dump(dump::Dump),
+            MembersOnly(members_only::MembersOnly),
+            Clubs(clubs::Clubs),
+            BonusMalus(bonus_malus::BonusMalus),
+            PlusMinus(plus_minus::PlusMinus),
+            ByHookOrCrook(by_hook_or_crook::ByHookOrCrook),
+        }
+    };
+}
+
+/// Defines [`AnyGame`] from the registry.
+macro_rules! define_any_game {
+    ({} $($variant:ident($ty:ty),)*) => {
+        /// The games implemented here, dispatched by id. Each variant holds that game's live
+        /// state.
+        #[derive(Clone, Debug)]
+        pub enum AnyGame {
+            $(
+                #[doc = concat!("The game `", stringify!($variant), "`.")]
+                $variant($ty),
+            )*
+        }
+    };
+}
+with_games!(define_any_game! {});
+
+/// `match $self` over every registered game, binding `$g` to the inner game.
+macro_rules! dispatch {
+    ({ $self:expr, $g:ident, $body:expr } $($variant:ident($ty:ty),)*) => {
+        match $self {
+            $( AnyGame::$variant($g) => $body, )*
+        }
+    };
 }
 
 /// Runs `$body` with `$g` bound to the inner game of every variant.
 macro_rules! each_game {
     ($self:expr, $g:ident => $body:expr) => {
-        match $self {
-            AnyGame::Dump($g) => $body,
-            AnyGame::MembersOnly($g) => $body,
-            AnyGame::Clubs($g) => $body,
-            AnyGame::BonusMalus($g) => $body,
-            AnyGame::PlusMinus($g) => $body,
-            AnyGame::ByHookOrCrook($g) => $body,
-        }
+        with_games!(dispatch! { $self, $g, $body })
     };
+}
+
+/// The registry's games as a list of `$f::<Game>(args)` results.
+macro_rules! map_games {
+    ({ $f:ident() } $($variant:ident($ty:ty),)*) => {
+        vec![ $( $f::<$ty>(), )* ]
+    };
+    ({ $f:ident($arg:expr) } $($variant:ident($ty:ty),)*) => {
+        vec![ $( $f::<$ty>($arg), )* ]
+    };
+}
+
+/// The game of id `$id`, created by `create::<Game>($args)`.
+macro_rules! create_by_id {
+    ({ $id:expr, $config:expr, $players:expr, $dealing:expr } $($variant:ident($ty:ty),)*) => {{
+        let id: &str = $id;
+        $(
+            if id == <$ty as Game>::ID {
+                return Ok(AnyGame::$variant(create::<$ty>($config, $players, $dealing)?));
+            }
+        )*
+        Err(SetupError::UnknownGame(id.to_string()))
+    }};
 }
 
 /// Builds one game from its wire config.
@@ -439,14 +481,7 @@ pub enum ActionError {
 impl AnyGame {
     /// The catalogue of implemented games.
     pub fn catalogue() -> Vec<GameInfo> {
-        vec![
-            info::<dump::Dump>(),
-            info::<members_only::MembersOnly>(),
-            info::<clubs::Clubs>(),
-            info::<bonus_malus::BonusMalus>(),
-            info::<plus_minus::PlusMinus>(),
-            info::<by_hook_or_crook::ByHookOrCrook>(),
-        ]
+        with_games!(map_games! { info() })
     }
 
     /// A new match of game `id`.
@@ -456,21 +491,7 @@ impl AnyGame {
         players: usize,
         dealing: Dealing,
     ) -> Result<AnyGame, SetupError> {
-        match id {
-            dump::Dump::ID => Ok(AnyGame::Dump(create(config, players, dealing)?)),
-            members_only::MembersOnly::ID => {
-                Ok(AnyGame::MembersOnly(create(config, players, dealing)?))
-            }
-            clubs::Clubs::ID => Ok(AnyGame::Clubs(create(config, players, dealing)?)),
-            bonus_malus::BonusMalus::ID => {
-                Ok(AnyGame::BonusMalus(create(config, players, dealing)?))
-            }
-            plus_minus::PlusMinus::ID => Ok(AnyGame::PlusMinus(create(config, players, dealing)?)),
-            by_hook_or_crook::ByHookOrCrook::ID => {
-                Ok(AnyGame::ByHookOrCrook(create(config, players, dealing)?))
-            }
-            other => Err(SetupError::UnknownGame(other.to_string())),
-        }
+        with_games!(create_by_id! { id, config.clone(), players, dealing })
     }
 
     /// The game id.
@@ -521,12 +542,8 @@ impl AnyGame {
         fn parses<G: Game>(action: &Value) -> bool {
             parse_action::<G>(action).is_ok()
         }
-        parses::<dump::Dump>(action)
-            || parses::<members_only::MembersOnly>(action)
-            || parses::<clubs::Clubs>(action)
-            || parses::<bonus_malus::BonusMalus>(action)
-            || parses::<plus_minus::PlusMinus>(action)
-            || parses::<by_hook_or_crook::ByHookOrCrook>(action)
+        let parsed: Vec<bool> = with_games!(map_games! { parses(action) });
+        parsed.into_iter().any(|p| p)
     }
 
     /// Validates and applies a wire action; on error the state is untouched.
