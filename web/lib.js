@@ -1,0 +1,90 @@
+// What the table page (app.js) and the tournament pages (tournament.js) share: building DOM
+// nodes, calling the public API, the games list, the connection badge, live polling.
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+export const main = () => $("#main");
+
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "html") el.innerHTML = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+export async function api(method, path, { token, body, headers = {} } = {}) {
+  const hs = { ...headers };
+  if (token) hs.authorization = `Bearer ${token}`;
+  if (body !== undefined) hs["content-type"] = "application/json";
+  const r = await fetch(path, { method, headers: hs, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  return { ok: r.ok, status: r.status, json, text, etag: r.headers.get("etag") };
+}
+
+export function problemText(a) {
+  if (a.json && a.json.detail) return a.json.detail;
+  return `the server answered ${a.status}`;
+}
+
+// A message box in `where` (a selector or a node): `cls` is bad, warn or ok; no text clears it.
+export function say(where, cls, text) {
+  const box = typeof where === "string" ? $(where) : where;
+  if (box) box.replaceChildren(...(text ? [h("div", { class: `msg ${cls}`, role: cls === "bad" ? "alert" : null }, text)] : []));
+}
+
+export function partnerships(game, n) {
+  return (game === "dump" || game === "bonus-malus") && n === 4 ? [[0, 2], [1, 3]] : null;
+}
+
+let GAMES = null;
+export async function games() {
+  if (!GAMES) {
+    const a = await api("GET", "/v1/games");
+    GAMES = a.ok ? a.json : [];
+  }
+  return GAMES;
+}
+
+// A game's entry in the list already loaded by games(), or undefined.
+export const gameInfo = (id) => (GAMES || []).find((g) => g.id === id);
+export const gameTitle = (id) => gameInfo(id)?.title || id;
+
+export function tableUrl(id, token) {
+  return `${location.origin}/#m=${id}&t=${token}`;
+}
+
+export function setConn(cls, text) {
+  const c = $("#conn");
+  c.className = `conn ${cls}`;
+  c.textContent = text;
+}
+
+// Follows a JSON resource by polling it every `every` ms with If-None-Match: an unchanged one
+// answers 304 with no body. `onChange(json)` runs on each new version; `now()` polls at once
+// (after an action that changed it), `stop()` ends it; `onError(answer)` hears a refusal.
+export function watch(path, onChange, { token, every = 5000, onError = () => {} } = {}) {
+  let etag = null, busy = false, again = false, timer = null;
+  const poll = async () => {
+    if (busy) { again = true; return; }
+    busy = true;
+    try {
+      const a = await api("GET", path, { token, headers: etag ? { "if-none-match": etag } : {} });
+      if (a.ok) { etag = a.etag; onChange(a.json); } else if (a.status !== 304) onError(a);
+    } catch { /* offline: the next poll tries again */ }
+    busy = false;
+    if (again) { again = false; poll(); }
+  };
+  poll();
+  timer = setInterval(poll, every);
+  return { now: poll, stop: () => clearInterval(timer) };
+}
