@@ -8,40 +8,15 @@
 //    is finished over the API (the host records legal actions) and the panel's standings follow
 //    without a reload. The organiser's token never appears in a requested URL.
 //
-// Env: as clubs.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS).
+// Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS).
 
-import { createRequire } from "node:module";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { ARTIFACTS, api, check, phone, run } from "./lib.mjs";
 
-const BASE = process.env.BASE;
-const ARTIFACTS = process.env.ARTIFACTS || "target/browser-artifacts";
-const require = createRequire(join(process.env.PW_DIR || ".", "noop.js"));
-const { chromium } = require("playwright-core");
-
-let passed = 0, failed = 0;
-function check(name, ok, detail = "") {
-  if (ok) { passed++; console.log(`ok   ${name}`); }
-  else { failed++; console.log(`FAIL ${name} ${detail}`); }
-}
-async function api(method, path, token, body) {
-  const headers = {};
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body) headers["content-type"] = "application/json";
-  const r = await fetch(BASE + path, { method, headers, body: body ? JSON.stringify(body) : undefined });
-  return r.json();
-}
-
-mkdirSync(ARTIFACTS, { recursive: true });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
-const phone = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, hasTouch: true, isMobile: true };
 const shot = (page, name) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 const errors = [];
 const urls = [];
+let browser = null;
 async function phonePage(label) {
   const ctx = await browser.newContext(phone);
   const p = await ctx.newPage();
@@ -72,7 +47,8 @@ async function finishMatch(id, host) {
   throw new Error("the match did not finish in 5000 actions");
 }
 
-try {
+await run("tournament", async (b) => {
+  browser = b;
   // ---- 1. the start page's form ----
   const start = await phonePage("start");
   await start.goto(BASE + "/");
@@ -198,10 +174,4 @@ try {
   const leaked = urls.filter((u) => u.includes(org1) || u.includes(org2));
   check("no requested URL holds an organiser's token", leaked.length === 0, leaked.join(" "));
   check("no script error", errors.length === 0, errors.join("; "));
-} catch (e) {
-  check("the browser run completes", false, e.stack || String(e));
-} finally {
-  await browser.close();
-}
-console.log(`browser tournament: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+});
