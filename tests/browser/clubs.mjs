@@ -7,7 +7,7 @@
 // Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS).
 
 import { join } from "node:path";
-import { ARTIFACTS, api as call, check, phone, run } from "./lib.mjs";
+import { ARTIFACTS, BASE, api as call, check, phone, run } from "./lib.mjs";
 
 const api = (path, token) => call("GET", path, token);
 const shot = (page, name) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });

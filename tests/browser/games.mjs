@@ -7,7 +7,7 @@
 // Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS); STEPS (taps per match, default 10).
 
 import { join } from "node:path";
-import { ARTIFACTS, api, check, phone, run } from "./lib.mjs";
+import { ARTIFACTS, BASE, api, check, phone, run } from "./lib.mjs";
 
 const STEPS = Number(process.env.STEPS || 10);
 const PLAYERS = { clubs: 4, dump: 4, "bonus-malus": 4, "plus-minus": 3, "members-only": 3, "by-hook-or-crook": 3 };

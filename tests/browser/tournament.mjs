@@ -11,7 +11,7 @@
 // Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS).
 
 import { join } from "node:path";
-import { ARTIFACTS, api, check, phone, run } from "./lib.mjs";
+import { ARTIFACTS, BASE, api, check, phone, run } from "./lib.mjs";
 
 const shot = (page, name) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 const errors = [];
