@@ -104,10 +104,21 @@ function openLinks(table, tokens) {
     table.players.map((p) => h("a", { href: tableUrl(tokens.match_id, tokens.seat_tokens[p.seat]), "data-open": "seat", "data-seat": p.seat }, p.name)));
 }
 
-function parseTotals(text) {
+function parseNumbers(text) {
   const parts = text.split(/[,;\s]+/).filter(Boolean);
   const nums = parts.map(Number);
   return parts.length && nums.every(Number.isInteger) ? nums : null;
+}
+
+// The quick log's entry: "12, -12" gives the totals per unit; "10, -10 / 2, -2" the points per
+// deal, deals separated by slashes. Null when it is not whole numbers.
+function parseEntry(text) {
+  if (!text.includes("/")) {
+    const totals = parseNumbers(text);
+    return totals && { totals };
+  }
+  const deals = text.split("/").map(parseNumbers);
+  return deals.every(Boolean) ? { deals } : null;
 }
 
 export async function tournamentPage(id, token) {
@@ -131,9 +142,9 @@ export async function tournamentPage(id, token) {
 
   const enter = async (form, round, table) => {
     const box = $(".qmsg", form);
-    const totals = parseTotals(form.elements.totals.value);
-    if (!totals) { say(box, "bad", "Type whole numbers, one per unit, separated by commas."); return; }
-    const a = await api("PUT", `/v1/tournaments/${id}/rounds/${round}/tables/${table}/result`, { token, body: { totals } })
+    const body = parseEntry(form.elements.totals.value);
+    if (!body) { say(box, "bad", "Type whole numbers, one per unit, separated by commas (deals separated by /)."); return; }
+    const a = await api("PUT", `/v1/tournaments/${id}/rounds/${round}/tables/${table}/result`, { token, body })
       .catch(() => ({ ok: false, status: 0, json: { detail: "offline: the result needs the connection" } }));
     if (!a.ok) { say(box, "bad", problemText(a)); return; }
     form.elements.totals.value = "";
@@ -145,10 +156,12 @@ export async function tournamentPage(id, token) {
     const units = unitNames(t, table);
     const form = h("form", { class: "quicklog", "data-round": round.round, "data-table": table.table,
       onsubmit: (ev) => { ev.preventDefault(); enter(form, round.round, table.table); } },
-    h("label", {}, `Totals (${units.join(", ")})`),
+    h("label", {}, `Totals, comma separated (${units.join(", ")})`),
     h("div", { class: "row" },
       h("input", { type: "text", name: "totals", class: "grow", autocomplete: "off", placeholder: units.map(() => "0").join(", "), "aria-label": `Totals of table ${table.table}` }),
       h("button", { type: "submit" }, "Save")),
+    h("div", { class: "small muted" }, t.duplicate ? "Duplicate play: the points of every deal, deals separated by “/” (e.g. 10, -10 / -4, 4)."
+      : "Or the points of every deal, deals separated by “/” (e.g. 10, -10 / -4, 4)."),
     h("div", { class: "qmsg" }));
     return t.record === "totals" ? form : h("details", {}, h("summary", { class: "small muted" }, "The match cannot be finished: enter its totals"), form);
   };

@@ -24,6 +24,8 @@ async function phonePage(label) {
   p.on("request", (r) => urls.push(r.url()));
   return p;
 }
+// The standings' tables fit the phone's width (no sideways scrolling).
+const fits = (page) => page.$$eval(".scroll", (els) => els.length > 0 && els.every((e) => e.scrollWidth <= e.clientWidth));
 const players = (names) => names.map((name) => ({ name }));
 const playedOf = (page, ids) => page.$$eval("#standings tr[data-player], #tournament tr[data-player]",
   (rows, ids) => rows.filter((r) => ids.includes(r.dataset.player)).map((r) => Number(r.dataset.played)), ids);
@@ -120,6 +122,7 @@ await run("tournament", async (b) => {
   check("the table's winner heads the standings", winnerRow[0] === ids1[0] && Number(winnerRow[1]) > 0, JSON.stringify(winnerRow));
   await pub.waitForSelector('[data-round="1"] .tbl[data-table="1"] table.result');
   check("the public page shows the table's result", (await pub.textContent('[data-round="1"] .tbl[data-table="1"]')).includes("40"));
+  check("the public page's standings fit a phone", await fits(pub));
   await shot(pub, "t03-public-standings");
   await org.context().close();
   await pub.context().close();
@@ -151,6 +154,7 @@ await run("tournament", async (b) => {
   check("the panel names the tournament, round and table", await seat.locator("#tournament").textContent()
     .then((t) => t.includes("P.M. night") && t.includes("round 1") && t.includes("table 1")));
   check("the panel lists all six entrants", (await seat.$$("#tournament tr[data-player]")).length === 6);
+  check("the panel's standings fit a phone", await fits(seat));
   await shot(seat, "t05-seat-panel");
 
   const round = await api("GET", `/v1/tournaments/${id2}/rounds/1`, org2);
