@@ -12,7 +12,7 @@
 // is sent again (same key) when the connection is back. The server answers a known key with its
 // first answer, so an action that reached it before the connection dropped is never doubled.
 
-import { $, api, games, gameInfo, h, main, partnerships, problemText, say, setConn, tableUrl } from "./lib.js";
+import { $, api, games, gameInfo, h, linksPage, main, partnerships, problemText, say, setConn } from "./lib.js";
 import { newTournamentForm, tournamentPage, tournamentPanel } from "./tournament.js";
 
 // ---------- small helpers ----------
@@ -126,37 +126,6 @@ function recentPanel() {
     mine.map((m) => h("div", { class: "row" },
       h("span", { class: "grow" }, `${m.game}: ${m.players.join(", ")}`),
       h("button", { class: "secondary", onclick: () => linksPage({ match: { id: m.id, game: m.game, players: m.players.map((name, seat) => ({ seat, name })) }, host_token: m.host, seat_tokens: m.seats }) }, "Links"))));
-}
-
-function qrSvg(text) {
-  if (typeof window.qrcode !== "function") return h("span");
-  const q = window.qrcode(0, "M");
-  q.addData(text);
-  q.make();
-  return h("div", { class: "qr", html: q.createSvgTag({ cellSize: 4, margin: 2, scalable: true }) });
-}
-
-function linksPage(created) {
-  const m = created.match;
-  const host = tableUrl(m.id, created.host_token);
-  const sides = partnerships(m.game, m.players.length);
-  main().replaceChildren(
-    h("h1", {}, "Links"),
-    h("p", { class: "muted" }, "Each player scans their seat's code (or opens its link) on their phone. The host link records for everyone and may undo: keep it to yourself."),
-    h("section", { class: "panel links", id: "links" },
-      h("div", { class: "link", "data-role": "host" },
-        h("strong", {}, "Host (scorer)"),
-        h("input", { type: "text", readonly: true, value: host, onclick: (e) => e.target.select() }),
-        h("div", { class: "row" }, h("a", { class: "button", href: host, id: "open-host" }, "Open host table"))),
-      m.players.map((p, s) => {
-        const url = tableUrl(m.id, created.seat_tokens[s]);
-        return h("div", { class: "link", "data-seat": s },
-          h("strong", {}, `Seat ${s + 1}: ${p.name}`, sides ? h("span", { class: "partner" }, ` (partner: ${m.players[(s + 2) % 4].name})`) : ""),
-          qrSvg(url),
-          h("input", { type: "text", readonly: true, value: url, onclick: (e) => e.target.select() }),
-          h("a", { href: url, class: "small", "data-join": s }, "open this seat here"));
-      })));
-  window.scrollTo(0, 0);
 }
 
 // ---------- the table page ----------

@@ -63,6 +63,39 @@ export function tableUrl(id, token) {
   return `${location.origin}/#m=${id}&t=${token}`;
 }
 
+export function qrSvg(text) {
+  if (typeof window.qrcode !== "function") return h("span");
+  const q = window.qrcode(0, "M");
+  q.addData(text);
+  q.make();
+  return h("div", { class: "qr", html: q.createSvgTag({ cellSize: 4, margin: 2, scalable: true }) });
+}
+
+// The join links of a match: the host's and a QR code per seat. `back`: a node to go back by.
+export function linksPage(created, back = null) {
+  const m = created.match;
+  const host = tableUrl(m.id, created.host_token);
+  const sides = partnerships(m.game, m.players.length);
+  main().replaceChildren(
+    back,
+    h("h1", {}, "Links"),
+    h("p", { class: "muted" }, "Each player scans their seat's code (or opens its link) on their phone. The host link records for everyone and may undo: keep it to yourself."),
+    h("section", { class: "panel links", id: "links" },
+      h("div", { class: "link", "data-role": "host" },
+        h("strong", {}, "Host (scorer)"),
+        h("input", { type: "text", readonly: true, value: host, onclick: (e) => e.target.select() }),
+        h("div", { class: "row" }, h("a", { class: "button", href: host, id: "open-host" }, "Open host table"))),
+      m.players.map((p, s) => {
+        const url = tableUrl(m.id, created.seat_tokens[s]);
+        return h("div", { class: "link", "data-seat": s },
+          h("strong", {}, `Seat ${s + 1}: ${p.name}`, sides ? h("span", { class: "partner" }, ` (partner: ${m.players[(s + 2) % 4].name})`) : ""),
+          qrSvg(url),
+          h("input", { type: "text", readonly: true, value: url, onclick: (e) => e.target.select() }),
+          h("a", { href: url, class: "small", "data-join": s }, "open this seat here"));
+      })));
+  window.scrollTo(0, 0);
+}
+
 export function setConn(cls, text) {
   const c = $("#conn");
   c.className = `conn ${cls}`;

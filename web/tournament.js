@@ -6,7 +6,7 @@
 // - the start page's "New tournament" form.
 // Standings are polled every 5 s with If-None-Match: an unchanged answer is a bodiless 304.
 
-import { $, api, games, gameInfo, gameTitle, h, main, partnerships, problemText, say, setConn, tableUrl, watch } from "./lib.js";
+import { $, api, games, gameInfo, gameTitle, h, linksPage, main, partnerships, problemText, say, setConn, tableUrl, watch } from "./lib.js";
 
 const FORMATS = { round_robin: "Round robin", swiss: "Swiss" };
 const EXPORTS = ["standings.csv", "results.csv", "results.json", "bgstats.json"];
@@ -96,12 +96,16 @@ function resultTable(t, table) {
       h("td", {}, `${r.matchpoints[i]}/${r.max_matchpoints[i]}`))));
 }
 
-// The organiser's links to a table's pages: the host (scorer) and each seat.
-function openLinks(table, tokens) {
+// The organiser's links to a table's pages: the host (scorer) and each seat, and their QR codes
+// to hand out.
+function openLinks(t, table, tokens) {
   if (!tokens) return null;
+  const qr = () => linksPage({ match: { id: tokens.match_id, game: t.game, players: table.players }, host_token: tokens.host_token, seat_tokens: tokens.seat_tokens },
+    h("button", { class: "secondary", id: "back", onclick: () => location.reload() }, `← ${t.name}`));
   return h("div", { class: "open-links" }, h("span", { class: "small muted" }, "Open:"),
     h("a", { href: tableUrl(tokens.match_id, tokens.host_token), "data-open": "host" }, "Host"),
-    table.players.map((p) => h("a", { href: tableUrl(tokens.match_id, tokens.seat_tokens[p.seat]), "data-open": "seat", "data-seat": p.seat }, p.name)));
+    table.players.map((p) => h("a", { href: tableUrl(tokens.match_id, tokens.seat_tokens[p.seat]), "data-open": "seat", "data-seat": p.seat }, p.name)),
+    h("button", { class: "secondary small", "data-qr": table.table, onclick: qr }, "QR codes"));
 }
 
 function parseNumbers(text) {
@@ -169,7 +173,7 @@ export async function tournamentPage(id, token) {
   const tableBlock = (t, round, table) => h("div", { class: "tbl", "data-table": table.table },
     h("div", {}, h("strong", {}, `Table ${table.table}: `), table.players.map((p) => p.name).join(" · ")),
     table.result ? resultTable(t, table) : h("div", { class: "small muted" }, t.record === "matches" ? "Playing…" : "No result yet."),
-    token ? openLinks(table, (P.tokens.get(round.round) || []).find((x) => x.table === table.table)) : null,
+    token ? openLinks(t, table, (P.tokens.get(round.round) || []).find((x) => x.table === table.table)) : null,
     token && !table.result ? quickLog(t, round, table) : null);
 
   const roundBlock = (t, round) => h("section", { class: "panel round", "data-round": round.round },
@@ -203,8 +207,9 @@ export async function tournamentPage(id, token) {
     for (const f of rounds.querySelectorAll("form.quicklog")) f.elements.totals.value = typed.get(`${f.dataset.round}/${f.dataset.table}`) || "";
     const btn = $("#pair");
     if (btn) {
-      btn.disabled = t.status === "finished";
-      btn.textContent = t.status === "finished" ? "The tournament is finished" : `Pair round ${t.rounds.length + 1}`;
+      const all = t.rounds.length >= t.rounds_planned;
+      btn.disabled = t.status === "finished" || all;
+      btn.textContent = t.status === "finished" ? "The tournament is finished" : all ? "Every round is paired" : `Pair round ${t.rounds.length + 1}`;
     }
   };
 

@@ -141,8 +141,16 @@ await run("tournament", async (b) => {
   await org2p.waitForSelector(seatLink);
   check("each table offers its host's and seats' pages", (await org2p.$$('[data-round="1"] a[data-open="host"]')).length === 2
     && (await org2p.$$('[data-round="1"] a[data-open="seat"]')).length === 6);
+  check("with every round paired, the Pair button rests", await org2p.locator("#pair").isDisabled());
   await shot(org2p, "t04-organiser-round");
   const href = await org2p.getAttribute(seatLink, "href");
+  await org2p.click('[data-round="1"] .tbl[data-table="1"] button[data-qr]');
+  await org2p.waitForSelector("#links");
+  const qrs = (await org2p.$$("#links .qr svg")).length;
+  const joins = await org2p.$$eval("#links a[data-join]", (as) => as.map((a) => a.getAttribute("href")));
+  check("a table's QR codes: one per seat, the same links", qrs === 3 && joins[0] === href, `${qrs} ${joins[0]}`);
+  await org2p.click("#back");
+  await org2p.waitForSelector(seatLink);
   const seat = await phonePage("seat");
   await seat.goto(href);
   await seat.waitForSelector("#tournament tr.mine");
