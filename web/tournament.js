@@ -128,7 +128,7 @@ function parseEntry(text) {
 export async function tournamentPage(id, token) {
   setConn("", "");
   await games();
-  const P = { id, token, t: null, tokens: new Map(), drawn: 0 };
+  const P = { t: null, tokens: new Map(), drawn: 0 };
   const live = liveStandings(id);
   const head = h("div", { id: "tournament-head" }, h("p", { class: "muted" }, "Loading…"));
   const rounds = h("div", { id: "rounds" });
@@ -188,6 +188,7 @@ export async function tournamentPage(id, token) {
         if (P.tokens.has(r.round)) continue;
         const a = await api("GET", `/v1/tournaments/${id}/rounds/${r.round}`, { token }).catch(() => null);
         if (a && a.ok) P.tokens.set(r.round, a.json.tokens);
+        else if (a && a.status === 403) { say(msg, "bad", problemText(a)); break; } // not this tournament's organiser token
       }
     }
     if (mine !== P.drawn) return; // a newer version is being drawn
