@@ -20,6 +20,11 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// Replaces an element's children, leaving out the null ones (replaceChildren would write "null").
+export function fill(el, ...children) {
+  el.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+}
+
 export async function api(method, path, { token, body, headers = {} } = {}) {
   const hs = { ...headers };
   if (token) hs.authorization = `Bearer ${token}`;
@@ -76,7 +81,7 @@ export function linksPage(created, back = null) {
   const m = created.match;
   const host = tableUrl(m.id, created.host_token);
   const sides = partnerships(m.game, m.players.length);
-  main().replaceChildren(
+  fill(main(),
     back,
     h("h1", {}, "Links"),
     h("p", { class: "muted" }, "Each player scans their seat's code (or opens its link) on their phone. The host link records for everyone and may undo: keep it to yourself."),

@@ -6,7 +6,7 @@
 // - the start page's "New tournament" form.
 // Standings are polled every 5 s with If-None-Match: an unchanged answer is a bodiless 304.
 
-import { $, api, games, gameInfo, gameTitle, h, linksPage, main, partnerships, problemText, say, setConn, tableUrl, watch } from "./lib.js";
+import { $, api, fill, games, gameInfo, gameTitle, h, linksPage, main, partnerships, problemText, say, setConn, tableUrl, watch } from "./lib.js";
 
 const FORMATS = { round_robin: "Round robin", swiss: "Swiss" };
 const EXPORTS = ["standings.csv", "results.csv", "results.json", "bgstats.json"];
@@ -36,7 +36,7 @@ function liveStandings(id, highlight = () => []) {
   let version = 0;
   const w = watch(`/v1/tournaments/${id}/standings`, (st) => {
     box.dataset.version = ++version;
-    box.replaceChildren(
+    fill(box,
       st.rows.some((r) => r.played || r.byes) ? null : h("p", { class: "muted small" }, "No results yet."),
       standingsTable(st, highlight()),
       h("p", { class: "muted small" }, `Tie-breaks: ${st.tie_breaks.join(", ").replace(/_/g, " ")}. Updated ${new Date().toLocaleTimeString()}.`));
@@ -214,7 +214,7 @@ export async function tournamentPage(id, token) {
     }
   };
 
-  main().replaceChildren(
+  fill(main(),
     head,
     token ? h("section", { class: "panel", id: "organiser" },
       h("div", { class: "msg warn" }, "Organiser: this page's address holds your token, shown only once. Bookmark it (or keep the link) to pair rounds and enter results later; share the address without its “&o=…” part."),

@@ -24,6 +24,8 @@ async function phonePage(label) {
   p.on("request", (r) => urls.push(r.url()));
   return p;
 }
+// A page shows no "null" or "undefined" where something was missing.
+const clean = (page, sel = "main") => page.textContent(sel).then((t) => !/\b(null|undefined|NaN)\b/.test(t));
 // The standings' tables fit the phone's width (no sideways scrolling).
 const fits = (page) => page.$$eval(".scroll", (els) => els.length > 0 && els.every((e) => e.scrollWidth <= e.clientWidth));
 const players = (names) => names.map((name) => ({ name }));
@@ -123,6 +125,7 @@ await run("tournament", async (b) => {
   await pub.waitForSelector('[data-round="1"] .tbl[data-table="1"] table.result');
   check("the public page shows the table's result", (await pub.textContent('[data-round="1"] .tbl[data-table="1"]')).includes("40"));
   check("the public page's standings fit a phone", await fits(pub));
+  check("the organiser's and public pages show no null", await clean(org) && await clean(pub));
   await shot(pub, "t03-public-standings");
   await org.context().close();
   await pub.context().close();
@@ -148,7 +151,7 @@ await run("tournament", async (b) => {
   await org2p.waitForSelector("#links");
   const qrs = (await org2p.$$("#links .qr svg")).length;
   const joins = await org2p.$$eval("#links a[data-join]", (as) => as.map((a) => a.getAttribute("href")));
-  check("a table's QR codes: one per seat, the same links", qrs === 3 && joins[0] === href, `${qrs} ${joins[0]}`);
+  check("a table's QR codes: one per seat, the same links", qrs === 3 && joins[0] === href && await clean(org2p), `${qrs} ${joins[0]}`);
   await org2p.click("#back");
   await org2p.waitForSelector(seatLink);
   const seat = await phonePage("seat");
@@ -162,7 +165,7 @@ await run("tournament", async (b) => {
   check("the panel names the tournament, round and table", await seat.locator("#tournament").textContent()
     .then((t) => t.includes("P.M. night") && t.includes("round 1") && t.includes("table 1")));
   check("the panel lists all six entrants", (await seat.$$("#tournament tr[data-player]")).length === 6);
-  check("the panel's standings fit a phone", await fits(seat));
+  check("the panel's standings fit a phone, no null on the page", await fits(seat) && await clean(seat, "#tournament"));
   await shot(seat, "t05-seat-panel");
 
   const round = await api("GET", `/v1/tournaments/${id2}/rounds/1`, org2);
