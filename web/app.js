@@ -12,7 +12,7 @@
 // is sent again (same key) when the connection is back. The server answers a known key with its
 // first answer, so an action that reached it before the connection dropped is never doubled.
 
-import { $, api, games, gameInfo, h, linksPage, main, partnerships, problemText, say, setConn } from "./lib.js";
+import { $, api, games, gameInfo, h, linksPage, main, offline, partnerships, problemText, say, setConn } from "./lib.js";
 import { newTournamentForm, tournamentPage, tournamentPanel } from "./tournament.js";
 
 // ---------- small helpers ----------
@@ -279,7 +279,7 @@ async function flush() {
 
 async function undo() {
   const a = await api("POST", `/v1/matches/${T.id}/undo`, { token: T.token, headers: { "idempotency-key": randomKey() } })
-    .catch(() => ({ ok: false, status: 0, json: { detail: "offline: undo needs the connection" } }));
+    .catch(offline("undo"));
   if (a.ok) { T.view = a.json.match; T.error = null; await refreshLegal(); } else T.error = problemText(a);
   render();
 }

@@ -36,6 +36,9 @@ export async function api(method, path, { token, body, headers = {} } = {}) {
   return { ok: r.ok, status: r.status, json, text, etag: r.headers.get("etag") };
 }
 
+// An answer standing for a request the network failed: `.catch(offline("undo"))`.
+export const offline = (what) => () => ({ ok: false, status: 0, json: { detail: `offline: ${what} needs the connection` } });
+
 export function problemText(a) {
   if (a.json && a.json.detail) return a.json.detail;
   return `the server answered ${a.status}`;

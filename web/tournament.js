@@ -6,7 +6,7 @@
 // - the start page's "New tournament" form.
 // Standings are polled every 5 s with If-None-Match: an unchanged answer is a bodiless 304.
 
-import { $, api, fill, games, gameInfo, gameTitle, h, linksPage, main, partnerships, problemText, say, setConn, tableUrl, watch } from "./lib.js";
+import { $, api, fill, games, gameInfo, gameTitle, h, linksPage, main, offline, partnerships, problemText, say, setConn, tableUrl, watch } from "./lib.js";
 
 const FORMATS = { round_robin: "Round robin", swiss: "Swiss" };
 const EXPORTS = ["standings.csv", "results.csv", "results.json", "bgstats.json"];
@@ -137,7 +137,7 @@ export async function tournamentPage(id, token) {
 
   const pair = async () => {
     say(msg, "", "");
-    const a = await api("POST", `/v1/tournaments/${id}/rounds`, { token }).catch(() => ({ ok: false, status: 0, json: { detail: "offline: pairing needs the connection" } }));
+    const a = await api("POST", `/v1/tournaments/${id}/rounds`, { token }).catch(offline("pairing"));
     if (!a.ok) { say(msg, "bad", problemText(a)); return; }
     P.tokens.set(a.json.round, a.json.tokens);
     say(msg, "ok", `Round ${a.json.round} is paired.`);
@@ -149,7 +149,7 @@ export async function tournamentPage(id, token) {
     const body = parseEntry(form.elements.totals.value);
     if (!body) { say(box, "bad", "Type whole numbers, one per unit, separated by commas (deals separated by /)."); return; }
     const a = await api("PUT", `/v1/tournaments/${id}/rounds/${round}/tables/${table}/result`, { token, body })
-      .catch(() => ({ ok: false, status: 0, json: { detail: "offline: the result needs the connection" } }));
+      .catch(offline("the result"));
     if (!a.ok) { say(box, "bad", problemText(a)); return; }
     form.elements.totals.value = "";
     say(box, "ok", "Saved.");
@@ -277,7 +277,7 @@ export function newTournamentForm(list) {
       players: players.value.split("\n").map((x) => x.trim()).filter(Boolean).map((n) => ({ name: n })),
     };
     if (format.value === "swiss") body.rounds = Number(rounds.value);
-    const a = await api("POST", "/v1/tournaments", { body }).catch(() => ({ ok: false, status: 0, json: { detail: "offline: creating a tournament needs the connection" } }));
+    const a = await api("POST", "/v1/tournaments", { body }).catch(offline("creating a tournament"));
     if (!a.ok) { say("#t-msg", "bad", problemText(a)); return; }
     rememberTournament(a.json.tournament, a.json.organiser_token);
     location.hash = `tournament=${a.json.tournament.id}&o=${a.json.organiser_token}`;
