@@ -14,7 +14,7 @@ pub mod routes;
 pub mod rules;
 /// Starting the server.
 pub mod server;
-/// Tournaments: players, pairing, results, standings, ratings, exports.
-pub mod tournaments;
 /// Storage: matches, token hashes, the append-only event log (SQLite or PostgreSQL).
 pub mod store;
+/// Tournaments: players, pairing, results, standings, ratings, exports.
+pub mod tournaments;

@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 async fn post(app: &TestApp, path: &str, token: Option<&str>, body: Value) -> common::Answer {
-    app.request(Method::POST, path, token, &[], Some(body)).await
+    app.request(Method::POST, path, token, &[], Some(body))
+        .await
 }
 
 async fn put(app: &TestApp, path: &str, token: Option<&str>, body: Value) -> common::Answer {
@@ -103,12 +104,12 @@ async fn players_register_and_a_match_seat_names_one() {
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
     assert_eq!(missing.code(), "player_not_found");
 
-    // A seat by player id alone takes the registered name; another by name alone has none.
+    // A seat names a registered player; another is a name alone.
     let m = post(
         &app,
         "/v1/matches",
         None,
-        json!({"game": "dump", "players": [{"player_id": ada}, {"name": "Ben"}]}),
+        json!({"game": "dump", "players": [{"name": "Ada", "player_id": ada}, {"name": "Ben"}]}),
     )
     .await;
     assert_eq!(m.status, StatusCode::CREATED, "{}", m.text);
@@ -122,7 +123,7 @@ async fn players_register_and_a_match_seat_names_one() {
         &app,
         "/v1/matches",
         None,
-        json!({"game": "dump", "players": [{"player_id": "0123456789abcdef0123456789abcdef"}, {"name": "Ben"}]}),
+        json!({"game": "dump", "players": [{"name": "X", "player_id": "0123456789abcdef0123456789abcdef"}, {"name": "Ben"}]}),
     )
     .await;
     assert_eq!(unknown.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -131,7 +132,7 @@ async fn players_register_and_a_match_seat_names_one() {
         &app,
         "/v1/matches",
         None,
-        json!({"game": "dump", "players": [{"player_id": ada}, {"player_id": ada}]}),
+        json!({"game": "dump", "players": [{"name": "A", "player_id": ada}, {"name": "B", "player_id": ada}]}),
     )
     .await;
     assert_eq!(twice.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -140,7 +141,7 @@ async fn players_register_and_a_match_seat_names_one() {
         &app,
         "/v1/matches",
         None,
-        json!({"game": "dump", "players": [{}, {"name": "Ben"}]}),
+        json!({"game": "dump", "players": [{"player_id": ada}, {"name": "Ben"}]}),
     )
     .await;
     assert_eq!(neither.status, StatusCode::BAD_REQUEST);
@@ -151,16 +152,56 @@ async fn players_register_and_a_match_seat_names_one() {
 async fn tournament_settings_are_checked() {
     let app = TestApp::spawn().await;
     let cases = [
-        (json!({"name": "T", "game": "chess", "format": "swiss", "rounds": 2, "players": names(4)}), 422, "unknown_game"),
-        (json!({"name": "T", "game": "clubs", "format": "swiss", "players": names(8)}), 422, "invalid_rounds"),
-        (json!({"name": "T", "game": "clubs", "format": "round_robin", "rounds": 3, "players": names(8)}), 422, "invalid_rounds"),
-        (json!({"name": "T", "game": "dump", "format": "swiss", "rounds": 2, "table_size": 3, "players": names(6)}), 422, "invalid_table_size"),
-        (json!({"name": "T", "game": "by-hook-or-crook", "format": "swiss", "rounds": 2, "duplicate": true, "dealing": "service", "players": names(6)}), 422, "duplicate_not_dealt"),
-        (json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 2, "duplicate": true, "players": names(8)}), 422, "duplicate_needs_service_dealing"),
-        (json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 2, "duplicate": true, "dealing": "service", "table_size": 4, "players": names(6)}), 422, "duplicate_needs_two_tables"),
-        (json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 2, "players": names(1)}), 400, "invalid_entrants"),
-        (json!({"name": " ", "game": "clubs", "format": "swiss", "rounds": 2, "players": names(4)}), 400, "invalid_tournament_name"),
-        (json!({"name": "T", "game": "clubs", "format": "knockout", "rounds": 2, "players": names(4)}), 400, "invalid_body"),
+        (
+            json!({"name": "T", "game": "chess", "format": "swiss", "rounds": 2, "players": names(4)}),
+            422,
+            "unknown_game",
+        ),
+        (
+            json!({"name": "T", "game": "clubs", "format": "swiss", "players": names(8)}),
+            422,
+            "invalid_rounds",
+        ),
+        (
+            json!({"name": "T", "game": "clubs", "format": "round_robin", "rounds": 3, "players": names(8)}),
+            422,
+            "invalid_rounds",
+        ),
+        (
+            json!({"name": "T", "game": "dump", "format": "swiss", "rounds": 2, "table_size": 3, "players": names(6)}),
+            422,
+            "invalid_table_size",
+        ),
+        (
+            json!({"name": "T", "game": "by-hook-or-crook", "format": "swiss", "rounds": 2, "duplicate": true, "dealing": "service", "players": names(6)}),
+            422,
+            "duplicate_not_dealt",
+        ),
+        (
+            json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 2, "duplicate": true, "players": names(8)}),
+            422,
+            "duplicate_needs_service_dealing",
+        ),
+        (
+            json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 2, "duplicate": true, "dealing": "service", "table_size": 4, "players": names(6)}),
+            422,
+            "duplicate_needs_two_tables",
+        ),
+        (
+            json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 2, "players": names(1)}),
+            400,
+            "invalid_entrants",
+        ),
+        (
+            json!({"name": " ", "game": "clubs", "format": "swiss", "rounds": 2, "players": names(4)}),
+            400,
+            "invalid_tournament_name",
+        ),
+        (
+            json!({"name": "T", "game": "clubs", "format": "knockout", "rounds": 2, "players": names(4)}),
+            400,
+            "invalid_body",
+        ),
     ];
     for (body, status, code) in cases {
         let a = post(&app, "/v1/tournaments", None, body.clone()).await;
@@ -185,7 +226,10 @@ async fn a_duplicate_swiss_round_deals_the_same_cards_and_scores_by_matchpoints(
 
     // Only the organiser pairs.
     let path = format!("/v1/tournaments/{id}/rounds");
-    assert_eq!(post(&app, &path, None, json!({})).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        post(&app, &path, None, json!({})).await.status,
+        StatusCode::UNAUTHORIZED
+    );
     let other = post(&app, &path, Some("not-the-organiser"), json!({})).await;
     assert_eq!(other.status, StatusCode::FORBIDDEN);
     assert_eq!(other.code(), "organiser_only");
@@ -209,7 +253,10 @@ async fn a_duplicate_swiss_round_deals_the_same_cards_and_scores_by_matchpoints(
 
     // The public view hides the tables' matches while the duplicate round is played.
     let public = app.get(&format!("/v1/tournaments/{id}"), None).await;
-    assert_eq!(public.body["rounds"][0]["tables"][0]["match_id"], Value::Null);
+    assert_eq!(
+        public.body["rounds"][0]["tables"][0]["match_id"],
+        Value::Null
+    );
 
     // Each match names its players and its tournament table.
     let v0 = app.view(&tables[0], Some(&tables[0].seats[0])).await;
@@ -240,42 +287,87 @@ async fn a_duplicate_swiss_round_deals_the_same_cards_and_scores_by_matchpoints(
     let log = app.events(&tables[0], None).await;
     let deal = log.iter().find(|e| e["commitment"].is_string()).unwrap();
     assert_eq!(deal["seed"], Value::Null);
-    assert!(deal["seed_withheld"].as_str().unwrap().contains("duplicate"));
+    assert!(deal["seed_withheld"]
+        .as_str()
+        .unwrap()
+        .contains("duplicate"));
     let t = app.get(&format!("/v1/tournaments/{id}"), None).await;
     let round = &t.body["rounds"][0];
     assert_eq!(round["complete"], true);
     let secret = round["secret"].as_str().expect("published").to_string();
     let seed1 = Sha256::digest(format!("{secret}:1").as_bytes());
-    assert_eq!(hex::encode(Sha256::digest(seed1)), deal["commitment"].as_str().unwrap());
+    assert_eq!(
+        hex::encode(Sha256::digest(seed1)),
+        deal["commitment"].as_str().unwrap()
+    );
 
     // Matchpoints by board: for each game and seat, table 1 against table 2.
-    let d0: Vec<Vec<i64>> = f0["scores"]["rounds"].as_array().unwrap().iter().map(|r| serde_json::from_value(r["points"].clone()).unwrap()).collect();
-    let d1: Vec<Vec<i64>> = f1["scores"]["rounds"].as_array().unwrap().iter().map(|r| serde_json::from_value(r["points"].clone()).unwrap()).collect();
+    let d0: Vec<Vec<i64>> = f0["scores"]["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| serde_json::from_value(r["points"].clone()).unwrap())
+        .collect();
+    let d1: Vec<Vec<i64>> = f1["scores"]["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| serde_json::from_value(r["points"].clone()).unwrap())
+        .collect();
     assert_eq!(d0.len(), 2);
     assert_eq!(d1.len(), 2);
     let mut expected = [[0i64; 3]; 2];
     for k in 0..2 {
         for s in 0..3 {
             let (a, b) = (d0[k][s], d1[k][s]);
-            expected[0][s] += if a > b { 2 } else if a == b { 1 } else { 0 };
-            expected[1][s] += if b > a { 2 } else if a == b { 1 } else { 0 };
+            expected[0][s] += if a > b {
+                2
+            } else if a == b {
+                1
+            } else {
+                0
+            };
+            expected[1][s] += if b > a {
+                2
+            } else if a == b {
+                1
+            } else {
+                0
+            };
         }
     }
     for (ti, table) in round["tables"].as_array().unwrap().iter().enumerate() {
         assert_eq!(table["result"]["source"], "match");
-        assert_eq!(table["result"]["matchpoints"], json!(expected[ti]), "table {}", ti + 1);
+        assert_eq!(
+            table["result"]["matchpoints"],
+            json!(expected[ti]),
+            "table {}",
+            ti + 1
+        );
         assert_eq!(table["result"]["max_matchpoints"], json!([4, 4, 4]));
     }
-    let st = app.get(&format!("/v1/tournaments/{id}/standings"), None).await;
+    let st = app
+        .get(&format!("/v1/tournaments/{id}/standings"), None)
+        .await;
     assert_eq!(st.status, StatusCode::OK, "{}", st.text);
     assert_eq!(st.body["duplicate"], true);
     let rows = st.body["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 6);
-    let total_mp: i64 = rows.iter().map(|r| r["matchpoints"].as_i64().unwrap()).sum();
-    assert_eq!(total_mp, 2 * 2 * 3, "every board comparison hands out 2 matchpoints");
+    let total_mp: i64 = rows
+        .iter()
+        .map(|r| r["matchpoints"].as_i64().unwrap())
+        .sum();
+    assert_eq!(
+        total_mp,
+        2 * 2 * 3,
+        "every board comparison hands out 2 matchpoints"
+    );
     for table in round["tables"].as_array().unwrap() {
         for p in table["players"].as_array().unwrap() {
-            let row = rows.iter().find(|r| r["player_id"] == p["player_id"]).unwrap();
+            let row = rows
+                .iter()
+                .find(|r| r["player_id"] == p["player_id"])
+                .unwrap();
             let seat = p["seat"].as_u64().unwrap() as usize;
             assert_eq!(row["matchpoints"], table["result"]["matchpoints"][seat]);
             assert_eq!(row["max_matchpoints"], 4);
@@ -283,7 +375,10 @@ async fn a_duplicate_swiss_round_deals_the_same_cards_and_scores_by_matchpoints(
         }
     }
     // Ranks are ordered by matchpoints.
-    let mps: Vec<i64> = rows.iter().map(|r| r["matchpoints"].as_i64().unwrap()).collect();
+    let mps: Vec<i64> = rows
+        .iter()
+        .map(|r| r["matchpoints"].as_i64().unwrap())
+        .collect();
     assert!(mps.windows(2).all(|w| w[0] >= w[1]), "{mps:?}");
 
     // Round 2 pairs (Swiss) and the standings' ETag answers 304 while nothing changed.
@@ -292,12 +387,24 @@ async fn a_duplicate_swiss_round_deals_the_same_cards_and_scores_by_matchpoints(
     assert_eq!(r2.body["round"], 2);
     let tag = st.etag.clone().unwrap();
     let same = app
-        .request(Method::GET, &format!("/v1/tournaments/{id}/standings"), None, &[("If-None-Match", &tag)], None)
+        .request(
+            Method::GET,
+            &format!("/v1/tournaments/{id}/standings"),
+            None,
+            &[("If-None-Match", &tag)],
+            None,
+        )
         .await;
     assert_eq!(same.status, StatusCode::NOT_MODIFIED);
 
     // A table whose match finished takes its result from it: no quick log over it.
-    let over = put(&app, &format!("/v1/tournaments/{id}/rounds/1/tables/1/result"), Some(&org), json!({"totals": [0, 0, 0]})).await;
+    let over = put(
+        &app,
+        &format!("/v1/tournaments/{id}/rounds/1/tables/1/result"),
+        Some(&org),
+        json!({"totals": [0, 0, 0]}),
+    )
+    .await;
     assert_eq!(over.status, StatusCode::CONFLICT);
     assert_eq!(over.code(), "result_from_match");
 }
@@ -314,7 +421,12 @@ async fn a_round_robin_by_quick_log_ranks_rates_and_exports() {
     let t = &created["tournament"];
     assert_eq!(t["rounds_planned"], 3);
     assert_eq!(t["rating_system"], "elo");
-    let ids: Vec<String> = t["players"].as_array().unwrap().iter().map(|p| p["player_id"].as_str().unwrap().to_string()).collect();
+    let ids: Vec<String> = t["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["player_id"].as_str().unwrap().to_string())
+        .collect();
     let path = format!("/v1/tournaments/{id}/rounds");
     let mut met = std::collections::HashSet::new();
     for round in 1..=3u32 {
@@ -324,7 +436,12 @@ async fn a_round_robin_by_quick_log_ranks_rates_and_exports() {
         let tables = r.body["tables"].as_array().unwrap().clone();
         assert_eq!(tables.len(), 2);
         for (ti, table) in tables.iter().enumerate() {
-            let seats: Vec<String> = table["players"].as_array().unwrap().iter().map(|p| p["player_id"].as_str().unwrap().to_string()).collect();
+            let seats: Vec<String> = table["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["player_id"].as_str().unwrap().to_string())
+                .collect();
             let mut pair = seats.clone();
             pair.sort();
             assert!(met.insert(pair), "a pair met twice");
@@ -335,13 +452,22 @@ async fn a_round_robin_by_quick_log_ranks_rates_and_exports() {
             deals[0][winner] = 40;
             deals[1][1 - winner] = 20;
             deals[2][winner] = 70;
-            let url = format!("/v1/tournaments/{id}/rounds/{round}/tables/{}/result", ti + 1);
+            let url = format!(
+                "/v1/tournaments/{id}/rounds/{round}/tables/{}/result",
+                ti + 1
+            );
             if round == 1 && ti == 0 {
                 // Refusals first: each names the rule; nothing is recorded.
                 let both = put(&app, &url, Some(&org), json!({"deals": [[40, 10]]})).await;
                 assert_eq!(both.status, StatusCode::UNPROCESSABLE_ENTITY);
                 assert_eq!(both.code(), "result_impossible");
-                let sums = put(&app, &url, Some(&org), json!({"totals": [1, 2], "deals": deals})).await;
+                let sums = put(
+                    &app,
+                    &url,
+                    Some(&org),
+                    json!({"totals": [1, 2], "deals": deals}),
+                )
+                .await;
                 assert_eq!(sums.status, StatusCode::UNPROCESSABLE_ENTITY);
                 assert_eq!(sums.code(), "result_totals_mismatch");
                 let shape = put(&app, &url, Some(&org), json!({"totals": [110, 0, 0]})).await;
@@ -357,8 +483,16 @@ async fn a_round_robin_by_quick_log_ranks_rates_and_exports() {
                 wrong[2] = vec![0, 0];
                 wrong[1] = vec![0, 0];
                 wrong.push(vec![0, 0]);
-                wrong[0] = if winner == 0 { vec![0, 80] } else { vec![80, 0] };
-                wrong[3] = if winner == 0 { vec![0, 30] } else { vec![30, 0] };
+                wrong[0] = if winner == 0 {
+                    vec![0, 80]
+                } else {
+                    vec![80, 0]
+                };
+                wrong[3] = if winner == 0 {
+                    vec![0, 30]
+                } else {
+                    vec![30, 0]
+                };
                 let w = put(&app, &url, Some(&org), json!({"deals": wrong})).await;
                 assert_eq!(w.status, StatusCode::OK, "{}", w.text);
             }
@@ -379,10 +513,21 @@ async fn a_round_robin_by_quick_log_ranks_rates_and_exports() {
     let view = app.get(&format!("/v1/tournaments/{id}"), None).await;
     assert_eq!(view.body["status"], "finished");
 
-    let st = app.get(&format!("/v1/tournaments/{id}/standings"), None).await;
+    let st = app
+        .get(&format!("/v1/tournaments/{id}/standings"), None)
+        .await;
     assert_eq!(st.status, StatusCode::OK);
     assert_eq!(st.body["rating_system"], "elo");
-    assert_eq!(st.body["tie_breaks"], json!(["matchpoints", "wins", "total", "opponents_matchpoints", "entry_order"]));
+    assert_eq!(
+        st.body["tie_breaks"],
+        json!([
+            "matchpoints",
+            "wins",
+            "total",
+            "opponents_matchpoints",
+            "entry_order"
+        ])
+    );
     let rows = st.body["rows"].as_array().unwrap();
     assert_eq!(rows[0]["player_id"], ids[0].as_str());
     assert_eq!(rows[0]["rank"], 1);
@@ -396,34 +541,58 @@ async fn a_round_robin_by_quick_log_ranks_rates_and_exports() {
     assert_eq!(rows[0]["rating_uncertainty"], Value::Null);
     let wins: i64 = rows.iter().map(|r| r["wins"].as_i64().unwrap()).sum();
     assert_eq!(wins, 6, "one winner per table");
-    let mp: i64 = rows.iter().map(|r| r["matchpoints"].as_i64().unwrap()).sum();
+    let mp: i64 = rows
+        .iter()
+        .map(|r| r["matchpoints"].as_i64().unwrap())
+        .sum();
     assert_eq!(mp, 12, "2 matchpoints per table");
 
     // Exports.
-    let csv = app.get(&format!("/v1/tournaments/{id}/export/standings.csv"), None).await;
+    let csv = app
+        .get(&format!("/v1/tournaments/{id}/export/standings.csv"), None)
+        .await;
     assert_eq!(csv.status, StatusCode::OK);
     assert!(csv.content_type.starts_with("text/csv"));
     let lines: Vec<&str> = csv.text.lines().collect();
     assert_eq!(lines.len(), 5);
     assert!(lines[0].starts_with("rank,player_id,name,"));
-    assert!(lines[1].starts_with(&format!("1,{},P0,3,0,3,330,6,6,", ids[0])), "{}", lines[1]);
-    let results = app.get(&format!("/v1/tournaments/{id}/export/results.csv"), None).await;
+    assert!(
+        lines[1].starts_with(&format!("1,{},P0,3,0,3,330,6,6,", ids[0])),
+        "{}",
+        lines[1]
+    );
+    let results = app
+        .get(&format!("/v1/tournaments/{id}/export/results.csv"), None)
+        .await;
     assert_eq!(results.text.lines().count(), 1 + 6 * 2);
-    let rj = app.get(&format!("/v1/tournaments/{id}/export/results.json"), None).await;
+    let rj = app
+        .get(&format!("/v1/tournaments/{id}/export/results.json"), None)
+        .await;
     assert_eq!(rj.status, StatusCode::OK);
     assert_eq!(rj.body["results"].as_array().unwrap().len(), 6);
-    let bg = app.get(&format!("/v1/tournaments/{id}/export/bgstats.json"), None).await;
+    let bg = app
+        .get(&format!("/v1/tournaments/{id}/export/bgstats.json"), None)
+        .await;
     assert_eq!(bg.status, StatusCode::OK, "{}", bg.text);
     assert_eq!(bg.body["plays"].as_array().unwrap().len(), 6);
     assert_eq!(bg.body["players"].as_array().unwrap().len(), 4);
     assert_eq!(bg.body["games"][0]["name"], "Dump");
     let play = &bg.body["plays"][0];
-    let winners: Vec<&Value> = play["playerScores"].as_array().unwrap().iter().filter(|p| p["winner"] == true).collect();
+    let winners: Vec<&Value> = play["playerScores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["winner"] == true)
+        .collect();
     assert_eq!(winners.len(), 1);
     assert_eq!(winners[0]["score"], "110");
-    let again = app.get(&format!("/v1/tournaments/{id}/export/bgstats.json"), None).await;
+    let again = app
+        .get(&format!("/v1/tournaments/{id}/export/bgstats.json"), None)
+        .await;
     assert_eq!(again.body, bg.body, "re-exporting gives the same file");
-    let none = app.get(&format!("/v1/tournaments/{id}/export/other.txt"), None).await;
+    let none = app
+        .get(&format!("/v1/tournaments/{id}/export/other.txt"), None)
+        .await;
     assert_eq!(none.status, StatusCode::NOT_FOUND);
     assert_eq!(none.code(), "export_not_found");
 }
@@ -463,16 +632,32 @@ async fn two_organisers_pairing_at_once_make_one_round() {
     assert_eq!(seen.len(), 8);
     // A table whose match is unfinished may be settled by the quick log (Clubs: deals sum to −26).
     let url = format!("/v1/tournaments/{id}/rounds/1/tables/1/result");
-    let bad = put(&app, &url, Some(&org), json!({"deals": [[-10, -6, -4, -5]]})).await;
+    let bad = put(
+        &app,
+        &url,
+        Some(&org),
+        json!({"deals": [[-10, -6, -4, -5]]}),
+    )
+    .await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(bad.code(), "result_impossible");
-    let missing = put(&app, &format!("/v1/tournaments/{id}/rounds/1/tables/3/result"), Some(&org), json!({"totals": [1]})).await;
+    let missing = put(
+        &app,
+        &format!("/v1/tournaments/{id}/rounds/1/tables/3/result"),
+        Some(&org),
+        json!({"totals": [1]}),
+    )
+    .await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
     assert_eq!(missing.code(), "table_not_found");
-    let no_round = app.get(&format!("/v1/tournaments/{id}/rounds/2"), Some(&org)).await;
+    let no_round = app
+        .get(&format!("/v1/tournaments/{id}/rounds/2"), Some(&org))
+        .await;
     assert_eq!(no_round.status, StatusCode::NOT_FOUND);
     assert_eq!(no_round.code(), "round_not_found");
-    let unknown = app.get("/v1/tournaments/0123456789abcdef0123456789abcdef", None).await;
+    let unknown = app
+        .get("/v1/tournaments/0123456789abcdef0123456789abcdef", None)
+        .await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
     assert_eq!(unknown.code(), "tournament_not_found");
 }

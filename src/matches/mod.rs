@@ -571,7 +571,7 @@ impl Matches {
     }
 
     /// The seats' names and players: each name checked (1 to 64 characters, not blank), each
-    /// player id looked up (422 `unknown_player`), a name taken from its player when omitted.
+    /// player id looked up (422 `unknown_player`).
     pub(crate) async fn resolve_players(
         &self,
         players: &[views::NewPlayer],
@@ -599,21 +599,16 @@ impl Matches {
         };
         let mut out = Vec::with_capacity(players.len());
         for (i, p) in players.iter().enumerate() {
-            let registered = match &p.player_id {
-                Some(id) => Some(known.iter().find(|k| &k.id == id).ok_or_else(|| {
-                    ApiError::new(
+            if let Some(id) = &p.player_id {
+                if !known.iter().any(|k| &k.id == id) {
+                    return Err(ApiError::new(
                         StatusCode::UNPROCESSABLE_ENTITY,
                         "unknown_player",
                         format!("player {i}'s player_id names no player (POST /v1/players registers one)"),
-                    )
-                })?),
-                None => None,
-            };
-            let name = match (&p.name, registered) {
-                (Some(n), _) => n.clone(),
-                (None, Some(r)) => r.name.clone(),
-                (None, None) => unreachable!("NewPlayer has a name or a player id"),
-            };
+                    ));
+                }
+            }
+            let name = p.name.clone();
             check_name(&name, &format!("player {i}'s name"))?;
             out.push((name, p.player_id.clone()));
         }
@@ -995,14 +990,7 @@ impl Matches {
             // Render the answer as it will stand once recorded.
             let index = (row.kind == "action").then_some(e.standing.len());
             let recorded = Recorded {
-                event: render_event(
-                    &next,
-                    &row,
-                    index,
-                    None,
-                    Some(role),
-                    e.seed_key.is_some(),
-                ),
+                event: render_event(&next, &row, index, None, Some(role), e.seed_key.is_some()),
                 match_: e.view(&next, row.seq, &row.created_at, Some(role)),
             };
             let body = to_json(&recorded)?;

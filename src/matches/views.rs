@@ -6,43 +6,38 @@ use utoipa::ToSchema;
 
 use crate::rules::{Dealing, ScoreSheet};
 
-/// A player at creation: a name, a registered player (`POST /v1/players`), or both (the name
-/// shown at this table, the player's id for the records).
+/// A player at creation: the name shown at the table and, optionally, the registered player
+/// (`POST /v1/players`) who sits there, for standings, ratings and exports.
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, try_from = "serde_json::Map<String, Value>")]
 pub struct NewPlayer {
     /// The player's name as shown at the table, kept exactly as sent: any Unicode, 1 to 64
-    /// characters (code points), not all of them whitespace. Optional with `player_id` (the
-    /// player's registered name is used).
+    /// characters (code points), not all of them whitespace.
     #[schema(
         min_length = 1,
         max_length = 64,
         pattern = r"[^\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]",
         example = "Ada"
     )]
-    pub name: Option<String>,
+    pub name: String,
     /// A registered player's id (`POST /v1/players`): the seat is that player's in standings,
-    /// ratings and exports.
-    #[schema(pattern = "^[0-9a-f]{32}$", example = "0c5e2f7a9b8d4c3e1f0a6b5c4d3e2f1a")]
+    /// ratings and exports. An id that names no player is 422 `unknown_player`.
+    #[schema(example = "0c5e2f7a9b8d4c3e1f0a6b5c4d3e2f1a")]
     pub player_id: Option<String>,
 }
 
 /// Only from a JSON object: serde alone would also take `["Ada"]` (the fields in order).
 impl TryFrom<serde_json::Map<String, Value>> for NewPlayer {
-    type Error = String;
+    type Error = serde_json::Error;
 
     fn try_from(fields: serde_json::Map<String, Value>) -> Result<Self, Self::Error> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Fields {
-            name: Option<String>,
+            name: String,
             player_id: Option<String>,
         }
-        let f: Fields =
-            serde_json::from_value(Value::Object(fields)).map_err(|e| e.to_string())?;
-        if f.name.is_none() && f.player_id.is_none() {
-            return Err("a player needs a `name`, a `player_id` or both".into());
-        }
+        let f: Fields = serde_json::from_value(Value::Object(fields))?;
         Ok(NewPlayer {
             name: f.name,
             player_id: f.player_id,

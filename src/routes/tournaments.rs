@@ -25,10 +25,7 @@ use crate::{
 /// A body with a strong ETag of its own bytes; 304 when `If-None-Match` names it (a page
 /// polling unchanged standings downloads nothing).
 fn with_content_etag(req: &HttpRequest, content_type: &str, body: String) -> HttpResponse {
-    let tag = format!(
-        "\"{}\"",
-        &crate::matches::sha256_hex(body.as_bytes())[..16]
-    );
+    let tag = format!("\"{}\"", &crate::matches::sha256_hex(body.as_bytes())[..16]);
     let fresh = req
         .headers()
         .get_all(header::IF_NONE_MATCH)
@@ -188,7 +185,7 @@ pub async fn pair_round(
     tag = "tournaments",
     params(
         ("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$"),
-        ("round" = u32, Path, description = "The round, from 1", minimum = 1),
+        ("round" = u32, Path, description = "The round, from 1", minimum = 1, maximum = 1000),
     ),
     responses(
         (status = 200, description = "The round", body = RoundWithTokens),
@@ -221,8 +218,8 @@ pub async fn get_round(
     tag = "tournaments",
     params(
         ("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$"),
-        ("round" = u32, Path, description = "The round, from 1", minimum = 1),
-        ("table" = u32, Path, description = "The table, from 1", minimum = 1),
+        ("round" = u32, Path, description = "The round, from 1", minimum = 1, maximum = 1000),
+        ("table" = u32, Path, description = "The table, from 1", minimum = 1, maximum = 1000),
     ),
     request_body(content = EnterResult, example = json!({"deals": [[-10, -6, -4, -6], [-2, -20, -3, -1]]})),
     responses(
@@ -315,8 +312,7 @@ pub async fn export_file(
             format!("the exports are {}", known.join(", ")),
         ));
     }
-    let (name, title, entrants, results, table, duplicate) =
-        svc.tournament_export(&id).await?;
+    let (name, title, entrants, results, table, duplicate) = svc.tournament_export(&id).await?;
     let resp = match file.as_str() {
         "standings.csv" => with_content_etag(
             &req,
@@ -328,7 +324,10 @@ pub async fn export_file(
             "text/csv; charset=utf-8",
             export::results_csv(&entrants, &results, duplicate),
         ),
-        "results.json" => json_etag(&req, &export::results_json(&entrants, &results, duplicate))?,
+        "results.json" => json_etag(
+            &req,
+            &crate::tournaments::service::results_json(&entrants, &results, duplicate),
+        )?,
         _ => json_etag(
             &req,
             &export::bgstats(&id, &name, &title, &entrants, &results),

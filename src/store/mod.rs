@@ -603,7 +603,7 @@ impl Store {
         tokens: &[(String, Option<i64>)],
     ) -> Result<(), sqlx::Error> {
         let mut tx = conn.begin().await?;
-        Store::insert_match_in(&mut *tx, m, tokens).await?;
+        Store::insert_match_in(&mut tx, m, tokens).await?;
         tx.commit().await
     }
 

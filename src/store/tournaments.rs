@@ -217,7 +217,7 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             for (m, tokens) in matches {
-                Store::insert_match_in(&mut *tx, m, tokens).await?;
+                Store::insert_match_in(&mut tx, m, tokens).await?;
             }
             tx.commit().await
         }

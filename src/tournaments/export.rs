@@ -1,7 +1,286 @@
-//! stub
-#![allow(missing_docs, unused)]
-use super::model::*;
-pub fn standings_csv(s: &Standings) -> String { todo!() }
-pub fn results_csv(entrants: &[Entrant], results: &[TableResult], duplicate: bool) -> String { todo!() }
-pub fn bgstats(tournament_id: &str, tournament_name: &str, game_title: &str, entrants: &[Entrant], results: &[TableResult]) -> serde_json::Value { todo!() }
-pub fn results_json(entrants: &[Entrant], results: &[TableResult], duplicate: bool) -> serde_json::Value { todo!() }
+//! Exports: standings and results as CSV, and a BG Stats import file.
+
+use chrono::DateTime;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use super::{
+    model::{Entrant, ResultSource, Standings, TableResult},
+    standings::table_matchpoints,
+};
+
+fn csv_of(header: &[&str], rows: Vec<Vec<String>>) -> String {
+    let mut w = csv::Writer::from_writer(vec![]);
+    // Writing to memory cannot fail.
+    w.write_record(header).expect("csv to memory");
+    for r in rows {
+        w.write_record(&r).expect("csv to memory");
+    }
+    String::from_utf8(w.into_inner().expect("csv to memory")).expect("utf-8 in, utf-8 out")
+}
+
+/// The standings as CSV, best first.
+pub fn standings_csv(s: &Standings) -> String {
+    csv_of(
+        &[
+            "rank",
+            "player_id",
+            "name",
+            "played",
+            "byes",
+            "wins",
+            "total",
+            "matchpoints",
+            "max_matchpoints",
+            "percentage",
+            "opponents_matchpoints",
+            "rating",
+            "rating_uncertainty",
+        ],
+        s.rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.rank.to_string(),
+                    r.player_id.clone(),
+                    r.name.clone(),
+                    r.played.to_string(),
+                    r.byes.to_string(),
+                    r.wins.to_string(),
+                    r.total.to_string(),
+                    r.matchpoints.to_string(),
+                    r.max_matchpoints.to_string(),
+                    format!("{:.2}", r.percentage),
+                    r.opponents_matchpoints.to_string(),
+                    format!("{:.3}", r.rating),
+                    r.rating_uncertainty
+                        .map(|u| format!("{u:.3}"))
+                        .unwrap_or_default(),
+                ]
+            })
+            .collect(),
+    )
+}
+
+fn source_name(s: ResultSource) -> &'static str {
+    match s {
+        ResultSource::Match => "match",
+        ResultSource::Totals => "totals",
+    }
+}
+
+/// One row per seat of every result.
+pub fn results_csv(entrants: &[Entrant], results: &[TableResult], duplicate: bool) -> String {
+    let mps = table_matchpoints(results, duplicate);
+    let mut rows = vec![];
+    for (r, mp) in results.iter().zip(&mps) {
+        for (seat, &e) in r.seats.iter().enumerate() {
+            let u = r.unit_of_seat(seat);
+            let (m, max) = mp.get(u).copied().unwrap_or((0, 0));
+            rows.push(vec![
+                r.round.to_string(),
+                r.table.to_string(),
+                seat.to_string(),
+                u.to_string(),
+                entrants[e].player_id.clone(),
+                entrants[e].name.clone(),
+                r.totals.get(u).copied().unwrap_or(0).to_string(),
+                m.to_string(),
+                max.to_string(),
+                r.winners.contains(&u).to_string(),
+                source_name(r.source).to_string(),
+                r.match_id.clone().unwrap_or_default(),
+                r.at.clone(),
+            ]);
+        }
+    }
+    csv_of(
+        &[
+            "round",
+            "table",
+            "seat",
+            "unit",
+            "player_id",
+            "name",
+            "total",
+            "matchpoints",
+            "max_matchpoints",
+            "winner",
+            "source",
+            "match_id",
+            "at",
+        ],
+        rows,
+    )
+}
+
+/// A deterministic UUID-shaped id for (tournament, kind, index): re-exporting gives the same file,
+/// so BG Stats recognises plays it already imported.
+fn uuid(tournament: &str, kind: &str, index: usize) -> String {
+    let h = hex::encode(Sha256::digest(
+        format!("{tournament}:{kind}:{index}").as_bytes(),
+    ));
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+    .to_uppercase()
+}
+
+/// A BG Stats import file (the app's JSON backup shape: games, players, locations, plays with
+/// player scores) of every table's play.
+pub fn bgstats(
+    tournament_id: &str,
+    tournament_name: &str,
+    game_title: &str,
+    entrants: &[Entrant],
+    results: &[TableResult],
+) -> Value {
+    let uses_teams = results.iter().any(|r| r.sides.is_some());
+    let players: Vec<Value> = entrants
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            json!({
+                "id": i + 1,
+                "uuid": uuid(tournament_id, "player", i),
+                "name": e.name,
+                "isAnonymous": false,
+            })
+        })
+        .collect();
+    let plays: Vec<Value> = results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let date = DateTime::parse_from_rfc3339(&r.at)
+                .map(|d| d.naive_utc().format("%Y-%m-%d %H:%M:%S").to_string())
+                .unwrap_or_default();
+            let scores: Vec<Value> = r
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(seat, &e)| {
+                    let u = r.unit_of_seat(seat);
+                    let total = r.totals.get(u).copied().unwrap_or(0);
+                    let rank = 1 + r.totals.iter().filter(|&&t| t > total).count();
+                    let mut s = json!({
+                        "playerRefId": e + 1,
+                        "score": total.to_string(),
+                        "winner": r.winners.contains(&u),
+                        "seatOrder": seat + 1,
+                        "startPlayer": seat == 0,
+                        "rank": rank,
+                        "newPlayer": false,
+                    });
+                    if r.sides.is_some() {
+                        s["team"] = json!(format!("Side {}", u + 1));
+                    }
+                    s
+                })
+                .collect();
+            json!({
+                "uuid": uuid(tournament_id, "play", i),
+                "playDate": date,
+                "entryDate": date,
+                "gameRefId": 1,
+                "durationMin": 0,
+                "ignored": false,
+                "rating": 0,
+                "scoringSetting": 0,
+                "usesTeams": r.sides.is_some(),
+                "manualWinner": false,
+                "rounds": r.deals.len(),
+                "board": format!("{tournament_name}: round {}, table {}", r.round, r.table),
+                "playerScores": scores,
+            })
+        })
+        .collect();
+    json!({
+        "games": [{
+            "id": 1,
+            "uuid": uuid(tournament_id, "game", 0),
+            "name": game_title,
+            "highestWins": true,
+            "noPoints": false,
+            "cooperative": false,
+            "usesTeams": uses_teams,
+        }],
+        "players": players,
+        "locations": [],
+        "plays": plays,
+        "userInfo": {"meRefId": 0},
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournaments::{model::RatingSystem, standings::standings};
+
+    fn setup() -> (Vec<Entrant>, Vec<TableResult>) {
+        let entrants = vec![
+            Entrant {
+                player_id: "a".into(),
+                name: "Smith, \"Ace\"".into(),
+            },
+            Entrant {
+                player_id: "b".into(),
+                name: "Ben".into(),
+            },
+        ];
+        let results = vec![TableResult {
+            round: 1,
+            table: 1,
+            seats: vec![1, 0],
+            sides: None,
+            totals: vec![20, 110],
+            deals: vec![vec![0, 40], vec![20, 0], vec![0, 70]],
+            winners: vec![1],
+            source: ResultSource::Totals,
+            match_id: None,
+            at: "2026-11-22T20:15:00.000Z".into(),
+        }];
+        (entrants, results)
+    }
+
+    #[test]
+    fn csv_quotes_names_and_lists_every_seat() {
+        let (e, r) = setup();
+        let s = standings(&e, &r, &[], false, RatingSystem::Elo);
+        let csv = standings_csv(&s);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines[1],
+            "1,a,\"Smith, \"\"Ace\"\"\",1,0,1,110,2,2,100.00,0,1016.000,"
+        );
+        assert_eq!(lines[2], "2,b,Ben,1,0,0,20,0,2,0.00,2,984.000,");
+        let res = results_csv(&e, &r, false);
+        assert_eq!(
+            res.lines().nth(1),
+            Some("1,1,0,0,b,Ben,20,0,2,false,totals,,2026-11-22T20:15:00.000Z")
+        );
+        assert_eq!(res.lines().count(), 3);
+    }
+
+    #[test]
+    fn bgstats_has_the_import_shape_and_is_stable() {
+        let (e, r) = setup();
+        let b = bgstats("t1", "Night", "Dump", &e, &r);
+        assert_eq!(b["games"][0]["name"], "Dump");
+        assert_eq!(b["players"].as_array().unwrap().len(), 2);
+        let play = &b["plays"][0];
+        assert_eq!(play["playDate"], "2026-11-22 20:15:00");
+        assert_eq!(play["rounds"], 3);
+        assert_eq!(
+            play["playerScores"][1],
+            json!({"playerRefId": 1, "score": "110", "winner": true, "seatOrder": 2, "startPlayer": false, "rank": 1, "newPlayer": false})
+        );
+        assert_eq!(play["uuid"].as_str().unwrap().len(), 36);
+        assert_eq!(bgstats("t1", "Night", "Dump", &e, &r), b);
+    }
+}

@@ -201,18 +201,26 @@ impl Matches {
         }
         let dealing = req.dealing.unwrap_or_default();
         // The options as every table will play them (unknown game, bad options: refused here).
-        let probe = (2..=8)
-            .find_map(|n| AnyGame::new(&req.game, req.config.clone().map(Value::Object), n, dealing).ok());
+        let probe = (2..=8).find_map(|n| {
+            AnyGame::new(&req.game, req.config.clone().map(Value::Object), n, dealing).ok()
+        });
         let Some(probe) = probe else {
             // No player count works: report the game's own refusal at its smallest count.
             let min = AnyGame::catalogue()
                 .iter()
                 .find(|g| g.id == req.game)
                 .map_or(2, |g| g.min_players);
-            return Err(AnyGame::new(&req.game, req.config.map(Value::Object), min, dealing)
-                .err()
-                .map(ApiError::from)
-                .unwrap_or_else(|| unprocessable("invalid_config", "no table size from 2 to 8 can play these options")));
+            return Err(
+                AnyGame::new(&req.game, req.config.map(Value::Object), min, dealing)
+                    .err()
+                    .map(ApiError::from)
+                    .unwrap_or_else(|| {
+                        unprocessable(
+                            "invalid_config",
+                            "no table size from 2 to 8 can play these options",
+                        )
+                    }),
+            );
         };
         let game = probe.id().to_string();
         let config = probe.config_json();
@@ -571,7 +579,17 @@ impl Matches {
     pub async fn tournament_export(
         &self,
         id: &str,
-    ) -> Result<(String, String, Vec<Entrant>, Vec<TableResult>, Standings, bool), ApiError> {
+    ) -> Result<
+        (
+            String,
+            String,
+            Vec<Entrant>,
+            Vec<TableResult>,
+            Standings,
+            bool,
+        ),
+        ApiError,
+    > {
         let t = self.load_tournament(id).await?;
         let title = AnyGame::catalogue()
             .iter()
@@ -863,7 +881,11 @@ impl Matches {
         }
         let t = self.load_tournament(id).await?;
         let mut view = self.render(&t, true);
-        Ok(view.rounds.swap_remove(round as usize - 1).tables.swap_remove(table as usize - 1))
+        Ok(view
+            .rounds
+            .swap_remove(round as usize - 1)
+            .tables
+            .swap_remove(table as usize - 1))
     }
 }
 
@@ -894,4 +916,47 @@ fn check_tournament_name(name: &str) -> Result<(), ApiError> {
         ));
     }
     Ok(())
+}
+
+/// Every table's result as JSON (the `results.json` export): per result its round, table,
+/// source, match, time, sides, totals, deals, winners, and per seat the player and matchpoints.
+pub fn results_json(entrants: &[Entrant], results: &[TableResult], duplicate: bool) -> Value {
+    let mps = standings::table_matchpoints(results, duplicate);
+    let rows: Vec<Value> = results
+        .iter()
+        .zip(&mps)
+        .map(|(r, mp)| {
+            let seats: Vec<Value> = r
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(seat, &e)| {
+                    let unit = r.unit_of_seat(seat);
+                    serde_json::json!({
+                        "seat": seat,
+                        "unit": unit,
+                        "player_id": entrants[e].player_id,
+                        "name": entrants[e].name,
+                        "total": r.totals.get(unit),
+                        "matchpoints": mp.get(unit).map(|m| m.0),
+                        "max_matchpoints": mp.get(unit).map(|m| m.1),
+                        "winner": r.winners.contains(&unit),
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "round": r.round,
+                "table": r.table,
+                "source": r.source,
+                "match_id": r.match_id,
+                "at": r.at,
+                "sides": r.sides,
+                "totals": r.totals,
+                "deals": r.deals,
+                "winners": r.winners,
+                "seats": seats,
+            })
+        })
+        .collect();
+    serde_json::json!({ "duplicate": duplicate, "results": rows })
 }

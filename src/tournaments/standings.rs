@@ -1,5 +1,376 @@
-//! stub
-#![allow(missing_docs, unused)]
-use super::model::*;
-pub fn table_matchpoints(results: &[TableResult], duplicate: bool) -> Vec<Vec<(i64, i64)>> { todo!() }
-pub fn standings(entrants: &[Entrant], results: &[TableResult], byes: &[(u32, usize)], duplicate: bool, rating: RatingSystem) -> Standings { todo!() }
+//! Matchpoints, standings and ratings, recomputed from the tables' results.
+
+use std::cmp::{Ordering, Reverse};
+
+use skillratings::{
+    elo::{elo, EloConfig, EloRating},
+    weng_lin::{weng_lin_multi_team, WengLinConfig, WengLinRating},
+    MultiTeamOutcome, Outcomes,
+};
+
+use super::model::{Entrant, RatingSystem, StandingRow, Standings, TableResult};
+
+/// The tie-breaks, in order (the answer states them).
+pub const TIE_BREAKS: [&str; 5] = [
+    "matchpoints",
+    "wins",
+    "total",
+    "opponents_matchpoints",
+    "entry_order",
+];
+
+/// 2 when `a` beats `b`, 1 for a tie, 0 when it loses.
+fn points(a: i64, b: i64) -> i64 {
+    match a.cmp(&b) {
+        Ordering::Greater => 2,
+        Ordering::Equal => 1,
+        Ordering::Less => 0,
+    }
+}
+
+/// The matchpoints of each unit of each result: per result, per unit, (matchpoints, most
+/// possible). Without duplicate play, within the table: 2 for each other unit with a lower
+/// total, 1 for each equal one. With duplicate play, board by board against the same unit at
+/// every other table of the round (same number of units): deal k against deal k where both have
+/// it; a result known by its totals only is compared by its totals, as one board.
+pub fn table_matchpoints(results: &[TableResult], duplicate: bool) -> Vec<Vec<(i64, i64)>> {
+    results
+        .iter()
+        .map(|r| {
+            let units = r.totals.len();
+            (0..units)
+                .map(|u| {
+                    if !duplicate {
+                        let mp = (0..units)
+                            .filter(|&v| v != u)
+                            .map(|v| points(r.totals[u], r.totals[v]))
+                            .sum();
+                        return (mp, 2 * (units as i64 - 1));
+                    }
+                    let (mut mp, mut max) = (0, 0);
+                    for o in results.iter().filter(|o| {
+                        o.round == r.round && o.table != r.table && o.totals.len() == units
+                    }) {
+                        if r.deals.is_empty() || o.deals.is_empty() {
+                            mp += points(r.totals[u], o.totals[u]);
+                            max += 2;
+                        } else {
+                            for (a, b) in r.deals.iter().zip(&o.deals) {
+                                if let (Some(&a), Some(&b)) = (a.get(u), b.get(u)) {
+                                    mp += points(a, b);
+                                    max += 2;
+                                }
+                            }
+                        }
+                    }
+                    (mp, max)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// The ratings after every result, in (round, table) order, from the defaults: Elo for a table
+/// of two single players (higher total wins, equal totals draw; other tables are not rated by
+/// Elo); Weng-Lin with the units as teams, ranked by total (equal totals share a rank).
+fn ratings(n: usize, results: &[TableResult], system: RatingSystem) -> Vec<(f64, Option<f64>)> {
+    let mut order: Vec<&TableResult> = results.iter().collect();
+    order.sort_by_key(|r| (r.round, r.table));
+    match system {
+        RatingSystem::Elo => {
+            let mut r = vec![EloRating::new(); n];
+            let config = EloConfig::new();
+            for res in order {
+                if res.totals.len() != 2 || res.seats.len() != 2 || res.sides.is_some() {
+                    continue;
+                }
+                let (a, b) = (res.seats[0], res.seats[1]);
+                let outcome = match res.totals[0].cmp(&res.totals[1]) {
+                    Ordering::Greater => Outcomes::WIN,
+                    Ordering::Equal => Outcomes::DRAW,
+                    Ordering::Less => Outcomes::LOSS,
+                };
+                (r[a], r[b]) = elo(&r[a], &r[b], &outcome, &config);
+            }
+            r.iter().map(|x| (round3(x.rating), None)).collect()
+        }
+        RatingSystem::WengLin => {
+            let mut r = vec![WengLinRating::new(); n];
+            let config = WengLinConfig::new();
+            for res in order {
+                let units = res.totals.len();
+                let members: Vec<Vec<usize>> = (0..units)
+                    .map(|u| {
+                        (0..res.seats.len())
+                            .filter(|&s| res.unit_of_seat(s) == u)
+                            .map(|s| res.seats[s])
+                            .collect()
+                    })
+                    .collect();
+                if units < 2 || members.iter().any(Vec::is_empty) {
+                    continue;
+                }
+                let teams: Vec<Vec<WengLinRating>> = members
+                    .iter()
+                    .map(|m| m.iter().map(|&e| r[e]).collect())
+                    .collect();
+                let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+                    .iter()
+                    .enumerate()
+                    .map(|(u, t)| {
+                        let better = res.totals.iter().filter(|&&x| x > res.totals[u]).count();
+                        (t.as_slice(), MultiTeamOutcome::new(better + 1))
+                    })
+                    .collect();
+                let after = weng_lin_multi_team(&input, &config);
+                for (m, t) in members.iter().zip(after) {
+                    for (&e, rating) in m.iter().zip(t) {
+                        r[e] = rating;
+                    }
+                }
+            }
+            r.iter()
+                .map(|x| (round3(x.rating), Some(round3(x.uncertainty))))
+                .collect()
+        }
+    }
+}
+
+/// The standings. `byes`: (round, entrant); a bye scores half the most matchpoints a unit could
+/// have had at that round's tables (nothing when none has a result), in matchpoints and in the
+/// maximum, and nothing else. Best first by [`TIE_BREAKS`]; entrants equal on all but entry
+/// order share a rank.
+pub fn standings(
+    entrants: &[Entrant],
+    results: &[TableResult],
+    byes: &[(u32, usize)],
+    duplicate: bool,
+    rating: RatingSystem,
+) -> Standings {
+    let n = entrants.len();
+    let mps = table_matchpoints(results, duplicate);
+    let mut rows: Vec<StandingRow> = entrants
+        .iter()
+        .map(|e| StandingRow {
+            rank: 0,
+            player_id: e.player_id.clone(),
+            name: e.name.clone(),
+            played: 0,
+            byes: 0,
+            wins: 0,
+            total: 0,
+            matchpoints: 0,
+            max_matchpoints: 0,
+            percentage: 0.0,
+            opponents_matchpoints: 0,
+            rating: 0.0,
+            rating_uncertainty: None,
+        })
+        .collect();
+    for (r, mp) in results.iter().zip(&mps) {
+        for (seat, &e) in r.seats.iter().enumerate() {
+            let Some(row) = rows.get_mut(e) else { continue };
+            let u = r.unit_of_seat(seat);
+            row.played += 1;
+            row.total += r.totals.get(u).copied().unwrap_or(0);
+            row.wins += u32::from(r.winners.contains(&u));
+            if let Some(&(m, max)) = mp.get(u) {
+                row.matchpoints += m;
+                row.max_matchpoints += max;
+            }
+        }
+    }
+    for &(round, e) in byes {
+        let Some(row) = rows.get_mut(e) else { continue };
+        let full = results
+            .iter()
+            .zip(&mps)
+            .filter(|(r, _)| r.round == round)
+            .flat_map(|(_, mp)| mp.iter().map(|m| m.1))
+            .max()
+            .unwrap_or(0);
+        row.byes += 1;
+        row.matchpoints += full / 2;
+        row.max_matchpoints += full;
+    }
+    let finals: Vec<i64> = rows.iter().map(|r| r.matchpoints).collect();
+    for r in results {
+        for &e in &r.seats {
+            let others: i64 = r
+                .seats
+                .iter()
+                .filter(|&&o| o != e)
+                .filter_map(|&o| finals.get(o))
+                .sum();
+            if let Some(row) = rows.get_mut(e) {
+                row.opponents_matchpoints += others;
+            }
+        }
+    }
+    for (row, (value, sigma)) in rows.iter_mut().zip(ratings(n, results, rating)) {
+        row.rating = value;
+        row.rating_uncertainty = sigma;
+        row.percentage = if row.max_matchpoints > 0 {
+            (row.matchpoints as f64 * 10000.0 / row.max_matchpoints as f64).round() / 100.0
+        } else {
+            0.0
+        };
+    }
+    let key = |r: &StandingRow| {
+        (
+            Reverse(r.matchpoints),
+            Reverse(r.wins),
+            Reverse(r.total),
+            Reverse(r.opponents_matchpoints),
+        )
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| (key(&rows[i]), i));
+    let mut sorted: Vec<StandingRow> = Vec::with_capacity(n);
+    for (place, &i) in order.iter().enumerate() {
+        let mut row = rows[i].clone();
+        row.rank = match sorted.last() {
+            Some(prev) if key(prev) == key(&row) => prev.rank,
+            _ => place as u32 + 1,
+        };
+        sorted.push(row);
+    }
+    Standings {
+        tie_breaks: TIE_BREAKS.iter().map(|s| s.to_string()).collect(),
+        rating_system: rating,
+        duplicate,
+        rows: sorted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournaments::model::ResultSource;
+
+    fn entrants(n: usize) -> Vec<Entrant> {
+        (0..n)
+            .map(|i| Entrant {
+                player_id: format!("p{i}"),
+                name: format!("P{i}"),
+            })
+            .collect()
+    }
+
+    fn result(
+        round: u32,
+        table: u32,
+        seats: Vec<usize>,
+        totals: Vec<i64>,
+        deals: Vec<Vec<i64>>,
+    ) -> TableResult {
+        let (winners, _) = crate::rules::sheet::winners_and_margin(&totals);
+        TableResult {
+            round,
+            table,
+            seats,
+            sides: None,
+            totals,
+            deals,
+            winners,
+            source: ResultSource::Totals,
+            match_id: None,
+            at: "2026-11-22T20:00:00.000Z".into(),
+        }
+    }
+
+    #[test]
+    fn matchpoints_within_a_table_count_results_beaten_and_ties() {
+        let r = vec![result(1, 1, vec![0, 1, 2], vec![10, 5, 5], vec![])];
+        assert_eq!(
+            table_matchpoints(&r, false),
+            vec![vec![(4, 4), (1, 4), (1, 4)]]
+        );
+        let s = standings(&entrants(3), &r, &[], false, RatingSystem::WengLin);
+        assert_eq!(s.rows[0].player_id, "p0");
+        assert_eq!((s.rows[0].rank, s.rows[1].rank, s.rows[2].rank), (1, 2, 2));
+        assert_eq!(s.rows[1].player_id, "p1");
+        assert_eq!(s.rows[0].percentage, 100.0);
+        assert_eq!(s.rows[1].percentage, 25.0);
+        assert_eq!(s.rows[0].opponents_matchpoints, 2);
+        assert!(s.rows[0].rating > 25.0 && s.rows[1].rating < 25.0);
+        assert_eq!(s.rows[1].rating, s.rows[2].rating);
+    }
+
+    #[test]
+    fn duplicate_matchpoints_compare_the_same_seat_deal_by_deal() {
+        let r = vec![
+            result(
+                1,
+                1,
+                vec![0, 1],
+                vec![30, 5],
+                vec![vec![20, 0], vec![10, 5]],
+            ),
+            result(
+                1,
+                2,
+                vec![2, 3],
+                vec![25, 10],
+                vec![vec![20, 0], vec![5, 10]],
+            ),
+        ];
+        assert_eq!(
+            table_matchpoints(&r, true),
+            vec![vec![(3, 4), (1, 4)], vec![(1, 4), (3, 4)]]
+        );
+        // Another round's table is not compared.
+        let mut more = r.clone();
+        more.push(result(2, 1, vec![0, 2], vec![1, 0], vec![vec![1, 0]]));
+        assert_eq!(table_matchpoints(&more, true)[2], vec![(0, 0), (0, 0)]);
+    }
+
+    #[test]
+    fn partners_share_their_side_and_a_bye_scores_half() {
+        let mut r = result(1, 1, vec![0, 1, 2, 3], vec![40, 0], vec![]);
+        r.sides = Some(vec![vec![0, 2], vec![1, 3]]);
+        let s = standings(&entrants(5), &[r], &[(1, 4)], false, RatingSystem::WengLin);
+        let get = |id: &str| s.rows.iter().find(|x| x.player_id == id).unwrap().clone();
+        assert_eq!(
+            (
+                get("p0").total,
+                get("p2").total,
+                get("p0").wins,
+                get("p2").wins
+            ),
+            (40, 40, 1, 1)
+        );
+        assert_eq!((get("p1").matchpoints, get("p0").matchpoints), (0, 2));
+        assert_eq!(get("p0").rating, get("p2").rating);
+        let bye = get("p4");
+        assert_eq!(
+            (bye.byes, bye.played, bye.matchpoints, bye.max_matchpoints),
+            (1, 0, 1, 2)
+        );
+        assert_eq!(bye.rating, 25.0);
+        assert_eq!(bye.rating_uncertainty, Some(8.333));
+    }
+
+    #[test]
+    fn elo_after_one_win_from_level_ratings_is_1016_and_984() {
+        let r = vec![result(1, 1, vec![1, 0], vec![110, 20], vec![])];
+        let s = standings(&entrants(2), &r, &[], false, RatingSystem::Elo);
+        assert_eq!(s.rows[0].player_id, "p1");
+        assert_eq!(s.rows[0].rating, 1016.0);
+        assert_eq!(s.rows[1].rating, 984.0);
+        assert_eq!(s.rows[1].rating_uncertainty, None);
+        assert_eq!(s.tie_breaks, TIE_BREAKS.map(String::from).to_vec());
+    }
+
+    #[test]
+    fn a_full_tie_shares_the_rank_and_entry_order_only_orders() {
+        let r = vec![result(1, 1, vec![0, 1], vec![5, 5], vec![])];
+        let s = standings(&entrants(2), &r, &[], false, RatingSystem::Elo);
+        assert_eq!((s.rows[0].player_id.as_str(), s.rows[0].rank), ("p0", 1));
+        assert_eq!((s.rows[1].player_id.as_str(), s.rows[1].rank), ("p1", 1));
+    }
+}

@@ -15,7 +15,12 @@ use crate::{
 #[serde(deny_unknown_fields)]
 pub struct CreatePlayer {
     /// The player's name: 1 to 64 characters (code points), not all whitespace.
-    #[schema(min_length = 1, max_length = 64, example = "Ada")]
+    #[schema(
+        min_length = 1,
+        max_length = 64,
+        pattern = r"[^\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]",
+        example = "Ada"
+    )]
     pub name: String,
 }
 
@@ -61,7 +66,12 @@ pub enum Record {
 #[serde(deny_unknown_fields)]
 pub struct CreateTournament {
     /// The tournament's name: 1 to 100 characters, not blank.
-    #[schema(min_length = 1, max_length = 100, example = "Club night")]
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"[^\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]",
+        example = "Club night"
+    )]
     pub name: String,
     /// The game id from `GET /v1/games`.
     #[schema(example = "clubs")]
