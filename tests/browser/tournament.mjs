@@ -70,6 +70,7 @@ await run("tournament", async (b) => {
   const formHash = new URL(start.url()).hash;
   check("the form lands on the organiser's page", /^#tournament=[0-9a-f]{32}&o=[0-9a-f]+$/.test(formHash), formHash);
   check("the organiser is told to bookmark the page", /bookmark/i.test(await start.textContent("#organiser")));
+  await start.waitForSelector("#standings tr[data-player]");
   check("the new tournament's name and players", (await start.textContent("h1")) === "Form night"
     && (await start.$$("#standings tr[data-player]")).length === 3);
   await start.context().close();
