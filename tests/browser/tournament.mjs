@@ -163,6 +163,7 @@ await run("tournament", async (b) => {
   const mine = await seat.$$eval("#tournament tr.mine", (rows) => rows.map((r) => r.dataset.player));
   check("the seat's page shows the Tournament panel, this table's three players highlighted",
     mine.length === 3 && table.players.every((p) => mine.includes(p.player_id)), JSON.stringify(mine));
+  await seat.waitForFunction(() => document.querySelector("#tournament-name").textContent !== "Tournament");
   check("the panel names the tournament, round and table", await seat.locator("#tournament").textContent()
     .then((t) => t.includes("P.M. night") && t.includes("round 1") && t.includes("table 1")));
   check("the panel lists all six entrants", (await seat.$$("#tournament tr[data-player]")).length === 6);
