@@ -127,6 +127,13 @@ await run("tournament", async (b) => {
   check("the public page shows the table's result", (await pub.textContent('[data-round="1"] .tbl[data-table="1"]')).includes("100"));
   check("the public page's standings fit a phone", await fits(pub));
   check("the organiser's and public pages show no null", await clean(org) && await clean(pub));
+  // Per-deal points, deals separated by "/": the totals are their sums.
+  const form2 = org.locator('form.quicklog[data-round="1"][data-table="2"]');
+  await form2.locator("input[name=totals]").fill("60, 0 / 0, 30 / 40, 0");
+  await form2.locator("button").click();
+  await org.waitForSelector('[data-round="1"] .tbl[data-table="2"] table.result');
+  const row2 = await org.$$eval('[data-round="1"] .tbl[data-table="2"] table.result tr', (rs) => rs.slice(1).map((r) => r.children[1].textContent));
+  check("points per deal entered with slashes give the totals", row2.join() === "100,30", row2.join());
   await shot(pub, "t03-public-standings");
   await org.context().close();
   await pub.context().close();
