@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the README's curl walkthrough verbatim (every ```sh block from "## A Dump deal with curl" up
-# to "### Service dealing") against a fresh debug server, and checks what it printed: the Dump
+# Runs the README's curl walkthroughs verbatim (every ```sh block from "## A Dump deal with curl" up
+# to "### Service dealing", and the tournament's) against a fresh debug server, and checks what it printed: the Dump
 # score sheet exactly, each documented refusal's code, and no server error anywhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +15,7 @@ python3 - "$WORK/walkthrough.sh" <<'PY'
 import re, sys
 text = open("README.md").read()
 section = text[text.index("## A Dump deal with curl"):text.index("### Service dealing")]
+section += text[text.index("### A small tournament with curl"):text.index("## Configuration")]
 blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
 open(sys.argv[1], "w").write("set -e\n" + "\n".join(blocks))
 PY
@@ -31,6 +32,13 @@ if "round,label,multiplier,side_0,side_1\n1,Deal 1,1,2,0\ntotal,Total,,2,0\n" no
 for code in ["table_action_only", "card_already_played", "declaration_required", "stock_top_expected", "space_taken"]:
     if f'"code":"{code}"' not in out:
         problems.append(f"the documented refusal {code} did not happen")
+import re
+for line in ["3 rounds, elo", "table 1 ['Ada', 'Di']", "table 2 ['Cy', 'Ben']", "[110, 20] [0] [2, 0]", '"code":"result_impossible"']:
+    if line not in out:
+        problems.append(f"the tournament walkthrough did not print {line!r}")
+standings = re.findall(r"^(\d),[0-9a-f]{32},(\w+),1,0,(\d),(\d+),(\d),2,", out, re.M)
+if standings != [("1", "Ada", "1", "110", "2"), ("2", "Ben", "1", "100", "2"), ("3", "Cy", "0", "45", "0"), ("4", "Di", "0", "20", "0")]:
+    problems.append(f"the tournament standings are not the README's: {standings}")
 if '"status":5' in out or "internal_error" in out:
     problems.append("a server error")
 if problems:

@@ -322,3 +322,46 @@ async fn a_reader_holding_the_current_version_gets_304_and_no_body() {
     let view: Value = moved.json().await.unwrap();
     assert_eq!(view["seq"], json!(1));
 }
+
+#[actix_web::test]
+async fn prefer_return_minimal_answers_the_event_and_what_changed() {
+    let app = TestApp::spawn().await;
+    let m = app.create("dump", 2, "table", json!({})).await;
+    let send = |prefer: Option<&'static str>, key: &'static str| {
+        let mut rb = app
+            .client
+            .post(format!("{}/v1/matches/{}/actions", app.base, m.id))
+            .bearer_auth(&m.host)
+            .header("Idempotency-Key", key)
+            .json(&json!({"seat": null, "action": {"type": "deal"}}));
+        if let Some(p) = prefer {
+            rb = rb.header("Prefer", p);
+        }
+        rb.send()
+    };
+    let r = send(Some("handling=lenient, return=minimal"), "deal-1")
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    assert_eq!(r.headers()["preference-applied"], "return=minimal");
+    assert_eq!(r.headers()["etag"], "\"1\"");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body.get("match"), None);
+    assert_eq!(body["seq"], 1);
+    assert_eq!(body["status"], "in_progress");
+    assert_eq!(body["round"], 1);
+    assert_eq!(body["event"]["seq"], 1);
+    assert_eq!(body["event"]["action"], json!({"type": "deal"}));
+    assert_eq!(body["to_act"], json!([1]));
+    assert_eq!(body["table_to_act"], false);
+    // The same request again replays the first answer, minimal as it was.
+    let again = send(None, "deal-1").await.unwrap();
+    assert_eq!(again.headers()["idempotent-replayed"], "true");
+    assert_eq!(again.headers()["preference-applied"], "return=minimal");
+    assert_eq!(again.headers()["etag"], "\"1\"");
+    assert_eq!(again.json::<Value>().await.unwrap(), body);
+    // Without the preference, the whole match.
+    let full = app.undo(&m, &m.host).await;
+    assert_eq!(full.status, StatusCode::CREATED);
+    assert_eq!(full.body["match"]["seq"], 2);
+}

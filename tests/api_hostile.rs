@@ -364,7 +364,7 @@ async fn unicode_names_are_accepted_and_read_back_exactly() {
         let expected: Vec<Value> = names
             .iter()
             .enumerate()
-            .map(|(seat, n)| json!({"seat": seat, "name": n}))
+            .map(|(seat, n)| json!({"seat": seat, "name": n, "player_id": null}))
             .collect();
         assert_eq!(
             a.body["match"]["players"],

@@ -24,7 +24,7 @@ use tokio::sync::Mutex as AsyncMutex;
 
 use self::views::{
     ActionRequest, CreateMatch, Created, EventPage, EventView, Legal, MatchPage, MatchStatus,
-    MatchSummary, MatchView, PlayerView, Recorded, TournamentLink,
+    MatchSummary, MatchView, PlayerView, Recorded, RecordedMinimal, TournamentLink,
 };
 use crate::{
     error::ApiError,
@@ -95,6 +95,8 @@ pub struct WriteMeta<'a> {
     pub idempotency_key: Option<String>,
     /// SHA-256 of the canonical request body (see [`request_hash`]).
     pub body: &'a Value,
+    /// `Prefer: return=minimal`: answer the event and what it changed, not the whole match.
+    pub minimal: bool,
 }
 
 /// The answer to a write: the status and the exact JSON body (replayed verbatim for a repeated
@@ -108,6 +110,8 @@ pub struct WriteAnswer {
     pub seq: i64,
     /// Whether this answer is a replay of an earlier one.
     pub replayed: bool,
+    /// Whether the body is the minimal answer (`Prefer: return=minimal`).
+    pub minimal: bool,
 }
 
 pub(crate) fn now() -> String {
@@ -576,12 +580,6 @@ impl Matches {
         &self,
         players: &[views::NewPlayer],
     ) -> Result<Vec<(String, Option<String>)>, ApiError> {
-        if players.len() > 16 {
-            return Err(ApiError::bad_request(
-                "too_many_players",
-                "at most 16 players",
-            ));
-        }
         let ids: Vec<String> = players.iter().filter_map(|p| p.player_id.clone()).collect();
         for (i, id) in ids.iter().enumerate() {
             if ids[..i].contains(id) {
@@ -617,6 +615,12 @@ impl Matches {
 
     /// Creates a match.
     pub async fn create(&self, req: CreateMatch) -> Result<Created, ApiError> {
+        if req.players.len() > 16 {
+            return Err(ApiError::bad_request(
+                "too_many_players",
+                "at most 16 players",
+            ));
+        }
         let seats = self.resolve_players(&req.players).await?;
         let dealing = req.dealing.unwrap_or_default();
         let (row, game) = new_match(
@@ -879,15 +883,18 @@ impl Matches {
         match self.store.idempotent_answer(id, key).await? {
             None => Ok(None),
             Some(a) if a.request_hash == hash => {
-                let seq = serde_json::from_str::<Value>(&a.body)
-                    .ok()
-                    .and_then(|v| v["match"]["seq"].as_i64())
+                let v = serde_json::from_str::<Value>(&a.body).unwrap_or_default();
+                let minimal = v.get("match").is_none();
+                let seq = v["match"]["seq"]
+                    .as_i64()
+                    .or_else(|| v["seq"].as_i64())
                     .unwrap_or(0);
                 Ok(Some(WriteAnswer {
                     status: StatusCode::from_u16(a.status).unwrap_or(StatusCode::CREATED),
                     body: a.body,
                     seq,
                     replayed: true,
+                    minimal,
                 }))
             }
             Some(_) => Err(ApiError::new(
@@ -989,11 +996,23 @@ impl Matches {
             row.round = i64::from(next.round());
             // Render the answer as it will stand once recorded.
             let index = (row.kind == "action").then_some(e.standing.len());
-            let recorded = Recorded {
-                event: render_event(&next, &row, index, None, Some(role), e.seed_key.is_some()),
-                match_: e.view(&next, row.seq, &row.created_at, Some(role)),
+            let event = render_event(&next, &row, index, None, Some(role), e.seed_key.is_some());
+            let body = if meta.minimal {
+                let to_act = next.to_act();
+                to_json(&RecordedMinimal {
+                    event,
+                    seq: row.seq,
+                    status: Entry::status(&next),
+                    round: next.round(),
+                    to_act: to_act.seats,
+                    table_to_act: to_act.table,
+                })?
+            } else {
+                to_json(&Recorded {
+                    event,
+                    match_: e.view(&next, row.seq, &row.created_at, Some(role)),
+                })?
             };
-            let body = to_json(&recorded)?;
             if let Some(key) = &meta.idempotency_key {
                 row.idem_key = Some(key.clone());
                 row.request_hash = Some(hash.clone());
@@ -1011,6 +1030,7 @@ impl Matches {
                         body,
                         seq: e.seq,
                         replayed: false,
+                        minimal: meta.minimal,
                     });
                 }
                 Err(StoreError::Conflict) => {
@@ -1040,6 +1060,7 @@ impl Matches {
                                 body,
                                 seq: e.seq,
                                 replayed: false,
+                                minimal: meta.minimal,
                             });
                         }
                         // Not there: certain for a commit the database refused (nothing was

@@ -232,6 +232,36 @@ pub struct Recorded {
     pub match_: MatchView,
 }
 
+/// The answer to an action or an undo sent with `Prefer: return=minimal`: the event and what it
+/// changed, without the whole match view (read it with `GET /v1/matches/{id}` when needed).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RecordedMinimal {
+    /// The event just recorded.
+    pub event: EventView,
+    /// The match's version after it (also the `ETag`).
+    pub seq: i64,
+    /// Being played or over.
+    pub status: MatchStatus,
+    /// The current round.
+    pub round: u32,
+    /// The seats expected to act now.
+    pub to_act: Vec<usize>,
+    /// Whether the table (host token) is expected to act now.
+    pub table_to_act: bool,
+}
+
+/// What a write answers: the event with the whole match after it, or with `Prefer:
+/// return=minimal` the event and what it changed.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)] // the spec's type only: answers are written as JSON text
+pub enum RecordedAnswer {
+    /// The default answer.
+    Full(Recorded),
+    /// With `Prefer: return=minimal`.
+    Minimal(RecordedMinimal),
+}
+
 /// A page of the event log.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct EventPage {

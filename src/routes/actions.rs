@@ -11,7 +11,7 @@ use super::{
 use crate::{
     error::{ApiError, Problem},
     matches::{
-        views::{ActionRequest, Legal, Recorded},
+        views::{ActionRequest, Legal, RecordedAnswer},
         Matches, WriteAnswer, WriteMeta,
     },
 };
@@ -23,12 +23,24 @@ fn required_bearer(req: &HttpRequest) -> Result<String, ApiError> {
     })
 }
 
+/// Whether the request asks `Prefer: return=minimal` (RFC 7240; other preferences are ignored).
+fn prefers_minimal(req: &HttpRequest) -> bool {
+    req.headers()
+        .get_all("prefer")
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split([',', ';']))
+        .any(|p| p.trim().eq_ignore_ascii_case("return=minimal"))
+}
+
 fn answer(a: WriteAnswer) -> HttpResponse {
     let mut r = HttpResponse::build(a.status);
     r.insert_header(super::etag(a.seq))
         .content_type("application/json");
     if a.replayed {
         r.insert_header(("Idempotent-Replayed", "true"));
+    }
+    if a.minimal {
+        r.insert_header(("Preference-Applied", "return=minimal"));
     }
     r.body(a.body)
 }
@@ -47,7 +59,7 @@ fn answer(a: WriteAnswer) -> HttpResponse {
         ("tally" = (summary = "A whole Dump deal without play-by-play", value = json!({"seat": null, "action": {"type": "tally", "points": [95, 65]}}))),
     )),
     responses(
-        (status = 201, description = "Recorded", body = Recorded, headers(("ETag" = String, description = "The new version"))),
+        (status = 201, description = "Recorded", body = RecordedAnswer, headers(("ETag" = String, description = "The new version"), ("Preference-Applied" = String, description = "`return=minimal` when the answer is the minimal one"))),
         (status = 400, description = "Malformed body or action, unknown field, wrong type; `invalid_if_match`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No token, or a token not valid for this match", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`not_your_seat` or `host_only`", body = Problem, content_type = "application/problem+json"),
@@ -85,6 +97,7 @@ pub async fn record_action(
         if_match: if_match(&req)?,
         idempotency_key: idempotency_key(&req)?,
         body: &body,
+        minimal: prefers_minimal(&req),
     };
     Ok(answer(svc.act(&id, action, meta).await?))
 }
@@ -146,7 +159,7 @@ pub struct UndoRequest {}
     ),
     request_body(content = Option<UndoRequest>, description = "Empty, or `{}`"),
     responses(
-        (status = 201, description = "Retracted", body = Recorded, headers(("ETag" = String, description = "The new version"))),
+        (status = 201, description = "Retracted", body = RecordedAnswer, headers(("ETag" = String, description = "The new version"), ("Preference-Applied" = String, description = "`return=minimal` when the answer is the minimal one"))),
         (status = 400, description = "A body that is not `{}`; `invalid_if_match`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No token, or a token not valid for this match", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`host_only`", body = Problem, content_type = "application/problem+json"),
@@ -204,6 +217,7 @@ pub async fn undo(
         if_match: if_match(&req)?,
         idempotency_key: idempotency_key(&req)?,
         body: &value,
+        minimal: prefers_minimal(&req),
     };
     Ok(answer(svc.undo(&id, meta).await?))
 }

@@ -117,6 +117,11 @@ pub struct WriteHeaders {
         example = "deal-1"
     )]
     pub idempotency_key: String,
+    /// `return=minimal`: the answer carries the event and what it changed (version, status,
+    /// round, who acts next) instead of the whole match view (RFC 7240; `Preference-Applied`
+    /// says when it was honoured). Other preferences are ignored.
+    #[param(rename = "Prefer", required = false, example = "return=minimal")]
+    pub prefer: String,
 }
 
 /// The version named by `If-Match` (`"12"`, `W/"12"` or `12`); `*` or none is no condition.
