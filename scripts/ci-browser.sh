@@ -2,7 +2,9 @@
 # CI: the table page in a real browser. Four phones (headless Chromium at 390x844, driven by
 # playwright-core) play a service-dealt Clubs deal live on the page served by a debug build
 # (tests/browser/clubs.mjs), then every game in both dealing modes is played for a few taps
-# (tests/browser/games.mjs). Screenshots go to target/browser-artifacts/ (gitignored).
+# (tests/browser/games.mjs), then tournaments: the organiser's page, the public page's live
+# standings, a match page's Tournament panel (tests/browser/tournament.mjs). Screenshots go to
+# target/browser-artifacts/ (gitignored).
 #
 # Installs Debian's chromium if missing (apt-get) and playwright-core (pinned) from npm into
 # ~/.cache/clubroom-ci/playwright-core-<version> (outside the repository). `npx playwright
@@ -89,6 +91,7 @@ export BASE PW_DIR CHROMIUM ARTIFACTS
 status=0
 timeout 600 node tests/browser/clubs.mjs | tee "$WORK/clubs.out" || status=1
 timeout 600 node tests/browser/games.mjs | tee "$WORK/games.out" || status=1
+timeout 600 node tests/browser/tournament.mjs | tee "$WORK/tournament.out" || status=1
 if grep -q panicked "$WORK/server.log"; then
   echo "FAIL the server panicked"; grep -m3 -A5 panicked "$WORK/server.log"; status=1
 fi

@@ -2,8 +2,9 @@
 // join links, follows a match live over GET /v1/matches/{id}/stream and records actions with
 // POST /v1/matches/{id}/actions. Plain ES module, no build step.
 //
-// Where a page is: `/` creates a match; `/#m=<id>&t=<token>` is the table as that token sees it
-// (the host token, or one seat's). The token stays in the URL fragment, which browsers never
+// Where a page is: `/` creates a match (or a tournament); `/#m=<id>&t=<token>` is the table as
+// that token sees it (the host token, or one seat's); `/#tournament=<id>[&o=<organiser token>]`
+// is a tournament (tournament.js). The token stays in the URL fragment, which browsers never
 // send to a server.
 //
 // Offline: an action is first written to a queue in localStorage with an Idempotency-Key made
@@ -11,26 +12,10 @@
 // is sent again (same key) when the connection is back. The server answers a known key with its
 // first answer, so an action that reached it before the connection dropped is never doubled.
 
-const $ = (sel, root = document) => root.querySelector(sel);
-const main = () => $("#main");
+import { $, api, games, gameInfo, h, linksPage, main, offline, partnerships, problemText, say, setConn } from "./lib.js";
+import { newTournamentForm, tournamentPage, tournamentPanel } from "./tournament.js";
 
 // ---------- small helpers ----------
-
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") el.className = v;
-    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-    else if (k === "html") el.innerHTML = v;
-    else el.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children.flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return el;
-}
 
 function randomKey() {
   // crypto.randomUUID needs a secure context; phones on the LAN use plain http.
@@ -66,39 +51,9 @@ function sortCards(cards) {
     SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]) || RANK_ORDER.indexOf(a[0]) - RANK_ORDER.indexOf(b[0]));
 }
 
-// ---------- the API ----------
-
-async function api(method, path, { token, body, headers = {} } = {}) {
-  const hs = { ...headers };
-  if (token) hs.authorization = `Bearer ${token}`;
-  if (body !== undefined) hs["content-type"] = "application/json";
-  const r = await fetch(path, { method, headers: hs, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  let json = null;
-  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
-  return { ok: r.ok, status: r.status, json, text };
-}
-
-function problemText(a) {
-  if (a.json && a.json.detail) return a.json.detail;
-  return `the server answered ${a.status}`;
-}
-
 // ---------- games ----------
 
 const TRICK_GAMES = ["clubs", "dump", "bonus-malus"];
-function partnerships(game, n) {
-  return (game === "dump" || game === "bonus-malus") && n === 4 ? [[0, 2], [1, 3]] : null;
-}
-
-let GAMES = null;
-async function games() {
-  if (!GAMES) {
-    const a = await api("GET", "/v1/games");
-    GAMES = a.ok ? a.json : [];
-  }
-  return GAMES;
-}
 
 // ---------- the create page ----------
 
@@ -108,6 +63,7 @@ async function createPage() {
   const state = { game: list[0]?.id || "clubs", n: 4, dealing: "service" };
   const names = ["Ada", "Ben", "Cy", "Di", "Eve", "Fay", "Gus", "Hal"];
   const root = h("div");
+  const tournamentForm = newTournamentForm(list);
   main().replaceChildren(root);
 
   const draw = () => {
@@ -118,7 +74,7 @@ async function createPage() {
       ev.preventDefault();
       const players = [...root.querySelectorAll("input[data-seat]")].map((i) => ({ name: i.value.trim() || i.placeholder }));
       const a = await api("POST", "/v1/matches", { body: { game: state.game, players, dealing: state.dealing } });
-      if (!a.ok) { $("#create-msg").replaceChildren(h("div", { class: "msg bad" }, problemText(a))); return; }
+      if (!a.ok) { say("#create-msg", "bad", problemText(a)); return; }
       remember(a.json);
       linksPage(a.json);
     } },
@@ -147,7 +103,7 @@ async function createPage() {
         h("button", { type: "submit", id: "create-btn", style: "width:100%" }, "Create match")));
     // keep typed names across redraws
     const old = [...root.querySelectorAll("input[data-seat]")].map((i) => i.value);
-    root.replaceChildren(form, recentPanel());
+    root.replaceChildren(form, tournamentForm, recentPanel());
     root.querySelectorAll("input[data-seat]").forEach((i, k) => { if (old[k]) i.value = old[k]; });
   };
   draw();
@@ -172,41 +128,6 @@ function recentPanel() {
       h("button", { class: "secondary", onclick: () => linksPage({ match: { id: m.id, game: m.game, players: m.players.map((name, seat) => ({ seat, name })) }, host_token: m.host, seat_tokens: m.seats }) }, "Links"))));
 }
 
-function tableUrl(id, token) {
-  return `${location.origin}/#m=${id}&t=${token}`;
-}
-
-function qrSvg(text) {
-  if (typeof window.qrcode !== "function") return h("span");
-  const q = window.qrcode(0, "M");
-  q.addData(text);
-  q.make();
-  return h("div", { class: "qr", html: q.createSvgTag({ cellSize: 4, margin: 2, scalable: true }) });
-}
-
-function linksPage(created) {
-  const m = created.match;
-  const host = tableUrl(m.id, created.host_token);
-  const sides = partnerships(m.game, m.players.length);
-  main().replaceChildren(
-    h("h1", {}, "Links"),
-    h("p", { class: "muted" }, "Each player scans their seat's code (or opens its link) on their phone. The host link records for everyone and may undo: keep it to yourself."),
-    h("section", { class: "panel links", id: "links" },
-      h("div", { class: "link", "data-role": "host" },
-        h("strong", {}, "Host (scorer)"),
-        h("input", { type: "text", readonly: true, value: host, onclick: (e) => e.target.select() }),
-        h("div", { class: "row" }, h("a", { class: "button", href: host, id: "open-host" }, "Open host table"))),
-      m.players.map((p, s) => {
-        const url = tableUrl(m.id, created.seat_tokens[s]);
-        return h("div", { class: "link", "data-seat": s },
-          h("strong", {}, `Seat ${s + 1}: ${p.name}`, sides ? h("span", { class: "partner" }, ` (partner: ${m.players[(s + 2) % 4].name})`) : ""),
-          qrSvg(url),
-          h("input", { type: "text", readonly: true, value: url, onclick: (e) => e.target.select() }),
-          h("a", { href: url, class: "small", "data-join": s }, "open this seat here"));
-      })));
-  window.scrollTo(0, 0);
-}
-
 // ---------- the table page ----------
 
 const T = {
@@ -217,12 +138,6 @@ const T = {
 function qkey() { return `clubroom.queue.${T.id}.${T.token.slice(0, 16)}`; }
 function queue() { try { return JSON.parse(localStorage.getItem(qkey()) || "[]"); } catch { return []; } }
 function saveQueue(q) { localStorage.setItem(qkey(), JSON.stringify(q)); }
-
-function setConn(cls, text) {
-  const c = $("#conn");
-  c.className = `conn ${cls}`;
-  c.textContent = text;
-}
 
 function role() {
   const you = T.view && T.view.you;
@@ -364,7 +279,7 @@ async function flush() {
 
 async function undo() {
   const a = await api("POST", `/v1/matches/${T.id}/undo`, { token: T.token, headers: { "idempotency-key": randomKey() } })
-    .catch(() => ({ ok: false, status: 0, json: { detail: "offline: undo needs the connection" } }));
+    .catch(offline("undo"));
   if (a.ok) { T.view = a.json.match; T.error = null; await refreshLegal(); } else T.error = problemText(a);
   render();
 }
@@ -406,7 +321,7 @@ function render() {
   const v = T.view;
   if (!v) return;
   const me = role();
-  const game = (GAMES || []).find((g) => g.id === v.game);
+  const game = gameInfo(v.game);
   const names = v.players.map((p) => p.name);
   const sheet = v.scores;
   if (T.drawnSeq !== v.seq) { T.path = []; T.drawnSeq = v.seq; }
@@ -428,6 +343,7 @@ function render() {
     youPanel(v, me),
     actionsPanel(v, me),
     sheetPanel(v, sheet),
+    tournamentPanel(v),
     h("p", { class: "small muted" }, h("a", { href: "/" }, "New match"), " · ", h("a", { href: "/docs/" }, "API")),
   ].filter(Boolean));
 }
@@ -674,7 +590,8 @@ function sheetPanel(v, sheet) {
 async function start() {
   const p = new URLSearchParams(location.hash.slice(1));
   await games();
-  if (p.get("m") && p.get("t")) await tablePage(p.get("m"), p.get("t"));
+  if (p.get("tournament")) await tournamentPage(p.get("tournament"), p.get("o"));
+  else if (p.get("m") && p.get("t")) await tablePage(p.get("m"), p.get("t"));
   else await createPage();
 }
 

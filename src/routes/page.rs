@@ -11,6 +11,16 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../web/app.js"),
     ),
     (
+        "lib.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../web/lib.js"),
+    ),
+    (
+        "tournament.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../web/tournament.js"),
+    ),
+    (
         "style.css",
         "text/css; charset=utf-8",
         include_str!("../../web/style.css"),
@@ -38,7 +48,7 @@ pub async fn index() -> HttpResponse {
     page("text/html; charset=utf-8", INDEX)
 }
 
-/// `GET /web/{file}`: its script, style sheet and the vendored QR encoder.
+/// `GET /web/{file}`: its scripts, style sheet and the vendored QR encoder.
 pub async fn asset(path: web::Path<String>) -> HttpResponse {
     match FILES.iter().find(|(name, _, _)| *name == path.as_str()) {
         Some((_, ct, body)) => page(ct, body),

@@ -4,40 +4,15 @@
 // its play and catches up; one play's answer is lost on the way back and the page's retry (same
 // Idempotency-Key) is replayed, not doubled; the host page shows the score sheet (-26 a deal).
 //
-// Env: BASE (server URL), PW_DIR (dir whose node_modules holds playwright-core), CHROMIUM
-// (executable, default /usr/bin/chromium), ARTIFACTS (screenshots dir).
+// Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS).
 
-import { createRequire } from "node:module";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { ARTIFACTS, BASE, api as call, check, phone, run } from "./lib.mjs";
 
-const BASE = process.env.BASE;
-const ARTIFACTS = process.env.ARTIFACTS || "target/browser-artifacts";
-const require = createRequire(join(process.env.PW_DIR || ".", "noop.js"));
-const { chromium } = require("playwright-core");
-
-let passed = 0, failed = 0;
-function check(name, ok, detail = "") {
-  if (ok) { passed++; console.log(`ok   ${name}`); }
-  else { failed++; console.log(`FAIL ${name} ${detail}`); }
-}
-async function api(path, token) {
-  const r = await fetch(BASE + path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-  return r.json();
-}
-
-mkdirSync(ARTIFACTS, { recursive: true });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  // A fresh profile: playwright's launch() gives the browser a new temporary --user-data-dir
-  // itself (and refuses one in args).
-});
-const phone = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, hasTouch: true, isMobile: true };
+const api = (path, token) => call("GET", path, token);
 const shot = (page, name) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
 
-try {
+await run("clubs", async (browser) => {
   // ---- the host creates the match on the page ----
   const hostCtx = await browser.newContext(phone);
   const host = await hostCtx.newPage();
@@ -200,10 +175,4 @@ try {
     const t = await pages[k].$$eval("#scores tr.round", (r) => r.length);
     check(`seat ${k} sees the score sheet live`, t === 1);
   }
-} catch (e) {
-  check("the browser run completes", false, e.stack || String(e));
-} finally {
-  await browser.close();
-}
-console.log(`browser clubs: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+});

@@ -4,42 +4,16 @@
 // card, a card in the picker, an action button). No script error, no refusal, every tap recorded.
 // A screenshot per game and mode.
 //
-// Env: as clubs.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS); STEPS (taps per match, default 10).
+// Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS); STEPS (taps per match, default 10).
 
-import { createRequire } from "node:module";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { ARTIFACTS, BASE, api, check, phone, run } from "./lib.mjs";
 
-const BASE = process.env.BASE;
-const ARTIFACTS = process.env.ARTIFACTS || "target/browser-artifacts";
 const STEPS = Number(process.env.STEPS || 10);
-const require = createRequire(join(process.env.PW_DIR || ".", "noop.js"));
-const { chromium } = require("playwright-core");
-
-let passed = 0, failed = 0;
-function check(name, ok, detail = "") {
-  if (ok) { passed++; console.log(`ok   ${name}`); }
-  else { failed++; console.log(`FAIL ${name} ${detail}`); }
-}
-async function api(method, path, token, body) {
-  const headers = {};
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (body) headers["content-type"] = "application/json";
-  const r = await fetch(BASE + path, { method, headers, body: body ? JSON.stringify(body) : undefined });
-  return r.json();
-}
-
-mkdirSync(ARTIFACTS, { recursive: true });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
-const phone = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, hasTouch: true, isMobile: true };
 const PLAYERS = { clubs: 4, dump: 4, "bonus-malus": 4, "plus-minus": 3, "members-only": 3, "by-hook-or-crook": 3 };
 const TAPPABLE = ["#hand button.card.legal:not([disabled])", "#picker button.card", "#actions .picker button.card", "#actions .actions button[data-type]"];
 
-try {
+await run("games", async (browser) => {
   for (const [game, n] of Object.entries(PLAYERS)) {
     for (const dealing of ["service", "table"]) {
       const name = `${game} (${dealing})`;
@@ -117,10 +91,4 @@ try {
       await Promise.all(pages.map((p) => p.context().close()));
     }
   }
-} catch (e) {
-  check("the browser run completes", false, e.stack || String(e));
-} finally {
-  await browser.close();
-}
-console.log(`browser games: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+});

@@ -1,0 +1,57 @@
+// What the browser tests share (scripts/ci-browser.sh runs them): the environment, the pass/fail
+// lines the script counts, a JSON API client, headless Chromium and the phone it emulates.
+//
+// Env: BASE (server URL), PW_DIR (dir whose node_modules holds playwright-core), CHROMIUM
+// (executable, default /usr/bin/chromium), ARTIFACTS (screenshots dir).
+
+import { createRequire } from "node:module";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+export const BASE = process.env.BASE;
+export const ARTIFACTS = process.env.ARTIFACTS || "target/browser-artifacts";
+const require = createRequire(join(process.env.PW_DIR || ".", "noop.js"));
+const { chromium } = require("playwright-core");
+
+export const phone = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, hasTouch: true, isMobile: true };
+
+const counts = { passed: 0, failed: 0 };
+export function check(name, ok, detail = "") {
+  if (ok) { counts.passed++; console.log(`ok   ${name}`); }
+  else { counts.failed++; console.log(`FAIL ${name} ${detail}`); }
+}
+
+// The answer's JSON body.
+export async function api(method, path, token, body) {
+  const headers = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body) headers["content-type"] = "application/json";
+  const r = await fetch(BASE + path, { method, headers, body: body ? JSON.stringify(body) : undefined });
+  return r.json();
+}
+
+export function launch() {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    // A fresh profile: playwright's launch() gives the browser a new temporary --user-data-dir
+    // itself (and refuses one in args).
+  });
+}
+
+// Runs a test's body: an exception is a failed check; the browser is closed, the counts printed
+// and the exit status set.
+export async function run(label, body) {
+  const browser = await launch();
+  try {
+    await body(browser);
+  } catch (e) {
+    check("the browser run completes", false, e.stack || String(e));
+  } finally {
+    await browser.close();
+  }
+  console.log(`browser ${label}: ${counts.passed} passed, ${counts.failed} failed`);
+  process.exit(counts.failed ? 1 : 0);
+}

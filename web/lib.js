@@ -1,0 +1,131 @@
+// What the table page (app.js) and the tournament pages (tournament.js) share: building DOM
+// nodes, calling the public API, the games list, the connection badge, live polling.
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+export const main = () => $("#main");
+
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "html") el.innerHTML = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+// Replaces an element's children, leaving out the null ones (replaceChildren would write "null").
+export function fill(el, ...children) {
+  el.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+}
+
+export async function api(method, path, { token, body, headers = {} } = {}) {
+  const hs = { ...headers };
+  if (token) hs.authorization = `Bearer ${token}`;
+  if (body !== undefined) hs["content-type"] = "application/json";
+  const r = await fetch(path, { method, headers: hs, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  return { ok: r.ok, status: r.status, json, text, etag: r.headers.get("etag") };
+}
+
+// An answer standing for a request the network failed: `.catch(offline("undo"))`.
+export const offline = (what) => () => ({ ok: false, status: 0, json: { detail: `offline: ${what} needs the connection` } });
+
+export function problemText(a) {
+  if (a.json && a.json.detail) return a.json.detail;
+  return `the server answered ${a.status}`;
+}
+
+// A message box in `where` (a selector or a node): `cls` is bad, warn or ok; no text clears it.
+export function say(where, cls, text) {
+  const box = typeof where === "string" ? $(where) : where;
+  if (box) box.replaceChildren(...(text ? [h("div", { class: `msg ${cls}`, role: cls === "bad" ? "alert" : null }, text)] : []));
+}
+
+export function partnerships(game, n) {
+  return (game === "dump" || game === "bonus-malus") && n === 4 ? [[0, 2], [1, 3]] : null;
+}
+
+let GAMES = null;
+export async function games() {
+  if (!GAMES) {
+    const a = await api("GET", "/v1/games");
+    GAMES = a.ok ? a.json : [];
+  }
+  return GAMES;
+}
+
+// A game's entry in the list already loaded by games(), or undefined.
+export const gameInfo = (id) => (GAMES || []).find((g) => g.id === id);
+export const gameTitle = (id) => gameInfo(id)?.title || id;
+
+export function tableUrl(id, token) {
+  return `${location.origin}/#m=${id}&t=${token}`;
+}
+
+export function qrSvg(text) {
+  if (typeof window.qrcode !== "function") return h("span");
+  const q = window.qrcode(0, "M");
+  q.addData(text);
+  q.make();
+  return h("div", { class: "qr", html: q.createSvgTag({ cellSize: 4, margin: 2, scalable: true }) });
+}
+
+// The join links of a match: the host's and a QR code per seat. `back`: a node to go back by.
+export function linksPage(created, back = null) {
+  const m = created.match;
+  const host = tableUrl(m.id, created.host_token);
+  const sides = partnerships(m.game, m.players.length);
+  fill(main(),
+    back,
+    h("h1", {}, "Links"),
+    h("p", { class: "muted" }, "Each player scans their seat's code (or opens its link) on their phone. The host link records for everyone and may undo: keep it to yourself."),
+    h("section", { class: "panel links", id: "links" },
+      h("div", { class: "link", "data-role": "host" },
+        h("strong", {}, "Host (scorer)"),
+        h("input", { type: "text", readonly: true, value: host, onclick: (e) => e.target.select() }),
+        h("div", { class: "row" }, h("a", { class: "button", href: host, id: "open-host" }, "Open host table"))),
+      m.players.map((p, s) => {
+        const url = tableUrl(m.id, created.seat_tokens[s]);
+        return h("div", { class: "link", "data-seat": s },
+          h("strong", {}, `Seat ${s + 1}: ${p.name}`, sides ? h("span", { class: "partner" }, ` (partner: ${m.players[(s + 2) % 4].name})`) : ""),
+          qrSvg(url),
+          h("input", { type: "text", readonly: true, value: url, onclick: (e) => e.target.select() }),
+          h("a", { href: url, class: "small", "data-join": s }, "open this seat here"));
+      })));
+  window.scrollTo(0, 0);
+}
+
+export function setConn(cls, text) {
+  const c = $("#conn");
+  c.className = `conn ${cls}`;
+  c.textContent = text;
+}
+
+// Follows a JSON resource by polling it every `every` ms with If-None-Match: an unchanged one
+// answers 304 with no body. `onChange(json)` runs on each new version; `now()` polls at once
+// (after an action that changed it), `stop()` ends it; `onError(answer)` hears a refusal.
+export function watch(path, onChange, { token, every = 5000, onError = () => {} } = {}) {
+  let etag = null, busy = false, again = false, timer = null;
+  const poll = async () => {
+    if (busy) { again = true; return; }
+    busy = true;
+    try {
+      const a = await api("GET", path, { token, headers: etag ? { "if-none-match": etag } : {} });
+      if (a.ok) { etag = a.etag; onChange(a.json); } else if (a.status !== 304) onError(a);
+    } catch { /* offline: the next poll tries again */ }
+    busy = false;
+    if (again) { again = false; poll(); }
+  };
+  poll();
+  timer = setInterval(poll, every);
+  return { now: poll, stop: () => clearInterval(timer) };
+}
