@@ -1,0 +1,301 @@
+//! P.M.'s cards and pack, options, actions and refusals.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use utoipa::ToSchema;
+
+use super::super::{RuleError, SeedReveal};
+
+/// Cards dealt to each player ("The Dealer ... deals ELEVEN Cards to each player").
+pub const HAND_SIZE: usize = 11;
+/// The home number.
+pub const HOME: u8 = 25;
+/// The stars at the top of the board, where men start (written position 0).
+pub const STARS: u8 = 0;
+/// Men per player.
+pub const MEN: usize = 4;
+/// Largest card value a configured deck may hold (a card above 25 can only bust).
+pub const MAX_CARD: i32 = 25;
+/// Most cards one configured pack may hold.
+pub const MAX_PACK: usize = 200;
+
+/// A P.M. card: a signed integer, PLUS cards (black) positive, MINUS cards (red) negative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PmCard(pub i32);
+
+impl PmCard {
+    /// Whether this is a red MINUS card.
+    pub fn is_minus(self) -> bool {
+        self.0 < 0
+    }
+
+    /// The signed value.
+    pub fn value(self) -> i32 {
+        self.0
+    }
+}
+
+impl fmt::Display for PmCard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 < 0 {
+            write!(f, "MINUS {}", self.0.unsigned_abs())
+        } else {
+            write!(f, "PLUS {}", self.0)
+        }
+    }
+}
+
+/// The default pack of RULES.md: PLUS 1–9 three times each, PLUS 10–15 twice each, MINUS 3, 5, 7,
+/// 9, 11 (44 cards).
+pub fn default_deck() -> Vec<PmCard> {
+    let mut d = Vec::with_capacity(44);
+    for v in 1..=9 {
+        d.extend([PmCard(v); 3]);
+    }
+    for v in 10..=15 {
+        d.extend([PmCard(v); 2]);
+    }
+    d.extend([-3, -5, -7, -9, -11].map(PmCard));
+    d
+}
+
+/// P.M.'s match options.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schema(as = PlusMinusConfig)]
+pub struct PlusMinusConfig {
+    /// One pack's cards as signed integers (PLUS positive, MINUS negative, 1..25 in size); 5–8
+    /// players shuffle two such packs together. The default is RULES.md's 44-card pack. Needs at
+    /// least 11 cards per player and at most 10 MINUS cards in play (so every hand holds a PLUS
+    /// card for the lead).
+    #[schema(value_type = Vec<i32>, example = json!([1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15, -3, -5, -7, -9, -11]))]
+    pub deck: Vec<PmCard>,
+    /// Games in a rubber (RULES.md: 5); the match ends after the last one.
+    #[schema(minimum = 1, maximum = 100, example = 5)]
+    pub rubber_games: u32,
+    /// The dealer of the first game; the deal passes to the left each game.
+    #[schema(minimum = 0, maximum = 7, example = 0)]
+    pub first_dealer: usize,
+    /// When a service deal's shuffle seed is published: `round_end` (the default: once its game
+    /// is over; undo cannot reopen a finished game) or `match_end` (undo stays open across
+    /// games until the match is over).
+    #[schema(example = "round_end")]
+    pub seed_reveal: SeedReveal,
+}
+
+impl Default for PlusMinusConfig {
+    fn default() -> Self {
+        PlusMinusConfig {
+            deck: default_deck(),
+            rubber_games: 5,
+            first_dealer: 0,
+            seed_reveal: SeedReveal::default(),
+        }
+    }
+}
+
+/// One action of P.M.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[schema(as = PlusMinusAction)]
+// Each variant's `title` names it in the spec, hence in generated clients (`PlusMinusPlay`, ...):
+// stable names whatever the variants' order; tests/openapi.rs checks every variant has one.
+pub enum Action {
+    /// Table action that starts each game of the rubber. In service dealing the service shuffles
+    /// and deals eleven cards to each player.
+    #[schema(title = "PlusMinusDeal")]
+    Deal {},
+    /// A seat lays down a card and moves one man by the total (the card plus the top card).
+    #[schema(title = "PlusMinusPlay")]
+    Play {
+        /// The card: a signed integer, PLUS cards positive, MINUS cards negative (`-7` is MINUS 7).
+        #[schema(value_type = i32, minimum = -25, maximum = 25, example = 11)]
+        card: PmCard,
+        /// The position of the man moved (0 = the stars); `null` when no man can change position
+        /// (total 0, no legal destination, or only a harmless bust from the stars, for which `0`
+        /// is accepted too).
+        #[schema(minimum = 0, maximum = 25, example = 17)]
+        from: Option<i64>,
+    },
+    /// Table dealing only: a whole game's final positions without play-by-play, per seat the
+    /// four men (0 = stars, 25 = home).
+    #[schema(title = "PlusMinusTally")]
+    Tally {
+        /// Per seat, the four men's positions.
+        #[schema(schema_with = men_schema)]
+        men: Vec<Vec<i64>>,
+    },
+}
+
+/// `tally.men`: per seat, four positions from 0 (the stars) to 25 (home).
+fn men_schema() -> utoipa::openapi::schema::Array {
+    use super::super::spec_shapes::{array, int};
+    let board = array(
+        int(0, 25),
+        Some(4),
+        false,
+        "One seat's four men.",
+        json!([25, 25, 15, 0]),
+    );
+    array(
+        board.into(),
+        None,
+        false,
+        "Per seat, the four men's positions.",
+        json!([[25, 25, 15, 0], [0, 3, 12, 25]]),
+    )
+}
+
+/// The `from` values a move allows, for messages: `0, 17` or `null`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LegalFrom(pub Vec<u8>);
+
+impl fmt::Display for LegalFrom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("null (no man can move)");
+        }
+        let parts: Vec<String> = self.0.iter().map(|p| p.to_string()).collect();
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// The facts of a refused move: who, which card on which top card, the total, the legal `from`s.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveFacts {
+    /// The seat moving.
+    pub seat: usize,
+    /// The card played.
+    pub card: PmCard,
+    /// The total to move by.
+    pub total: i32,
+    /// The legal `from` values.
+    pub legal: LegalFrom,
+}
+
+impl fmt::Display for MoveFacts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "seat {}'s {} makes a total of {}; legal `from`: {}",
+            self.seat, self.card, self.total, self.legal
+        )
+    }
+}
+
+/// Why P.M. refused an action.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlusMinusError {
+    #[error("P.M. is played by 2 to 8 players, not {0}")]
+    PlayerCount(usize),
+    #[error("deck: {0}")]
+    BadDeck(String),
+    #[error("rubber_games must be 1 to 100, not {0}")]
+    BadRubber(u32),
+    #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
+    BadDealer { max: usize, got: usize },
+    #[error("the rubber is finished; nothing more can be recorded")]
+    MatchFinished,
+    #[error("no game is in progress: the table records a deal first")]
+    DealExpected,
+    #[error("a game is in progress: finish it (or tally it before any card is played) first")]
+    DealInProgress,
+    #[error("{0} is an action of the table (seat: null, host token)")]
+    TableActionOnly(&'static str),
+    #[error("the table cannot play a card; say which seat plays it")]
+    SeatActionOnly,
+    #[error("it is seat {expected}'s turn to play, not seat {got}'s")]
+    NotYourTurn { expected: usize, got: usize },
+    #[error("{card} is not in the pack{s} ({detail})", s = if *packs > 1 { "s" } else { "" })]
+    NoSuchCard {
+        card: PmCard,
+        packs: usize,
+        detail: String,
+    },
+    #[error("all {count} {card} card{s} of the pack{p} have already been played this game", s = if *count == 1 { "" } else { "s" }, p = if *packs > 1 { "s" } else { "" })]
+    CardAlreadyPlayed {
+        card: PmCard,
+        count: u32,
+        packs: usize,
+    },
+    #[error("seat {seat} does not hold {card}")]
+    CardNotInHand { seat: usize, card: PmCard },
+    #[error("MINUS cards must not be used by the leader to start the game: seat {seat} must lead a PLUS card, not {card}")]
+    MinusCardLead { seat: usize, card: PmCard },
+    #[error("any possible move must be made, even a bust: `from` cannot be null here; {0}")]
+    MoveRequired(MoveFacts),
+    #[error("seat {seat} has no man on {from} (board {board}); {facts}")]
+    NoManThere {
+        seat: usize,
+        from: i64,
+        board: String,
+        facts: MoveFacts,
+    },
+    #[error("men on 25 are home and never move; {0}")]
+    ManHome(MoveFacts),
+    #[error("a total of 0 moves nobody (red equal to black: neither forward nor back); {0}")]
+    ZeroTotal(MoveFacts),
+    #[error("a man on the stars cannot move backwards; {0}")]
+    StarsBackward(MoveFacts),
+    #[error("no player can have two men on the same number (except 25): the man on {from} would land on {to}, where seat {} already has a man; {facts}", facts.seat)]
+    NumberOccupied { from: u8, to: u8, facts: MoveFacts },
+    #[error("a player cannot bust a man from the stars while he has a man on 1 to 24; {0}")]
+    StarsBustForbidden(MoveFacts),
+    #[error("tally is for table dealing only; with service dealing every card is played")]
+    TallyNeedsTableDealing,
+    #[error("a tally records a whole game: it cannot follow cards already played in this game")]
+    TallyMidGame,
+    #[error("a tally needs one board per seat ({expected}), not {got}")]
+    TallySeats { expected: usize, got: usize },
+    #[error("seat {seat}'s board in the tally must list its four men, not {got}")]
+    TallyMen { seat: usize, got: usize },
+    #[error("seat {seat}'s man on {position}: positions run from 0 (the stars) to 25 (home)")]
+    TallyPosition { seat: usize, position: i64 },
+    #[error("seat {seat} cannot have two men on {position}: no player can have two men on the same number (except 25)")]
+    TallyOccupied { seat: usize, position: i64 },
+    #[error("seats {first} and {second} cannot both have four men on 25: the game ends at once when the first player's fourth man reaches 25")]
+    TallyTwoFinished { first: usize, second: usize },
+    #[error("a service deal needs the service's shuffle seed")]
+    SeedMissing,
+    #[error("in table dealing the cards are dealt at the table; no seed is taken")]
+    SeedNotTaken,
+}
+
+impl RuleError for PlusMinusError {
+    fn code(&self) -> &'static str {
+        use PlusMinusError::*;
+        match self {
+            PlayerCount(_) => "bad_player_count",
+            BadDeck(_) | BadRubber(_) | BadDealer { .. } => "invalid_config",
+            MatchFinished => "match_finished",
+            DealExpected => "deal_expected",
+            DealInProgress => "deal_in_progress",
+            TableActionOnly(_) => "table_action_only",
+            SeatActionOnly => "seat_action_only",
+            NotYourTurn { .. } => "not_your_turn",
+            NoSuchCard { .. } => "no_such_card",
+            CardAlreadyPlayed { .. } => "card_already_played",
+            CardNotInHand { .. } => "card_not_in_hand",
+            MinusCardLead { .. } => "minus_card_lead",
+            MoveRequired(_) => "move_required",
+            NoManThere { .. } => "no_man_there",
+            ManHome(_) => "man_home",
+            ZeroTotal(_) => "zero_total",
+            StarsBackward(_) => "stars_backward",
+            NumberOccupied { .. } => "number_occupied",
+            StarsBustForbidden(_) => "stars_bust_forbidden",
+            TallyNeedsTableDealing => "tally_not_allowed",
+            TallyMidGame => "tally_mid_deal",
+            TallySeats { .. } => "tally_seats",
+            TallyMen { .. } => "tally_men",
+            TallyPosition { .. } => "tally_position",
+            TallyOccupied { .. } => "tally_occupied",
+            TallyTwoFinished { .. } => "tally_two_finished",
+            SeedMissing => "seed_missing",
+            SeedNotTaken => "seed_not_taken",
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! A P.M. board: where a man may land, and what a board scores.
+
+use super::*;
+
+/// A player's board: the four men's positions, kept in ascending order (men are alike).
+pub type Board = [u8; MEN];
+
+/// Where a moved man ends up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Landing {
+    /// On a number 1..24.
+    Number(u8),
+    /// Exactly on 25: home.
+    Home,
+    /// Over the top: back to the stars to make a re-start.
+    Bust,
+    /// Taken below 1 by a MINUS total: back to the stars (even when short of the full amount).
+    Stars,
+}
+
+impl Landing {
+    /// The position the man lands on.
+    pub fn position(self) -> u8 {
+        match self {
+            Landing::Number(n) => n,
+            Landing::Home => HOME,
+            Landing::Bust | Landing::Stars => STARS,
+        }
+    }
+
+    /// The word used in outcomes and views.
+    pub fn word(self) -> &'static str {
+        match self {
+            Landing::Number(_) => "move",
+            Landing::Home => "home",
+            Landing::Bust => "bust",
+            Landing::Stars => "stars",
+        }
+    }
+}
+
+/// Why one man cannot move by a total.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveFault {
+    /// No man of the player stands there.
+    NoManThere,
+    /// The man is home on 25.
+    ManHome,
+    /// The total is 0.
+    ZeroTotal,
+    /// A man on the stars cannot go backwards.
+    StarsBackward,
+    /// The destination holds another man of the same player.
+    Occupied(u8),
+    /// Busting from the stars while a man stands on 1..24.
+    StarsBustForbidden,
+    /// Busting from the stars while no man stands on 1..24: allowed, changes nothing, no move.
+    StarsBustHarmless,
+}
+
+/// Where the man on `from` would land with `total`, under RULES.md's legal destinations.
+pub fn destination(board: &Board, total: i32, from: u8) -> Result<Landing, MoveFault> {
+    if !board.contains(&from) {
+        return Err(MoveFault::NoManThere);
+    }
+    if from == HOME {
+        return Err(MoveFault::ManHome);
+    }
+    if total == 0 {
+        return Err(MoveFault::ZeroTotal);
+    }
+    if from == STARS && total < 0 {
+        return Err(MoveFault::StarsBackward);
+    }
+    let to = from as i32 + total;
+    if to < 1 {
+        return Ok(Landing::Stars);
+    }
+    if to == HOME as i32 {
+        return Ok(Landing::Home);
+    }
+    if to > HOME as i32 {
+        if from != STARS {
+            return Ok(Landing::Bust);
+        }
+        let in_play = board.iter().any(|&p| p != STARS && p != HOME);
+        return Err(if in_play {
+            MoveFault::StarsBustForbidden
+        } else {
+            MoveFault::StarsBustHarmless
+        });
+    }
+    let to = to as u8;
+    if board.contains(&to) {
+        return Err(MoveFault::Occupied(to));
+    }
+    Ok(Landing::Number(to))
+}
+
+/// The positions from which a man can really move by `total` (ascending, stars counted once).
+pub fn legal_from(board: &Board, total: i32) -> Vec<u8> {
+    let mut out: Vec<u8> = board
+        .iter()
+        .copied()
+        .filter(|&p| destination(board, total, p).is_ok())
+        .collect();
+    out.dedup();
+    out
+}
+
+/// Score of one man at the end of a game: 50 on 25, −20 on the stars, else the number.
+pub fn man_points(p: u8) -> i64 {
+    match p {
+        HOME => 50,
+        STARS => -20,
+        n => n as i64,
+    }
+}
+
+/// Score of a board at the end of a game.
+pub fn board_points(b: &Board) -> i64 {
+    b.iter().map(|&p| man_points(p)).sum()
+}
+
+pub(super) fn board_text(b: &Board) -> String {
+    let parts: Vec<String> = b.iter().map(|p| p.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}
