@@ -84,6 +84,18 @@ pub struct ApiDoc;
 /// comes from the answer's body; the operations that need a token take the answer's `host_token`
 /// as `Authorization: Bearer <host_token>` (the bearer scheme, not a parameter, so it is named in
 /// each link's description).
+/// What a created tournament links to.
+const TOURNAMENT_LINKS: &[(&str, &str, &str)] = &[
+    ("GetTournament", "get_tournament", "The tournament"),
+    (
+        "PairRound",
+        "pair_round",
+        "Pair the next round (Authorization: Bearer <organiser_token>)",
+    ),
+    ("Standings", "standings", "The standings"),
+    ("Export", "export_file", "An export"),
+];
+
 const MATCH_LINKS: &[(&str, &str, &str)] = &[
     ("GetMatch", "get_match", "The match view"),
     (
@@ -110,7 +122,7 @@ const MATCH_LINKS: &[(&str, &str, &str)] = &[
 ///   not carry over to internally tagged enum variants: `additionalProperties: false` on each.
 /// - `CreateMatch.game` lists the implemented games (`GET /v1/games`); another id is 422
 ///   `unknown_game`.
-/// - The `links` from a created match to the operations on it.
+/// - The `links` from a created match, tournament or player to the operations on it.
 pub fn finish(api: &mut utoipa::openapi::OpenApi) {
     optional_bodies_without_null(api);
     if let Some(components) = api.components.as_mut() {
@@ -148,17 +160,40 @@ pub fn finish(api: &mut utoipa::openapi::OpenApi) {
             }
         }
     }
+    add_links(api, "/v1/matches", "$response.body#/match/id", MATCH_LINKS);
+    add_links(
+        api,
+        "/v1/tournaments",
+        "$response.body#/tournament/id",
+        TOURNAMENT_LINKS,
+    );
+    add_links(
+        api,
+        "/v1/players",
+        "$response.body#/id",
+        &[("GetPlayer", "get_player", "The player")],
+    );
+}
+
+/// Links from the 201 answer of `POST path` to the operations on what it created, whose `id`
+/// is at `id` in the answer.
+fn add_links(
+    api: &mut utoipa::openapi::OpenApi,
+    path: &str,
+    id: &str,
+    links: &[(&str, &str, &str)],
+) {
     let created = api
         .paths
         .paths
-        .get_mut("/v1/matches")
+        .get_mut(path)
         .and_then(|item| item.post.as_mut())
         .and_then(|op| op.responses.responses.get_mut("201"));
     if let Some(RefOr::T(response)) = created {
-        for (name, operation, description) in MATCH_LINKS {
+        for (name, operation, description) in links {
             let link = Link::builder()
                 .operation_id(*operation)
-                .parameter("path.id", "$response.body#/match/id")
+                .parameter("path.id", id)
                 .description(*description)
                 .build();
             response.links.insert((*name).to_string(), link.into());
