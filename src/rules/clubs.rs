@@ -253,11 +253,11 @@ fn jack_of_clubs() -> Card {
 
 /// The following rule for a trick with `called` suit: the called suit or a club; after clubs
 /// alone, a club.
-fn duty(called: Option<Suit>) -> Vec<SuitSet> {
+fn duty(called: Option<Suit>) -> Option<SuitSet> {
     match called {
-        None => vec![],
-        Some(Suit::C) => vec![SuitSet::of(&[Suit::C])],
-        Some(s) => vec![SuitSet::of(&[s, Suit::C])],
+        None => None,
+        Some(Suit::C) => Some(SuitSet::of(&[Suit::C])),
+        Some(s) => Some(SuitSet::of(&[s, Suit::C])),
     }
 }
 
@@ -358,7 +358,7 @@ impl Clubs {
             probe.set_leader(seat);
             probe.check(seat, card, &[])
         } else {
-            d.tp.check(seat, card, &duty(d.called))
+            d.tp.check(seat, card, duty(d.called).as_slice())
         }
         .map_err(|e| Self::map_play_error(e, d.called))?;
         if d.tp.played().is_empty() && !d.opening.contains(&card) {
@@ -381,6 +381,55 @@ impl Clubs {
             _ => {}
         }
         Ok(revoke)
+    }
+
+    /// Seat `s`'s legal plays in service dealing, from its hand by set operations rather than by
+    /// judging each card (this list is built at every step of a playout): the seat to play; the
+    /// opening card first; after the lead the called suit or a club while the hand holds one
+    /// (after clubs alone, a club); a club lead with each declaration. The same rules as
+    /// [`Clubs::check_play`]; tests/props_clubs.rs and tests/conformance.rs check that the two
+    /// agree (legal ⇔ accepted).
+    fn service_legal(d: &DealState, s: usize, hand: CardSet) -> Vec<Action> {
+        if d.tp.to_play() != s {
+            return vec![];
+        }
+        let leading = d.tp.trick().plays.is_empty();
+        let mut allowed = CardSet::default();
+        if d.tp.played().is_empty() {
+            for &c in &d.opening {
+                if hand.contains(c) {
+                    allowed.insert(c);
+                }
+            }
+        } else {
+            let tier = if leading { None } else { duty(d.called) };
+            match tier {
+                Some(suits) if hand.first_suit_of(suits).is_some() => {
+                    for c in hand.iter().filter(|c| suits.contains(c.suit())) {
+                        allowed.insert(c);
+                    }
+                }
+                _ => allowed = hand,
+            }
+        }
+        if let (true, Some(fd)) = (d.face_down_public, d.face_down) {
+            allowed.remove(fd);
+        }
+        let mut out = Vec::with_capacity(allowed.len() + 3);
+        for card in allowed.iter() {
+            if leading && card.suit() == Suit::C {
+                out.extend([Suit::H, Suit::S, Suit::D, Suit::C].map(|x| Action::Play {
+                    card,
+                    declare: Some(x),
+                }));
+            } else {
+                out.push(Action::Play {
+                    card,
+                    declare: None,
+                });
+            }
+        }
+        out
     }
 
     fn play(
@@ -414,7 +463,7 @@ impl Clubs {
             d.called = Some(declare.unwrap_or(card.suit()));
         }
         let called = d.called.expect("set at the lead");
-        d.tp.record(seat, card, &duty(Some(called)), revoke);
+        d.tp.record(seat, card, duty(Some(called)).as_slice(), revoke);
         let done =
             d.tp.complete(|c| rank_key(called, c), |_, _| TrickNote { called });
         if let Some(t) = done {
@@ -652,18 +701,20 @@ impl Game for Clubs {
         match (actor, &self.deal) {
             (Actor::Table, None) => vec![Action::Deal {}],
             (Actor::Seat(s), Some(d)) if s < self.players => {
+                if let (Dealing::Service, Some(hand)) = (self.dealing, d.tp.hand(s)) {
+                    return Self::service_legal(d, s, hand);
+                }
                 let leading = d.tp.trick().plays.is_empty();
-                let mut out = Vec::new();
+                let mut out = Vec::with_capacity(16);
                 for card in d.tp.candidates(s).iter() {
-                    let declares: Vec<Option<Suit>> = if leading && card.suit() == Suit::C {
-                        [Suit::H, Suit::S, Suit::D, Suit::C]
-                            .into_iter()
-                            .map(Some)
-                            .collect()
+                    // A club lead declares; nothing else does (no allocation per card: this
+                    // list is built at every step of a random playout).
+                    let declares: &[Option<Suit>] = if leading && card.suit() == Suit::C {
+                        &[Some(Suit::H), Some(Suit::S), Some(Suit::D), Some(Suit::C)]
                     } else {
-                        vec![None]
+                        &[None]
                     };
-                    for declare in declares {
+                    for &declare in declares {
                         if self.check_play(s, card, declare).is_ok() {
                             out.push(Action::Play { card, declare });
                         }
