@@ -2,7 +2,8 @@
 # The generated-client check (issue 3, item 2): regenerates a Python client from
 # openapi/openapi.json with openapi-python-client (pinned), builds the debug server, starts it on a
 # random free port with a fresh SQLite file, and plays clients/python/play_dump.py through the
-# client (a complete Dump match, one Clubs deal, one Bonus-Malus deal). The client is never
+# client (a complete Dump match, one Clubs deal, one Bonus-Malus deal), then
+# clients/python/run_tournament.py (a small duplicate Swiss tournament of P.M., issue 12). The client is never
 # hand-edited nor committed: it is generated anew on every run into clients/python/generated
 # (git-ignored). Exits non-zero on any failure; the last line is the summary.
 #
@@ -101,4 +102,16 @@ if [ "$RC" -ne 0 ]; then
   tail -n 40 "$WORK/server.log"
   fail "play_dump.py exited $RC after ${ELAPSED}s"
 fi
-echo "ci-client: passed: openapi-python-client $GENERATOR_VERSION generated $OPS operations and $MODELS models; $(grep -c '^\(dump\|clubs\|bonus-malus\):' "$WORK/play.log") games played through it in ${ELAPSED}s"
+echo "== run_tournament.py through the generated client"
+set +e
+PYTHONPATH="$GEN_DIR" timeout 300 "$VENV/bin/python" -u clients/python/run_tournament.py --base-url "$BASE" \
+  ${CLIENT_SEED:+--seed "$CLIENT_SEED"} | tee "$WORK/tournament.log"
+RC=${PIPESTATUS[0]}
+set -e
+ELAPSED=$(( $(date +%s) - START ))
+if [ "$RC" -ne 0 ]; then
+  echo "-- server log (last 40 lines)"
+  tail -n 40 "$WORK/server.log"
+  fail "run_tournament.py exited $RC"
+fi
+echo "ci-client: passed: openapi-python-client $GENERATOR_VERSION generated $OPS operations and $MODELS models; $(grep -c '^\(dump\|clubs\|bonus-malus\):' "$WORK/play.log") games and a tournament played through it in ${ELAPSED}s"
