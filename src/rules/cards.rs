@@ -249,9 +249,25 @@ impl CardSet {
 
     /// The cards in canonical order (spades 2..A, hearts, diamonds, clubs).
     pub fn iter(self) -> impl Iterator<Item = Card> {
-        (0u8..52)
-            .filter(move |i| self.0 & (1u64 << i) != 0)
-            .map(Card)
+        // One step per card held (lowest bit first), not one per card of the deck.
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let i = bits.trailing_zeros() as u8;
+            bits &= bits - 1;
+            Some(Card(i))
+        })
+    }
+
+    /// The cards of the set in `suits`.
+    pub fn of_suits(self, suits: SuitSet) -> CardSet {
+        let mask = Suit::ALL
+            .into_iter()
+            .filter(|s| suits.contains(*s))
+            .fold(0u64, |m, s| m | (0x1FFFu64 << (s.index() * 13)));
+        CardSet(self.0 & mask)
     }
 
     /// The cards in canonical order, as a vector.

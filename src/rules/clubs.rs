@@ -403,14 +403,10 @@ impl Clubs {
             }
         } else {
             let tier = if leading { None } else { duty(d.called) };
-            match tier {
-                Some(suits) if hand.first_suit_of(suits).is_some() => {
-                    for c in hand.iter().filter(|c| suits.contains(c.suit())) {
-                        allowed.insert(c);
-                    }
-                }
-                _ => allowed = hand,
-            }
+            allowed = match tier.map(|suits| hand.of_suits(suits)) {
+                Some(follow) if !follow.is_empty() => follow,
+                _ => hand,
+            };
         }
         if let (true, Some(fd)) = (d.face_down_public, d.face_down) {
             allowed.remove(fd);
