@@ -538,7 +538,7 @@ async fn a_postgresql_shutdown_error_through_the_any_driver_counts_as_unavailabl
 }
 
 #[actix_web::test]
-async fn a_write_whose_connection_dies_inside_its_transaction_is_answered_outcome_unknown_and_its_retry_records_it_once(
+async fn a_write_whose_connection_dies_mid_commit_is_checked_and_one_cut_before_commit_records_nothing(
 ) {
     let Some((admin, pg_addr)) = reachable_postgres().await else {
         eprintln!("NOTE: skipped: no PostgreSQL at TEST_DATABASE_URL or 127.0.0.1:5432");
@@ -552,12 +552,30 @@ async fn a_write_whose_connection_dies_inside_its_transaction_is_answered_outcom
     let proxy = Proxy::start(0, &pg_addr).await;
     let url = format!("postgres://postgres@127.0.0.1:{}/{name}", proxy.port);
     let app = TestApp::on(&url).await;
-    // Target 100: the second tally of [159, 1] ends the match, so its append is a transaction
-    // (the event and the match's status). The connection dies right after it sent the INSERT:
-    // the server rolls the open transaction back, the service cannot tell what happened.
     let m = app.create("dump", 2, "table", json!({"target": 100})).await;
+    // 1. The first tally's append is one INSERT statement, its own transaction: the connection
+    // dies right after the statement went out, so the server may have committed it. The service
+    // reads the seq back: recorded is 201; not (yet) seen is 503 "may or may not". Either way the
+    // retry with the same key ends with the event recorded exactly once.
+    proxy.arm(b"\"points\":[159,1]");
+    let t = tally(&app, &m, 159, "first").await;
+    assert!(
+        proxy.trap.lock().unwrap().is_none(),
+        "the append's connection was cut"
+    );
+    if t.status == StatusCode::CREATED {
+        assert_eq!(t.body["event"]["seq"], 1, "{}", t.text);
+    } else {
+        assert_storage_unavailable(&t, "a write whose connection died during its commit");
+        assert!(t.text.contains("may or may not"), "{}", t.text);
+    }
     let a = tally(&app, &m, 159, "first").await;
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    assert_eq!(a.body["event"]["seq"], 1);
+    // 2. Target 100: the second tally of [159, 1] ends the match, so its append is a transaction
+    // (the event and the match's status). The connection dies right after the INSERT went out,
+    // before any COMMIT: the server rolls the open transaction back, so nothing was recorded, and
+    // the answer says so.
     proxy.arm(b"\"points\":[159,1]");
     let t = tally(&app, &m, 159, "second").await;
     assert!(
@@ -565,7 +583,7 @@ async fn a_write_whose_connection_dies_inside_its_transaction_is_answered_outcom
         "the append's connection was cut"
     );
     assert_storage_unavailable(&t, "a write whose connection died inside its transaction");
-    assert!(t.text.contains("may or may not"), "{}", t.text);
+    assert!(t.text.contains("nothing was recorded"), "{}", t.text);
     // The retry with the same key records it once, and the match is finished.
     let again = tally(&app, &m, 159, "second").await;
     assert_eq!(again.status, StatusCode::CREATED, "{}", again.text);

@@ -1,6 +1,8 @@
-//! The store's append under concurrency, below the HTTP layer: on SQLite concurrent appends are
-//! committed in groups (one transaction, one fsync), and each append must still succeed or fail on
-//! its own.
+//! The store's append under concurrency, below the HTTP layer: concurrent appends are committed
+//! in groups (one multi-row statement, one fsync or WAL flush), and each append must still succeed
+//! or fail on its own. On SQLite, or on PostgreSQL when `TEST_DATABASE_URL` names a server.
+
+mod common;
 
 use clubroom::store::{EventRow, MatchRow, Store, StoreError};
 
@@ -32,10 +34,11 @@ fn event(match_id: &str, seq: i64, writer: usize) -> EventRow {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_appends_each_win_or_lose_their_own_seq_and_nothing_else() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}?mode=rwc", dir.path().join("t.db").display());
+    let (url, _dir) = common::fresh_database().await;
     let store = Store::connect(&url).await.unwrap();
-    let matches: Vec<String> = (0..8).map(|i| format!("m{i}")).collect();
+    // 48 matches x 3 writers: up to 144 appends queue at once, more than one insert statement
+    // carries (128), so a batch also spans several statements in one transaction.
+    let matches: Vec<String> = (0..48).map(|i| format!("m{i:02}")).collect();
     for m in &matches {
         store.insert_match(&match_row(m), &[]).await.unwrap();
     }
@@ -69,7 +72,7 @@ async fn concurrent_appends_each_win_or_lose_their_own_seq_and_nothing_else() {
     }
     assert_eq!(
         winners.len(),
-        8 * 10,
+        48 * 10,
         "every seq of every match has one winner"
     );
     for m in &matches {
