@@ -154,6 +154,8 @@ function init(args)
   end
   path = "/v1/matches/" .. match_id .. "/actions"
   headers = {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. token}
+  local prefer = os.getenv("BENCH_PREFER") or ""
+  if prefer ~= "" then headers["Prefer"] = prefer end
   n, failed, first_failure = 0, 0, ""
 end
 

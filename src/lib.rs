@@ -18,3 +18,11 @@ pub mod server;
 pub mod store;
 /// Tournaments: players, pairing, results, standings, ratings, exports.
 pub mod tournaments;
+
+/// The allocator of every binary built on this crate (the server, the write-cost baseline, the
+/// tests): mimalloc. A write allocates and frees many small strings and maps (the JSON of the
+/// action, the event and the answer); with glibc's malloc that took about a fifth of the server's
+/// CPU under load (`perf`, scripts/bench.sh on PostgreSQL). The baseline gets the same allocator,
+/// so the ratio compares the work, not the allocators.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

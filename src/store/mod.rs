@@ -274,8 +274,17 @@ struct GroupCommit {
     turns: Arc<Semaphore>,
 }
 
-/// Commits in flight at once on PostgreSQL (see [`GroupCommit`]).
+/// Commits in flight at once on PostgreSQL (see [`GroupCommit`]), unless
+/// `CLUBROOM_PG_COMMIT_TURNS` says otherwise (1 to 16).
 pub const PG_COMMIT_TURNS: usize = 4;
+
+fn pg_commit_turns() -> usize {
+    std::env::var("CLUBROOM_PG_COMMIT_TURNS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|n| (1..=16).contains(n))
+        .unwrap_or(PG_COMMIT_TURNS)
+}
 
 impl GroupCommit {
     fn new(turns: usize) -> Arc<GroupCommit> {
@@ -652,7 +661,7 @@ impl Store {
                     writer: pool.clone(),
                     reader: pool,
                     backend,
-                    group: GroupCommit::new(PG_COMMIT_TURNS),
+                    group: GroupCommit::new(pg_commit_turns()),
                 }
             }
         };
