@@ -33,6 +33,87 @@ pub enum GameAction {
     ByHookOrCrook(by_hook_or_crook::actions::Action),
 }
 
+/// A game's public state (`table` in the match view): one model per game.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum GameTable {
+    /// Dump.
+    Dump(dump::DumpTable),
+    /// Clubs.
+    Clubs(clubs::ClubsTable),
+    /// Bonus-Malus.
+    BonusMalus(bonus_malus::BonusMalusTable),
+    /// P.M.
+    PlusMinus(plus_minus::PlusMinusTable),
+    /// Members Only.
+    MembersOnly(members_only::MembersOnlyTable),
+    /// Not typed yet.
+    #[schema(value_type = Object)]
+    Loose(serde_json::Value),
+}
+
+/// A seat's private state (`you` in the match view): one model per game.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum GameSeat {
+    /// Dump.
+    Dump(dump::DumpSeat),
+    /// Clubs.
+    Clubs(clubs::ClubsSeat),
+    /// Bonus-Malus.
+    BonusMalus(bonus_malus::BonusMalusSeat),
+    /// P.M.
+    PlusMinus(plus_minus::PlusMinusSeat),
+    /// Members Only.
+    MembersOnly(members_only::MembersOnlySeat),
+    /// Not typed yet.
+    #[schema(value_type = Object)]
+    Loose(serde_json::Value),
+}
+
+/// One thing an event produced (`outcome` in the log): the game's outcomes, or an undo's.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum GameOutcome {
+    /// Dump.
+    Dump(dump::DumpOutcome),
+    /// Clubs.
+    Clubs(clubs::ClubsOutcome),
+    /// Bonus-Malus.
+    BonusMalus(bonus_malus::BonusMalusOutcome),
+    /// P.M.
+    PlusMinus(plus_minus::PlusMinusOutcome),
+    /// Members Only.
+    MembersOnly(members_only::MembersOnlyOutcome),
+    /// An undo.
+    Undo(crate::matches::views::UndoOutcome),
+    /// Not typed yet.
+    #[schema(value_type = Object)]
+    Loose(serde_json::Value),
+}
+
+/// The raw figures of a scored round (`detail` of a score sheet round): one model per game.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum GameRoundDetail {
+    /// Dump.
+    Dump(dump::DumpRoundDetail),
+    /// Clubs.
+    Clubs(clubs::ClubsRoundDetail),
+    /// Bonus-Malus.
+    BonusMalus(bonus_malus::BonusMalusRoundDetail),
+    /// P.M.
+    PlusMinus(plus_minus::PlusMinusRoundDetail),
+    /// Members Only.
+    MembersOnly(members_only::MembersOnlyRoundDetail),
+    /// Not typed yet.
+    #[schema(value_type = Object)]
+    Loose(serde_json::Value),
+}
+
+/// The unions of one model per game, written `anyOf` (see [`finish`]).
+const UNIONS: &[&str] = &["GameAction", "GameTable", "GameSeat", "GameOutcome", "GameRoundDetail"];
+
 struct BearerScheme;
 
 impl Modify for BearerScheme {
@@ -62,6 +143,10 @@ impl Modify for BearerScheme {
     modifiers(&BearerScheme),
     components(schemas(
         GameAction,
+        GameTable,
+        GameSeat,
+        GameOutcome,
+        GameRoundDetail,
         crate::error::Problem,
         dump::DumpConfig,
         clubs::ClubsConfig,
@@ -117,9 +202,12 @@ const MATCH_LINKS: &[(&str, &str, &str)] = &[
 /// The parts of the document that the derive macros cannot express, applied once the routes have
 /// added their paths (so after `ApiDoc`'s own modifiers):
 /// - `GameAction` is the union of every game's vocabulary, and a `deal` belongs to several games:
-///   `anyOf`, not `oneOf` (an action valid for two games is still valid).
+///   `anyOf`, not `oneOf` (an action valid for two games is still valid). The same for the unions
+///   of the games' views (`GameTable`, `GameSeat`, `GameOutcome`, `GameRoundDetail`): a value is
+///   one game's model, and may fit another game's too.
 /// - Each game's action variants reject unknown fields (`deny_unknown_fields`), which utoipa does
 ///   not carry over to internally tagged enum variants: `additionalProperties: false` on each.
+///   Each outcome variant is a closed object too (what the engine writes, nothing more).
 /// - `CreateMatch.game` lists the implemented games (`GET /v1/games`); another id is 422
 ///   `unknown_game`.
 /// - The `links` from a created match, tournament or player to the operations on it.
@@ -128,7 +216,7 @@ pub fn finish(api: &mut utoipa::openapi::OpenApi) {
     if let Some(components) = api.components.as_mut() {
         for (name, schema) in components.schemas.iter_mut() {
             let RefOr::T(schema) = schema else { continue };
-            if name == "GameAction" {
+            if UNIONS.contains(&name.as_str()) {
                 if let Schema::OneOf(one) = schema {
                     let mut any = AnyOf::new();
                     any.items = std::mem::take(&mut one.items);
@@ -148,7 +236,7 @@ pub fn finish(api: &mut utoipa::openapi::OpenApi) {
                         );
                     }
                 }
-            } else if name.ends_with("Action") {
+            } else if name.ends_with("Action") || name.ends_with("Outcome") {
                 if let Schema::OneOf(one) = schema {
                     for variant in &mut one.items {
                         if let RefOr::T(Schema::Object(object)) = variant {

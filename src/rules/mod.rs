@@ -202,7 +202,14 @@ impl Rejection {
 }
 
 /// What one applied action produced, for the log (trick won, revoke spotted, round scored...).
+/// Each entry is one of the game's typed outcomes (`DumpOutcome`, ...) as JSON.
 pub type Outcomes = Vec<Value>;
+
+/// A view model (table, seat, outcome, score detail) as the JSON the engine hands out: the
+/// views are built as typed models, so the spec's schemas and the wire agree by construction.
+pub(crate) fn to_json<T: Serialize>(model: &T) -> Value {
+    serde_json::to_value(model).unwrap_or(Value::Null)
+}
 
 /// One game's rules. `apply` validates and applies in one step and leaves the state untouched
 /// when it refuses.
@@ -242,7 +249,7 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     ) -> Result<Outcomes, Self::Error>;
     /// The public state (`table` in the match view).
     fn table_view(&self) -> Value;
-    /// The private state of `seat` (`you` in the match view; `seat` is added by the caller).
+    /// The private state of `seat` (`you` in the match view), `seat` included.
     fn seat_view(&self, seat: usize) -> Value;
     /// The score sheet so far.
     fn score_sheet(&self) -> ScoreSheet;
