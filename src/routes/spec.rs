@@ -47,9 +47,8 @@ pub enum GameTable {
     PlusMinus(plus_minus::PlusMinusTable),
     /// Members Only.
     MembersOnly(members_only::MembersOnlyTable),
-    /// Not typed yet.
-    #[schema(value_type = Object)]
-    Loose(serde_json::Value),
+    /// By Hook or Crook.
+    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookTable),
 }
 
 /// A seat's private state (`you` in the match view): one model per game.
@@ -66,9 +65,8 @@ pub enum GameSeat {
     PlusMinus(plus_minus::PlusMinusSeat),
     /// Members Only.
     MembersOnly(members_only::MembersOnlySeat),
-    /// Not typed yet.
-    #[schema(value_type = Object)]
-    Loose(serde_json::Value),
+    /// By Hook or Crook.
+    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookSeat),
 }
 
 /// One thing an event produced (`outcome` in the log): the game's outcomes, or an undo's.
@@ -85,11 +83,10 @@ pub enum GameOutcome {
     PlusMinus(plus_minus::PlusMinusOutcome),
     /// Members Only.
     MembersOnly(members_only::MembersOnlyOutcome),
+    /// By Hook or Crook.
+    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookOutcome),
     /// An undo.
     Undo(crate::matches::views::UndoOutcome),
-    /// Not typed yet.
-    #[schema(value_type = Object)]
-    Loose(serde_json::Value),
 }
 
 /// The raw figures of a scored round (`detail` of a score sheet round): one model per game.
@@ -106,9 +103,8 @@ pub enum GameRoundDetail {
     PlusMinus(plus_minus::PlusMinusRoundDetail),
     /// Members Only.
     MembersOnly(members_only::MembersOnlyRoundDetail),
-    /// Not typed yet.
-    #[schema(value_type = Object)]
-    Loose(serde_json::Value),
+    /// By Hook or Crook.
+    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookRoundDetail),
 }
 
 /// The unions of one model per game, written `anyOf` (see [`finish`]).
