@@ -10,7 +10,7 @@ mod trick_props;
 
 use clubroom::rules::{
     bonus_malus::BonusMalus, by_hook_or_crook::ByHookOrCrook, clubs::Clubs, dump::Dump,
-    members_only::MembersOnly, plus_minus::PlusMinus, Actor, Dealing, Game,
+    members_only::MembersOnly, plus_minus::PlusMinus, Actor, AnyGame, Dealing, Game,
 };
 use serde_json::{json, Value};
 use std::sync::OnceLock;
@@ -57,8 +57,11 @@ struct Schemas {
     event_outcome: jsonschema::Validator,
     legal_actions: jsonschema::Validator,
     score_sheet: jsonschema::Validator,
+    event_action: jsonschema::Validator,
     /// Values checked, by kind, to show the playouts reached them.
-    counts: [usize; 5],
+    counts: [usize; 6],
+    /// Logged actions seen sealed (`{type, sealed: true}`) and with a `hidden` discard.
+    redacted: [usize; 2],
 }
 
 impl Schemas {
@@ -80,7 +83,9 @@ impl Schemas {
             event_outcome: property("EventView", "outcome"),
             legal_actions: property("Legal", "actions"),
             score_sheet: component("ScoreSheet"),
-            counts: [0; 5],
+            event_action: property("EventView", "action"),
+            counts: [0; 6],
+            redacted: [0; 2],
         }
     }
 
@@ -137,6 +142,34 @@ impl Schemas {
     }
 }
 
+impl Schemas {
+    /// The log as each viewer (the host, each seat) sees it: the standing actions `log[from..]`
+    /// rendered by `g`, and each of them as it would show once retracted.
+    fn check_log<G: Game>(
+        &mut self,
+        g: &G,
+        any: &AnyGame,
+        log: &[(Actor, G::Action)],
+        from: usize,
+        players: usize,
+    ) {
+        for (i, (actor, a)) in log.iter().enumerate().skip(from) {
+            let recorded = serde_json::to_value(a).unwrap();
+            for viewer in [None].into_iter().chain((0..players).map(Some)) {
+                let shown = g.render_action(i, a, *actor, viewer);
+                self.check(&self.event_action, &shown, "logged action");
+                let retracted = any.render_retracted(&recorded, *actor, viewer);
+                self.check(&self.event_action, &retracted, "retracted action");
+                for v in [&shown, &retracted] {
+                    self.redacted[0] += usize::from(v["sealed"] == json!(true));
+                    self.redacted[1] += usize::from(v["discard"] == json!("hidden"));
+                }
+                self.counts[5] += 1;
+            }
+        }
+    }
+}
+
 /// Plays `matches` random matches of `G` with `players` players in each of `dealings`, up to
 /// `max_steps` actions each, validating every view, outcome, legal list and score sheet.
 fn typed<G: Game>(
@@ -150,8 +183,10 @@ fn typed<G: Game>(
         for m in 0..matches {
             let mut rng = Rng::new(0x7E57_0000 + m * 6151 + players as u64);
             let mut p: Playout<G> = Playout::new(G::Config::default(), players, dealing);
+            let any = AnyGame::new(G::ID, None, players, dealing).unwrap();
+            let mut log: Vec<(Actor, G::Action)> = Vec::new();
             schemas.check_state(&p.game, players);
-            for _ in 0..max_steps {
+            for step in 0..max_steps {
                 let Some(actor) = p.actor(&mut rng) else {
                     break;
                 };
@@ -165,14 +200,19 @@ fn typed<G: Game>(
                     .game
                     .apply(actor, &action, seed.as_ref())
                     .unwrap_or_else(|e| panic!("{action:?} by {actor:?} refused: {e}"));
+                log.push((actor, action));
                 schemas.check_outcomes(&outcomes);
                 schemas.check_state(&p.game, players);
+                // The recent actions at every step (a sealed choice shows until revealed), the
+                // whole log now and then.
+                let from = if step % 25 == 0 { 0 } else { log.len().saturating_sub(6) };
+                schemas.check_log(&p.game, &any, &log, from, players);
             }
         }
     }
-    let [tables, seats, lists, sheets, outcomes] = schemas.counts;
+    let [tables, seats, lists, sheets, outcomes, logged] = schemas.counts;
     assert!(
-        tables > 0 && seats > 0 && lists > 0 && sheets > 0 && outcomes > 0,
+        tables > 0 && seats > 0 && lists > 0 && sheets > 0 && outcomes > 0 && logged > 0,
         "{}: {:?}",
         schemas.game,
         schemas.counts
@@ -215,6 +255,7 @@ fn members_only_views_fit_their_schemas() {
     let mut s = Schemas::new("MembersOnly");
     typed::<MembersOnly>(&mut s, 4, BOTH, 2, 200);
     typed::<MembersOnly>(&mut s, 3, BOTH, 2, 200);
+    assert!(s.redacted[0] > 0 && s.redacted[1] > 0, "{:?}", s.redacted);
 }
 
 #[test]
@@ -223,6 +264,7 @@ fn by_hook_or_crook_views_fit_their_schemas() {
     typed::<ByHookOrCrook>(&mut s, 3, BOTH, 2, 300);
     typed::<ByHookOrCrook>(&mut s, 2, BOTH, 2, 300);
     typed::<ByHookOrCrook>(&mut s, 5, &[Dealing::Service], 1, 300);
+    assert!(s.redacted[0] > 0, "{:?}", s.redacted);
 }
 
 /// A closed object model (`additionalProperties: false`), or a union of them.

@@ -198,8 +198,10 @@ pub struct EventView {
     pub kind: String,
     /// The acting seat; null for the table (and for undo).
     pub seat: Option<usize>,
-    /// The action as recorded (private parts shown only to whom they belong).
-    #[schema(value_type = Option<Object>)]
+    /// The action as recorded (private parts shown only to whom they belong: a sealed choice is
+    /// `{type, sealed: true}` to the others until revealed, a Members Only discard `hidden`); null
+    /// for an undo.
+    #[schema(value_type = Option<crate::routes::spec::LoggedAction>)]
     pub action: Option<Value>,
     /// For an undo: the seq of the retracted event.
     pub retracts: Option<i64>,

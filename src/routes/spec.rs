@@ -108,8 +108,29 @@ pub enum GameRoundDetail {
     ByHookOrCrook(by_hook_or_crook::ByHookOrCrookRoundDetail),
 }
 
+/// An action as the log shows it to one viewer (`EventView.action`): the action as recorded, or,
+/// where it is private to its seat, what this viewer may see of it.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum LoggedAction {
+    /// The action as recorded (every public action, and a seat's own actions to that seat).
+    Action(GameAction),
+    /// A sealed choice not revealed to this viewer (By Hook or Crook's locations, cards and
+    /// exhibits, Members Only's final choices; a retracted one for ever): only its type.
+    Sealed(crate::rules::SealedAction),
+    /// Members Only: a final choice once revealed, to anyone but its seat: the discard withheld.
+    MembersOnlyFinal(members_only::MembersOnlyFinalShown),
+}
+
 /// The unions of one model per game, written `anyOf` (see [`finish`]).
-const UNIONS: &[&str] = &["GameAction", "GameTable", "GameSeat", "GameOutcome", "GameRoundDetail"];
+const UNIONS: &[&str] = &[
+    "GameAction",
+    "GameTable",
+    "GameSeat",
+    "GameOutcome",
+    "GameRoundDetail",
+    "LoggedAction",
+];
 
 struct BearerScheme;
 
@@ -144,6 +165,7 @@ impl Modify for BearerScheme {
         GameSeat,
         GameOutcome,
         GameRoundDetail,
+        LoggedAction,
         crate::error::Problem,
         dump::DumpConfig,
         clubs::ClubsConfig,

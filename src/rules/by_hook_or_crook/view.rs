@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::{
@@ -14,7 +14,7 @@ use super::{
 };
 use crate::rules::{
     sheet::{RoundScore, ScoreSheet, Unit},
-    to_json, Actor, Dealing,
+    to_json, Actor, Dealing, SealedAction,
 };
 
 // ----- the models: what the views, outcomes and score sheet are built of ----------------------
@@ -820,7 +820,7 @@ impl ByHookOrCrook {
     ) -> Value {
         if let Actor::Seat(s) = actor {
             if viewer != Some(s) && self.hidden.contains(&(index, s)) {
-                return json!({"type": action.type_name(), "sealed": true});
+                return SealedAction::of(action.type_name());
             }
         }
         serde_json::to_value(action).unwrap_or(Value::Null)

@@ -24,7 +24,7 @@ use utoipa::ToSchema;
 use super::{
     cards::Seed,
     sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
-    to_json, Actor, Dealing, Game, Outcomes, ToAct,
+    spec_shapes, to_json, Actor, Dealing, Game, Outcomes, SealedAction, ToAct,
 };
 
 type Err = MembersOnlyError;
@@ -607,6 +607,30 @@ pub enum MembersOnlyOutcome {
         #[schema(required = true)]
         margin: Option<i64>,
     },
+}
+
+/// A final choice as the log shows it, once revealed, to anyone but its seat: the discard withheld
+/// (never shown but to its seat).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MembersOnlyFinalShown {
+    /// `final`.
+    #[serde(rename = "type")]
+    #[schema(schema_with = final_word)]
+    kind: &'static str,
+    /// `hidden`: the card discarded face down.
+    #[schema(schema_with = hidden_word)]
+    discard: &'static str,
+    /// The two cards revealed.
+    reveal: Vec<Card>,
+}
+
+fn final_word() -> utoipa::openapi::schema::Schema {
+    spec_shapes::word("final")
+}
+
+fn hidden_word() -> utoipa::openapi::schema::Schema {
+    spec_shapes::word("hidden")
 }
 
 /// Where a heat's cards went (`detail.cards`).
@@ -1527,13 +1551,16 @@ impl Game for MembersOnly {
             Some(Phase::Final { from_action, .. }) if index >= *from_action
         );
         if sealed {
-            return json!({"type": "final", "sealed": true});
+            return SealedAction::of("final");
         }
-        let mut v = full;
-        if discard.is_some() {
-            v["discard"] = json!("hidden");
+        match (discard, action) {
+            (Some(_), Action::Final { reveal, .. }) => to_json(&MembersOnlyFinalShown {
+                kind: "final",
+                discard: "hidden",
+                reveal: reveal.clone(),
+            }),
+            _ => full,
         }
-        v
     }
 }
 
