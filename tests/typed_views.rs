@@ -323,3 +323,68 @@ fn the_view_schemas_are_typed_models() {
         json!({"$ref": "#/components/schemas/GameAction"})
     );
 }
+
+/// The models a union lists, in order, each with the index of the union's branch it comes from
+/// (references resolved, nested unions flattened).
+fn leaves(s: &'static Value, branch: usize, out: &mut Vec<(usize, &'static Value)>) {
+    if let Some(r) = s["$ref"].as_str() {
+        return leaves(schema(r.trim_start_matches("#/components/schemas/")), branch, out);
+    }
+    match s["oneOf"].as_array().or(s["anyOf"].as_array()) {
+        Some(items) => items.iter().for_each(|i| leaves(i, branch, out)),
+        None => out.push((branch, s)),
+    }
+}
+
+/// The values a model's `type` may take (None: any).
+fn type_tag(s: &Value) -> Option<Vec<Value>> {
+    let t = &s["properties"]["type"];
+    let t = match t["$ref"].as_str() {
+        Some(r) => schema(r.trim_start_matches("#/components/schemas/")),
+        None => t,
+    };
+    t["enum"].as_array().cloned()
+}
+
+/// A generated client that takes the first model of a union whose required fields are present
+/// (openapi-python-client does: it ignores `additionalProperties`) picks the right one only if no
+/// model comes before another whose required fields include all of its own (and more). Models
+/// with the very same required fields (Dump's and Bonus-Malus' seats) cannot be told apart by any
+/// client; the match's `game` says which it is.
+#[test]
+fn each_union_lists_a_model_before_any_that_requires_more() {
+    for union in [
+        "GameTable",
+        "GameSeat",
+        "GameOutcome",
+        "GameRoundDetail",
+        "LoggedAction",
+    ] {
+        let mut models = Vec::new();
+        for (b, item) in schema(union)["anyOf"].as_array().unwrap().iter().enumerate() {
+            leaves(item, b, &mut models);
+        }
+        let required = |s: &Value| -> std::collections::BTreeSet<String> {
+            serde_json::from_value(s["required"].clone()).unwrap_or_default()
+        };
+        for (i, &(bi, a)) in models.iter().enumerate() {
+            for &(bj, b) in &models[i + 1..] {
+                if bi == bj {
+                    continue; // one game's own models: told apart by their `type`
+                }
+                if let (Some(ta), Some(tb)) = (type_tag(a), type_tag(b)) {
+                    if !ta.iter().any(|t| tb.contains(t)) {
+                        continue;
+                    }
+                }
+                let (ra, rb) = (required(a), required(b));
+                assert!(
+                    !(ra.is_subset(&rb) && ra != rb),
+                    "{union}: {} comes before {}, which requires all it does and more",
+                    a["title"].as_str().unwrap_or(&a["description"].to_string()),
+                    b["title"].as_str().unwrap_or(&b["description"].to_string()),
+                );
+            }
+        }
+    }
+}

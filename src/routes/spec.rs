@@ -33,59 +33,66 @@ pub enum GameAction {
     ByHookOrCrook(by_hook_or_crook::actions::Action),
 }
 
+// The order of each union below is what a generated client that takes the first model whose
+// required fields are present (openapi-python-client does, ignoring `additionalProperties`)
+// needs: a model before any model whose required fields are a subset of its own. JSON Schema's
+// `anyOf` does not depend on it. Shapes that are the same in two games (Dump's and Bonus-Malus'
+// seat; a `revoke`, a `match_finished`; P.M.'s and Dump's `dealt`) cannot be told apart by any
+// client: the match's `game` says which game's model it is.
+
 /// A game's public state (`table` in the match view): one model per game.
 #[derive(Serialize, ToSchema)]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant)] // the spec's type only: views are written as JSON values
 pub enum GameTable {
-    /// Dump.
-    Dump(dump::DumpTable),
-    /// Clubs.
-    Clubs(clubs::ClubsTable),
-    /// Bonus-Malus.
-    BonusMalus(bonus_malus::BonusMalusTable),
-    /// P.M.
-    PlusMinus(plus_minus::PlusMinusTable),
-    /// Members Only.
-    MembersOnly(members_only::MembersOnlyTable),
     /// By Hook or Crook.
     ByHookOrCrook(by_hook_or_crook::ByHookOrCrookTable),
+    /// Members Only.
+    MembersOnly(members_only::MembersOnlyTable),
+    /// P.M.
+    PlusMinus(plus_minus::PlusMinusTable),
+    /// Bonus-Malus (before Dump: it has Dump's required fields and more).
+    BonusMalus(bonus_malus::BonusMalusTable),
+    /// Clubs.
+    Clubs(clubs::ClubsTable),
+    /// Dump.
+    Dump(dump::DumpTable),
 }
 
 /// A seat's private state (`you` in the match view): one model per game.
 #[derive(Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum GameSeat {
-    /// Dump.
+    /// By Hook or Crook.
+    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookSeat),
+    /// Members Only.
+    MembersOnly(members_only::MembersOnlySeat),
+    /// P.M.
+    PlusMinus(plus_minus::PlusMinusSeat),
+    /// Bonus-Malus (the same fields as Dump's).
+    BonusMalus(bonus_malus::BonusMalusSeat),
+    /// Dump (before Clubs: it has Clubs' required fields and `side`).
     Dump(dump::DumpSeat),
     /// Clubs.
     Clubs(clubs::ClubsSeat),
-    /// Bonus-Malus.
-    BonusMalus(bonus_malus::BonusMalusSeat),
-    /// P.M.
-    PlusMinus(plus_minus::PlusMinusSeat),
-    /// Members Only.
-    MembersOnly(members_only::MembersOnlySeat),
-    /// By Hook or Crook.
-    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookSeat),
 }
 
 /// One thing an event produced (`outcome` in the log): the game's outcomes, or an undo's.
 #[derive(Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum GameOutcome {
-    /// Dump.
-    Dump(dump::DumpOutcome),
-    /// Clubs.
-    Clubs(clubs::ClubsOutcome),
-    /// Bonus-Malus.
-    BonusMalus(bonus_malus::BonusMalusOutcome),
-    /// P.M.
-    PlusMinus(plus_minus::PlusMinusOutcome),
-    /// Members Only.
-    MembersOnly(members_only::MembersOnlyOutcome),
     /// By Hook or Crook.
     ByHookOrCrook(by_hook_or_crook::ByHookOrCrookOutcome),
+    /// Members Only.
+    MembersOnly(members_only::MembersOnlyOutcome),
+    /// Bonus-Malus (its `dealt` and `deal_scored` have more than the others').
+    BonusMalus(bonus_malus::BonusMalusOutcome),
+    /// Clubs (its `dealt` has Dump's fields and `opening`).
+    Clubs(clubs::ClubsOutcome),
+    /// P.M.
+    PlusMinus(plus_minus::PlusMinusOutcome),
+    /// Dump.
+    Dump(dump::DumpOutcome),
     /// An undo.
     Undo(crate::matches::views::UndoOutcome),
 }
@@ -94,18 +101,18 @@ pub enum GameOutcome {
 #[derive(Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum GameRoundDetail {
-    /// Dump.
-    Dump(dump::DumpRoundDetail),
-    /// Clubs.
-    Clubs(clubs::ClubsRoundDetail),
-    /// Bonus-Malus.
-    BonusMalus(bonus_malus::BonusMalusRoundDetail),
-    /// P.M.
-    PlusMinus(plus_minus::PlusMinusRoundDetail),
-    /// Members Only.
-    MembersOnly(members_only::MembersOnlyRoundDetail),
     /// By Hook or Crook.
     ByHookOrCrook(by_hook_or_crook::ByHookOrCrookRoundDetail),
+    /// Members Only.
+    MembersOnly(members_only::MembersOnlyRoundDetail),
+    /// P.M.
+    PlusMinus(plus_minus::PlusMinusRoundDetail),
+    /// Bonus-Malus.
+    BonusMalus(bonus_malus::BonusMalusRoundDetail),
+    /// Clubs.
+    Clubs(clubs::ClubsRoundDetail),
+    /// Dump.
+    Dump(dump::DumpRoundDetail),
 }
 
 /// An action as the log shows it to one viewer (`EventView.action`): the action as recorded, or,
@@ -113,13 +120,14 @@ pub enum GameRoundDetail {
 #[derive(Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum LoggedAction {
-    /// The action as recorded (every public action, and a seat's own actions to that seat).
-    Action(GameAction),
     /// A sealed choice not revealed to this viewer (By Hook or Crook's locations, cards and
-    /// exhibits, Members Only's final choices; a retracted one for ever): only its type.
+    /// exhibits, Members Only's final choices; a retracted one for ever): only its type. (First:
+    /// Members Only's `final` action has no required field but its type.)
     Sealed(crate::rules::SealedAction),
     /// Members Only: a final choice once revealed, to anyone but its seat: the discard withheld.
     MembersOnlyFinal(members_only::MembersOnlyFinalShown),
+    /// The action as recorded (every public action, and a seat's own actions to that seat).
+    Action(GameAction),
 }
 
 /// The unions of one model per game, written `anyOf` (see [`finish`]).

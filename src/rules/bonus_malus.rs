@@ -120,6 +120,43 @@ pub struct SuitCounts {
     pub c: u32,
 }
 
+/// `SuitCounts` as the views and outcomes show it, in the spec: the same object (`S`, `H`, `D`,
+/// `C`), written as a map of exactly those four keys rather than as four properties. (A generated
+/// Python client names each property's variable after it, and a property `D` becomes `d`, the
+/// name of the dict it reads from: openapi-python-client 0.29's `from_dict` then fails. The
+/// request side, `tally.taken`, is written by clients, never read, and keeps `SuitCounts`.)
+pub struct BonusMalusSuitCounts;
+
+impl utoipa::PartialSchema for BonusMalusSuitCounts {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some(
+                "Cards of each suit: `S` (spades, +10 each), `H` (hearts, +5), `D` (diamonds, -5) and `C` (clubs, -10), each 0 to 13, all four present.",
+            ))
+            .property_names(Some(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some(["S", "H", "D", "C"])),
+            ))
+            .additional_properties(Some(AdditionalProperties::RefOr(
+                ObjectBuilder::new()
+                    .schema_type(Type::Integer)
+                    .minimum(Some(0))
+                    .maximum(Some(13))
+                    .build()
+                    .into(),
+            )))
+            .min_properties(Some(4))
+            .max_properties(Some(4))
+            .examples([serde_json::json!({"S": 8, "H": 7, "D": 5, "C": 6})])
+            .into()
+    }
+}
+
+impl ToSchema for BonusMalusSuitCounts {}
+
 impl SuitCounts {
     /// The counts of a set of cards.
     pub fn of(cards: CardSet) -> SuitCounts {
@@ -350,7 +387,7 @@ pub struct BonusMalusTable {
     /// During a deal, service dealing: what each seat holds by suit (the backs show the suits);
     /// null in table dealing.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Vec<SuitCounts>>)]
+    #[schema(value_type = Option<Vec<BonusMalusSuitCounts>>)]
     pub backs: Option<Option<Vec<SuitCounts>>>,
     /// Revokes proven in the deal (table dealing; empty between deals).
     pub revokes: Vec<Revoke>,
@@ -446,6 +483,7 @@ pub enum BonusMalusOutcome {
         /// The deal's multiplier (its number).
         multiplier: i64,
         /// What each side (or seat) captured, by suit.
+        #[schema(value_type = Vec<BonusMalusSuitCounts>)]
         taken: Vec<SuitCounts>,
         /// The value of each capture.
         values: Vec<i64>,
@@ -476,6 +514,7 @@ pub enum BonusMalusOutcome {
 #[serde(deny_unknown_fields)]
 pub struct BonusMalusRoundDetail {
     /// What each side (or seat) captured, by suit.
+    #[schema(value_type = Vec<BonusMalusSuitCounts>)]
     pub taken: Vec<SuitCounts>,
     /// The value of each capture.
     pub values: Vec<i64>,
