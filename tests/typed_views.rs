@@ -388,3 +388,111 @@ fn each_union_lists_a_model_before_any_that_requires_more() {
         }
     }
 }
+
+impl Schemas {
+    /// Every view of a match driven through `AnyGame` now.
+    fn check_any(&mut self, g: &AnyGame, players: usize) {
+        let table = g.table_view();
+        self.check(&self.table, &table, "table view");
+        self.check(&self.match_table, &table, "table view (MatchView.table)");
+        for s in 0..players {
+            let you = g.seat_view(s);
+            self.check(&self.seat, &you, "seat view");
+            self.check(&self.match_you, &you, "seat view (MatchView.you)");
+        }
+        for actor in (0..players).map(Actor::Seat).chain([Actor::Table]) {
+            let legal = g.legal_actions(actor);
+            for a in &legal {
+                self.check(&self.action, a, "legal action");
+            }
+            self.check(&self.legal_actions, &Value::from(legal), "legal list");
+        }
+        let sheet = serde_json::to_value(g.score_sheet()).unwrap();
+        self.check(&self.score_sheet, &sheet, "score sheet");
+        for round in sheet["rounds"].as_array().unwrap() {
+            self.check(&self.detail, &round["detail"], "round detail");
+        }
+    }
+}
+
+/// The hand-written scenarios of every game (`tests/scenarios`, the rules runner's corpus: table
+/// and service dealing, tallies, options such as two-player `alternate`, refusals), replayed
+/// through `AnyGame`: every accepted action's outcomes and the views after it fit their schemas.
+/// (Refused steps are skipped; `tests/scenarios.rs` checks them.)
+#[test]
+fn the_scenarios_views_fit_their_schemas() {
+    let prefix = |id: &str| match id {
+        "dump" => "Dump",
+        "clubs" => "Clubs",
+        "bonus-malus" => "BonusMalus",
+        "plus-minus" => "PlusMinus",
+        "members-only" => "MembersOnly",
+        "by-hook-or-crook" => "ByHookOrCrook",
+        other => panic!("a scenario of an unknown game {other}"),
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
+    let mut files = Vec::new();
+    for dir in std::fs::read_dir(&root).unwrap() {
+        let dir = dir.unwrap().path();
+        if dir.is_dir() {
+            for f in std::fs::read_dir(&dir).unwrap() {
+                let f = f.unwrap().path();
+                if f.extension().is_some_and(|e| e == "json") {
+                    files.push(f);
+                }
+            }
+        }
+    }
+    files.sort();
+    let mut accepted = 0;
+    for path in &files {
+        let sc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        if sc.get("create_error").is_some() {
+            continue;
+        }
+        let id = sc["game"].as_str().unwrap();
+        let players = sc["players"].as_u64().unwrap() as usize;
+        let dealing: Dealing =
+            serde_json::from_value(sc.get("dealing").cloned().unwrap_or(json!("table"))).unwrap();
+        let config = sc.get("config").cloned();
+        let mut g = AnyGame::new(id, config, players, dealing).unwrap();
+        let mut s = Schemas::new(prefix(id));
+        let sole = |g: &AnyGame| {
+            let t = g.to_act();
+            match (t.seats.as_slice(), t.table) {
+                ([s], false) => Some(Actor::Seat(*s)),
+                ([], true) => Some(Actor::Table),
+                _ => None,
+            }
+        };
+        for step in sc["steps"].as_array().into_iter().flatten() {
+            if step.get("error").is_some() {
+                continue;
+            }
+            let seed = step["seed"].as_str().and_then(clubroom::rules::Seed::from_hex);
+            let mut todo: Vec<(Option<Actor>, Value, Option<clubroom::rules::Seed>)> = vec![];
+            if let Some(a) = step.get("action") {
+                let actor = step.get("seat").map(|s| Actor::from_seat(s.as_u64().map(|s| s as usize)));
+                todo.push((actor, a.clone(), seed));
+            }
+            for a in step["actions"].as_array().into_iter().flatten() {
+                todo.push((None, a.clone(), None));
+            }
+            for c in step["cards"].as_array().into_iter().flatten() {
+                todo.push((None, json!({"type": "play", "card": c}), None));
+            }
+            for (actor, action, seed) in todo {
+                let Some(actor) = actor.or_else(|| sole(&g)) else {
+                    break;
+                };
+                let Ok(outcomes) = g.apply(actor, &action, seed.as_ref()) else {
+                    break;
+                };
+                accepted += 1;
+                s.check_outcomes(&outcomes);
+                s.check_any(&g, players);
+            }
+        }
+    }
+    assert!(files.len() > 20 && accepted > 500, "{} files, {accepted} actions", files.len());
+}
