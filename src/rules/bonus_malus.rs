@@ -357,6 +357,7 @@ pub struct BonusMalusTable {
     pub multiplier: Option<u32>,
     /// During a deal: who led the trick in progress.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub leader: Option<usize>,
     /// During a deal: the seat to play; null while the table says the stock's top card.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -371,18 +372,21 @@ pub struct BonusMalusTable {
     pub stock: Option<usize>,
     /// During a deal: whether the stock's odd last card was set aside unseen (3 players).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub set_aside: Option<bool>,
     /// The trick in progress, its plays in order (empty between deals).
     pub trick: Vec<Play>,
     /// During a deal: the completed tricks of the deal.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Vec<BonusMalusTrick>>)]
+    #[schema(value_type = Vec<BonusMalusTrick>, nullable = false)]
     pub tricks: Option<Vec<TrickRecord>>,
     /// During a deal: the value captured so far per side (or seat).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub captured: Option<Vec<i64>>,
     /// During a deal: how many cards each seat holds.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub cards_left: Option<Vec<usize>>,
     /// During a deal, service dealing: what each seat holds by suit (the backs show the suits);
     /// null in table dealing.

@@ -272,13 +272,15 @@ pub struct ClubsTable {
     pub trick: Vec<Play>,
     /// During a deal: the completed tricks of the deal.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Vec<ClubsTrick>>)]
+    #[schema(value_type = Vec<ClubsTrick>, nullable = false)]
     pub tricks: Option<Vec<TrickRecord>>,
     /// During a deal: what each seat has taken so far.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub taken: Option<Vec<Taken>>,
     /// During a deal: how many cards each seat still holds.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub cards_left: Option<Vec<usize>>,
     /// During a deal: the face-down card once public (3♣ opened: it is 2♣), else null.
     #[serde(skip_serializing_if = "Option::is_none")]

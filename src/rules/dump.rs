@@ -221,21 +221,25 @@ pub struct DumpTable {
     pub next_dealer: Option<usize>,
     /// During a deal: who led the trick in progress. Absent between deals.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub leader: Option<usize>,
     /// During a deal: the seat to play. Absent between deals.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub to_play: Option<usize>,
     /// The trick in progress, its plays in order (empty between deals).
     pub trick: Vec<Play>,
     /// During a deal: the completed tricks of the deal. Absent between deals.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Vec<DumpTrick>>)]
+    #[schema(value_type = Vec<DumpTrick>, nullable = false)]
     pub tricks: Option<Vec<TrickRecord>>,
     /// During a deal: card points captured so far by side 0 and side 1. Absent between deals.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub captured: Option<[u32; 2]>,
     /// During a deal: how many cards each seat still holds. Absent between deals.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub cards_left: Option<Vec<usize>>,
     /// Revokes proven in the deal (table dealing; empty between deals).
     pub revokes: Vec<Revoke>,

@@ -443,9 +443,11 @@ pub struct MembersOnlyTable {
     bets: Vec<MembersOnlyPlacedBet>,
     /// During a heat: who bets first.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     starter: Option<usize>,
     /// During a heat: its dealer.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     dealer: Option<usize>,
     /// During a heat: the betting round, from 1; null during the final choices.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -457,15 +459,19 @@ pub struct MembersOnlyTable {
     to_play: Option<Option<usize>>,
     /// During a heat: the two cards dealt face up.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     face_up: Option<[Card; 2]>,
     /// During a heat: how many cards each seat holds.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     hand_sizes: Option<Vec<u8>>,
     /// During a heat: the seats whose final choice is in.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     finals_in: Option<Vec<usize>>,
     /// During a heat: the cards not dealt.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     unused: Option<usize>,
     /// During a heat: the service deal's seed commitment (SHA-256 hex), null in table dealing.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -473,9 +479,11 @@ pub struct MembersOnlyTable {
     commitment: Option<Option<String>>,
     /// Between heats: who bets first in the next heat.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     next_starter: Option<usize>,
     /// Between heats: who deals the next heat.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     next_dealer: Option<usize>,
 }
 

@@ -139,9 +139,11 @@ pub struct PlusMinusTable {
     next_dealer: Option<usize>,
     /// During a game: its dealer.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     dealer: Option<usize>,
     /// During a game: who laid the first card.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     leader: Option<usize>,
     /// The seat to play; null between games.
     #[schema(required = true)]
@@ -154,6 +156,7 @@ pub struct PlusMinusTable {
     last_play: Option<LastPlay>,
     /// During a game: cards laid so far.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     cards_played: Option<usize>,
     /// How many cards each seat still holds (zeros between games).
     cards_left: Vec<usize>,
@@ -192,6 +195,7 @@ pub struct PlusMinusMove {
     /// Why it may not (`minus_card_lead`: a minus card cannot open a game). Absent when
     /// playable.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     why: Option<&'static str>,
     /// Each legal move with it.
     options: Vec<PlusMinusOption>,
