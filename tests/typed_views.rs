@@ -137,7 +137,11 @@ impl Schemas {
         for o in outcomes {
             self.check(&self.outcome, o, "outcome");
         }
-        self.check(&self.event_outcome, &Value::from(outcomes.to_vec()), "outcome list");
+        self.check(
+            &self.event_outcome,
+            &Value::from(outcomes.to_vec()),
+            "outcome list",
+        );
         self.counts[4] += outcomes.len();
     }
 }
@@ -205,7 +209,11 @@ fn typed<G: Game>(
                 schemas.check_state(&p.game, players);
                 // The recent actions at every step (a sealed choice shows until revealed), the
                 // whole log now and then.
-                let from = if step % 25 == 0 { 0 } else { log.len().saturating_sub(6) };
+                let from = if step % 25 == 0 {
+                    0
+                } else {
+                    log.len().saturating_sub(6)
+                };
                 schemas.check_log(&p.game, &any, &log, from, players);
             }
         }
@@ -304,7 +312,10 @@ fn the_view_schemas_are_typed_models() {
         let outcome = format!("{game}Outcome");
         let variants = schema(&outcome)["oneOf"].as_array().unwrap();
         for v in variants {
-            assert!(v["title"].as_str().is_some_and(|t| t.starts_with(game)), "{v}");
+            assert!(
+                v["title"].as_str().is_some_and(|t| t.starts_with(game)),
+                "{v}"
+            );
             assert_eq!(v["additionalProperties"], json!(false), "{v}");
             assert!(v["required"].as_array().unwrap().contains(&json!("type")));
         }
@@ -316,7 +327,10 @@ fn the_view_schemas_are_typed_models() {
     assert_eq!(any_of(schema("GameOutcome")), 7, "six games and the undo");
     assert_eq!(any_of(schema("GameRoundDetail")), 6);
     let you = &api["components"]["schemas"]["MatchView"]["properties"]["you"];
-    assert!(you.to_string().contains("#/components/schemas/GameSeat"), "{you}");
+    assert!(
+        you.to_string().contains("#/components/schemas/GameSeat"),
+        "{you}"
+    );
     assert!(you.to_string().contains("null"), "{you}");
     assert_eq!(
         api["components"]["schemas"]["Legal"]["properties"]["actions"]["items"],
@@ -328,7 +342,11 @@ fn the_view_schemas_are_typed_models() {
 /// (references resolved, nested unions flattened).
 fn leaves(s: &'static Value, branch: usize, out: &mut Vec<(usize, &'static Value)>) {
     if let Some(r) = s["$ref"].as_str() {
-        return leaves(schema(r.trim_start_matches("#/components/schemas/")), branch, out);
+        return leaves(
+            schema(r.trim_start_matches("#/components/schemas/")),
+            branch,
+            out,
+        );
     }
     match s["oneOf"].as_array().or(s["anyOf"].as_array()) {
         Some(items) => items.iter().for_each(|i| leaves(i, branch, out)),
@@ -361,7 +379,12 @@ fn each_union_lists_a_model_before_any_that_requires_more() {
         "LoggedAction",
     ] {
         let mut models = Vec::new();
-        for (b, item) in schema(union)["anyOf"].as_array().unwrap().iter().enumerate() {
+        for (b, item) in schema(union)["anyOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
             leaves(item, b, &mut models);
         }
         let required = |s: &Value| -> std::collections::BTreeSet<String> {
@@ -469,10 +492,14 @@ fn the_scenarios_views_fit_their_schemas() {
             if step.get("error").is_some() {
                 continue;
             }
-            let seed = step["seed"].as_str().and_then(clubroom::rules::Seed::from_hex);
+            let seed = step["seed"]
+                .as_str()
+                .and_then(clubroom::rules::Seed::from_hex);
             let mut todo: Vec<(Option<Actor>, Value, Option<clubroom::rules::Seed>)> = vec![];
             if let Some(a) = step.get("action") {
-                let actor = step.get("seat").map(|s| Actor::from_seat(s.as_u64().map(|s| s as usize)));
+                let actor = step
+                    .get("seat")
+                    .map(|s| Actor::from_seat(s.as_u64().map(|s| s as usize)));
                 todo.push((actor, a.clone(), seed));
             }
             for a in step["actions"].as_array().into_iter().flatten() {
@@ -494,5 +521,9 @@ fn the_scenarios_views_fit_their_schemas() {
             }
         }
     }
-    assert!(files.len() > 20 && accepted > 500, "{} files, {accepted} actions", files.len());
+    assert!(
+        files.len() > 20 && accepted > 500,
+        "{} files, {accepted} actions",
+        files.len()
+    );
 }

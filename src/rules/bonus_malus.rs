@@ -17,8 +17,9 @@ use utoipa::ToSchema;
 use super::{
     cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
+    to_json,
     trick::{service_deal, Play, PlayError, Revoke, SeedProblem, Trick, TrickPlay},
-    to_json, Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
+    Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
 };
 
 /// The largest `target` accepted.
@@ -825,7 +826,10 @@ impl BonusMalus {
         if self.totals.iter().any(|&t| t >= self.config.target) {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals);
-            out.push(to_json(&BonusMalusOutcome::MatchFinished { winners, margin }));
+            out.push(to_json(&BonusMalusOutcome::MatchFinished {
+                winners,
+                margin,
+            }));
         }
         out
     }

@@ -17,8 +17,9 @@ use utoipa::ToSchema;
 use super::{
     cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
+    to_json,
     trick::{service_deal, Play, PlayError, Revoke, SeedProblem, TrickPlay},
-    to_json, Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
+    Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
 };
 
 /// What every deal's tallies sum to, under either formula (RULES.md "Clubs").
@@ -1007,7 +1008,11 @@ impl Game for Clubs {
             v.tricks = Some(d.tp.tricks().to_vec());
             v.taken = Some(taken);
             v.cards_left = Some(cards_left);
-            v.face_down = Some(if d.face_down_public { d.face_down } else { None });
+            v.face_down = Some(if d.face_down_public {
+                d.face_down
+            } else {
+                None
+            });
             v.revokes = d.tp.revokes().to_vec();
             v.commitment = Some(d.commitment.clone());
         }

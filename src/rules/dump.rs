@@ -13,8 +13,9 @@ use utoipa::ToSchema;
 use super::{
     cards::{deck_without_ranks, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
+    to_json,
     trick::{service_deal, Play, PlayError, SeedProblem, TrickPlay},
-    to_json, Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
+    Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
 };
 
 /// Card points in one deal, all 40 cards together.

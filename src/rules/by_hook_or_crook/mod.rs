@@ -108,9 +108,10 @@ impl AuctionResult {
                 .collect(),
             winner: self.winner.map(|w| w.0),
             check: self.winner.map(|w| w.1),
-            bought: self
-                .bought
-                .map(|b| view::ByHookOrCrookPurchase { pile: b.0, card: b.1 }),
+            bought: self.bought.map(|b| view::ByHookOrCrookPurchase {
+                pile: b.0,
+                card: b.1,
+            }),
             check_stolen_by: self.check_to,
             result: self.note,
         }

@@ -5,6 +5,11 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::view::{
+    ByHookOrCrookAdvance, ByHookOrCrookDetective, ByHookOrCrookDetectiveMove,
+    ByHookOrCrookExhibitShown, ByHookOrCrookOutcome as O, ByHookOrCrookTurnDetail,
+    ByHookOrCrookTurnSummary, Choice,
+};
 use super::{
     actions::{Action, ActionCard, Place},
     config::{Collection, DetectiveRanking, TwoPlayer},
@@ -12,11 +17,6 @@ use super::{
     items::{self, Item, SetValue},
     AuctionResult, ByHookOrCrook, DetectiveAdvance, FinalRecord, Phase, Pile, Theft, Turn,
     TurnRecord, LEGAL_SETS_CAP,
-};
-use super::view::{
-    ByHookOrCrookAdvance, ByHookOrCrookDetective, ByHookOrCrookDetectiveMove,
-    ByHookOrCrookExhibitShown, ByHookOrCrookOutcome as O, ByHookOrCrookTurnDetail,
-    ByHookOrCrookTurnSummary, Choice,
 };
 use crate::rules::{cards::shuffled, to_json, Actor, Dealing, Outcomes, Seed, ToAct};
 

@@ -733,7 +733,11 @@ impl ByHookOrCrook {
         );
         to_json(&ByHookOrCrookTable {
             phase: self.view_phase(),
-            turn: if self.phase == Phase::AwaitingDeal { 0 } else { t.number },
+            turn: if self.phase == Phase::AwaitingDeal {
+                0
+            } else {
+                t.number
+            },
             positions: self.positions.clone(),
             piles,
             prison,

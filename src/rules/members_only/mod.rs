@@ -870,7 +870,9 @@ impl MembersOnly {
                 from_action: index + 1,
                 choices: vec![None; players],
             };
-            out.push(to_json(&MembersOnlyOutcome::BettingClosed { round: self.round }));
+            out.push(to_json(&MembersOnlyOutcome::BettingClosed {
+                round: self.round,
+            }));
         } else {
             heat.phase = Phase::Betting {
                 to_play: next,
@@ -1045,13 +1047,18 @@ impl MembersOnly {
             totals: self.totals(),
         })];
         if !restored.is_empty() {
-            out.push(to_json(&MembersOnlyOutcome::PiecesRestored { seats: restored }));
+            out.push(to_json(&MembersOnlyOutcome::PiecesRestored {
+                seats: restored,
+            }));
         }
         self.results.push(result);
         if game_over {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals());
-            out.push(to_json(&MembersOnlyOutcome::MatchFinished { winners, margin }));
+            out.push(to_json(&MembersOnlyOutcome::MatchFinished {
+                winners,
+                margin,
+            }));
         }
         out
     }

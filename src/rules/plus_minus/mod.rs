@@ -614,7 +614,10 @@ impl PlusMinus {
         if self.results.len() as u32 >= self.config.rubber_games {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals);
-            out.push(to_json(&PlusMinusOutcome::MatchFinished { winners, margin }));
+            out.push(to_json(&PlusMinusOutcome::MatchFinished {
+                winners,
+                margin,
+            }));
         }
         out
     }
