@@ -1,10 +1,12 @@
 //! The spec types every game's views (issue 13): the table view, the seat view, each outcome,
-//! the legal action lists and the score sheet's round detail are real models, and what the
-//! engines produce fits them. Random legal playouts of every game (in both dealing modes where
-//! the game has them), validating every value produced against its schema from the served spec
-//! (`clubroom::app::openapi_json()`), with `#/components/schemas/...` references resolved:
-//! a view that gains a field its schema lacks (the models are closed: `additionalProperties:
-//! false`) or loses a required one fails here.
+//! the legal action lists, the log's actions (as each viewer sees them, sealed or not) and the
+//! score sheet's round detail are real models, and what the engines produce fits them. Random
+//! legal playouts of every game (in both dealing modes where the game has them) and the scenario
+//! corpus (`tests/scenarios`), validating every value produced against its schema from the served
+//! spec (`clubroom::app::openapi_json()`), with `#/components/schemas/...` references resolved: a
+//! view that gains a field its schema lacks (the models are closed: `additionalProperties:
+//! false`) or loses a required one fails here. Also: the models are models (required fields,
+//! closed), and each union lists its models in an order a first-match generated client can use.
 
 mod trick_props;
 
