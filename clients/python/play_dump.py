@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import random
 import sys
@@ -54,15 +55,24 @@ from clubroom_client.models import (  # noqa: E402
     BonusMalusDeal,
     BonusMalusDealType,
     BonusMalusPlay,
+    BonusMalusRoundDetail,
+    BonusMalusSeat,
+    BonusMalusTable,
     ClubsDeal,
     ClubsDealType,
     ClubsPlay,
+    ClubsRoundDetail,
+    ClubsSeat,
+    ClubsTable,
     CreateMatch,
     Created,
     Dealing,
     DumpDeal,
     DumpDealType,
     DumpPlay,
+    DumpRoundDetail,
+    DumpSeat,
+    DumpTable,
     EventView,
     Legal,
     MatchStatus,
@@ -99,24 +109,49 @@ def ok(resp: Response[Any], status: int, what: str) -> Any:
 
 @dataclass
 class Game:
-    """How the client speaks one trick game: its deal and play models (generated)."""
+    """How the client speaks one trick game: its deal and play models (generated), and the models
+    its views parse as."""
 
     id: str
     deal: Callable[[], Any]
     play_model: Any
     cards_per_deal: int
+    table_model: Any
+    # The seat models `you` may parse as: Dump's and Bonus-Malus' seats have the same fields, so
+    # a Bonus-Malus seat may come back as either.
+    seat_models: tuple[Any, ...]
+    detail_model: Any
     draws: bool = False  # Bonus-Malus: after each trick the seats draw from the stock
 
 
 GAMES = {
-    "dump": Game("dump", lambda: DumpDeal(type_=DumpDealType.DEAL), DumpPlay, 40),
-    "clubs": Game("clubs", lambda: ClubsDeal(type_=ClubsDealType.DEAL), ClubsPlay, 52),
+    "dump": Game(
+        "dump",
+        lambda: DumpDeal(type_=DumpDealType.DEAL),
+        DumpPlay,
+        40,
+        table_model=DumpTable,
+        seat_models=(DumpSeat, BonusMalusSeat),
+        detail_model=DumpRoundDetail,
+    ),
+    "clubs": Game(
+        "clubs",
+        lambda: ClubsDeal(type_=ClubsDealType.DEAL),
+        ClubsPlay,
+        52,
+        table_model=ClubsTable,
+        seat_models=(ClubsSeat,),
+        detail_model=ClubsRoundDetail,
+    ),
     # Service dealing: no `trump` (the service knows the stock).
     "bonus-malus": Game(
         "bonus-malus",
         lambda: BonusMalusDeal(type_=BonusMalusDealType.DEAL),
         BonusMalusPlay,
         52,
+        table_model=BonusMalusTable,
+        seat_models=(BonusMalusSeat, DumpSeat),
+        detail_model=BonusMalusRoundDetail,
         draws=True,
     ),
 }
@@ -180,8 +215,10 @@ def hand_of(t: Table, seat: int) -> list[str]:
     v = t.view(t.seats[seat])
     you = v.you
     check(you is not None and you is not UNSET, f"seat {seat} sees its private state")
-    check(you["seat"] == seat, f"`you` is seat {seat}")
-    hand = you["hand"]
+    models = t.game.seat_models
+    check(isinstance(you, models), f"`you` parses as {models[0].__name__}, not {type(you).__name__}")
+    check(you.seat == seat, f"`you` is seat {seat}")
+    hand = you.hand
     check(isinstance(hand, list), f"seat {seat} has a hand")
     return hand
 
@@ -209,6 +246,8 @@ def play_deal(t: Table, undo_first_play: bool = False) -> dict[str, Any]:
     undone = 0
     for _ in range(MAX_STEPS_PER_DEAL):
         v = t.view()
+        model = t.game.table_model
+        check(isinstance(v.table, model), f"the table parses as {model.__name__}, not {type(v.table).__name__}")
         if len(v.scores.rounds) > rounds_before:
             break
         check(not v.table_to_act, "service dealing never waits for the table mid-deal")
@@ -223,9 +262,16 @@ def play_deal(t: Table, undo_first_play: bool = False) -> dict[str, Any]:
             hands[seat] = list(hand)
         else:
             check(sorted(hand) == sorted(hands[seat]), f"seat {seat}'s hand is what it was dealt less what it played")
-        lg = ok(legal.sync_detailed(t.id, client=t.seats[seat], seat=seat), 200, f"legal for seat {seat}")
+        resp = legal.sync_detailed(t.id, client=t.seats[seat], seat=seat)
+        lg = ok(resp, 200, f"legal for seat {seat}")
         check(isinstance(lg, Legal) and lg.seat == seat, "legal answers for the seat asked")
-        actions = [t.game.play_model.from_dict(a.to_dict()) for a in lg.actions]
+        # `actions` items are `GameAction`, the union of every game's actions: the generated client
+        # takes the first model whose required fields are there and drops the others' optional
+        # fields (a Clubs lead's `declare` would read as a DumpPlay without it). Knowing the game,
+        # read each action with its own game's model.
+        raw = json.loads(resp.content)["actions"]
+        check(len(raw) == len(lg.actions), "every legal action parses")
+        actions = [t.game.play_model.from_dict(a) for a in raw]
         check(len(actions) > 0, f"seat {seat} has a legal play")
         for a in actions:
             check(a.type_.value == "play", "only plays are legal mid-deal")
@@ -328,7 +374,8 @@ def play_dump_match(base_url: str, rng: random.Random) -> str:
     check(len(s.rounds) == deals, f"{deals} deals, {len(s.rounds)} rounds on the sheet")
     check_totals(s)
     for r in s.rounds:
-        captured = r.detail["captured"]
+        check(isinstance(r.detail, DumpRoundDetail), f"the round detail parses as DumpRoundDetail, not {type(r.detail).__name__}")
+        captured = r.detail.captured
         check(sum(captured) == 160, f"deal {r.round_}: captured {captured} sums to 160")
         check(r.multiplier == 1, "Dump has no multiplier")
         check(r.points == [max(c - 80, 0) for c in captured], f"deal {r.round_}: points are card points over 80")
@@ -348,10 +395,10 @@ def play_dump_match(base_url: str, rng: random.Random) -> str:
     trick_points: dict[int, int] = {}
     deals_seen = 0
     for e in evs:
-        for o in e.outcome:
+        for o in (x.to_dict() for x in e.outcome):
             if o["type"] == "trick":
                 trick_points[e.round_] = trick_points.get(e.round_, 0) + o["points"]
-        if e.action not in (None, UNSET) and e.action["type"] == "deal":
+        if e.action not in (None, UNSET) and e.action.to_dict()["type"] == "deal":
             deals_seen += 1
             check(e.seed not in (None, UNSET), f"deal {e.round_}: the seed is revealed after the deal")
             check(hashlib.sha256(bytes.fromhex(e.seed)).hexdigest() == e.commitment, "seed matches commitment")
@@ -398,13 +445,15 @@ def play_clubs_deal(base_url: str, rng: random.Random) -> str:
     check_totals(s)
     r = s.rounds[0]
     check(sum(r.points) == -26, f"the Clubs deal sums to -26: {r.points}")
-    taken = r.detail["taken"]
+    check(isinstance(r.detail, ClubsRoundDetail), f"the round detail parses as ClubsRoundDetail, not {type(r.detail).__name__}")
+    detail = r.detail.to_dict()
+    taken = detail["taken"]
     check(sum(x["cards"] for x in taken) == 52, "52 cards taken")
     check(sum(x["clubs"] for x in taken) == 12, "12 clubs besides J♣ taken")
     check(sum(int(x["jack"]) for x in taken) == 1, "one seat took J♣")
     expected, scrambled = clubs_points(taken)
     check(r.points == expected, f"points {r.points} follow the tally {expected}")
-    check(r.detail["scrambled"] == scrambled, "the scrambling flag agrees")
+    check(detail["scrambled"] == scrambled, "the scrambling flag agrees")
     return (
         f"clubs: one deal, {info['plays']} cards played; points {r.points} (sum {sum(r.points)})"
         f"{', scrambled' if scrambled else ''}"
@@ -422,8 +471,13 @@ def play_bonus_malus_deal(base_url: str, rng: random.Random) -> str:
     check_totals(s)
     r = s.rounds[0]
     check(r.multiplier == 1, "deal 1 counts once")
-    taken = r.detail["taken"]
-    values = r.detail["values"]
+    check(
+        isinstance(r.detail, BonusMalusRoundDetail),
+        f"the round detail parses as BonusMalusRoundDetail, not {type(r.detail).__name__}",
+    )
+    detail = r.detail.to_dict()
+    taken = detail["taken"]
+    values = detail["values"]
     for suit in SUIT_VALUE:
         check(sum(x[suit] for x in taken) == 13, f"13 cards of {suit} taken")
     check(values == [sum(v * x[k] for k, v in SUIT_VALUE.items()) for x in taken], "values follow the suits")

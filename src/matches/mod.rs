@@ -1264,7 +1264,7 @@ fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> 
             ),
         ));
     }
-    let outcome = serde_json::json!([{"type": "retracted", "seq": last.seq}]);
+    let outcome = serde_json::json!([views::UndoOutcome::Retracted { seq: last.seq }]);
     Ok((
         next,
         EventRow {

@@ -146,11 +146,12 @@ pub struct MatchView {
     pub to_act: Vec<usize>,
     /// Whether the table (the host token, `seat: null`) is expected to act.
     pub table_to_act: bool,
-    /// The game's public state (`trick`, `leader`, `revokes`, ...).
-    #[schema(value_type = Object)]
+    /// The game's public state (`trick`, `leader`, `revokes`, ...): the game's table model.
+    #[schema(value_type = crate::routes::spec::GameTable)]
     pub table: Value,
-    /// With a seat token: that seat's private state (`seat`, `hand`, ...). Otherwise null.
-    #[schema(value_type = Option<Object>)]
+    /// With a seat token: that seat's private state (`seat`, `hand`, ...), the game's seat
+    /// model. Otherwise null.
+    #[schema(value_type = Option<crate::routes::spec::GameSeat>)]
     pub you: Option<Value>,
     /// The score sheet.
     pub scores: ScoreSheet,
@@ -197,8 +198,10 @@ pub struct EventView {
     pub kind: String,
     /// The acting seat; null for the table (and for undo).
     pub seat: Option<usize>,
-    /// The action as recorded (private parts shown only to whom they belong).
-    #[schema(value_type = Option<Object>)]
+    /// The action as recorded (private parts shown only to whom they belong: a sealed choice is
+    /// `{type, sealed: true}` to the others until revealed, a Members Only discard `hidden`); null
+    /// for an undo.
+    #[schema(value_type = Option<crate::routes::spec::LoggedAction>)]
     pub action: Option<Value>,
     /// For an undo: the seq of the retracted event.
     pub retracts: Option<i64>,
@@ -206,8 +209,9 @@ pub struct EventView {
     pub retracted_by: Option<i64>,
     /// The round the event belongs to.
     pub round: u32,
-    /// What it produced (trick won, revoke spotted, round scored...).
-    #[schema(value_type = Vec<Object>)]
+    /// What it produced (trick won, revoke spotted, round scored...): the game's outcomes, or
+    /// for an undo the `retracted` outcome.
+    #[schema(value_type = Vec<crate::routes::spec::GameOutcome>)]
     pub outcome: Value,
     /// Service dealing: SHA-256 (hex) of the shuffle seed, published with the deal.
     pub commitment: Option<String>,
@@ -276,9 +280,22 @@ pub struct EventPage {
 pub struct Legal {
     /// The seat asked about, or null for the table.
     pub seat: Option<usize>,
-    /// Each action `apply` would accept now (enumerable actions; tallies are not listed).
-    #[schema(value_type = Vec<Object>)]
+    /// Each action `apply` would accept now (enumerable actions; tallies are not listed), from
+    /// the match's game vocabulary.
+    #[schema(value_type = Vec<crate::routes::spec::GameAction>)]
     pub actions: Vec<Value>,
+}
+
+/// What an undo produced (`outcome` of an `undo` event).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum UndoOutcome {
+    /// The event retracted.
+    #[schema(title = "Retracted")]
+    Retracted {
+        /// The seq of the retracted event.
+        seq: i64,
+    },
 }
 
 /// One line of the match list.

@@ -33,6 +33,113 @@ pub enum GameAction {
     ByHookOrCrook(by_hook_or_crook::actions::Action),
 }
 
+// The order of each union below is what a generated client that takes the first model whose
+// required fields are present (openapi-python-client does, ignoring `additionalProperties`)
+// needs: a model before any model whose required fields are a subset of its own. JSON Schema's
+// `anyOf` does not depend on it. Shapes that are the same in two games (Dump's and Bonus-Malus'
+// seat; a `revoke`, a `match_finished`; P.M.'s and Dump's `dealt`) cannot be told apart by any
+// client: the match's `game` says which game's model it is.
+
+/// A game's public state (`table` in the match view): one model per game.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)] // the spec's type only: views are written as JSON values
+pub enum GameTable {
+    /// By Hook or Crook.
+    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookTable),
+    /// Members Only.
+    MembersOnly(members_only::MembersOnlyTable),
+    /// P.M.
+    PlusMinus(plus_minus::PlusMinusTable),
+    /// Bonus-Malus (before Dump: it has Dump's required fields and more).
+    BonusMalus(bonus_malus::BonusMalusTable),
+    /// Clubs.
+    Clubs(clubs::ClubsTable),
+    /// Dump.
+    Dump(dump::DumpTable),
+}
+
+/// A seat's private state (`you` in the match view): one model per game.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum GameSeat {
+    /// By Hook or Crook.
+    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookSeat),
+    /// Members Only.
+    MembersOnly(members_only::MembersOnlySeat),
+    /// P.M.
+    PlusMinus(plus_minus::PlusMinusSeat),
+    /// Bonus-Malus (the same fields as Dump's).
+    BonusMalus(bonus_malus::BonusMalusSeat),
+    /// Dump (before Clubs: it has Clubs' required fields and `side`).
+    Dump(dump::DumpSeat),
+    /// Clubs.
+    Clubs(clubs::ClubsSeat),
+}
+
+/// One thing an event produced (`outcome` in the log): the game's outcomes, or an undo's.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum GameOutcome {
+    /// By Hook or Crook.
+    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookOutcome),
+    /// Members Only.
+    MembersOnly(members_only::MembersOnlyOutcome),
+    /// Bonus-Malus (its `dealt` and `deal_scored` have more than the others').
+    BonusMalus(bonus_malus::BonusMalusOutcome),
+    /// Clubs (its `dealt` has Dump's fields and `opening`).
+    Clubs(clubs::ClubsOutcome),
+    /// P.M.
+    PlusMinus(plus_minus::PlusMinusOutcome),
+    /// Dump.
+    Dump(dump::DumpOutcome),
+    /// An undo.
+    Undo(crate::matches::views::UndoOutcome),
+}
+
+/// The raw figures of a scored round (`detail` of a score sheet round): one model per game.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum GameRoundDetail {
+    /// By Hook or Crook.
+    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookRoundDetail),
+    /// Members Only.
+    MembersOnly(members_only::MembersOnlyRoundDetail),
+    /// P.M.
+    PlusMinus(plus_minus::PlusMinusRoundDetail),
+    /// Bonus-Malus.
+    BonusMalus(bonus_malus::BonusMalusRoundDetail),
+    /// Clubs.
+    Clubs(clubs::ClubsRoundDetail),
+    /// Dump.
+    Dump(dump::DumpRoundDetail),
+}
+
+/// An action as the log shows it to one viewer (`EventView.action`): the action as recorded, or,
+/// where it is private to its seat, what this viewer may see of it.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum LoggedAction {
+    /// A sealed choice not revealed to this viewer (By Hook or Crook's locations, cards and
+    /// exhibits, Members Only's final choices; a retracted one for ever): only its type. (First:
+    /// Members Only's `final` action has no required field but its type.)
+    Sealed(crate::rules::SealedAction),
+    /// Members Only: a final choice once revealed, to anyone but its seat: the discard withheld.
+    MembersOnlyFinal(members_only::MembersOnlyFinalShown),
+    /// The action as recorded (every public action, and a seat's own actions to that seat).
+    Action(GameAction),
+}
+
+/// The unions of one model per game, written `anyOf` (see [`finish`]).
+const UNIONS: &[&str] = &[
+    "GameAction",
+    "GameTable",
+    "GameSeat",
+    "GameOutcome",
+    "GameRoundDetail",
+    "LoggedAction",
+];
+
 struct BearerScheme;
 
 impl Modify for BearerScheme {
@@ -62,6 +169,11 @@ impl Modify for BearerScheme {
     modifiers(&BearerScheme),
     components(schemas(
         GameAction,
+        GameTable,
+        GameSeat,
+        GameOutcome,
+        GameRoundDetail,
+        LoggedAction,
         crate::error::Problem,
         dump::DumpConfig,
         clubs::ClubsConfig,
@@ -117,9 +229,12 @@ const MATCH_LINKS: &[(&str, &str, &str)] = &[
 /// The parts of the document that the derive macros cannot express, applied once the routes have
 /// added their paths (so after `ApiDoc`'s own modifiers):
 /// - `GameAction` is the union of every game's vocabulary, and a `deal` belongs to several games:
-///   `anyOf`, not `oneOf` (an action valid for two games is still valid).
+///   `anyOf`, not `oneOf` (an action valid for two games is still valid). The same for the unions
+///   of the games' views (`GameTable`, `GameSeat`, `GameOutcome`, `GameRoundDetail`): a value is
+///   one game's model, and may fit another game's too.
 /// - Each game's action variants reject unknown fields (`deny_unknown_fields`), which utoipa does
 ///   not carry over to internally tagged enum variants: `additionalProperties: false` on each.
+///   Each outcome variant is a closed object too (what the engine writes, nothing more).
 /// - `CreateMatch.game` lists the implemented games (`GET /v1/games`); another id is 422
 ///   `unknown_game`.
 /// - The `links` from a created match, tournament or player to the operations on it.
@@ -128,7 +243,7 @@ pub fn finish(api: &mut utoipa::openapi::OpenApi) {
     if let Some(components) = api.components.as_mut() {
         for (name, schema) in components.schemas.iter_mut() {
             let RefOr::T(schema) = schema else { continue };
-            if name == "GameAction" {
+            if UNIONS.contains(&name.as_str()) {
                 if let Schema::OneOf(one) = schema {
                     let mut any = AnyOf::new();
                     any.items = std::mem::take(&mut one.items);
@@ -148,7 +263,7 @@ pub fn finish(api: &mut utoipa::openapi::OpenApi) {
                         );
                     }
                 }
-            } else if name.ends_with("Action") {
+            } else if name.ends_with("Action") || name.ends_with("Outcome") {
                 if let Schema::OneOf(one) = schema {
                     for variant in &mut one.items {
                         if let RefOr::T(Schema::Object(object)) = variant {

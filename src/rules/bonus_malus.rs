@@ -11,13 +11,14 @@
 //! while the stock holds at least 3 cards; the last card is set aside unseen, counting for nobody.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::{
     cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
-    trick::{service_deal, PlayError, Revoke, SeedProblem, Trick, TrickPlay},
+    to_json,
+    trick::{service_deal, Play, PlayError, Revoke, SeedProblem, Trick, TrickPlay},
     Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
 };
 
@@ -119,6 +120,43 @@ pub struct SuitCounts {
     #[schema(minimum = 0, maximum = 13)]
     pub c: u32,
 }
+
+/// `SuitCounts` as the views and outcomes show it, in the spec: the same object (`S`, `H`, `D`,
+/// `C`), written as a map of exactly those four keys rather than as four properties. (A generated
+/// Python client names each property's variable after it, and a property `D` becomes `d`, the
+/// name of the dict it reads from: openapi-python-client 0.29's `from_dict` then fails. The
+/// request side, `tally.taken`, is written by clients, never read, and keeps `SuitCounts`.)
+pub struct BonusMalusSuitCounts;
+
+impl utoipa::PartialSchema for BonusMalusSuitCounts {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some(
+                "Cards of each suit: `S` (spades, +10 each), `H` (hearts, +5), `D` (diamonds, -5) and `C` (clubs, -10), each 0 to 13, all four present.",
+            ))
+            .property_names(Some(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some(["S", "H", "D", "C"])),
+            ))
+            .additional_properties(Some(AdditionalProperties::RefOr(
+                ObjectBuilder::new()
+                    .schema_type(Type::Integer)
+                    .minimum(Some(0))
+                    .maximum(Some(13))
+                    .build()
+                    .into(),
+            )))
+            .min_properties(Some(4))
+            .max_properties(Some(4))
+            .examples([serde_json::json!({"S": 8, "H": 7, "D": 5, "C": 6})])
+            .into()
+    }
+}
+
+impl ToSchema for BonusMalusSuitCounts {}
 
 impl SuitCounts {
     /// The counts of a set of cards.
@@ -272,6 +310,234 @@ pub struct TrickNote {
     pub value: i64,
 }
 
+/// Where a Bonus-Malus match stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = BonusMalusPhase)]
+pub enum Phase {
+    /// Between deals: the table deals next.
+    AwaitingDeal,
+    /// Table dealing: the table says the suit of the new top card of the stock.
+    AwaitingStockTop,
+    /// A deal is being played.
+    Playing,
+    /// The match is over.
+    Finished,
+}
+
+/// A completed trick of Bonus-Malus (`table.tricks`).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the spec's shape of a `TrickRecord<TrickNote>`
+pub struct BonusMalusTrick {
+    /// The cards in the order played.
+    plays: Vec<Play>,
+    /// The seat that won it (and leads next).
+    winner: usize,
+    /// The trump of the trick; null once the stock is empty.
+    #[schema(value_type = Option<String>, required = true, example = "S")]
+    trump: Option<Suit>,
+    /// The trick's value (bonus suits plus, malus suits minus).
+    value: i64,
+}
+
+/// Bonus-Malus' public state (`table` in the match view). The keys marked "during a deal" are
+/// absent between deals.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BonusMalusTable {
+    /// Between deals, waiting for the stock's top card, playing, or over.
+    pub phase: Phase,
+    /// The total a side must reach to win.
+    pub target: i64,
+    /// Between deals: who deals next (null during a deal and once finished).
+    #[schema(required = true)]
+    pub next_dealer: Option<usize>,
+    /// The multiplier of the current (or next) deal: its number. Null once finished.
+    #[schema(required = true)]
+    pub multiplier: Option<u32>,
+    /// During a deal: who led the trick in progress.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub leader: Option<usize>,
+    /// During a deal: the seat to play; null while the table says the stock's top card.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<usize>)]
+    pub to_play: Option<Option<usize>>,
+    /// The trump (the suit of the stock's top card); null between deals and once the stock is
+    /// empty.
+    #[schema(value_type = Option<String>, required = true)]
+    pub trump: Option<Suit>,
+    /// Cards left in the stock; null between deals.
+    #[schema(required = true)]
+    pub stock: Option<usize>,
+    /// During a deal: whether the stock's odd last card was set aside unseen (3 players).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub set_aside: Option<bool>,
+    /// The trick in progress, its plays in order (empty between deals).
+    pub trick: Vec<Play>,
+    /// During a deal: the completed tricks of the deal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Vec<BonusMalusTrick>, nullable = false)]
+    pub tricks: Option<Vec<TrickRecord>>,
+    /// During a deal: the value captured so far per side (or seat).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub captured: Option<Vec<i64>>,
+    /// During a deal: how many cards each seat holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub cards_left: Option<Vec<usize>>,
+    /// During a deal, service dealing: what each seat holds by suit (the backs show the suits);
+    /// null in table dealing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<BonusMalusSuitCounts>>)]
+    pub backs: Option<Option<Vec<SuitCounts>>>,
+    /// Revokes proven in the deal (table dealing; empty between deals).
+    pub revokes: Vec<Revoke>,
+    /// During a deal: the service deal's seed commitment (SHA-256 hex), null in table dealing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub commitment: Option<Option<String>>,
+}
+
+/// A Bonus-Malus seat's private state (`you` in the match view).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BonusMalusSeat {
+    /// The seat.
+    pub seat: usize,
+    /// Service dealing, during a deal: the cards the seat holds. Null otherwise.
+    #[schema(value_type = Option<Vec<String>>, required = true)]
+    pub hand: Option<Vec<Card>>,
+    /// The seat's side (its seat without partnerships); null for a seat outside the match.
+    #[schema(required = true)]
+    pub side: Option<usize>,
+}
+
+/// What a Bonus-Malus action produced (`outcome` in the log).
+#[derive(Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum BonusMalusOutcome {
+    /// A deal started.
+    #[schema(title = "BonusMalusDealt")]
+    Dealt {
+        /// The round, from 1.
+        round: u32,
+        /// The dealer.
+        dealer: usize,
+        /// Who leads the first trick.
+        leader: usize,
+        /// The trump (the suit of the stock's top card).
+        #[schema(value_type = Option<String>, required = true)]
+        trump: Option<Suit>,
+        /// Cards in the stock.
+        stock: usize,
+        /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
+        #[schema(required = true)]
+        commitment: Option<String>,
+    },
+    /// Table dealing: the suit of the stock's new top card, the trump.
+    #[schema(title = "BonusMalusTrump")]
+    Trump {
+        /// The trump.
+        #[schema(value_type = String)]
+        trump: Suit,
+    },
+    /// A play broke the following rule, proven by this card (table dealing).
+    #[schema(title = "BonusMalusRevoke")]
+    Revoke {
+        /// Who revoked.
+        seat: usize,
+        /// The card that proved it.
+        #[schema(value_type = String)]
+        card: Card,
+        /// The trick (from 1) in which the seat showed out of the suit.
+        shown_out_in_trick: usize,
+    },
+    /// A trick was completed.
+    #[schema(title = "BonusMalusTrickWon")]
+    Trick {
+        /// The trick number in the deal, from 1.
+        number: usize,
+        /// Who won it.
+        winner: usize,
+        /// The trick's trump; null once the stock is empty.
+        #[schema(value_type = Option<String>, required = true)]
+        trump: Option<Suit>,
+        /// The trick's value.
+        value: i64,
+    },
+    /// Each seat drew a card from the stock, the trick's winner first.
+    #[schema(title = "BonusMalusDrawn")]
+    Drawn {
+        /// The seats in the order they drew.
+        order: Vec<usize>,
+        /// Cards left in the stock.
+        stock: usize,
+    },
+    /// 3 players: the stock's odd last card was set aside unseen.
+    #[schema(title = "BonusMalusSetAside")]
+    SetAside {},
+    /// A deal was scored.
+    #[schema(title = "BonusMalusDealScored")]
+    DealScored {
+        /// The round.
+        round: u32,
+        /// The deal's multiplier (its number).
+        multiplier: i64,
+        /// What each side (or seat) captured, by suit.
+        #[schema(value_type = Vec<BonusMalusSuitCounts>)]
+        taken: Vec<SuitCounts>,
+        /// The value of each capture.
+        values: Vec<i64>,
+        /// Points per side (or seat), multiplier applied.
+        points: Vec<i64>,
+        /// Running totals.
+        totals: Vec<i64>,
+        /// Service dealing, 3 players: the card set aside; null otherwise.
+        #[schema(value_type = Option<String>, required = true)]
+        set_aside: Option<Card>,
+        /// 3 players: the suit of the card set aside; null otherwise.
+        #[schema(value_type = Option<String>, required = true)]
+        set_aside_suit: Option<Suit>,
+    },
+    /// The match is over.
+    #[schema(title = "BonusMalusMatchFinished")]
+    MatchFinished {
+        /// The winning sides (or seats).
+        winners: Vec<usize>,
+        /// The winner's total minus the runner-up's.
+        #[schema(required = true)]
+        margin: Option<i64>,
+    },
+}
+
+/// The raw figures of a scored Bonus-Malus deal (`detail` of a score sheet round).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BonusMalusRoundDetail {
+    /// What each side (or seat) captured, by suit.
+    #[schema(value_type = Vec<BonusMalusSuitCounts>)]
+    pub taken: Vec<SuitCounts>,
+    /// The value of each capture.
+    pub values: Vec<i64>,
+    /// Whether the deal was recorded as a tally (no play-by-play).
+    pub tallied: bool,
+    /// How many revokes were proven in the deal.
+    pub revokes: usize,
+    /// Service dealing, 3 players: the card set aside; null otherwise.
+    #[schema(value_type = Option<String>, required = true)]
+    pub set_aside: Option<Card>,
+    /// 3 players: the suit of the card set aside; null otherwise.
+    #[schema(value_type = Option<String>, required = true)]
+    pub set_aside_suit: Option<Suit>,
+}
+
+/// A completed trick of Bonus-Malus: its plays, winner, trump and value.
+type TrickRecord = super::trick::TrickRecord<TrickNote>;
+
 #[derive(Clone, Debug)]
 struct DealState {
     /// The shared trick bookkeeping: turn, hands or cards seen, tricks, revokes.
@@ -417,7 +683,11 @@ impl BonusMalus {
         let mut out = Vec::new();
         let d = self.deal.as_mut().expect("checked");
         if let Some(r) = &revoke {
-            out.push(json!({"type": "revoke", "seat": r.seat, "card": r.card, "shown_out_in_trick": r.shown_out_in_trick}));
+            out.push(to_json(&BonusMalusOutcome::Revoke {
+                seat: r.seat,
+                card: r.card,
+                shown_out_in_trick: r.shown_out_in_trick,
+            }));
         }
         let trick_no = d.tp.trick_number();
         let trump = d.trump;
@@ -435,7 +705,12 @@ impl BonusMalus {
             return Ok(out);
         };
         let winner = t.winner;
-        out.push(json!({"type": "trick", "number": trick_no, "winner": winner, "trump": trump, "value": t.note.value}));
+        out.push(to_json(&BonusMalusOutcome::Trick {
+            number: trick_no,
+            winner,
+            trump,
+            value: t.note.value,
+        }));
         // The draws: the winner first, then the others in turn from his left, while the stock
         // can serve everyone (RULES.md; with 3 players the odd last card is set aside).
         if d.stock_left >= players {
@@ -455,14 +730,17 @@ impl BonusMalus {
                 d.hand_sizes[s] += 1;
             }
             d.stock_left -= players;
-            out.push(json!({"type": "drawn", "order": order, "stock": d.stock_left}));
+            out.push(to_json(&BonusMalusOutcome::Drawn {
+                order,
+                stock: d.stock_left,
+            }));
         }
         if d.stock_left > 0 && d.stock_left < players {
             // 3 players: the last card cannot serve all three; it is set aside unseen.
             d.set_aside = true;
             d.set_aside_card = d.stock.as_mut().and_then(|st| st.pop());
             d.stock_left = 0;
-            out.push(json!({"type": "set_aside"}));
+            out.push(to_json(&BonusMalusOutcome::SetAside {}));
         }
         d.trump = None;
         if d.stock_left > 0 {
@@ -524,10 +802,15 @@ impl BonusMalus {
         for (t, p) in self.totals.iter_mut().zip(&points) {
             *t += p;
         }
-        let mut out = vec![json!({
-            "type": "deal_scored", "round": self.round, "multiplier": multiplier, "taken": taken,
-            "values": values, "points": points, "totals": self.totals, "set_aside": set_aside,
-            "set_aside_suit": set_aside_suit,
+        let mut out = vec![to_json(&BonusMalusOutcome::DealScored {
+            round: self.round,
+            multiplier,
+            taken: taken.clone(),
+            values: values.clone(),
+            points: points.clone(),
+            totals: self.totals.clone(),
+            set_aside,
+            set_aside_suit,
         })];
         self.results.push(DealResult {
             taken,
@@ -543,7 +826,10 @@ impl BonusMalus {
         if self.totals.iter().any(|&t| t >= self.config.target) {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals);
-            out.push(json!({"type": "match_finished", "winners": winners, "margin": margin}));
+            out.push(to_json(&BonusMalusOutcome::MatchFinished {
+                winners,
+                margin,
+            }));
         }
         out
     }
@@ -591,9 +877,13 @@ impl BonusMalus {
             played_by: vec![[0; 4]; self.players],
             commitment: seed.map(|s| s.commitment()),
         });
-        Ok(vec![json!({
-            "type": "dealt", "round": round, "dealer": dealer, "leader": leader, "trump": trump,
-            "stock": 52 - HAND * self.players, "commitment": seed.map(|s| s.commitment()),
+        Ok(vec![to_json(&BonusMalusOutcome::Dealt {
+            round,
+            dealer,
+            leader,
+            trump,
+            stock: 52 - HAND * self.players,
+            commitment: seed.map(|s| s.commitment()),
         })])
     }
 
@@ -807,7 +1097,7 @@ impl Game for BonusMalus {
                 let d = self.deal.as_mut().expect("checked");
                 d.awaiting_stock_top = false;
                 d.trump = Some(*suit);
-                Ok(vec![json!({"type": "trump", "trump": suit})])
+                Ok(vec![to_json(&BonusMalusOutcome::Trump { trump: *suit })])
             }
             (Action::Tally { taken }, Actor::Table) => self.tally(taken),
             (Action::Play { card }, Actor::Seat(s)) => self.play(s, *card),
@@ -816,25 +1106,33 @@ impl Game for BonusMalus {
 
     fn table_view(&self) -> Value {
         let phase = match &self.deal {
-            _ if self.finished => "finished",
-            None => "awaiting_deal",
-            Some(d) if d.awaiting_stock_top => "awaiting_stock_top",
-            Some(_) => "playing",
+            _ if self.finished => Phase::Finished,
+            None => Phase::AwaitingDeal,
+            Some(d) if d.awaiting_stock_top => Phase::AwaitingStockTop,
+            Some(_) => Phase::Playing,
         };
-        let mut v = json!({
-            "phase": phase,
-            "target": self.config.target,
-            "next_dealer": if self.deal.is_none() && !self.finished { Some(self.next_dealer()) } else { None },
-            "multiplier": match &self.deal {
+        let mut v = BonusMalusTable {
+            phase,
+            target: self.config.target,
+            next_dealer: (self.deal.is_none() && !self.finished).then(|| self.next_dealer()),
+            multiplier: match &self.deal {
                 _ if self.finished => None,
                 Some(_) => Some(self.round),
                 None => Some(self.round + 1),
             },
-            "trump": null,
-            "stock": null,
-            "trick": [],
-            "revokes": [],
-        });
+            leader: None,
+            to_play: None,
+            trump: None,
+            stock: None,
+            set_aside: None,
+            trick: vec![],
+            tricks: None,
+            captured: None,
+            cards_left: None,
+            backs: None,
+            revokes: vec![],
+            commitment: None,
+        };
         if let Some(d) = &self.deal {
             let mut captured = vec![0i64; self.sides()];
             for t in d.tp.tricks() {
@@ -845,25 +1143,20 @@ impl Game for BonusMalus {
             let backs: Option<Vec<SuitCounts>> =
                 d.tp.hands()
                     .map(|h| h.iter().map(|h| SuitCounts::of(*h)).collect());
-            let extra = json!({
-                "leader": d.tp.leader(),
-                "to_play": self.to_play(),
-                "trump": d.trump,
-                "stock": d.stock_left,
-                "set_aside": d.set_aside,
-                "trick": d.tp.trick().plays,
-                "tricks": d.tp.tricks(),
-                "captured": captured,
-                "cards_left": d.hand_sizes,
-                "backs": backs,
-                "revokes": d.tp.revokes(),
-                "commitment": d.commitment,
-            });
-            if let (Value::Object(a), Value::Object(b)) = (&mut v, extra) {
-                a.extend(b);
-            }
+            v.leader = Some(d.tp.leader());
+            v.to_play = Some(self.to_play());
+            v.trump = d.trump;
+            v.stock = Some(d.stock_left);
+            v.set_aside = Some(d.set_aside);
+            v.trick = d.tp.trick().plays.clone();
+            v.tricks = Some(d.tp.tricks().to_vec());
+            v.captured = Some(captured);
+            v.cards_left = Some(d.hand_sizes.clone());
+            v.backs = Some(backs);
+            v.revokes = d.tp.revokes().to_vec();
+            v.commitment = Some(d.commitment.clone());
         }
-        v
+        to_json(&v)
     }
 
     fn seat_view(&self, seat: usize) -> Value {
@@ -872,7 +1165,11 @@ impl Game for BonusMalus {
             .as_ref()
             .and_then(|d| d.tp.hand(seat))
             .map(|h| h.to_vec());
-        json!({ "hand": hand, "side": (seat < self.players).then(|| self.side_of(seat)) })
+        to_json(&BonusMalusSeat {
+            seat,
+            hand,
+            side: (seat < self.players).then(|| self.side_of(seat)),
+        })
     }
 
     fn score_sheet(&self) -> ScoreSheet {
@@ -885,10 +1182,13 @@ impl Game for BonusMalus {
                 label: format!("Deal {}", i + 1),
                 multiplier: r.multiplier,
                 points: r.points.clone(),
-                detail: json!({
-                    "taken": r.taken, "values": r.values, "tallied": r.tallied,
-                    "revokes": r.revokes, "set_aside": r.set_aside,
-                    "set_aside_suit": r.set_aside_suit,
+                detail: to_json(&BonusMalusRoundDetail {
+                    taken: r.taken.clone(),
+                    values: r.values.clone(),
+                    tallied: r.tallied,
+                    revokes: r.revokes,
+                    set_aside: r.set_aside,
+                    set_aside_suit: r.set_aside_suit,
                 }),
             })
             .collect();

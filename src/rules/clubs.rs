@@ -11,13 +11,14 @@
 //! total reaches −100 or below; the greatest total wins, equal totals share.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::{
     cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
-    trick::{service_deal, PlayError, Revoke, SeedProblem, TrickPlay},
+    to_json,
+    trick::{service_deal, Play, PlayError, Revoke, SeedProblem, TrickPlay},
     Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
 };
 
@@ -198,6 +199,209 @@ pub struct TrickNote {
     #[schema(value_type = String, example = "H")]
     pub called: Suit,
 }
+
+/// Where a Clubs match stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = ClubsPhase)]
+pub enum Phase {
+    /// Between deals: the table deals next.
+    AwaitingDeal,
+    /// A deal is being played.
+    Playing,
+    /// The match is over.
+    Finished,
+}
+
+/// A completed trick of Clubs (`table.tricks`).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the spec's shape of a `TrickRecord<TrickNote>`
+pub struct ClubsTrick {
+    /// The cards in the order played.
+    plays: Vec<Play>,
+    /// The seat that won it (and leads next).
+    winner: usize,
+    /// The called suit (`C`: clubs alone).
+    #[schema(value_type = String, example = "H")]
+    called: Suit,
+}
+
+/// The face-down card (3 players) and who took it with the last trick.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClubsFaceDown {
+    /// The card.
+    #[schema(value_type = String, example = "2C")]
+    pub card: Card,
+    /// The seat that won the last trick and took it, counted.
+    pub to: usize,
+}
+
+/// Clubs' public state (`table` in the match view). The keys marked "during a deal" are absent
+/// between deals.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClubsTable {
+    /// Between deals, playing, or over.
+    pub phase: Phase,
+    /// The total at or below which the match ends (-100).
+    pub end_at: i64,
+    /// Between deals: who deals next (null during a deal and once finished).
+    #[schema(required = true)]
+    pub next_dealer: Option<usize>,
+    /// During a deal: who led the trick in progress; null while the opening card may come from
+    /// any seat (table dealing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<usize>)]
+    pub leader: Option<Option<usize>>,
+    /// During a deal: the seat to play; null while the opening card may come from any seat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<usize>)]
+    pub to_play: Option<Option<usize>>,
+    /// During a deal, before the first card: the card(s) that may open it (2♣, or 3♣ when 2♣
+    /// lies face down); null once it is opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<String>>)]
+    pub opening: Option<Option<Vec<Card>>>,
+    /// During a deal: the called suit of the trick in progress (`C`: clubs alone), null before
+    /// its lead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub called_suit: Option<Option<Suit>>,
+    /// The trick in progress, its plays in order (empty between deals).
+    pub trick: Vec<Play>,
+    /// During a deal: the completed tricks of the deal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Vec<ClubsTrick>, nullable = false)]
+    pub tricks: Option<Vec<TrickRecord>>,
+    /// During a deal: what each seat has taken so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub taken: Option<Vec<Taken>>,
+    /// During a deal: how many cards each seat still holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub cards_left: Option<Vec<usize>>,
+    /// During a deal: the face-down card once public (3♣ opened: it is 2♣), else null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub face_down: Option<Option<Card>>,
+    /// Revokes proven in the deal (table dealing; empty between deals).
+    pub revokes: Vec<Revoke>,
+    /// During a deal: the service deal's seed commitment (SHA-256 hex), null in table dealing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub commitment: Option<Option<String>>,
+}
+
+/// A Clubs seat's private state (`you` in the match view).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClubsSeat {
+    /// The seat.
+    pub seat: usize,
+    /// Service dealing, during a deal: the cards the seat holds. Null otherwise.
+    #[schema(value_type = Option<Vec<String>>, required = true)]
+    pub hand: Option<Vec<Card>>,
+}
+
+/// What a Clubs action produced (`outcome` in the log).
+#[derive(Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClubsOutcome {
+    /// A deal started.
+    #[schema(title = "ClubsDealt")]
+    Dealt {
+        /// The round, from 1.
+        round: u32,
+        /// The dealer.
+        dealer: usize,
+        /// Service dealing: who holds the opening card and leads; null in table dealing.
+        #[schema(required = true)]
+        leader: Option<usize>,
+        /// The card(s) that may open the deal.
+        #[schema(value_type = Vec<String>)]
+        opening: Vec<Card>,
+        /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
+        #[schema(required = true)]
+        commitment: Option<String>,
+    },
+    /// A play broke the following rule, proven by this card (table dealing).
+    #[schema(title = "ClubsRevoke")]
+    Revoke {
+        /// Who revoked.
+        seat: usize,
+        /// The card that proved it.
+        #[schema(value_type = String)]
+        card: Card,
+        /// The trick (from 1) in which the seat showed out of the suit.
+        shown_out_in_trick: usize,
+    },
+    /// A trick was completed.
+    #[schema(title = "ClubsTrickWon")]
+    Trick {
+        /// The trick number in the deal, from 1.
+        number: usize,
+        /// Who won it.
+        winner: usize,
+        /// The called suit (`C`: clubs alone).
+        #[schema(value_type = String)]
+        called: Suit,
+    },
+    /// 3 players: the face-down card went, counted, to the winner of the last trick.
+    #[schema(title = "ClubsFaceDownTaken")]
+    FaceDown {
+        /// The card.
+        #[schema(value_type = String)]
+        card: Card,
+        /// Who took it.
+        to: usize,
+    },
+    /// A deal was scored.
+    #[schema(title = "ClubsDealScored")]
+    DealScored {
+        /// The round.
+        round: u32,
+        /// What each seat took.
+        taken: Vec<Taken>,
+        /// Whether the deal was scrambled (one seat took every club and J♣).
+        scrambled: bool,
+        /// Points per seat.
+        points: Vec<i64>,
+        /// Running totals.
+        totals: Vec<i64>,
+    },
+    /// The match is over.
+    #[schema(title = "ClubsMatchFinished")]
+    MatchFinished {
+        /// The winning seats.
+        winners: Vec<usize>,
+        /// The winner's total minus the runner-up's.
+        #[schema(required = true)]
+        margin: Option<i64>,
+    },
+}
+
+/// The raw figures of a scored Clubs deal (`detail` of a score sheet round).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClubsRoundDetail {
+    /// What each seat took.
+    pub taken: Vec<Taken>,
+    /// Whether the deal was scrambled.
+    pub scrambled: bool,
+    /// Whether the deal was recorded as a tally (no play-by-play).
+    pub tallied: bool,
+    /// How many revokes were proven in the deal.
+    pub revokes: usize,
+    /// 3 players: the face-down card and who took it; null otherwise (and for a tally).
+    #[schema(required = true)]
+    pub face_down: Option<ClubsFaceDown>,
+}
+
+/// A completed trick of Clubs: its plays, winner and called suit.
+type TrickRecord = super::trick::TrickRecord<TrickNote>;
 
 #[derive(Clone, Debug)]
 struct DealState {
@@ -452,7 +656,11 @@ impl Clubs {
             d.opening = vec![card];
         }
         if let Some(r) = &revoke {
-            out.push(json!({"type": "revoke", "seat": r.seat, "card": r.card, "shown_out_in_trick": r.shown_out_in_trick}));
+            out.push(to_json(&ClubsOutcome::Revoke {
+                seat: r.seat,
+                card: r.card,
+                shown_out_in_trick: r.shown_out_in_trick,
+            }));
         }
         let trick_no = d.tp.trick_number();
         if d.tp.trick().plays.is_empty() {
@@ -463,9 +671,11 @@ impl Clubs {
         let done =
             d.tp.complete(|c| rank_key(called, c), |_, _| TrickNote { called });
         if let Some(t) = done {
-            out.push(
-                json!({"type": "trick", "number": trick_no, "winner": t.winner, "called": called}),
-            );
+            out.push(to_json(&ClubsOutcome::Trick {
+                number: trick_no,
+                winner: t.winner,
+                called,
+            }));
             d.called = None;
             if d.tp.played().len() == cards_in_play {
                 let last_winner = d.tp.leader();
@@ -478,7 +688,10 @@ impl Clubs {
                         .or_else(|| full_deck().difference(d.tp.played()).iter().next());
                     if let Some(fd) = fd {
                         taken[last_winner].insert(fd);
-                        out.push(json!({"type": "face_down", "card": fd, "to": last_winner}));
+                        out.push(to_json(&ClubsOutcome::FaceDown {
+                            card: fd,
+                            to: last_winner,
+                        }));
                     }
                     fd.map(|c| (c, last_winner))
                 } else {
@@ -508,9 +721,12 @@ impl Clubs {
         for (t, p) in self.totals.iter_mut().zip(&points) {
             *t += p;
         }
-        let mut out = vec![json!({
-            "type": "deal_scored", "round": self.round, "taken": taken, "scrambled": scrambled,
-            "points": points, "totals": self.totals,
+        let mut out = vec![to_json(&ClubsOutcome::DealScored {
+            round: self.round,
+            taken: taken.clone(),
+            scrambled,
+            points: points.clone(),
+            totals: self.totals.clone(),
         })];
         self.results.push(DealResult {
             taken,
@@ -524,7 +740,7 @@ impl Clubs {
         if self.totals.iter().any(|&t| t <= END_AT) {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals);
-            out.push(json!({"type": "match_finished", "winners": winners, "margin": margin}));
+            out.push(to_json(&ClubsOutcome::MatchFinished { winners, margin }));
         }
         out
     }
@@ -572,9 +788,12 @@ impl Clubs {
             face_down_public,
             commitment: seed.map(|s| s.commitment()),
         });
-        Ok(vec![json!({
-            "type": "dealt", "round": round, "dealer": dealer, "leader": leader,
-            "opening": opening, "commitment": seed.map(|s| s.commitment()),
+        Ok(vec![to_json(&ClubsOutcome::Dealt {
+            round,
+            dealer,
+            leader,
+            opening,
+            commitment: seed.map(|s| s.commitment()),
         })])
     }
 
@@ -752,19 +971,28 @@ impl Game for Clubs {
 
     fn table_view(&self) -> Value {
         let phase = if self.finished {
-            "finished"
+            Phase::Finished
         } else if self.deal.is_some() {
-            "playing"
+            Phase::Playing
         } else {
-            "awaiting_deal"
+            Phase::AwaitingDeal
         };
-        let mut v = json!({
-            "phase": phase,
-            "end_at": END_AT,
-            "next_dealer": if self.deal.is_none() && !self.finished { Some(self.next_dealer()) } else { None },
-            "trick": [],
-            "revokes": [],
-        });
+        let mut v = ClubsTable {
+            phase,
+            end_at: END_AT,
+            next_dealer: (self.deal.is_none() && !self.finished).then(|| self.next_dealer()),
+            leader: None,
+            to_play: None,
+            opening: None,
+            called_suit: None,
+            trick: vec![],
+            tricks: None,
+            taken: None,
+            cards_left: None,
+            face_down: None,
+            revokes: vec![],
+            commitment: None,
+        };
         if let Some(d) = &self.deal {
             let open = self.open_to_all(d);
             let per_hand = 52 / self.players;
@@ -772,24 +1000,23 @@ impl Game for Clubs {
                 .map(|s| per_hand - d.tp.tricks().len() - usize::from(d.tp.trick().has_played(s)))
                 .collect();
             let taken: Vec<Taken> = d.tp.taken().into_iter().map(taken_of).collect();
-            let extra = json!({
-                "leader": if open { None } else { Some(d.tp.leader()) },
-                "to_play": if open { None } else { Some(d.tp.to_play()) },
-                "opening": if d.tp.played().is_empty() { Some(&d.opening) } else { None },
-                "called_suit": d.called,
-                "trick": d.tp.trick().plays,
-                "tricks": d.tp.tricks(),
-                "taken": taken,
-                "cards_left": cards_left,
-                "face_down": if d.face_down_public { d.face_down } else { None },
-                "revokes": d.tp.revokes(),
-                "commitment": d.commitment,
+            v.leader = Some((!open).then(|| d.tp.leader()));
+            v.to_play = Some((!open).then(|| d.tp.to_play()));
+            v.opening = Some(d.tp.played().is_empty().then(|| d.opening.clone()));
+            v.called_suit = Some(d.called);
+            v.trick = d.tp.trick().plays.clone();
+            v.tricks = Some(d.tp.tricks().to_vec());
+            v.taken = Some(taken);
+            v.cards_left = Some(cards_left);
+            v.face_down = Some(if d.face_down_public {
+                d.face_down
+            } else {
+                None
             });
-            if let (Value::Object(a), Value::Object(b)) = (&mut v, extra) {
-                a.extend(b);
-            }
+            v.revokes = d.tp.revokes().to_vec();
+            v.commitment = Some(d.commitment.clone());
         }
-        v
+        to_json(&v)
     }
 
     fn seat_view(&self, seat: usize) -> Value {
@@ -798,7 +1025,7 @@ impl Game for Clubs {
             .as_ref()
             .and_then(|d| d.tp.hand(seat))
             .map(|h| h.to_vec());
-        json!({ "hand": hand })
+        to_json(&ClubsSeat { seat, hand })
     }
 
     fn score_sheet(&self) -> ScoreSheet {
@@ -811,10 +1038,12 @@ impl Game for Clubs {
                 label: format!("Deal {}", i + 1),
                 multiplier: 1,
                 points: r.points.clone(),
-                detail: json!({
-                    "taken": r.taken, "scrambled": r.scrambled, "tallied": r.tallied,
-                    "revokes": r.revokes,
-                    "face_down": r.face_down.map(|(card, to)| json!({"card": card, "to": to})),
+                detail: to_json(&ClubsRoundDetail {
+                    taken: r.taken.clone(),
+                    scrambled: r.scrambled,
+                    tallied: r.tallied,
+                    revokes: r.revokes,
+                    face_down: r.face_down.map(|(card, to)| ClubsFaceDown { card, to }),
                 }),
             })
             .collect();

@@ -13,7 +13,8 @@ use utoipa::ToSchema;
 use super::{
     cards::{deck_without_ranks, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
-    trick::{service_deal, PlayError, SeedProblem, TrickPlay},
+    to_json,
+    trick::{service_deal, Play, PlayError, SeedProblem, TrickPlay},
     Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
 };
 
@@ -182,6 +183,160 @@ pub struct TrickNote {
     pub points: u32,
 }
 
+/// Where a Dump match stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = DumpPhase)]
+pub enum Phase {
+    /// Between deals: the table deals next.
+    AwaitingDeal,
+    /// A deal is being played.
+    Playing,
+    /// The match is over.
+    Finished,
+}
+
+/// A completed trick of Dump (`table.tricks`).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // the spec's shape of a `TrickRecord<TrickNote>`
+pub struct DumpTrick {
+    /// The cards in the order played.
+    plays: Vec<Play>,
+    /// The seat that won it (and leads next).
+    winner: usize,
+    /// Card points in the trick.
+    points: u32,
+}
+
+/// Dump's public state (`table` in the match view).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DumpTable {
+    /// Between deals, playing, or over.
+    pub phase: Phase,
+    /// The total a side must reach to win.
+    pub target: i64,
+    /// Between deals: who deals next (null during a deal and once finished).
+    #[schema(required = true)]
+    pub next_dealer: Option<usize>,
+    /// During a deal: who led the trick in progress. Absent between deals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub leader: Option<usize>,
+    /// During a deal: the seat to play. Absent between deals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub to_play: Option<usize>,
+    /// The trick in progress, its plays in order (empty between deals).
+    pub trick: Vec<Play>,
+    /// During a deal: the completed tricks of the deal. Absent between deals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Vec<DumpTrick>, nullable = false)]
+    pub tricks: Option<Vec<TrickRecord>>,
+    /// During a deal: card points captured so far by side 0 and side 1. Absent between deals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub captured: Option<[u32; 2]>,
+    /// During a deal: how many cards each seat still holds. Absent between deals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub cards_left: Option<Vec<usize>>,
+    /// Revokes proven in the deal (table dealing; empty between deals).
+    pub revokes: Vec<Revoke>,
+    /// During a deal: the service deal's seed commitment (SHA-256 hex), null in table dealing.
+    /// Absent between deals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub commitment: Option<Option<String>>,
+}
+
+/// A Dump seat's private state (`you` in the match view).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DumpSeat {
+    /// The seat.
+    pub seat: usize,
+    /// Service dealing, during a deal: the cards the seat holds. Null otherwise.
+    #[schema(value_type = Option<Vec<String>>, required = true)]
+    pub hand: Option<Vec<Card>>,
+    /// The seat's side (seat mod 2).
+    pub side: usize,
+}
+
+/// What a Dump action produced (`outcome` in the log).
+#[derive(Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum DumpOutcome {
+    /// A deal started.
+    #[schema(title = "DumpDealt")]
+    Dealt {
+        /// The round, from 1.
+        round: u32,
+        /// The dealer.
+        dealer: usize,
+        /// Who leads the first trick.
+        leader: usize,
+        /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
+        #[schema(required = true)]
+        commitment: Option<String>,
+    },
+    /// A play broke the following rule, proven by this card (table dealing).
+    #[schema(title = "DumpRevoke")]
+    Revoke {
+        /// Who revoked.
+        seat: usize,
+        /// The card that proved it.
+        #[schema(value_type = String)]
+        card: Card,
+        /// The trick (from 1) in which the seat showed out of the suit.
+        shown_out_in_trick: usize,
+    },
+    /// A trick was completed.
+    #[schema(title = "DumpTrickWon")]
+    Trick {
+        /// The trick number in the deal, from 1.
+        number: usize,
+        /// Who won it.
+        winner: usize,
+        /// Card points in it.
+        points: u32,
+    },
+    /// A deal was scored.
+    #[schema(title = "DumpDealScored")]
+    DealScored {
+        /// The round.
+        round: u32,
+        /// Card points captured by side 0 and side 1.
+        captured: [u32; 2],
+        /// Points scored by each side (the amount over 80).
+        points: [i64; 2],
+        /// Running totals.
+        totals: [i64; 2],
+    },
+    /// The match is over.
+    #[schema(title = "DumpMatchFinished")]
+    MatchFinished {
+        /// The winning sides (or seats).
+        winners: Vec<usize>,
+        /// The winner's total minus the runner-up's.
+        #[schema(required = true)]
+        margin: Option<i64>,
+    },
+}
+
+/// The raw figures of a scored Dump deal (`detail` of a score sheet round).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DumpRoundDetail {
+    /// Card points captured by side 0 and side 1.
+    pub captured: [u32; 2],
+    /// Whether the deal was recorded as a tally (no play-by-play).
+    pub tallied: bool,
+    /// How many revokes were proven in the deal.
+    pub revokes: usize,
+}
+
 #[derive(Clone, Debug)]
 struct DealState {
     /// The shared trick bookkeeping: turn, hands or cards seen, tricks, revokes.
@@ -271,7 +426,11 @@ impl Dump {
         let mut out = Vec::new();
         let d = self.deal.as_mut().expect("checked");
         if let Some(r) = &revoke {
-            out.push(json!({"type": "revoke", "seat": r.seat, "card": r.card, "shown_out_in_trick": r.shown_out_in_trick}));
+            out.push(to_json(&DumpOutcome::Revoke {
+                seat: r.seat,
+                card: r.card,
+                shown_out_in_trick: r.shown_out_in_trick,
+            }));
         }
         let duty = Self::duty(d);
         d.tp.record(seat, card, &duty, revoke);
@@ -286,9 +445,11 @@ impl Dump {
         if let Some(t) = done {
             let (winner, points) = (t.winner, t.note.points);
             d.captured[winner % 2] += points;
-            out.push(
-                json!({"type": "trick", "number": trick_no, "winner": winner, "points": points}),
-            );
+            out.push(to_json(&DumpOutcome::Trick {
+                number: trick_no,
+                winner,
+                points,
+            }));
             if d.tp.played().len() == deck().len() {
                 let captured = d.captured;
                 let revokes = d.tp.revokes().len();
@@ -314,13 +475,16 @@ impl Dump {
             revokes,
         });
         self.deal = None;
-        let mut out = vec![
-            json!({"type": "deal_scored", "round": self.round, "captured": captured, "points": points, "totals": self.totals}),
-        ];
+        let mut out = vec![to_json(&DumpOutcome::DealScored {
+            round: self.round,
+            captured,
+            points,
+            totals: self.totals,
+        })];
         if self.totals.iter().any(|&t| t >= self.config.target) {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals);
-            out.push(json!({"type": "match_finished", "winners": winners, "margin": margin}));
+            out.push(to_json(&DumpOutcome::MatchFinished { winners, margin }));
         }
         out
     }
@@ -349,9 +513,12 @@ impl Dump {
             captured: [0, 0],
             commitment: commitment.clone(),
         });
-        Ok(vec![
-            json!({"type": "dealt", "round": round, "dealer": dealer, "leader": leader, "commitment": commitment}),
-        ])
+        Ok(vec![to_json(&DumpOutcome::Dealt {
+            round,
+            dealer,
+            leader,
+            commitment,
+        })])
     }
 
     fn tally(&mut self, points: [u32; 2]) -> Result<Outcomes, DumpError> {
@@ -476,40 +643,40 @@ impl Game for Dump {
 
     fn table_view(&self) -> Value {
         let phase = if self.finished {
-            "finished"
+            Phase::Finished
         } else if self.deal.is_some() {
-            "playing"
+            Phase::Playing
         } else {
-            "awaiting_deal"
+            Phase::AwaitingDeal
         };
-        let mut v = json!({
-            "phase": phase,
-            "target": self.config.target,
-            "next_dealer": if self.deal.is_none() && !self.finished { Some(self.next_dealer()) } else { None },
-        });
+        let mut v = DumpTable {
+            phase,
+            target: self.config.target,
+            next_dealer: (self.deal.is_none() && !self.finished).then(|| self.next_dealer()),
+            leader: None,
+            to_play: None,
+            trick: vec![],
+            tricks: None,
+            captured: None,
+            cards_left: None,
+            revokes: vec![],
+            commitment: None,
+        };
         if let Some(d) = &self.deal {
             let per_hand = 40 / self.players;
             let cards_left: Vec<usize> = (0..self.players)
                 .map(|s| per_hand - d.tp.tricks().len() - usize::from(d.tp.trick().has_played(s)))
                 .collect();
-            let extra = json!({
-                "leader": d.tp.leader(),
-                "to_play": d.tp.to_play(),
-                "trick": d.tp.trick().plays,
-                "tricks": d.tp.tricks(),
-                "captured": d.captured,
-                "cards_left": cards_left,
-                "revokes": d.tp.revokes(),
-                "commitment": d.commitment,
-            });
-            if let (Value::Object(a), Value::Object(b)) = (&mut v, extra) {
-                a.extend(b);
-            }
-        } else {
-            v["trick"] = json!([]);
-            v["revokes"] = json!([]);
+            v.leader = Some(d.tp.leader());
+            v.to_play = Some(d.tp.to_play());
+            v.trick = d.tp.trick().plays.clone();
+            v.tricks = Some(d.tp.tricks().to_vec());
+            v.captured = Some(d.captured);
+            v.cards_left = Some(cards_left);
+            v.revokes = d.tp.revokes().to_vec();
+            v.commitment = Some(d.commitment.clone());
         }
-        v
+        to_json(&v)
     }
 
     fn seat_view(&self, seat: usize) -> Value {
@@ -518,7 +685,11 @@ impl Game for Dump {
             .as_ref()
             .and_then(|d| d.tp.hand(seat))
             .map(|h| h.to_vec());
-        json!({ "hand": hand, "side": self.side(seat) })
+        to_json(&DumpSeat {
+            seat,
+            hand,
+            side: self.side(seat),
+        })
     }
 
     fn score_sheet(&self) -> ScoreSheet {
@@ -531,7 +702,11 @@ impl Game for Dump {
                 label: format!("Deal {}", i + 1),
                 multiplier: 1,
                 points: r.points.to_vec(),
-                detail: json!({"captured": r.captured, "tallied": r.tallied, "revokes": r.revokes}),
+                detail: to_json(&DumpRoundDetail {
+                    captured: r.captured,
+                    tallied: r.tallied,
+                    revokes: r.revokes,
+                }),
             })
             .collect();
         ScoreSheet::from_totals(

@@ -35,6 +35,23 @@ pub(crate) mod spec_shapes {
             .into()
     }
 
+    /// `true`, the only value (`SealedAction.sealed`).
+    pub fn always_true() -> Schema {
+        ObjectBuilder::new()
+            .schema_type(Type::Boolean)
+            .enum_values(Some([true]))
+            .description(Some("Always `true`: the choice is sealed."))
+            .into()
+    }
+
+    /// The string `word`, the only value.
+    pub fn word(word: &str) -> Schema {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some([word]))
+            .into()
+    }
+
     /// A string matching `pattern`.
     pub fn string(pattern: &str) -> Schema {
         ObjectBuilder::new()
@@ -202,7 +219,56 @@ impl Rejection {
 }
 
 /// What one applied action produced, for the log (trick won, revoke spotted, round scored...).
+/// Each entry is one of the game's typed outcomes (`DumpOutcome`, ...) as JSON.
 pub type Outcomes = Vec<Value>;
+
+/// A sealed choice as the log shows it to anyone but the seat that made it, until it is revealed
+/// (and for ever once retracted): only its type.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SealedAction {
+    /// The action's type.
+    #[serde(rename = "type")]
+    #[schema(value_type = SealedKind)]
+    pub kind: Value,
+    /// Always `true`: the choice is sealed.
+    #[schema(schema_with = spec_shapes::always_true)]
+    pub sealed: bool,
+}
+
+impl SealedAction {
+    /// The stub of a sealed action of type `kind`, as JSON.
+    pub fn of(kind: impl Into<Value>) -> Value {
+        to_json(&SealedAction {
+            kind: kind.into(),
+            sealed: true,
+        })
+    }
+}
+
+/// The types of the sealed choices (By Hook or Crook: `location`, `choose`, `exhibit`,
+/// `final_exhibit`; Members Only: `final`).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)] // the spec's words of `SealedAction.type`
+pub enum SealedKind {
+    /// By Hook or Crook: a location.
+    Location,
+    /// By Hook or Crook: an action card.
+    Choose,
+    /// By Hook or Crook: an exhibit.
+    Exhibit,
+    /// By Hook or Crook: a final exhibit.
+    FinalExhibit,
+    /// Members Only: an end-of-heat choice.
+    Final,
+}
+
+/// A view model (table, seat, outcome, score detail) as the JSON the engine hands out: the
+/// views are built as typed models, so the spec's schemas and the wire agree by construction.
+pub(crate) fn to_json<T: Serialize>(model: &T) -> Value {
+    serde_json::to_value(model).unwrap_or(Value::Null)
+}
 
 /// One game's rules. `apply` validates and applies in one step and leaves the state untouched
 /// when it refuses.
@@ -242,7 +308,7 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     ) -> Result<Outcomes, Self::Error>;
     /// The public state (`table` in the match view).
     fn table_view(&self) -> Value;
-    /// The private state of `seat` (`you` in the match view; `seat` is added by the caller).
+    /// The private state of `seat` (`you` in the match view), `seat` included.
     fn seat_view(&self, seat: usize) -> Value;
     /// The score sheet so far.
     fn score_sheet(&self) -> ScoreSheet;
@@ -610,8 +676,7 @@ impl AnyGame {
         }
         let own = actor.seat().is_some() && actor.seat() == viewer;
         if !own && each_game!(self, g => sealed(g, action)) {
-            let kind = action.get("type").cloned().unwrap_or(Value::Null);
-            return serde_json::json!({"type": kind, "sealed": true});
+            return SealedAction::of(action.get("type").cloned().unwrap_or(Value::Null));
         }
         self.render_action(usize::MAX, action, actor, viewer)
     }

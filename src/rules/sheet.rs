@@ -26,8 +26,8 @@ pub struct RoundScore {
     pub multiplier: i64,
     /// What the round adds to the totals, per seat or side, multiplier applied.
     pub points: Vec<i64>,
-    /// The raw figures behind the points.
-    #[schema(value_type = Object)]
+    /// The raw figures behind the points: the game's round detail model.
+    #[schema(value_type = crate::routes::spec::GameRoundDetail)]
     pub detail: Value,
 }
 

@@ -26,6 +26,10 @@ pub mod items;
 mod play;
 mod view;
 
+pub use view::{
+    ByHookOrCrookOutcome, ByHookOrCrookRoundDetail, ByHookOrCrookSeat, ByHookOrCrookTable,
+};
+
 use std::{collections::BTreeSet, sync::Arc};
 
 use serde_json::Value;
@@ -82,6 +86,38 @@ struct AuctionResult {
     note: &'static str,
 }
 
+impl AuctionResult {
+    /// The auction as the views show it.
+    fn view(&self) -> view::ByHookOrCrookAuction {
+        view::ByHookOrCrookAuction {
+            checks: self
+                .bids
+                .iter()
+                .map(|b| view::ByHookOrCrookBid {
+                    seat: b.0,
+                    check: b.1,
+                })
+                .collect(),
+            thieves: self
+                .thieves
+                .iter()
+                .map(|b| view::ByHookOrCrookThiefPlayed {
+                    seat: b.0,
+                    thief: b.1,
+                })
+                .collect(),
+            winner: self.winner.map(|w| w.0),
+            check: self.winner.map(|w| w.1),
+            bought: self.bought.map(|b| view::ByHookOrCrookPurchase {
+                pile: b.0,
+                card: b.1,
+            }),
+            check_stolen_by: self.check_to,
+            result: self.note,
+        }
+    }
+}
+
 /// A thief's theft from an exhibit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Theft {
@@ -89,6 +125,18 @@ struct Theft {
     seat: usize,
     from: usize,
     card: Item,
+}
+
+impl Theft {
+    /// The theft as the views show it.
+    fn view(&self) -> view::ByHookOrCrookTheft {
+        view::ByHookOrCrookTheft {
+            thief: self.thief,
+            seat: self.seat,
+            from: self.from,
+            card: self.card,
+        }
+    }
 }
 
 /// A successful detective.
@@ -133,8 +181,8 @@ struct Turn {
 struct TurnRecord {
     number: u32,
     advances: Vec<u32>,
-    detail: Value,
-    summary: Value,
+    detail: view::ByHookOrCrookTurnDetail,
+    summary: view::ByHookOrCrookTurnSummary,
 }
 
 /// The end of the game.

@@ -3,8 +3,13 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::view::{
+    ByHookOrCrookAdvance, ByHookOrCrookDetective, ByHookOrCrookDetectiveMove,
+    ByHookOrCrookExhibitShown, ByHookOrCrookOutcome as O, ByHookOrCrookTurnDetail,
+    ByHookOrCrookTurnSummary, Choice,
+};
 use super::{
     actions::{Action, ActionCard, Place},
     config::{Collection, DetectiveRanking, TwoPlayer},
@@ -13,7 +18,7 @@ use super::{
     AuctionResult, ByHookOrCrook, DetectiveAdvance, FinalRecord, Phase, Pile, Theft, Turn,
     TurnRecord, LEGAL_SETS_CAP,
 };
-use crate::rules::{cards::shuffled, Actor, Dealing, Outcomes, Seed, ToAct};
+use crate::rules::{cards::shuffled, to_json, Actor, Dealing, Outcomes, Seed, ToAct};
 
 type R<T> = Result<T, BhocError>;
 
@@ -346,12 +351,11 @@ impl ByHookOrCrook {
         self.start_turn(1);
         let tops: Vec<Option<Item>> = self.piles.iter().map(|p| p.top).collect();
         let sizes: Vec<usize> = self.piles.iter().map(|p| p.size).collect();
-        Ok(vec![json!({
-            "type": "dealt",
-            "hand_sizes": self.hand_sizes,
-            "piles": tops,
-            "pile_sizes": sizes,
-            "commitment": self.commitment,
+        Ok(vec![to_json(&O::Dealt {
+            hand_sizes: self.hand_sizes.clone(),
+            piles: tops,
+            pile_sizes: sizes,
+            commitment: self.commitment.clone(),
         })])
     }
 
@@ -389,9 +393,7 @@ impl ByHookOrCrook {
             return Err(BhocError::CardElsewhere { card, place });
         }
         self.piles[pile].top = Some(card);
-        Ok(vec![
-            json!({"type": "pile_turned", "pile": pile, "card": card}),
-        ])
+        Ok(vec![to_json(&O::PileTurned { pile, card })])
     }
 
     /// Clears the turn's choices for turn `number` (0 before the deal).
@@ -441,7 +443,7 @@ impl ByHookOrCrook {
         }
         self.turn.locations[seat] = Some(place);
         if self.is_alternate() {
-            let mut out = vec![json!({"type": "location", "seat": seat, "place": place})];
+            let mut out = vec![to_json(&O::Location { seat, place })];
             if self.turn.locations.iter().all(Option::is_some) {
                 out.push(self.reveal_locations());
             }
@@ -525,14 +527,13 @@ impl ByHookOrCrook {
         };
         if !complete {
             let choice = match what {
-                Sealed::Location => "location",
-                Sealed::Card => "card",
+                Sealed::Location => Choice::Location,
+                Sealed::Card => Choice::Card,
             };
-            return Ok(vec![json!({
-                "type": "sealed",
-                "seat": seat,
-                "choice": choice,
-                "waiting_for": self.waiting_for(),
+            return Ok(vec![to_json(&O::Sealed {
+                seat,
+                choice,
+                waiting_for: self.waiting_for(),
             })]);
         }
         self.hidden.clear();
@@ -541,11 +542,10 @@ impl ByHookOrCrook {
         }
         self.turn.locations_public = true;
         self.turn.cards_public = true;
-        let mut out = vec![json!({
-            "type": "cards_revealed",
-            "turn": self.turn.number,
-            "locations": self.turn.locations,
-            "cards": self.turn.cards,
+        let mut out = vec![to_json(&O::CardsRevealed {
+            turn: self.turn.number,
+            locations: self.turn.locations.clone(),
+            cards: self.turn.cards.clone(),
         })];
         out.extend(self.resolve_auction());
         Ok(out)
@@ -555,10 +555,9 @@ impl ByHookOrCrook {
         self.hidden.clear();
         self.turn.locations_public = true;
         self.phase = Phase::Cards;
-        json!({
-            "type": "locations_revealed",
-            "turn": self.turn.number,
-            "locations": self.turn.locations,
+        to_json(&O::LocationsRevealed {
+            turn: self.turn.number,
+            locations: self.turn.locations.clone(),
         })
     }
 
@@ -610,17 +609,19 @@ impl ByHookOrCrook {
             result.winner = Some(w);
             self.turn.auction = Some(result);
             self.phase = Phase::Buy(w.0);
-            return vec![json!({
-                "type": "auction_won",
-                "seat": w.0,
-                "check": w.1,
-                "thieves": thieves.iter().map(|t| t.1).collect::<Vec<_>>(),
+            return vec![to_json(&O::AuctionWon {
+                seat: w.0,
+                check: w.1,
+                thieves: thieves.iter().map(|t| t.1).collect(),
             })];
         }
         self.turn.auction = Some(result);
         let mut out = Vec::new();
         if !bids.is_empty() || !thieves.is_empty() {
-            out.push(json!({"type": "auction", "result": note, "checks_returned": bids.iter().map(|b| b.1).collect::<Vec<_>>()}));
+            out.push(to_json(&O::Auction {
+                result: note,
+                checks_returned: bids.iter().map(|b| b.1).collect(),
+            }));
         }
         out.extend(self.start_castle());
         out
@@ -680,19 +681,18 @@ impl ByHookOrCrook {
             a.bought = Some((pile, card));
             a.check_to = check_to;
         }
-        let mut out = vec![json!({
-            "type": "bought",
-            "seat": seat,
-            "pile": pile,
-            "card": card,
-            "check": value,
-            "check_stolen_by": check_to,
-            "thieves": thieves.iter().map(|t| t.1).collect::<Vec<_>>(),
+        let mut out = vec![to_json(&O::Bought {
+            seat,
+            pile,
+            card,
+            check: value,
+            check_stolen_by: check_to,
+            thieves: thieves.iter().map(|t| t.1).collect(),
         })];
         if let Some(top) = new_top {
-            out.push(json!({"type": "pile_turned", "pile": pile, "card": top}));
+            out.push(to_json(&O::PileTurned { pile, card: top }));
         } else if new_size == 0 {
-            out.push(json!({"type": "pile_empty", "pile": pile}));
+            out.push(to_json(&O::PileEmpty { pile }));
         }
         out.extend(self.start_castle());
         Ok(out)
@@ -714,10 +714,9 @@ impl ByHookOrCrook {
             return self.finish_castle();
         }
         self.phase = Phase::Exhibits;
-        vec![json!({
-            "type": "exhibits_expected",
-            "exhibitors": exhibitors,
-            "thieves": self.thieves_at(Place::Castle).iter().map(|t| t.1).collect::<Vec<_>>(),
+        vec![to_json(&O::ExhibitsExpected {
+            exhibitors,
+            thieves: self.thieves_at(Place::Castle).iter().map(|t| t.1).collect(),
         })]
     }
 
@@ -769,11 +768,10 @@ impl ByHookOrCrook {
         self.turn.exhibits[seat] = Some(cards.to_vec());
         self.hidden.push((self.applied, seat));
         if !last {
-            return Ok(vec![json!({
-                "type": "sealed",
-                "seat": seat,
-                "choice": "exhibit",
-                "waiting_for": self.waiting_for(),
+            return Ok(vec![to_json(&O::Sealed {
+                seat,
+                choice: Choice::Exhibit,
+                waiting_for: self.waiting_for(),
             })]);
         }
         Ok(self.reveal_exhibits())
@@ -806,21 +804,26 @@ impl ByHookOrCrook {
         let mut advances = Vec::new();
         for (place, spaces) in ranking.iter().zip([c.upper, c.lower]) {
             self.advance(*place, spaces);
-            advances.push(json!({"seat": place, "spaces": spaces}));
+            advances.push(ByHookOrCrookAdvance {
+                seat: *place,
+                spaces,
+            });
         }
         self.turn.ranking = ranking.clone();
         self.turn.castle = Some(castle);
-        let exhibits: Vec<Value> = exhibitors
+        let exhibits: Vec<ByHookOrCrookExhibitShown> = exhibitors
             .iter()
-            .map(|&s| json!({"seat": s, "cards": self.turn.shown[s]}))
+            .map(|&s| ByHookOrCrookExhibitShown {
+                seat: s,
+                cards: self.turn.shown[s].clone(),
+            })
             .collect();
-        let mut out = vec![json!({
-            "type": "exhibits_revealed",
-            "exhibits": exhibits,
-            "ranking": ranking,
-            "castle": castle + 1,
-            "advances": advances,
-            "positions": self.positions,
+        let mut out = vec![to_json(&O::ExhibitsRevealed {
+            exhibits,
+            ranking,
+            castle: castle + 1,
+            advances,
+            positions: self.positions.clone(),
         })];
         // Thieves steal in descending number order, one card from each exhibit.
         let mut queue: Vec<(u32, usize)> = self
@@ -897,12 +900,11 @@ impl ByHookOrCrook {
             from,
             card,
         });
-        let mut out = vec![json!({
-            "type": "stolen",
-            "thief": thief,
-            "seat": owner,
-            "from": from,
-            "card": card,
+        let mut out = vec![to_json(&O::Stolen {
+            thief,
+            seat: owner,
+            from,
+            card,
         })];
         out.extend(self.next_thief());
         Ok(out)
@@ -935,7 +937,11 @@ impl ByHookOrCrook {
                 self.turn
                     .detectives
                     .push(DetectiveAdvance { seat: s, standing });
-                moves.push(json!({"seat": s, "standing": standing, "spaces": standing}));
+                moves.push(ByHookOrCrookDetectiveMove {
+                    seat: s,
+                    standing,
+                    spaces: standing,
+                });
             }
             // Prison: lowest number enters cell 1 first, pushing the others along; a thief
             // pushed out of the last cell goes home.
@@ -950,13 +956,12 @@ impl ByHookOrCrook {
             }
             self.turn.caught = caught.clone();
             self.turn.released = released.clone();
-            out.push(json!({
-                "type": "thieves_caught",
-                "thieves": caught,
-                "released": released,
-                "detectives": moves,
-                "prison": self.prison,
-                "positions": self.positions,
+            out.push(to_json(&O::ThievesCaught {
+                thieves: caught,
+                released,
+                detectives: moves,
+                prison: self.prison.clone(),
+                positions: self.positions.clone(),
             }));
         }
         out.extend(self.end_turn());
@@ -982,19 +987,17 @@ impl ByHookOrCrook {
         let record = self.turn_record();
         let number = self.turn.number;
         self.records.push(std::sync::Arc::new(record));
-        let mut out = vec![json!({
-            "type": "turn_over",
-            "turn": number,
-            "advances": self.turn.advances,
-            "positions": self.positions,
+        let mut out = vec![to_json(&O::TurnOver {
+            turn: number,
+            advances: self.turn.advances.clone(),
+            positions: self.positions.clone(),
         })];
         if self.end_triggered {
             self.phase = Phase::FinalExhibition;
             self.final_shown = vec![None; self.players];
             self.start_turn(number);
-            out.push(json!({
-                "type": "final_exhibition_expected",
-                "reason": "a pawn entered a pink space",
+            out.push(to_json(&O::FinalExhibitionExpected {
+                reason: "a pawn entered a pink space",
             }));
         } else {
             self.phase = Phase::Locations;
@@ -1005,41 +1008,51 @@ impl ByHookOrCrook {
 
     fn turn_record(&self) -> TurnRecord {
         let t = &self.turn;
-        let auction = t.auction.as_ref().map(|a| {
-            json!({
-                "checks": a.bids.iter().map(|b| json!({"seat": b.0, "check": b.1})).collect::<Vec<_>>(),
-                "thieves": a.thieves.iter().map(|b| json!({"seat": b.0, "thief": b.1})).collect::<Vec<_>>(),
-                "winner": a.winner.map(|w| w.0),
-                "check": a.winner.map(|w| w.1),
-                "bought": a.bought.map(|b| json!({"pile": b.0, "card": b.1})),
-                "check_stolen_by": a.check_to,
-                "result": a.note,
+        let auction = t.auction.as_ref().map(AuctionResult::view);
+        let exhibits: Vec<ByHookOrCrookExhibitShown> = (0..self.players)
+            .filter_map(|s| {
+                t.shown[s].as_ref().map(|c| ByHookOrCrookExhibitShown {
+                    seat: s,
+                    cards: Some(c.clone()),
+                })
             })
-        });
-        let exhibits: Vec<Value> = (0..self.players)
-            .filter_map(|s| t.shown[s].as_ref().map(|c| json!({"seat": s, "cards": c})))
             .collect();
-        let detail = json!({
-            "exhibits": exhibits,
-            "ranking": t.ranking,
-            "castle": t.castle.map(|c| c + 1),
-            "detectives": t.detectives.iter().map(|d| json!({"seat": d.seat, "standing": d.standing})).collect::<Vec<_>>(),
-            "caught": t.caught,
-        });
-        let summary = json!({
-            "turn": t.number,
-            "locations": t.locations,
-            "cards": t.cards,
-            "auction": auction,
-            "exhibits": exhibits,
-            "ranking": t.ranking,
-            "castle": t.castle.map(|c| c + 1),
-            "thefts": t.thefts.iter().map(|x| json!({"thief": x.thief, "seat": x.seat, "from": x.from, "card": x.card})).collect::<Vec<_>>(),
-            "caught": t.caught,
-            "released": t.released,
-            "detectives": t.detectives.iter().map(|d| json!({"seat": d.seat, "standing": d.standing, "spaces": d.standing})).collect::<Vec<_>>(),
-            "advances": t.advances,
-        });
+        let detail = ByHookOrCrookTurnDetail {
+            exhibits: exhibits.clone(),
+            ranking: t.ranking.clone(),
+            castle: t.castle.map(|c| c + 1),
+            detectives: t
+                .detectives
+                .iter()
+                .map(|d| ByHookOrCrookDetective {
+                    seat: d.seat,
+                    standing: d.standing,
+                })
+                .collect(),
+            caught: t.caught.clone(),
+        };
+        let summary = ByHookOrCrookTurnSummary {
+            turn: t.number,
+            locations: t.locations.clone(),
+            cards: t.cards.clone(),
+            auction,
+            exhibits,
+            ranking: t.ranking.clone(),
+            castle: t.castle.map(|c| c + 1),
+            thefts: t.thefts.iter().map(Theft::view).collect(),
+            caught: t.caught.clone(),
+            released: t.released.clone(),
+            detectives: t
+                .detectives
+                .iter()
+                .map(|d| ByHookOrCrookDetectiveMove {
+                    seat: d.seat,
+                    standing: d.standing,
+                    spaces: d.standing,
+                })
+                .collect(),
+            advances: t.advances.clone(),
+        };
         TurnRecord {
             number: t.number,
             advances: t.advances.clone(),
@@ -1086,11 +1099,10 @@ impl ByHookOrCrook {
         self.final_shown[seat] = Some(cards.to_vec());
         self.hidden.push((self.applied, seat));
         if !last {
-            return Ok(vec![json!({
-                "type": "sealed",
-                "seat": seat,
-                "choice": "final_exhibit",
-                "waiting_for": self.waiting_for(),
+            return Ok(vec![to_json(&O::Sealed {
+                seat,
+                choice: Choice::FinalExhibit,
+                waiting_for: self.waiting_for(),
             })]);
         }
         Ok(self.score_final())
@@ -1119,7 +1131,7 @@ impl ByHookOrCrook {
         for (&s, spaces) in ranking.iter().zip([8u32, 4]) {
             self.positions[s] = self.positions[s].saturating_add(spaces);
             advances[s] = spaces;
-            moves.push(json!({"seat": s, "spaces": spaces}));
+            moves.push(ByHookOrCrookAdvance { seat: s, spaces });
         }
         // The furthest pawn wins; ties go to the more valuable collection.
         let far = self.positions.iter().copied().max().unwrap_or(0);
@@ -1149,14 +1161,13 @@ impl ByHookOrCrook {
         }));
         self.phase = Phase::Finished;
         vec![
-            json!({
-                "type": "final_exhibition",
-                "exhibits": shown,
-                "ranking": ranking,
-                "advances": moves,
-                "positions": self.positions,
+            to_json(&O::FinalExhibition {
+                exhibits: shown,
+                ranking,
+                advances: moves,
+                positions: self.positions.clone(),
             }),
-            json!({"type": "match_finished", "winners": winners, "margin": margin}),
+            to_json(&O::MatchFinished { winners, margin }),
         ]
     }
 

@@ -1,17 +1,625 @@
 //! Views, the log as each viewer sees it, and the score sheet. Nothing sealed leaves here before
 //! its reveal except to the seat that chose it.
 
-use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
 
 use super::{
-    actions::{Action, Place},
+    actions::{Action, ActionCard, Place},
     items::{self, Item},
     ByHookOrCrook, Phase,
 };
 use crate::rules::{
     sheet::{RoundScore, ScoreSheet, Unit},
-    Actor,
+    to_json, Actor, Dealing, SealedAction,
 };
+
+// ----- the models: what the views, outcomes and score sheet are built of ----------------------
+
+/// Where a By Hook or Crook match stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = ByHookOrCrookPhase)]
+pub enum ViewPhase {
+    /// Table dealing: the table records an auction pile's face-up card (`reveal_pile`).
+    RevealPile,
+    /// Before the deal.
+    AwaitingDeal,
+    /// The seats choose their locations.
+    Locations,
+    /// The seats choose their action cards.
+    Cards,
+    /// The auction's winner picks a pile.
+    Buy,
+    /// The exhibitors lay down their sets.
+    Exhibits,
+    /// The thieves' owners steal.
+    Steals,
+    /// Every seat shows its best set.
+    FinalExhibition,
+    /// The match is over.
+    Finished,
+}
+
+/// An auction pile as the table sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookPile {
+    /// The face-up top card; null when the pile is empty or (table dealing) not recorded yet.
+    #[schema(value_type = Option<String>, required = true)]
+    pub(super) top: Option<Item>,
+    /// Cards in the pile, face-up top included.
+    pub(super) size: usize,
+}
+
+/// A thief in a prison cell.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookPrisoner {
+    /// The thief's number.
+    pub(super) thief: u32,
+    /// The seat that owns the thief.
+    #[schema(required = true)]
+    pub(super) seat: Option<usize>,
+}
+
+/// The castle of the leading pawn: its rewards for the best and second exhibits.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookLeaderCastle {
+    /// The castle, from 1.
+    pub(super) castle: usize,
+    /// Spaces for the best exhibit.
+    pub(super) upper: u32,
+    /// Spaces for the second exhibit.
+    pub(super) lower: u32,
+}
+
+/// A check played at the auction.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookBid {
+    /// Who played it.
+    pub(super) seat: usize,
+    /// Its value.
+    pub(super) check: u32,
+}
+
+/// A thief played at a location.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookThiefPlayed {
+    /// Who played it.
+    pub(super) seat: usize,
+    /// Its number.
+    pub(super) thief: u32,
+}
+
+/// A purchase: the pile and the card taken from it.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookPurchase {
+    /// The auction pile, 0 or 1.
+    pub(super) pile: usize,
+    /// The card bought.
+    #[schema(value_type = String)]
+    pub(super) card: Item,
+}
+
+/// What the auction did this turn.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookAuction {
+    /// The checks played.
+    pub(super) checks: Vec<ByHookOrCrookBid>,
+    /// The thieves played at the auction house.
+    pub(super) thieves: Vec<ByHookOrCrookThiefPlayed>,
+    /// The winning seat; null when no check was played.
+    #[schema(required = true)]
+    pub(super) winner: Option<usize>,
+    /// The winning check; null when no check was played.
+    #[schema(required = true)]
+    pub(super) check: Option<u32>,
+    /// What the winner bought; null until (or unless) bought.
+    #[schema(required = true)]
+    pub(super) bought: Option<ByHookOrCrookPurchase>,
+    /// The seat whose thief took the check; null when it went to the register (or none).
+    #[schema(required = true)]
+    pub(super) check_stolen_by: Option<usize>,
+    /// The auction's result, in words (`won`, ...).
+    pub(super) result: &'static str,
+}
+
+/// An exhibit laid down at the castle.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookExhibitShown {
+    /// The exhibitor.
+    pub(super) seat: usize,
+    /// The set shown.
+    #[schema(value_type = Option<Vec<String>>, required = true)]
+    pub(super) cards: Option<Vec<Item>>,
+}
+
+/// An exhibit on the table: the set shown and what is still on display.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookExhibitOnTable {
+    /// The exhibitor.
+    pub(super) seat: usize,
+    /// The set shown.
+    #[schema(value_type = Vec<String>)]
+    pub(super) cards: Vec<Item>,
+    /// The cards still on display (thieves take from it); null once gone home.
+    #[schema(value_type = Option<Vec<String>>, required = true)]
+    pub(super) on_display: Option<Vec<Item>>,
+}
+
+/// The thief stealing now.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookStealNow {
+    /// The thief's number.
+    pub(super) thief: u32,
+    /// The seat that owns it (and acts).
+    pub(super) seat: usize,
+    /// The exhibits it may still take from.
+    pub(super) from: Vec<usize>,
+}
+
+/// A theft from an exhibit.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookTheft {
+    /// The thief's number.
+    pub(super) thief: u32,
+    /// The seat that owns the thief.
+    pub(super) seat: usize,
+    /// The exhibitor robbed.
+    pub(super) from: usize,
+    /// The card taken.
+    #[schema(value_type = String)]
+    pub(super) card: Item,
+}
+
+/// A successful detective's advance.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookDetectiveMove {
+    /// The detective's seat.
+    pub(super) seat: usize,
+    /// Its standing, counted from the front (leader 1).
+    pub(super) standing: u32,
+    /// Spaces advanced (the standing).
+    pub(super) spaces: u32,
+}
+
+/// A successful detective (`detail.detectives`).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookDetective {
+    /// The detective's seat.
+    pub(super) seat: usize,
+    /// Its standing, counted from the front (leader 1): the spaces it advanced.
+    pub(super) standing: u32,
+}
+
+/// A pawn's advance.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookAdvance {
+    /// The seat.
+    pub(super) seat: usize,
+    /// Spaces advanced.
+    pub(super) spaces: u32,
+}
+
+/// A finished turn in full (`table.last_turn`).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookTurnSummary {
+    /// The turn, from 1.
+    pub(super) turn: u32,
+    /// Each seat's location.
+    pub(super) locations: Vec<Option<Place>>,
+    /// Each seat's action card.
+    #[schema(value_type = Vec<Option<String>>)]
+    pub(super) cards: Vec<Option<ActionCard>>,
+    /// What the auction did; null when nobody went there.
+    #[schema(required = true)]
+    pub(super) auction: Option<ByHookOrCrookAuction>,
+    /// The exhibits shown.
+    pub(super) exhibits: Vec<ByHookOrCrookExhibitShown>,
+    /// The exhibitors, best first.
+    pub(super) ranking: Vec<usize>,
+    /// The castle whose rewards applied (from 1); null without exhibits.
+    #[schema(required = true)]
+    pub(super) castle: Option<usize>,
+    /// The thefts.
+    pub(super) thefts: Vec<ByHookOrCrookTheft>,
+    /// The thieves caught.
+    pub(super) caught: Vec<u32>,
+    /// The thieves released from prison.
+    pub(super) released: Vec<u32>,
+    /// The successful detectives.
+    pub(super) detectives: Vec<ByHookOrCrookDetectiveMove>,
+    /// Spaces each seat advanced.
+    pub(super) advances: Vec<u32>,
+}
+
+/// The end of the game (`table.final`).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookFinal {
+    /// Each seat's final exhibit (`[]` without a set).
+    #[schema(value_type = Vec<Vec<String>>)]
+    pub(super) exhibits: Vec<Vec<Item>>,
+    /// The exhibitors, best first.
+    pub(super) ranking: Vec<usize>,
+    /// Spaces each seat advanced.
+    pub(super) advances: Vec<u32>,
+}
+
+/// By Hook or Crook's public state (`table` in the match view). What is still sealed is null.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookTable {
+    /// Where the match stands.
+    pub(super) phase: ViewPhase,
+    /// The turn, from 1 (0 before the deal).
+    pub(super) turn: u32,
+    /// Each seat's pawn position.
+    pub(super) positions: Vec<u32>,
+    /// The two auction piles.
+    pub(super) piles: Vec<ByHookOrCrookPile>,
+    /// The prison's cells, cell 1 first (null: empty).
+    pub(super) prison: Vec<Option<ByHookOrCrookPrisoner>>,
+    /// Checks in the cash register (out of the game).
+    pub(super) register: Vec<u32>,
+    /// Checks each seat holds.
+    pub(super) checks: Vec<BTreeSet<u32>>,
+    /// Each seat's thieves out of prison.
+    pub(super) thieves: Vec<Vec<u32>>,
+    /// Cards each seat holds.
+    pub(super) hand_sizes: Vec<usize>,
+    /// The cards every player has seen go into each hand.
+    #[schema(value_type = Vec<Vec<String>>)]
+    pub(super) known_cards: Vec<Vec<Item>>,
+    /// The castle of the leading pawn.
+    pub(super) leader_castle: ByHookOrCrookLeaderCastle,
+    /// The first pink space (a pawn there ends the game).
+    pub(super) pink_from: u32,
+    /// Whether a pawn has entered a pink space.
+    pub(super) end_triggered: bool,
+    /// The seats expected to act.
+    pub(super) waiting_for: Vec<usize>,
+    /// Each seat's location this turn; null while sealed (or between turns).
+    pub(super) locations: Vec<Option<Place>>,
+    /// Each seat's action card this turn; null while sealed (or between turns).
+    #[schema(value_type = Vec<Option<String>>)]
+    pub(super) cards: Vec<Option<ActionCard>>,
+    /// What the auction did this turn; null before it.
+    #[schema(required = true)]
+    pub(super) auction: Option<ByHookOrCrookAuction>,
+    /// The seats exhibiting this turn (once the cards are public).
+    pub(super) exhibitors: Vec<usize>,
+    /// The exhibits on the table.
+    pub(super) exhibits: Vec<ByHookOrCrookExhibitOnTable>,
+    /// The exhibitors, best first.
+    pub(super) ranking: Vec<usize>,
+    /// The thief stealing now; null otherwise.
+    #[schema(required = true)]
+    pub(super) steal: Option<ByHookOrCrookStealNow>,
+    /// This turn's thefts.
+    pub(super) thefts: Vec<ByHookOrCrookTheft>,
+    /// The last finished turn; null before the first.
+    #[schema(required = true)]
+    pub(super) last_turn: Option<ByHookOrCrookTurnSummary>,
+    /// The end of the game; null before it.
+    #[schema(required = true)]
+    pub(super) r#final: Option<ByHookOrCrookFinal>,
+    /// The winning seats, once finished.
+    pub(super) winners: Vec<usize>,
+    /// The winner's lead over the runner-up, once finished; null before.
+    #[schema(required = true)]
+    pub(super) margin: Option<i64>,
+    /// Who deals.
+    pub(super) dealing: Dealing,
+    /// Service dealing: SHA-256 (hex) of the shuffle seed; null otherwise.
+    #[schema(required = true)]
+    pub(super) commitment: Option<String>,
+}
+
+/// A By Hook or Crook seat's private state (`you` in the match view).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookSeat {
+    /// The seat.
+    pub(super) seat: usize,
+    /// The cards the seat holds (table dealing: those known so far).
+    #[schema(value_type = Vec<String>)]
+    pub(super) hand: Vec<Item>,
+    /// How many cards the seat holds.
+    pub(super) hand_size: usize,
+    /// Cards of the hand the service does not know (table dealing).
+    pub(super) unknown_cards: usize,
+    /// The best set in the hand; null without one.
+    #[schema(value_type = Option<Vec<String>>, required = true)]
+    pub(super) best_set: Option<Vec<Item>>,
+    /// Checks the seat holds.
+    pub(super) checks: BTreeSet<u32>,
+    /// The seat's thieves out of prison.
+    pub(super) thieves: Vec<u32>,
+    /// The seat's pawn position.
+    pub(super) position: u32,
+    /// The seat's location this turn; null before it chose.
+    #[schema(required = true)]
+    pub(super) location: Option<Place>,
+    /// The seat's action card this turn; null before it chose.
+    #[schema(value_type = Option<String>, required = true)]
+    pub(super) card: Option<ActionCard>,
+    /// The seat's exhibit this turn; null otherwise.
+    #[schema(value_type = Option<Vec<String>>, required = true)]
+    pub(super) exhibit: Option<Vec<Item>>,
+    /// The seat's final exhibit; null otherwise.
+    #[schema(value_type = Option<Vec<String>>, required = true)]
+    pub(super) final_exhibit: Option<Vec<Item>>,
+    /// Where the seat can play an action card this turn.
+    pub(super) can_go: Vec<Place>,
+    /// The action cards the seat may choose at its location; null when not choosing.
+    #[schema(value_type = Option<Vec<String>>, required = true)]
+    pub(super) playable: Option<Vec<ActionCard>>,
+}
+
+/// A sealed choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = ByHookOrCrookChoice)]
+pub enum Choice {
+    /// A location.
+    Location,
+    /// An action card.
+    Card,
+    /// An exhibit.
+    Exhibit,
+    /// A final exhibit.
+    FinalExhibit,
+}
+
+/// What a By Hook or Crook action produced (`outcome` in the log).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ByHookOrCrookOutcome {
+    /// The game was dealt.
+    #[schema(title = "ByHookOrCrookDealt")]
+    Dealt {
+        /// Cards in each hand.
+        hand_sizes: Vec<usize>,
+        /// Each pile's face-up top; null in table dealing until recorded.
+        #[schema(value_type = Vec<Option<String>>)]
+        piles: Vec<Option<Item>>,
+        /// Cards in each pile.
+        pile_sizes: Vec<usize>,
+        /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
+        #[schema(required = true)]
+        commitment: Option<String>,
+    },
+    /// A card was turned face up on an auction pile.
+    #[schema(title = "ByHookOrCrookPileTurned")]
+    PileTurned {
+        /// The pile.
+        pile: usize,
+        /// The card.
+        #[schema(value_type = String)]
+        card: Item,
+    },
+    /// An auction pile is empty.
+    #[schema(title = "ByHookOrCrookPileEmpty")]
+    PileEmpty {
+        /// The pile.
+        pile: usize,
+    },
+    /// Two players, `alternate`: a location chosen openly.
+    #[schema(title = "ByHookOrCrookLocationChosen")]
+    Location {
+        /// The seat.
+        seat: usize,
+        /// The location.
+        place: Place,
+    },
+    /// A sealed choice was recorded.
+    #[schema(title = "ByHookOrCrookSealed")]
+    Sealed {
+        /// The seat.
+        seat: usize,
+        /// What it chose.
+        choice: Choice,
+        /// The seats still to choose.
+        waiting_for: Vec<usize>,
+    },
+    /// Every location is in.
+    #[schema(title = "ByHookOrCrookLocationsRevealed")]
+    LocationsRevealed {
+        /// The turn.
+        turn: u32,
+        /// Each seat's location.
+        locations: Vec<Option<Place>>,
+    },
+    /// Every action card is in.
+    #[schema(title = "ByHookOrCrookCardsRevealed")]
+    CardsRevealed {
+        /// The turn.
+        turn: u32,
+        /// Each seat's location.
+        locations: Vec<Option<Place>>,
+        /// Each seat's action card.
+        #[schema(value_type = Vec<Option<String>>)]
+        cards: Vec<Option<ActionCard>>,
+    },
+    /// The auction was won: the winner picks a pile.
+    #[schema(title = "ByHookOrCrookAuctionWon")]
+    AuctionWon {
+        /// The winner.
+        seat: usize,
+        /// The winning check.
+        check: u32,
+        /// The thieves at the auction house.
+        thieves: Vec<u32>,
+    },
+    /// The auction did nothing.
+    #[schema(title = "ByHookOrCrookAuctionVoid")]
+    Auction {
+        /// Why, in words.
+        result: &'static str,
+        /// The checks returned to their owners.
+        checks_returned: Vec<u32>,
+    },
+    /// The winner bought a card.
+    #[schema(title = "ByHookOrCrookBought")]
+    Bought {
+        /// The buyer.
+        seat: usize,
+        /// The pile.
+        pile: usize,
+        /// The card.
+        #[schema(value_type = String)]
+        card: Item,
+        /// The check paid.
+        check: u32,
+        /// The seat whose thief took the check; null when it went to the register.
+        #[schema(required = true)]
+        check_stolen_by: Option<usize>,
+        /// The thieves at the auction house.
+        thieves: Vec<u32>,
+    },
+    /// The exhibitors lay down their sets.
+    #[schema(title = "ByHookOrCrookExhibitsExpected")]
+    ExhibitsExpected {
+        /// The exhibitors.
+        exhibitors: Vec<usize>,
+        /// The thieves at the castle.
+        thieves: Vec<u32>,
+    },
+    /// Every exhibit is in: the ranking and the rewards.
+    #[schema(title = "ByHookOrCrookExhibitsRevealed")]
+    ExhibitsRevealed {
+        /// The exhibits.
+        exhibits: Vec<ByHookOrCrookExhibitShown>,
+        /// The exhibitors, best first.
+        ranking: Vec<usize>,
+        /// The castle whose rewards apply, from 1.
+        castle: usize,
+        /// The rewards.
+        advances: Vec<ByHookOrCrookAdvance>,
+        /// Each seat's pawn position after them.
+        positions: Vec<u32>,
+    },
+    /// A thief stole a card from an exhibit.
+    #[schema(title = "ByHookOrCrookStolen")]
+    Stolen {
+        /// The thief's number.
+        thief: u32,
+        /// The seat that owns the thief.
+        seat: usize,
+        /// The exhibitor robbed.
+        from: usize,
+        /// The card.
+        #[schema(value_type = String)]
+        card: Item,
+    },
+    /// Detectives caught the thieves at the castle.
+    #[schema(title = "ByHookOrCrookThievesCaught")]
+    ThievesCaught {
+        /// The thieves caught.
+        thieves: Vec<u32>,
+        /// The thieves pushed out of prison.
+        released: Vec<u32>,
+        /// The detectives' advances.
+        detectives: Vec<ByHookOrCrookDetectiveMove>,
+        /// The prison's cells, cell 1 first.
+        prison: Vec<u32>,
+        /// Each seat's pawn position.
+        positions: Vec<u32>,
+    },
+    /// A turn ended.
+    #[schema(title = "ByHookOrCrookTurnOver")]
+    TurnOver {
+        /// The turn.
+        turn: u32,
+        /// Spaces each seat advanced.
+        advances: Vec<u32>,
+        /// Each seat's pawn position.
+        positions: Vec<u32>,
+    },
+    /// A pawn entered a pink space: every seat shows its best set.
+    #[schema(title = "ByHookOrCrookFinalExhibitionExpected")]
+    FinalExhibitionExpected {
+        /// Why, in words.
+        reason: &'static str,
+    },
+    /// The final exhibition.
+    #[schema(title = "ByHookOrCrookFinalExhibition")]
+    FinalExhibition {
+        /// Each seat's final exhibit.
+        #[schema(value_type = Vec<Vec<String>>)]
+        exhibits: Vec<Vec<Item>>,
+        /// The exhibitors, best first.
+        ranking: Vec<usize>,
+        /// The rewards.
+        advances: Vec<ByHookOrCrookAdvance>,
+        /// Each seat's pawn position.
+        positions: Vec<u32>,
+    },
+    /// The match is over.
+    #[schema(title = "ByHookOrCrookMatchFinished")]
+    MatchFinished {
+        /// The winning seats.
+        winners: Vec<usize>,
+        /// The winner's lead over the runner-up.
+        margin: i64,
+    },
+}
+
+/// The raw figures of a finished turn (`detail` of a score sheet round).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookTurnDetail {
+    /// The exhibits shown.
+    pub(super) exhibits: Vec<ByHookOrCrookExhibitShown>,
+    /// The exhibitors, best first.
+    pub(super) ranking: Vec<usize>,
+    /// The castle whose rewards applied (from 1); null without exhibits.
+    #[schema(required = true)]
+    pub(super) castle: Option<usize>,
+    /// The successful detectives.
+    pub(super) detectives: Vec<ByHookOrCrookDetective>,
+    /// The thieves caught.
+    pub(super) caught: Vec<u32>,
+}
+
+/// The raw figures of the final exhibition (`detail` of the sheet's last round).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookFinalDetail {
+    /// Each seat's final exhibit (`[]` without a set).
+    #[schema(value_type = Vec<Vec<String>>)]
+    pub(super) exhibits: Vec<Vec<Item>>,
+    /// The exhibitors, best first.
+    pub(super) ranking: Vec<usize>,
+}
+
+/// The raw figures of a By Hook or Crook score sheet round: a turn, or the final exhibition.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum ByHookOrCrookRoundDetail {
+    /// A turn.
+    Turn(ByHookOrCrookTurnDetail),
+    /// The final exhibition.
+    Final(ByHookOrCrookFinalDetail),
+}
 
 fn sorted(cards: impl IntoIterator<Item = Item>) -> Vec<Item> {
     let mut v: Vec<Item> = cards.into_iter().collect();
@@ -20,19 +628,19 @@ fn sorted(cards: impl IntoIterator<Item = Item>) -> Vec<Item> {
 }
 
 impl ByHookOrCrook {
-    fn phase_name(&self) -> &'static str {
+    fn view_phase(&self) -> ViewPhase {
         if self.pending_reveal().is_some() {
-            return "reveal_pile";
+            return ViewPhase::RevealPile;
         }
         match self.phase {
-            Phase::AwaitingDeal => "awaiting_deal",
-            Phase::Locations => "locations",
-            Phase::Cards => "cards",
-            Phase::Buy(_) => "buy",
-            Phase::Exhibits => "exhibits",
-            Phase::Steals => "steals",
-            Phase::FinalExhibition => "final_exhibition",
-            Phase::Finished => "finished",
+            Phase::AwaitingDeal => ViewPhase::AwaitingDeal,
+            Phase::Locations => ViewPhase::Locations,
+            Phase::Cards => ViewPhase::Cards,
+            Phase::Buy(_) => ViewPhase::Buy,
+            Phase::Exhibits => ViewPhase::Exhibits,
+            Phase::Steals => ViewPhase::Steals,
+            Phase::FinalExhibition => ViewPhase::FinalExhibition,
+            Phase::Finished => ViewPhase::Finished,
         }
     }
 
@@ -52,29 +660,42 @@ impl ByHookOrCrook {
         } else {
             vec![None; n]
         };
-        let mut prison: Vec<Value> = self
+        let mut prison: Vec<Option<ByHookOrCrookPrisoner>> = self
             .prison
             .iter()
-            .map(|&thief| json!({"thief": thief, "seat": self.thief_owner(thief)}))
+            .map(|&thief| {
+                Some(ByHookOrCrookPrisoner {
+                    thief,
+                    seat: self.thief_owner(thief),
+                })
+            })
             .collect();
-        prison.resize(n, Value::Null);
-        let piles: Vec<Value> = self
+        prison.resize(n, None);
+        let piles: Vec<ByHookOrCrookPile> = self
             .piles
             .iter()
-            .map(|p| json!({"top": p.top, "size": p.size}))
+            .map(|p| ByHookOrCrookPile {
+                top: p.top,
+                size: p.size,
+            })
             .collect();
         let lead = self.positions.iter().copied().max().unwrap_or(0);
         let castle = self.config.board.castle_at(lead);
         let c = self.config.board.castles[castle];
-        let exhibits: Vec<Value> = (0..n)
+        let exhibits: Vec<ByHookOrCrookExhibitOnTable> = (0..n)
             .filter_map(|s| {
-                t.shown.get(s).and_then(|x| x.as_ref()).map(|shown| {
-                    json!({
-                        "seat": s,
-                        "cards": shown,
-                        "on_display": t.display.get(s).and_then(|d| d.as_ref()).map(|d| sorted(d.iter().copied())),
+                t.shown
+                    .get(s)
+                    .and_then(|x| x.as_ref())
+                    .map(|shown| ByHookOrCrookExhibitOnTable {
+                        seat: s,
+                        cards: shown.clone(),
+                        on_display: t
+                            .display
+                            .get(s)
+                            .and_then(|d| d.as_ref())
+                            .map(|d| sorted(d.iter().copied())),
                     })
-                })
             })
             .collect();
         let exhibitors: Vec<usize> = if t.cards_public {
@@ -88,33 +709,19 @@ impl ByHookOrCrook {
             vec![]
         };
         let steal = match (self.phase, t.steal_queue.first()) {
-            (Phase::Steals, Some(&(thief, seat))) => {
-                json!({"thief": thief, "seat": seat, "from": self.owed_exhibits()})
-            }
-            _ => Value::Null,
+            (Phase::Steals, Some(&(thief, seat))) => Some(ByHookOrCrookStealNow {
+                thief,
+                seat,
+                from: self.owed_exhibits(),
+            }),
+            _ => None,
         };
-        let auction = t.auction.as_ref().map(|a| {
-            json!({
-                "checks": a.bids.iter().map(|b| json!({"seat": b.0, "check": b.1})).collect::<Vec<_>>(),
-                "thieves": a.thieves.iter().map(|b| json!({"seat": b.0, "thief": b.1})).collect::<Vec<_>>(),
-                "winner": a.winner.map(|w| w.0),
-                "check": a.winner.map(|w| w.1),
-                "bought": a.bought.map(|b| json!({"pile": b.0, "card": b.1})),
-                "check_stolen_by": a.check_to,
-                "result": a.note,
-            })
-        });
-        let thefts: Vec<Value> = t
-            .thefts
-            .iter()
-            .map(|x| json!({"thief": x.thief, "seat": x.seat, "from": x.from, "card": x.card}))
-            .collect();
-        let final_view = self.final_record.as_ref().map(|f| {
-            json!({
-                "exhibits": f.shown,
-                "ranking": f.ranking,
-                "advances": f.advances,
-            })
+        let auction = t.auction.as_ref().map(super::AuctionResult::view);
+        let thefts: Vec<ByHookOrCrookTheft> = t.thefts.iter().map(super::Theft::view).collect();
+        let final_view = self.final_record.as_ref().map(|f| ByHookOrCrookFinal {
+            exhibits: f.shown.clone(),
+            ranking: f.ranking.clone(),
+            advances: f.advances.clone(),
         });
         let (winners, margin) = match &self.final_record {
             Some(f) => (f.winners.clone(), Some(f.margin)),
@@ -124,35 +731,47 @@ impl ByHookOrCrook {
             self.phase,
             Phase::AwaitingDeal | Phase::FinalExhibition | Phase::Finished
         );
-        json!({
-            "phase": self.phase_name(),
-            "turn": if self.phase == Phase::AwaitingDeal { 0 } else { t.number },
-            "positions": self.positions,
-            "piles": piles,
-            "prison": prison,
-            "register": self.register,
-            "checks": self.checks,
-            "thieves": (0..n).map(|s| self.free_thieves(s)).collect::<Vec<_>>(),
-            "hand_sizes": self.hand_sizes,
-            "known_cards": self.public.iter().map(|h| sorted(h.iter().copied())).collect::<Vec<_>>(),
-            "leader_castle": {"castle": castle + 1, "upper": c.upper, "lower": c.lower},
-            "pink_from": self.config.board.pink_from,
-            "end_triggered": self.end_triggered,
-            "waiting_for": self.expected().seats,
-            "locations": if in_turn { json!(locations) } else { json!(vec![Value::Null; n]) },
-            "cards": if in_turn { json!(cards) } else { json!(vec![Value::Null; n]) },
-            "auction": auction,
-            "exhibitors": exhibitors,
-            "exhibits": exhibits,
-            "ranking": t.ranking,
-            "steal": steal,
-            "thefts": thefts,
-            "last_turn": self.records.last().map(|r| r.summary.clone()),
-            "final": final_view,
-            "winners": winners,
-            "margin": margin,
-            "dealing": self.dealing,
-            "commitment": self.commitment,
+        to_json(&ByHookOrCrookTable {
+            phase: self.view_phase(),
+            turn: if self.phase == Phase::AwaitingDeal {
+                0
+            } else {
+                t.number
+            },
+            positions: self.positions.clone(),
+            piles,
+            prison,
+            register: self.register.clone(),
+            checks: self.checks.clone(),
+            thieves: (0..n).map(|s| self.free_thieves(s)).collect(),
+            hand_sizes: self.hand_sizes.clone(),
+            known_cards: self
+                .public
+                .iter()
+                .map(|h| sorted(h.iter().copied()))
+                .collect(),
+            leader_castle: ByHookOrCrookLeaderCastle {
+                castle: castle + 1,
+                upper: c.upper,
+                lower: c.lower,
+            },
+            pink_from: self.config.board.pink_from,
+            end_triggered: self.end_triggered,
+            waiting_for: self.expected().seats,
+            locations: if in_turn { locations } else { vec![None; n] },
+            cards: if in_turn { cards } else { vec![None; n] },
+            auction,
+            exhibitors,
+            exhibits,
+            ranking: t.ranking.clone(),
+            steal,
+            thefts,
+            last_turn: self.records.last().map(|r| r.summary.clone()),
+            r#final: final_view,
+            winners,
+            margin,
+            dealing: self.dealing,
+            commitment: self.commitment.clone(),
         })
     }
 
@@ -174,24 +793,25 @@ impl ByHookOrCrook {
         let location = t.locations.get(seat).copied().flatten();
         let playable = match (self.phase, location) {
             (Phase::Locations | Phase::Cards, Some(place)) => {
-                json!(self.playable_cards(seat, place))
+                Some(self.playable_cards(seat, place))
             }
-            _ => Value::Null,
+            _ => None,
         };
-        json!({
-            "hand": hand,
-            "hand_size": self.hand_sizes[seat],
-            "unknown_cards": self.hand_sizes[seat].saturating_sub(self.hands[seat].len()),
-            "best_set": best,
-            "checks": self.checks[seat],
-            "thieves": self.free_thieves(seat),
-            "position": self.positions[seat],
-            "location": location,
-            "card": t.cards.get(seat).copied().flatten(),
-            "exhibit": t.exhibits.get(seat).cloned().flatten(),
-            "final_exhibit": self.final_shown.get(seat).cloned().flatten(),
-            "can_go": can_go,
-            "playable": playable,
+        to_json(&ByHookOrCrookSeat {
+            seat,
+            hand,
+            hand_size: self.hand_sizes[seat],
+            unknown_cards: self.hand_sizes[seat].saturating_sub(self.hands[seat].len()),
+            best_set: best,
+            checks: self.checks[seat].clone(),
+            thieves: self.free_thieves(seat),
+            position: self.positions[seat],
+            location,
+            card: t.cards.get(seat).copied().flatten(),
+            exhibit: t.exhibits.get(seat).cloned().flatten(),
+            final_exhibit: self.final_shown.get(seat).cloned().flatten(),
+            can_go,
+            playable,
         })
     }
 
@@ -204,7 +824,7 @@ impl ByHookOrCrook {
     ) -> Value {
         if let Actor::Seat(s) = actor {
             if viewer != Some(s) && self.hidden.contains(&(index, s)) {
-                return json!({"type": action.type_name(), "sealed": true});
+                return SealedAction::of(action.type_name());
             }
         }
         serde_json::to_value(action).unwrap_or(Value::Null)
@@ -219,7 +839,7 @@ impl ByHookOrCrook {
                 label: format!("Turn {}", r.number),
                 multiplier: 1,
                 points: r.advances.iter().map(|&a| a as i64).collect(),
-                detail: r.detail.clone(),
+                detail: to_json(&ByHookOrCrookRoundDetail::Turn(r.detail.clone())),
             })
             .collect();
         if let Some(f) = &self.final_record {
@@ -228,7 +848,10 @@ impl ByHookOrCrook {
                 label: "Final exhibition".into(),
                 multiplier: 1,
                 points: f.advances.iter().map(|&a| a as i64).collect(),
-                detail: json!({"exhibits": f.shown, "ranking": f.ranking}),
+                detail: to_json(&ByHookOrCrookRoundDetail::Final(ByHookOrCrookFinalDetail {
+                    exhibits: f.shown.clone(),
+                    ranking: f.ranking.clone(),
+                })),
             });
         }
         let finished = self.phase == Phase::Finished;

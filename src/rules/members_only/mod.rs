@@ -18,12 +18,13 @@ pub use actions::*;
 pub use cards::*;
 
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+use utoipa::ToSchema;
 
 use super::{
     cards::Seed,
     sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
-    Actor, Dealing, Game, Outcomes, ToAct,
+    spec_shapes, to_json, Actor, Dealing, Game, Outcomes, SealedAction, ToAct,
 };
 
 type Err = MembersOnlyError;
@@ -100,15 +101,15 @@ struct PlacedBet {
 }
 
 impl PlacedBet {
-    fn to_json(self) -> Value {
-        json!({
-            "seat": self.seat,
-            "category": self.bet.category,
-            "space": self.bet.space,
-            "piece": self.bet.piece,
-            "risk": self.risk,
-            "points": self.bet.space.points(),
-        })
+    fn view(self) -> MembersOnlyPlacedBet {
+        MembersOnlyPlacedBet {
+            seat: self.seat,
+            category: self.bet.category,
+            space: self.bet.space,
+            piece: self.bet.piece,
+            risk: self.risk,
+            points: self.bet.space.points(),
+        }
     }
 }
 
@@ -231,22 +232,6 @@ pub struct MembersOnly {
     applied: usize,
 }
 
-fn tracks_json(t: &[u8; 5]) -> Value {
-    let mut m = Map::new();
-    for c in Category::ALL {
-        m.insert(c.name().into(), json!(t[c.index()]));
-    }
-    Value::Object(m)
-}
-
-fn per_category_json<T: Serialize + Copy>(t: &[T; 5]) -> Value {
-    let mut m = Map::new();
-    for c in Category::ALL {
-        m.insert(c.name().into(), json!(t[c.index()]));
-    }
-    Value::Object(m)
-}
-
 /// Count per category: normal cards minus NO! cards, never below 0 (Rule Four).
 fn category_count(layout: &Counts, c: Category) -> u8 {
     let normal = layout[Card::normal(c).kind()];
@@ -254,26 +239,446 @@ fn category_count(layout: &Counts, c: Category) -> u8 {
     normal.saturating_sub(no)
 }
 
-fn layout_json(layout: &Counts) -> Value {
-    let mut m = Map::new();
-    for c in Category::ALL {
-        m.insert(
-            c.name().into(),
-            json!({
-                "normal": layout[Card::normal(c).kind()],
-                "no": layout[Card::no(c).kind()],
-                "count": category_count(layout, c),
-            }),
-        );
-    }
-    Value::Object(m)
-}
-
 fn counting_total(t: &[u8; 5]) -> i64 {
     t.iter()
         .filter(|&&m| (COUNTING_FROM..=TRACK_MAX).contains(&m))
         .map(|&m| i64::from(m))
         .sum()
+}
+
+/// One figure per category (`umbrella`, `crown`, `teacup`, `big_ben`, `hat`).
+macro_rules! per_category {
+    ($(#[$meta:meta])* $name:ident($t:ty)) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            /// Rain days in London.
+            umbrella: $t,
+            /// Royal scandals.
+            crown: $t,
+            /// Cups of tea spilled by the Premier.
+            teacup: $t,
+            /// Resignations (Big Ben).
+            big_ben: $t,
+            /// Identical hats at Ascot.
+            hat: $t,
+        }
+
+        impl $name {
+            fn of(t: &[$t; 5]) -> $name {
+                let at = |c: Category| t[c.index()];
+                $name {
+                    umbrella: at(Category::Umbrella),
+                    crown: at(Category::Crown),
+                    teacup: at(Category::Teacup),
+                    big_ben: at(Category::BigBen),
+                    hat: at(Category::Hat),
+                }
+            }
+        }
+    };
+}
+
+per_category!(
+    /// A seat's markers on the five tracks, 0 to 10.
+    MembersOnlyTracks(u8)
+);
+per_category!(
+    /// A figure per category (counts of the layout, marker advances).
+    MembersOnlyCounts(u8)
+);
+per_category!(
+    /// Points won per category, before the cap.
+    MembersOnlyWon(u32)
+);
+
+/// One category of the layout: its cards face up.
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MembersOnlyLayoutCategory {
+    /// Normal cards.
+    normal: u8,
+    /// NO! cards.
+    no: u8,
+    /// The count: normal cards minus NO! cards, never below 0.
+    count: u8,
+}
+
+/// The layout: the cards face up, per category.
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MembersOnlyLayout {
+    /// Rain days in London.
+    umbrella: MembersOnlyLayoutCategory,
+    /// Royal scandals.
+    crown: MembersOnlyLayoutCategory,
+    /// Cups of tea spilled by the Premier.
+    teacup: MembersOnlyLayoutCategory,
+    /// Resignations (Big Ben).
+    big_ben: MembersOnlyLayoutCategory,
+    /// Identical hats at Ascot.
+    hat: MembersOnlyLayoutCategory,
+}
+
+impl MembersOnlyLayout {
+    fn of(layout: &Counts) -> MembersOnlyLayout {
+        let at = |c: Category| MembersOnlyLayoutCategory {
+            normal: layout[Card::normal(c).kind()],
+            no: layout[Card::no(c).kind()],
+            count: category_count(layout, c),
+        };
+        MembersOnlyLayout {
+            umbrella: at(Category::Umbrella),
+            crown: at(Category::Crown),
+            teacup: at(Category::Teacup),
+            big_ben: at(Category::BigBen),
+            hat: at(Category::Hat),
+        }
+    }
+}
+
+/// The betting pieces a seat has left.
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MembersOnlyPieces {
+    /// Single pieces left.
+    single: u8,
+    /// The double piece: 1 if left, else 0.
+    double: u8,
+    /// The risk piece: 1 if still usable this heat, else 0.
+    risk: u8,
+}
+
+/// A bet on the board.
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MembersOnlyPlacedBet {
+    /// Who placed it.
+    seat: usize,
+    /// The category.
+    category: Category,
+    /// The space.
+    space: Space,
+    /// The piece.
+    piece: Piece,
+    /// Whether the risk piece lies under it (placed in the first betting round).
+    risk: bool,
+    /// The space's points.
+    points: u32,
+}
+
+/// A piece's fate at the end of a heat (`detail.pieces`).
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MembersOnlyPieceFate {
+    /// Who placed it.
+    seat: usize,
+    /// The category.
+    category: Category,
+    /// The space.
+    space: Space,
+    /// The piece.
+    piece: Piece,
+    /// Whether the risk piece lay under it.
+    risk: bool,
+    /// The space's points.
+    points: u32,
+    /// The multiplier of the piece (single × 1, double × 2, risk + 1).
+    multiplier: u32,
+    /// Whether the bet was right.
+    correct: bool,
+    /// Points it won.
+    won: u32,
+    /// `returned` (right: the piece comes back) or `lost`.
+    #[schema(value_type = MembersOnlyFateWord)]
+    fate: &'static str,
+}
+
+/// What became of a piece.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)] // the spec's words of `fate`
+pub enum MembersOnlyFateWord {
+    /// The bet was right: the piece comes back.
+    Returned,
+    /// The bet was wrong: the piece is lost.
+    Lost,
+}
+
+/// Where a Members Only match stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = MembersOnlyPhase)]
+pub enum ViewPhase {
+    /// Between heats: the table deals next.
+    AwaitingDeal,
+    /// Betting rounds.
+    Betting,
+    /// The seats record their end-of-heat choices (sealed until all are in).
+    Final,
+    /// The match is over.
+    Finished,
+}
+
+/// Members Only's public state (`table` in the match view). The keys marked "during a heat"
+/// are absent between heats, those marked "between heats" absent during one (and once
+/// finished).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MembersOnlyTable {
+    /// Between heats, betting, final choices, or over.
+    phase: ViewPhase,
+    /// The current heat, from 1 (0 before the first).
+    heat: u32,
+    /// Each seat's markers.
+    tracks: Vec<MembersOnlyTracks>,
+    /// Each seat's counting total (markers from 5 up).
+    totals: Vec<i64>,
+    /// Each seat's pieces left.
+    pieces: Vec<MembersOnlyPieces>,
+    /// The cards face up, per category (all zero between heats).
+    layout: MembersOnlyLayout,
+    /// The bets on the board (none between heats).
+    bets: Vec<MembersOnlyPlacedBet>,
+    /// During a heat: who bets first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    starter: Option<usize>,
+    /// During a heat: its dealer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    dealer: Option<usize>,
+    /// During a heat: the betting round, from 1; null during the final choices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<u32>)]
+    betting_round: Option<Option<u32>>,
+    /// During a heat: the seat to bet; null during the final choices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<usize>)]
+    to_play: Option<Option<usize>>,
+    /// During a heat: the two cards dealt face up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    face_up: Option<[Card; 2]>,
+    /// During a heat: how many cards each seat holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    hand_sizes: Option<Vec<u8>>,
+    /// During a heat: the seats whose final choice is in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    finals_in: Option<Vec<usize>>,
+    /// During a heat: the cards not dealt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    unused: Option<usize>,
+    /// During a heat: the service deal's seed commitment (SHA-256 hex), null in table dealing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    commitment: Option<Option<String>>,
+    /// Between heats: who bets first in the next heat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    next_starter: Option<usize>,
+    /// Between heats: who deals the next heat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    next_dealer: Option<usize>,
+}
+
+/// A seat's recorded end-of-heat choice, shown to that seat.
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MembersOnlyFinalChoice {
+    /// The card discarded face down; null when the seat had none to discard.
+    #[schema(required = true)]
+    discard: Option<Card>,
+    /// The two cards revealed.
+    reveal: [Card; 2],
+}
+
+/// A Members Only seat's private state (`you` in the match view).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MembersOnlySeat {
+    /// The seat.
+    seat: usize,
+    /// Service dealing, during a heat: the cards the seat holds. Null otherwise.
+    #[schema(required = true)]
+    hand: Option<Vec<Card>>,
+    /// During a heat: how many cards the seat holds; null between heats.
+    #[schema(required = true)]
+    hand_size: Option<u8>,
+    /// The seat's pieces left.
+    pieces: MembersOnlyPieces,
+    /// The seat's bets on the board.
+    bets: Vec<MembersOnlyPlacedBet>,
+    /// The seat's final choice once recorded this heat; null otherwise.
+    #[schema(required = true)]
+    r#final: Option<MembersOnlyFinalChoice>,
+    /// The seat's markers.
+    tracks: MembersOnlyTracks,
+    /// The seat's counting total.
+    total: i64,
+}
+
+/// What a Members Only action produced (`outcome` in the log).
+#[derive(Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum MembersOnlyOutcome {
+    /// A heat was dealt.
+    #[schema(title = "MembersOnlyDealt")]
+    Dealt {
+        /// The heat, from 1.
+        round: u32,
+        /// The dealer.
+        dealer: usize,
+        /// Who bets first.
+        starter: usize,
+        /// Cards dealt to each seat.
+        hand_size: u8,
+        /// The two cards dealt face up.
+        face_up: [Card; 2],
+        /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
+        #[schema(required = true)]
+        commitment: Option<String>,
+    },
+    /// A bet was placed.
+    #[schema(title = "MembersOnlyBetPlaced")]
+    Bet {
+        /// Who placed it.
+        seat: usize,
+        /// The category.
+        category: Category,
+        /// The space.
+        space: Space,
+        /// The piece.
+        piece: Piece,
+        /// Whether the risk piece lies under it.
+        risk: bool,
+        /// The space's points.
+        points: u32,
+    },
+    /// A seat revealed cards to the layout.
+    #[schema(title = "MembersOnlyRevealed")]
+    Revealed {
+        /// Who revealed them.
+        seat: usize,
+        /// The cards.
+        cards: Vec<Card>,
+    },
+    /// Every hand holds three cards: no further bets.
+    #[schema(title = "MembersOnlyBettingClosed")]
+    BettingClosed {
+        /// The heat.
+        round: u32,
+    },
+    /// A seat's final choice is in (sealed until all are).
+    #[schema(title = "MembersOnlyFinalRecorded")]
+    FinalRecorded {
+        /// The seat.
+        seat: usize,
+    },
+    /// Every final choice is in: the reveals, in seat order.
+    #[schema(title = "MembersOnlyFinalsRevealed")]
+    FinalsRevealed {
+        /// Each seat's two revealed cards.
+        reveals: Vec<[Card; 2]>,
+    },
+    /// A heat was scored.
+    #[schema(title = "MembersOnlyHeatScored")]
+    HeatScored {
+        /// The heat.
+        round: u32,
+        /// The count per category.
+        counts: MembersOnlyCounts,
+        /// Marker advances per seat.
+        points: Vec<i64>,
+        /// Each seat's markers after the heat.
+        tracks: Vec<MembersOnlyTracks>,
+        /// Each seat's counting total.
+        totals: Vec<i64>,
+    },
+    /// Seats that had lost every piece got them back.
+    #[schema(title = "MembersOnlyPiecesRestored")]
+    PiecesRestored {
+        /// The seats.
+        seats: Vec<usize>,
+    },
+    /// The match is over.
+    #[schema(title = "MembersOnlyMatchFinished")]
+    MatchFinished {
+        /// The winning seats.
+        winners: Vec<usize>,
+        /// The winner's total minus the runner-up's.
+        #[schema(required = true)]
+        margin: Option<i64>,
+    },
+}
+
+/// A final choice as the log shows it, once revealed, to anyone but its seat: the discard withheld
+/// (never shown but to its seat).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MembersOnlyFinalShown {
+    /// `final`.
+    #[serde(rename = "type")]
+    #[schema(schema_with = final_word)]
+    kind: &'static str,
+    /// `hidden`: the card discarded face down.
+    #[schema(schema_with = hidden_word)]
+    discard: &'static str,
+    /// The two cards revealed.
+    reveal: Vec<Card>,
+}
+
+fn final_word() -> utoipa::openapi::schema::Schema {
+    spec_shapes::word("final")
+}
+
+fn hidden_word() -> utoipa::openapi::schema::Schema {
+    spec_shapes::word("hidden")
+}
+
+/// Where a heat's cards went (`detail.cards`).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MembersOnlyCardCounts {
+    /// Dealt face up.
+    face_up: usize,
+    /// Revealed during the betting.
+    revealed: usize,
+    /// Revealed by the final choices.
+    r#final: usize,
+    /// Discarded face down, never counted.
+    discarded: usize,
+    /// Not dealt.
+    unused: usize,
+}
+
+/// The raw figures of a scored Members Only heat (`detail` of a score sheet round).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MembersOnlyRoundDetail {
+    /// Who bet first.
+    starter: usize,
+    /// The dealer.
+    dealer: usize,
+    /// The final layout.
+    layout: MembersOnlyLayout,
+    /// Every piece on the board and its fate.
+    pieces: Vec<MembersOnlyPieceFate>,
+    /// Points won per seat and category, before the cap.
+    won: Vec<MembersOnlyWon>,
+    /// Marker advances per seat and category, after the cap.
+    advanced: Vec<MembersOnlyCounts>,
+    /// Each seat's markers after the heat.
+    tracks: Vec<MembersOnlyTracks>,
+    /// Seats that got their pieces back.
+    restored: Vec<usize>,
+    /// Where the heat's cards went.
+    cards: MembersOnlyCardCounts,
 }
 
 impl MembersOnly {
@@ -428,9 +833,15 @@ impl MembersOnly {
                 risk,
             };
             heat.bets.push(placed);
-            let mut v = placed.to_json();
-            v["type"] = json!("bet");
-            out.push(v);
+            let b = placed.view();
+            out.push(to_json(&MembersOnlyOutcome::Bet {
+                seat: b.seat,
+                category: b.category,
+                space: b.space,
+                piece: b.piece,
+                risk: b.risk,
+                points: b.points,
+            }));
         }
         if !reveal.is_empty() {
             let c = counts_of(reveal);
@@ -442,7 +853,10 @@ impl MembersOnly {
             }
             heat.hand_sizes[seat] = heat.hand_sizes[seat].saturating_sub(reveal.len() as u8);
             heat.turn_reveals += reveal.len();
-            out.push(json!({"type": "revealed", "seat": seat, "cards": reveal}));
+            out.push(to_json(&MembersOnlyOutcome::Revealed {
+                seat,
+                cards: reveal.to_vec(),
+            }));
         }
         let next = (to_play + 1) % players;
         let round = if next == heat.starter {
@@ -456,7 +870,9 @@ impl MembersOnly {
                 from_action: index + 1,
                 choices: vec![None; players],
             };
-            out.push(json!({"type": "betting_closed", "round": self.round}));
+            out.push(to_json(&MembersOnlyOutcome::BettingClosed {
+                round: self.round,
+            }));
         } else {
             heat.phase = Phase::Betting {
                 to_play: next,
@@ -546,13 +962,13 @@ impl MembersOnly {
             discard,
             reveal: shown,
         });
-        let mut out = vec![json!({"type": "final_recorded", "seat": seat})];
+        let mut out = vec![to_json(&MembersOnlyOutcome::FinalRecorded { seat })];
         if choices.iter().all(Option::is_some) {
             let reveals: Vec<[Card; 2]> = choices.iter().flatten().map(|c| c.reveal).collect();
             for r in &reveals {
                 add(&mut heat.layout, &counts_of(r));
             }
-            out.push(json!({"type": "finals_revealed", "reveals": reveals}));
+            out.push(to_json(&MembersOnlyOutcome::FinalsRevealed { reveals }));
             out.extend(self.score_heat());
         }
         Ok(out)
@@ -623,22 +1039,26 @@ impl MembersOnly {
             .iter()
             .map(|a| a.iter().map(|&x| i64::from(x)).sum())
             .collect();
-        let mut out = vec![json!({
-            "type": "heat_scored",
-            "round": self.round,
-            "counts": per_category_json(&Category::ALL.map(|c| category_count(&heat.layout, c))),
-            "points": points,
-            "tracks": self.tracks.iter().map(tracks_json).collect::<Vec<_>>(),
-            "totals": self.totals(),
+        let mut out = vec![to_json(&MembersOnlyOutcome::HeatScored {
+            round: self.round,
+            counts: MembersOnlyCounts::of(&Category::ALL.map(|c| category_count(&heat.layout, c))),
+            points,
+            tracks: self.tracks.iter().map(MembersOnlyTracks::of).collect(),
+            totals: self.totals(),
         })];
         if !restored.is_empty() {
-            out.push(json!({"type": "pieces_restored", "seats": restored}));
+            out.push(to_json(&MembersOnlyOutcome::PiecesRestored {
+                seats: restored,
+            }));
         }
         self.results.push(result);
         if game_over {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals());
-            out.push(json!({"type": "match_finished", "winners": winners, "margin": margin}));
+            out.push(to_json(&MembersOnlyOutcome::MatchFinished {
+                winners,
+                margin,
+            }));
         }
         out
     }
@@ -686,14 +1106,13 @@ impl MembersOnly {
             },
             commitment: commitment.clone(),
         });
-        Ok(vec![json!({
-            "type": "dealt",
-            "round": number,
-            "dealer": dealer,
-            "starter": starter,
-            "hand_size": per_hand,
-            "face_up": face,
-            "commitment": commitment,
+        Ok(vec![to_json(&MembersOnlyOutcome::Dealt {
+            round: number,
+            dealer,
+            starter,
+            hand_size: per_hand,
+            face_up: face,
+            commitment,
         })])
     }
 
@@ -734,13 +1153,17 @@ impl MembersOnly {
         out
     }
 
-    fn stock_json(&self, seat: usize) -> Value {
+    fn stock_view(&self, seat: usize) -> MembersOnlyPieces {
         let st = self.stocks[seat];
         let risk = match &self.heat {
             Some(h) => !h.risk_used[seat],
             None => true,
         };
-        json!({"single": st.singles, "double": u8::from(st.double), "risk": u8::from(risk)})
+        MembersOnlyPieces {
+            single: st.singles,
+            double: u8::from(st.double),
+            risk: u8::from(risk),
+        }
     }
 }
 
@@ -916,24 +1339,37 @@ impl Game for MembersOnly {
 
     fn table_view(&self) -> Value {
         let phase = if self.finished {
-            "finished"
+            ViewPhase::Finished
         } else {
             match &self.heat {
-                None => "awaiting_deal",
+                None => ViewPhase::AwaitingDeal,
                 Some(h) => match h.phase {
-                    Phase::Betting { .. } => "betting",
-                    Phase::Final { .. } => "final",
+                    Phase::Betting { .. } => ViewPhase::Betting,
+                    Phase::Final { .. } => ViewPhase::Final,
                 },
             }
         };
         let n = self.players;
-        let mut v = json!({
-            "phase": phase,
-            "heat": self.round,
-            "tracks": self.tracks.iter().map(tracks_json).collect::<Vec<_>>(),
-            "totals": self.totals(),
-            "pieces": (0..n).map(|s| self.stock_json(s)).collect::<Vec<_>>(),
-        });
+        let mut v = MembersOnlyTable {
+            phase,
+            heat: self.round,
+            tracks: self.tracks.iter().map(MembersOnlyTracks::of).collect(),
+            totals: self.totals(),
+            pieces: (0..n).map(|s| self.stock_view(s)).collect(),
+            layout: MembersOnlyLayout::of(&[0; KINDS]),
+            bets: vec![],
+            starter: None,
+            dealer: None,
+            betting_round: None,
+            to_play: None,
+            face_up: None,
+            hand_sizes: None,
+            finals_in: None,
+            unused: None,
+            commitment: None,
+            next_starter: None,
+            next_dealer: None,
+        };
         match &self.heat {
             Some(h) => {
                 let (to_play, betting_round, finals_in) = match &h.phase {
@@ -948,67 +1384,63 @@ impl Game for MembersOnly {
                     ),
                 };
                 let dealt = n * hand_size(n) as usize + FACE_UP;
-                let extra = json!({
-                    "starter": h.starter,
-                    "dealer": h.dealer,
-                    "betting_round": betting_round,
-                    "to_play": to_play,
-                    "face_up": h.face_up,
-                    "layout": layout_json(&h.layout),
-                    "bets": h.bets.iter().map(|b| b.to_json()).collect::<Vec<_>>(),
-                    "hand_sizes": h.hand_sizes,
-                    "finals_in": finals_in,
-                    "unused": DECK_SIZE - dealt,
-                    "commitment": h.commitment,
-                });
-                if let (Value::Object(a), Value::Object(b)) = (&mut v, extra) {
-                    a.extend(b);
-                }
+                v.starter = Some(h.starter);
+                v.dealer = Some(h.dealer);
+                v.betting_round = Some(betting_round);
+                v.to_play = Some(to_play);
+                v.face_up = Some(h.face_up);
+                v.layout = MembersOnlyLayout::of(&h.layout);
+                v.bets = h.bets.iter().map(|b| b.view()).collect();
+                v.hand_sizes = Some(h.hand_sizes.clone());
+                v.finals_in = Some(finals_in);
+                v.unused = Some(DECK_SIZE - dealt);
+                v.commitment = Some(h.commitment.clone());
             }
             None => {
-                v["layout"] = layout_json(&[0; KINDS]);
-                v["bets"] = json!([]);
                 if !self.finished {
                     let next = self.round + 1;
-                    v["next_starter"] = json!(self.starter_of(next));
-                    v["next_dealer"] = json!(self.dealer_of(next));
+                    v.next_starter = Some(self.starter_of(next));
+                    v.next_dealer = Some(self.dealer_of(next));
                 }
             }
         }
-        v
+        to_json(&v)
     }
 
     fn seat_view(&self, seat: usize) -> Value {
         if seat >= self.players {
-            return json!({"hand": null});
+            // Never on the wire (no seat token names a seat outside the match).
+            return json!({"hand": null, "seat": seat});
         }
         let heat = self.heat.as_ref();
         let hand = heat
             .and_then(|h| h.hands.as_ref())
             .map(|hands| cards_of(&hands[seat]));
         let final_choice = heat.and_then(|h| match &h.phase {
-            Phase::Final { choices, .. } => {
-                choices[seat].map(|c| json!({"discard": c.discard, "reveal": c.reveal}))
-            }
+            Phase::Final { choices, .. } => choices[seat].map(|c| MembersOnlyFinalChoice {
+                discard: c.discard,
+                reveal: c.reveal,
+            }),
             Phase::Betting { .. } => None,
         });
-        let bets: Vec<Value> = heat
+        let bets: Vec<MembersOnlyPlacedBet> = heat
             .map(|h| {
                 h.bets
                     .iter()
                     .filter(|b| b.seat == seat)
-                    .map(|b| b.to_json())
+                    .map(|b| b.view())
                     .collect()
             })
             .unwrap_or_default();
-        json!({
-            "hand": hand,
-            "hand_size": heat.map(|h| h.hand_sizes[seat]),
-            "pieces": self.stock_json(seat),
-            "bets": bets,
-            "final": final_choice,
-            "tracks": tracks_json(&self.tracks[seat]),
-            "total": counting_total(&self.tracks[seat]),
+        to_json(&MembersOnlySeat {
+            seat,
+            hand,
+            hand_size: heat.map(|h| h.hand_sizes[seat]),
+            pieces: self.stock_view(seat),
+            bets,
+            r#final: final_choice,
+            tracks: MembersOnlyTracks::of(&self.tracks[seat]),
+            total: counting_total(&self.tracks[seat]),
         })
     }
 
@@ -1018,16 +1450,23 @@ impl Game for MembersOnly {
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                let pieces: Vec<Value> = r
+                let pieces: Vec<MembersOnlyPieceFate> = r
                     .fates
                     .iter()
                     .map(|f| {
-                        let mut v = f.placed.to_json();
-                        v["multiplier"] = json!(multiplier(f.placed.bet.piece, f.placed.risk));
-                        v["correct"] = json!(f.correct);
-                        v["won"] = json!(f.won);
-                        v["fate"] = json!(if f.correct { "returned" } else { "lost" });
-                        v
+                        let b = f.placed.view();
+                        MembersOnlyPieceFate {
+                            seat: b.seat,
+                            category: b.category,
+                            space: b.space,
+                            piece: b.piece,
+                            risk: b.risk,
+                            points: b.points,
+                            multiplier: multiplier(f.placed.bet.piece, f.placed.risk),
+                            correct: f.correct,
+                            won: f.won,
+                            fate: if f.correct { "returned" } else { "lost" },
+                        }
                     })
                     .collect();
                 RoundScore {
@@ -1039,21 +1478,21 @@ impl Game for MembersOnly {
                         .iter()
                         .map(|a| a.iter().map(|&x| i64::from(x)).sum())
                         .collect(),
-                    detail: json!({
-                        "starter": r.starter,
-                        "dealer": r.dealer,
-                        "layout": layout_json(&r.layout),
-                        "pieces": pieces,
-                        "won": r.won.iter().map(per_category_json).collect::<Vec<_>>(),
-                        "advanced": r.advanced.iter().map(per_category_json).collect::<Vec<_>>(),
-                        "tracks": r.tracks.iter().map(tracks_json).collect::<Vec<_>>(),
-                        "restored": r.restored,
-                        "cards": {
-                            "face_up": FACE_UP,
-                            "revealed": r.turn_reveals,
-                            "final": 2 * r.players,
-                            "discarded": r.players,
-                            "unused": DECK_SIZE - r.players * hand_size(r.players) as usize - FACE_UP,
+                    detail: to_json(&MembersOnlyRoundDetail {
+                        starter: r.starter,
+                        dealer: r.dealer,
+                        layout: MembersOnlyLayout::of(&r.layout),
+                        pieces,
+                        won: r.won.iter().map(MembersOnlyWon::of).collect(),
+                        advanced: r.advanced.iter().map(MembersOnlyCounts::of).collect(),
+                        tracks: r.tracks.iter().map(MembersOnlyTracks::of).collect(),
+                        restored: r.restored.clone(),
+                        cards: MembersOnlyCardCounts {
+                            face_up: FACE_UP,
+                            revealed: r.turn_reveals,
+                            r#final: 2 * r.players,
+                            discarded: r.players,
+                            unused: DECK_SIZE - r.players * hand_size(r.players) as usize - FACE_UP,
                         },
                     }),
                 }
@@ -1127,13 +1566,16 @@ impl Game for MembersOnly {
             Some(Phase::Final { from_action, .. }) if index >= *from_action
         );
         if sealed {
-            return json!({"type": "final", "sealed": true});
+            return SealedAction::of("final");
         }
-        let mut v = full;
-        if discard.is_some() {
-            v["discard"] = json!("hidden");
+        match (discard, action) {
+            (Some(_), Action::Final { reveal, .. }) => to_json(&MembersOnlyFinalShown {
+                kind: "final",
+                discard: "hidden",
+                reveal: reveal.clone(),
+            }),
+            _ => full,
         }
-        v
     }
 }
 

@@ -26,12 +26,13 @@ pub use board::*;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
+use utoipa::ToSchema;
 
 use super::{
     cards::{shuffled, Seed},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
-    Actor, Dealing, Game, Outcomes, SeedReveal, ToAct,
+    to_json, Actor, Dealing, Game, Outcomes, SeedReveal, ToAct,
 };
 
 /// How a game of the rubber ended.
@@ -53,14 +54,257 @@ impl Ending {
 }
 
 /// The last card laid down, for the view.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = PlusMinusLastPlay)]
 struct LastPlay {
+    /// Who laid it.
     seat: usize,
+    /// The card.
+    #[schema(value_type = i32)]
     card: PmCard,
+    /// The running total it made.
     total: i32,
+    /// The position of the man moved; null when none moved.
+    #[schema(required = true)]
     from: Option<u8>,
+    /// Where the man landed; null when none moved.
+    #[schema(required = true)]
     to: Option<u8>,
+    /// What the move did.
+    #[schema(value_type = PlusMinusResult)]
     result: &'static str,
+}
+
+/// What a move did to a man: `move` (to a number), `home` (25), `bust`, `stars`, or `none`
+/// (no man could move by the total).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)] // the spec's words of `Landing::word` (and `none`)
+pub enum PlusMinusResult {
+    /// The man moved to a number.
+    Move,
+    /// The man reached home (25).
+    Home,
+    /// The man went bust.
+    Bust,
+    /// The man went back to the stars.
+    Stars,
+    /// No man could move by the total.
+    None,
+}
+
+/// How a game of the rubber ended (`Ending::word`).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)] // the spec's words of `Ending::word`
+pub enum PlusMinusEnding {
+    /// A player moved his four men home.
+    FourHome,
+    /// The last player played his last card.
+    LastCard,
+    /// The game was recorded as a tally (table dealing).
+    Tally,
+}
+
+/// Where a P.M. match stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = PlusMinusPhase)]
+pub enum Phase {
+    /// Between games: the table deals next.
+    AwaitingDeal,
+    /// A game is being played.
+    Playing,
+    /// The rubber is over.
+    Finished,
+}
+
+/// P.M.'s public state (`table` in the match view). The keys marked "during a game" are absent
+/// between games.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlusMinusTable {
+    /// Between games, playing, or over.
+    phase: Phase,
+    /// Games in the rubber.
+    rubber_games: u32,
+    /// Packs in play (1, or 2 from 5 players).
+    packs: usize,
+    /// Each seat's board: its four men's positions, ascending (the last game's once it is over).
+    #[schema(value_type = Vec<Vec<u8>>)]
+    boards: Vec<Board>,
+    /// Between games: who deals next (null during a game and once finished).
+    #[schema(required = true)]
+    next_dealer: Option<usize>,
+    /// During a game: its dealer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    dealer: Option<usize>,
+    /// During a game: who laid the first card.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    leader: Option<usize>,
+    /// The seat to play; null between games.
+    #[schema(required = true)]
+    to_play: Option<usize>,
+    /// The top card of the pile (only it is shown); null before the first card of a game.
+    #[schema(value_type = Option<i32>, required = true)]
+    top_card: Option<PmCard>,
+    /// The last card laid and what it did; null before the first card of a game.
+    #[schema(required = true)]
+    last_play: Option<LastPlay>,
+    /// During a game: cards laid so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    cards_played: Option<usize>,
+    /// How many cards each seat still holds (zeros between games).
+    cards_left: Vec<usize>,
+    /// During a game: the service deal's seed commitment (SHA-256 hex), null in table dealing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    commitment: Option<Option<String>>,
+}
+
+/// One way to move a man by a card's total (`moves[].options`).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlusMinusOption {
+    /// The position of the man to move; null when no man can move.
+    #[schema(required = true)]
+    from: Option<u8>,
+    /// Where it lands; null when no man can move.
+    #[schema(required = true)]
+    to: Option<u8>,
+    /// What the move does.
+    #[schema(value_type = PlusMinusResult)]
+    result: &'static str,
+}
+
+/// A card the seat could lay now, its total and its moves (`you.moves`).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlusMinusMove {
+    /// The card.
+    #[schema(value_type = i32)]
+    card: PmCard,
+    /// The running total it would make.
+    total: i32,
+    /// Whether it may be laid.
+    playable: bool,
+    /// Why it may not (`minus_card_lead`: a minus card cannot open a game). Absent when
+    /// playable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    why: Option<&'static str>,
+    /// Each legal move with it.
+    options: Vec<PlusMinusOption>,
+}
+
+/// A P.M. seat's private state (`you` in the match view).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlusMinusSeat {
+    /// The seat.
+    seat: usize,
+    /// Service dealing, during a game: the seat's cards, ascending. Null otherwise.
+    #[schema(value_type = Option<Vec<i32>>, required = true)]
+    hand: Option<Vec<PmCard>>,
+    /// The seat's board; null for a seat outside the match.
+    #[schema(value_type = Option<Vec<u8>>, required = true)]
+    board: Option<Board>,
+    /// Whether it is the seat's turn.
+    your_turn: bool,
+    /// While it is the seat's turn: each card it could lay (its hand, or in table dealing every
+    /// card value the packs still hold) with its moves. Empty otherwise.
+    moves: Vec<PlusMinusMove>,
+}
+
+/// What a P.M. action produced (`outcome` in the log).
+#[derive(Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PlusMinusOutcome {
+    /// A game started.
+    #[schema(title = "PlusMinusDealt")]
+    Dealt {
+        /// The round (game), from 1.
+        round: u32,
+        /// The dealer.
+        dealer: usize,
+        /// Who lays the first card.
+        leader: usize,
+        /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
+        #[schema(required = true)]
+        commitment: Option<String>,
+    },
+    /// A card was laid.
+    #[schema(title = "PlusMinusPlayed")]
+    Played {
+        /// Who laid it.
+        seat: usize,
+        /// The card.
+        #[schema(value_type = i32)]
+        card: PmCard,
+        /// The top card it was laid on; null for the first card.
+        #[schema(value_type = Option<i32>, required = true)]
+        top: Option<PmCard>,
+        /// The running total it made.
+        total: i32,
+        /// The position of the man moved; null when none moved.
+        #[schema(required = true)]
+        from: Option<u8>,
+        /// Where the man landed; null when none moved.
+        #[schema(required = true)]
+        to: Option<u8>,
+        /// What the move did.
+        #[schema(value_type = PlusMinusResult)]
+        result: &'static str,
+    },
+    /// A game was scored.
+    #[schema(title = "PlusMinusGameScored")]
+    GameScored {
+        /// The round (game).
+        round: u32,
+        /// How it ended.
+        #[schema(value_type = PlusMinusEnding)]
+        ended_by: &'static str,
+        /// The seat that moved its four men home; null otherwise.
+        #[schema(required = true)]
+        home_seat: Option<usize>,
+        /// Each seat's board at the end.
+        #[schema(value_type = Vec<Vec<u8>>)]
+        boards: Vec<Board>,
+        /// Points per seat.
+        points: Vec<i64>,
+        /// Running totals.
+        totals: Vec<i64>,
+    },
+    /// The match is over.
+    #[schema(title = "PlusMinusMatchFinished")]
+    MatchFinished {
+        /// The winning seats.
+        winners: Vec<usize>,
+        /// The winner's total minus the runner-up's.
+        #[schema(required = true)]
+        margin: Option<i64>,
+    },
+}
+
+/// The raw figures of a scored P.M. game (`detail` of a score sheet round).
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlusMinusRoundDetail {
+    /// Each seat's board at the end.
+    #[schema(value_type = Vec<Vec<u8>>)]
+    boards: Vec<Board>,
+    /// How it ended.
+    #[schema(value_type = PlusMinusEnding)]
+    ended_by: &'static str,
+    /// The seat that moved its four men home; null otherwise.
+    #[schema(required = true)]
+    home_seat: Option<usize>,
+    /// Whether the game was recorded as a tally.
+    tallied: bool,
 }
 
 /// One game of the rubber in progress.
@@ -311,9 +555,14 @@ impl PlusMinus {
             to,
             result,
         });
-        let mut out = vec![json!({
-            "type": "played", "seat": seat, "card": card, "top": top, "total": checked.total,
-            "from": from, "to": to, "result": result,
+        let mut out = vec![to_json(&PlusMinusOutcome::Played {
+            seat,
+            card,
+            top,
+            total: checked.total,
+            from,
+            to,
+            result,
         })];
         // "The FINISH of the Game is when one of the players has moved his FOUR men on to 25, or
         // ALTERNATIVELY when the last player has played his last card."
@@ -354,14 +603,21 @@ impl PlusMinus {
         });
         self.last_boards = boards.clone();
         self.game = None;
-        let mut out = vec![json!({
-            "type": "game_scored", "round": self.round, "ended_by": ending.word(),
-            "home_seat": home_seat, "boards": boards, "points": points, "totals": self.totals,
+        let mut out = vec![to_json(&PlusMinusOutcome::GameScored {
+            round: self.round,
+            ended_by: ending.word(),
+            home_seat,
+            boards,
+            points,
+            totals: self.totals.clone(),
         })];
         if self.results.len() as u32 >= self.config.rubber_games {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals);
-            out.push(json!({"type": "match_finished", "winners": winners, "margin": margin}));
+            out.push(to_json(&PlusMinusOutcome::MatchFinished {
+                winners,
+                margin,
+            }));
         }
         out
     }
@@ -409,9 +665,11 @@ impl PlusMinus {
             last: None,
             commitment: commitment.clone(),
         });
-        Ok(vec![json!({
-            "type": "dealt", "round": round, "dealer": dealer, "leader": leader,
-            "commitment": commitment,
+        Ok(vec![to_json(&PlusMinusOutcome::Dealt {
+            round,
+            dealer,
+            leader,
+            commitment,
         })])
     }
 
@@ -491,30 +749,47 @@ impl PlusMinus {
     }
 
     /// The guide for a seat: for each card it could lay now, the total and every legal move.
-    fn move_guide(&self, g: &GameState, seat: usize) -> Vec<Value> {
+    fn move_guide(&self, g: &GameState, seat: usize) -> Vec<PlusMinusMove> {
         let board = &g.boards[seat];
         self.candidate_cards(g, seat)
             .into_iter()
             .map(|card| {
                 let total = Self::total_with(g, card);
                 if g.plays == 0 && card.is_minus() {
-                    return json!({"card": card, "total": total, "playable": false,
-                        "why": "minus_card_lead", "options": []});
+                    return PlusMinusMove {
+                        card,
+                        total,
+                        playable: false,
+                        why: Some("minus_card_lead"),
+                        options: vec![],
+                    };
                 }
                 let legal = legal_from(board, total);
-                let options: Vec<Value> = if legal.is_empty() {
-                    vec![json!({"from": null, "to": null, "result": "none"})]
+                let options: Vec<PlusMinusOption> = if legal.is_empty() {
+                    vec![PlusMinusOption {
+                        from: None,
+                        to: None,
+                        result: "none",
+                    }]
                 } else {
                     legal
                         .iter()
                         .filter_map(|&p| {
-                            destination(board, total, p)
-                                .ok()
-                                .map(|l| json!({"from": p, "to": l.position(), "result": l.word()}))
+                            destination(board, total, p).ok().map(|l| PlusMinusOption {
+                                from: Some(p),
+                                to: Some(l.position()),
+                                result: l.word(),
+                            })
                         })
                         .collect()
                 };
-                json!({"card": card, "total": total, "playable": true, "options": options})
+                PlusMinusMove {
+                    card,
+                    total,
+                    playable: true,
+                    why: None,
+                    options,
+                }
             })
             .collect()
     }
@@ -685,42 +960,39 @@ impl Game for PlusMinus {
 
     fn table_view(&self) -> Value {
         let phase = if self.finished {
-            "finished"
+            Phase::Finished
         } else if self.game.is_some() {
-            "playing"
+            Phase::Playing
         } else {
-            "awaiting_deal"
+            Phase::AwaitingDeal
         };
-        let mut v = json!({
-            "phase": phase,
-            "rubber_games": self.config.rubber_games,
-            "packs": self.packs,
-            "boards": self.boards(),
-            "next_dealer": if self.game.is_none() && !self.finished { Some(self.next_dealer()) } else { None },
-        });
+        let mut v = PlusMinusTable {
+            phase,
+            rubber_games: self.config.rubber_games,
+            packs: self.packs,
+            boards: self.boards().to_vec(),
+            next_dealer: (self.game.is_none() && !self.finished).then(|| self.next_dealer()),
+            dealer: None,
+            leader: None,
+            to_play: None,
+            top_card: None,
+            last_play: None,
+            cards_played: None,
+            cards_left: vec![0; self.players],
+            commitment: None,
+        };
         // Only the top card is shown: "Reference MUST NOT be made to cards that are covered."
-        let extra = match &self.game {
-            Some(g) => json!({
-                "dealer": g.dealer,
-                "leader": g.leader,
-                "to_play": g.to_play,
-                "top_card": g.top,
-                "last_play": g.last,
-                "cards_played": g.plays,
-                "cards_left": g.played_by.iter().map(|n| HAND_SIZE - n).collect::<Vec<_>>(),
-                "commitment": g.commitment,
-            }),
-            None => json!({
-                "to_play": null,
-                "top_card": null,
-                "last_play": null,
-                "cards_left": vec![0; self.players],
-            }),
-        };
-        if let (Value::Object(a), Value::Object(b)) = (&mut v, extra) {
-            a.extend(b);
+        if let Some(g) = &self.game {
+            v.dealer = Some(g.dealer);
+            v.leader = Some(g.leader);
+            v.to_play = Some(g.to_play);
+            v.top_card = g.top;
+            v.last_play = g.last.clone();
+            v.cards_played = Some(g.plays);
+            v.cards_left = g.played_by.iter().map(|n| HAND_SIZE - n).collect();
+            v.commitment = Some(g.commitment.clone());
         }
-        v
+        to_json(&v)
     }
 
     /// `hand` (service dealing; `null` in table dealing), `board`, `your_turn`, and while it is
@@ -729,7 +1001,13 @@ impl Game for PlusMinus {
     /// `{from, to, result}` (`result`: move, home, bust, stars, or none when no man can move).
     fn seat_view(&self, seat: usize) -> Value {
         if seat >= self.players {
-            return json!({"hand": null, "board": null, "your_turn": false, "moves": []});
+            return to_json(&PlusMinusSeat {
+                seat,
+                hand: None,
+                board: None,
+                your_turn: false,
+                moves: vec![],
+            });
         }
         let hand = self
             .game
@@ -741,11 +1019,12 @@ impl Game for PlusMinus {
             Some(g) if your_turn => self.move_guide(g, seat),
             _ => vec![],
         };
-        json!({
-            "hand": hand,
-            "board": self.boards()[seat],
-            "your_turn": your_turn,
-            "moves": moves,
+        to_json(&PlusMinusSeat {
+            seat,
+            hand,
+            board: Some(self.boards()[seat]),
+            your_turn,
+            moves,
         })
     }
 
@@ -759,11 +1038,11 @@ impl Game for PlusMinus {
                 label: format!("Game {}", i + 1),
                 multiplier: 1,
                 points: r.points.clone(),
-                detail: json!({
-                    "boards": r.boards,
-                    "ended_by": r.ending.word(),
-                    "home_seat": r.home_seat,
-                    "tallied": r.ending == Ending::Tally,
+                detail: to_json(&PlusMinusRoundDetail {
+                    boards: r.boards.clone(),
+                    ended_by: r.ending.word(),
+                    home_seat: r.home_seat,
+                    tallied: r.ending == Ending::Tally,
                 }),
             })
             .collect();
@@ -791,6 +1070,8 @@ impl Game for PlusMinus {
 
 #[cfg(test)]
 mod tests {
+
+    use serde_json::json;
 
     use super::super::RuleError;
     use super::*;

@@ -1,0 +1,531 @@
+//! The spec types every game's views (issue 13): the table view, the seat view, each outcome,
+//! the legal action lists, the log's actions (as each viewer sees them, sealed or not) and the
+//! score sheet's round detail are real models, and what the engines produce fits them. Random
+//! legal playouts of every game (in both dealing modes where the game has them) and the scenario
+//! corpus (`tests/scenarios`), validating every value produced against its schema from the served
+//! spec (`clubroom::app::openapi_json()`), with `#/components/schemas/...` references resolved: a
+//! view that gains a field its schema lacks (the models are closed: `additionalProperties:
+//! false`) or loses a required one fails here. Also: the models are models (required fields,
+//! closed), and each union lists its models in an order a first-match generated client can use.
+
+mod trick_props;
+
+use clubroom::rules::{
+    bonus_malus::BonusMalus, by_hook_or_crook::ByHookOrCrook, clubs::Clubs, dump::Dump,
+    members_only::MembersOnly, plus_minus::PlusMinus, Actor, AnyGame, Dealing, Game,
+};
+use serde_json::{json, Value};
+use std::sync::OnceLock;
+use trick_props::{Playout, Rng};
+
+/// The served spec.
+fn spec() -> &'static Value {
+    static SPEC: OnceLock<Value> = OnceLock::new();
+    SPEC.get_or_init(|| serde_json::from_str(&clubroom::app::openapi_json()).unwrap())
+}
+
+/// The component schema `name`.
+fn schema(name: &str) -> &'static Value {
+    let s = &spec()["components"]["schemas"][name];
+    assert!(s.is_object(), "the spec has a schema {name}");
+    s
+}
+
+/// A validator of `schema` (a schema of the spec, whose references point into its components).
+fn validator(schema: &Value) -> jsonschema::Validator {
+    let mut root = schema.clone();
+    root["components"] = spec()["components"].clone();
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&root)
+        .unwrap_or_else(|e| panic!("the schema compiles: {e}"))
+}
+
+/// A validator of the component schema `name`.
+fn component(name: &str) -> jsonschema::Validator {
+    validator(&json!({"$ref": format!("#/components/schemas/{name}")}))
+}
+
+/// The schemas a game's values must fit: its own models, and the unions the API declares.
+struct Schemas {
+    game: &'static str,
+    table: jsonschema::Validator,
+    seat: jsonschema::Validator,
+    outcome: jsonschema::Validator,
+    action: jsonschema::Validator,
+    detail: jsonschema::Validator,
+    match_table: jsonschema::Validator,
+    match_you: jsonschema::Validator,
+    event_outcome: jsonschema::Validator,
+    legal_actions: jsonschema::Validator,
+    score_sheet: jsonschema::Validator,
+    event_action: jsonschema::Validator,
+    /// Values checked, by kind, to show the playouts reached them.
+    counts: [usize; 6],
+    /// Logged actions seen sealed (`{type, sealed: true}`) and with a `hidden` discard.
+    redacted: [usize; 2],
+}
+
+impl Schemas {
+    fn new(game: &'static str) -> Schemas {
+        let property = |model: &str, field: &str| {
+            let p = &schema(model)["properties"][field];
+            assert!(p.is_object(), "{model}.{field} in the spec");
+            validator(p)
+        };
+        Schemas {
+            game,
+            table: component(&format!("{game}Table")),
+            seat: component(&format!("{game}Seat")),
+            outcome: component(&format!("{game}Outcome")),
+            action: component(&format!("{game}Action")),
+            detail: component(&format!("{game}RoundDetail")),
+            match_table: property("MatchView", "table"),
+            match_you: property("MatchView", "you"),
+            event_outcome: property("EventView", "outcome"),
+            legal_actions: property("Legal", "actions"),
+            score_sheet: component("ScoreSheet"),
+            event_action: property("EventView", "action"),
+            counts: [0; 6],
+            redacted: [0; 2],
+        }
+    }
+
+    fn check(&self, v: &jsonschema::Validator, value: &Value, what: &str) {
+        let errors: Vec<String> = v
+            .iter_errors(value)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{} {what} does not fit its schema: {errors:?}\n{value:#}",
+            self.game
+        );
+    }
+
+    /// Every view of `g` now: table, seats, legal lists, score sheet.
+    fn check_state<G: Game>(&mut self, g: &G, players: usize) {
+        let table = g.table_view();
+        self.check(&self.table, &table, "table view");
+        self.check(&self.match_table, &table, "table view (MatchView.table)");
+        self.counts[0] += 1;
+        for s in 0..players {
+            let you = g.seat_view(s);
+            self.check(&self.seat, &you, "seat view");
+            self.check(&self.match_you, &you, "seat view (MatchView.you)");
+            self.counts[1] += 1;
+        }
+        for actor in (0..players).map(Actor::Seat).chain([Actor::Table]) {
+            let legal: Vec<Value> = g
+                .legal_actions(actor)
+                .iter()
+                .map(|a| serde_json::to_value(a).unwrap())
+                .collect();
+            for a in &legal {
+                self.check(&self.action, a, "legal action");
+            }
+            self.check(&self.legal_actions, &Value::from(legal), "legal list");
+            self.counts[2] += 1;
+        }
+        let sheet = serde_json::to_value(g.score_sheet()).unwrap();
+        self.check(&self.score_sheet, &sheet, "score sheet");
+        for round in sheet["rounds"].as_array().unwrap() {
+            self.check(&self.detail, &round["detail"], "round detail");
+        }
+        self.counts[3] += 1;
+    }
+
+    fn check_outcomes(&mut self, outcomes: &[Value]) {
+        for o in outcomes {
+            self.check(&self.outcome, o, "outcome");
+        }
+        self.check(
+            &self.event_outcome,
+            &Value::from(outcomes.to_vec()),
+            "outcome list",
+        );
+        self.counts[4] += outcomes.len();
+    }
+}
+
+impl Schemas {
+    /// The log as each viewer (the host, each seat) sees it: the standing actions `log[from..]`
+    /// rendered by `g`, and each of them as it would show once retracted.
+    fn check_log<G: Game>(
+        &mut self,
+        g: &G,
+        any: &AnyGame,
+        log: &[(Actor, G::Action)],
+        from: usize,
+        players: usize,
+    ) {
+        for (i, (actor, a)) in log.iter().enumerate().skip(from) {
+            let recorded = serde_json::to_value(a).unwrap();
+            for viewer in [None].into_iter().chain((0..players).map(Some)) {
+                let shown = g.render_action(i, a, *actor, viewer);
+                self.check(&self.event_action, &shown, "logged action");
+                let retracted = any.render_retracted(&recorded, *actor, viewer);
+                self.check(&self.event_action, &retracted, "retracted action");
+                for v in [&shown, &retracted] {
+                    self.redacted[0] += usize::from(v["sealed"] == json!(true));
+                    self.redacted[1] += usize::from(v["discard"] == json!("hidden"));
+                }
+                self.counts[5] += 1;
+            }
+        }
+    }
+}
+
+/// Plays `matches` random matches of `G` with `players` players in each of `dealings`, up to
+/// `max_steps` actions each, validating every view, outcome, legal list and score sheet.
+fn typed<G: Game>(
+    schemas: &mut Schemas,
+    players: usize,
+    dealings: &[Dealing],
+    matches: u64,
+    max_steps: usize,
+) {
+    for &dealing in dealings {
+        for m in 0..matches {
+            let mut rng = Rng::new(0x7E57_0000 + m * 6151 + players as u64);
+            let mut p: Playout<G> = Playout::new(G::Config::default(), players, dealing);
+            let any = AnyGame::new(G::ID, None, players, dealing).unwrap();
+            let mut log: Vec<(Actor, G::Action)> = Vec::new();
+            schemas.check_state(&p.game, players);
+            for step in 0..max_steps {
+                let Some(actor) = p.actor(&mut rng) else {
+                    break;
+                };
+                let legal = p.game.legal_actions(actor);
+                if legal.is_empty() {
+                    break; // By Hook or Crook in table dealing: not every exhibit is listed
+                }
+                let action = legal[rng.below(legal.len())].clone();
+                let seed = p.game.needs_seed(&action).then(|| rng.seed());
+                let outcomes = p
+                    .game
+                    .apply(actor, &action, seed.as_ref())
+                    .unwrap_or_else(|e| panic!("{action:?} by {actor:?} refused: {e}"));
+                log.push((actor, action));
+                schemas.check_outcomes(&outcomes);
+                schemas.check_state(&p.game, players);
+                // The recent actions at every step (a sealed choice shows until revealed), the
+                // whole log now and then.
+                let from = if step % 25 == 0 {
+                    0
+                } else {
+                    log.len().saturating_sub(6)
+                };
+                schemas.check_log(&p.game, &any, &log, from, players);
+            }
+        }
+    }
+    let [tables, seats, lists, sheets, outcomes, logged] = schemas.counts;
+    assert!(
+        tables > 0 && seats > 0 && lists > 0 && sheets > 0 && outcomes > 0 && logged > 0,
+        "{}: {:?}",
+        schemas.game,
+        schemas.counts
+    );
+}
+
+const BOTH: &[Dealing] = &[Dealing::Service, Dealing::Table];
+
+#[test]
+fn dump_views_fit_their_schemas() {
+    let mut s = Schemas::new("Dump");
+    typed::<Dump>(&mut s, 4, BOTH, 3, 400);
+    typed::<Dump>(&mut s, 2, BOTH, 3, 400);
+}
+
+#[test]
+fn clubs_views_fit_their_schemas() {
+    let mut s = Schemas::new("Clubs");
+    typed::<Clubs>(&mut s, 4, BOTH, 2, 300);
+    typed::<Clubs>(&mut s, 3, BOTH, 2, 300);
+}
+
+#[test]
+fn bonus_malus_views_fit_their_schemas() {
+    let mut s = Schemas::new("BonusMalus");
+    typed::<BonusMalus>(&mut s, 4, BOTH, 2, 400);
+    typed::<BonusMalus>(&mut s, 3, BOTH, 2, 400);
+    typed::<BonusMalus>(&mut s, 2, BOTH, 1, 400);
+}
+
+#[test]
+fn plus_minus_views_fit_their_schemas() {
+    let mut s = Schemas::new("PlusMinus");
+    typed::<PlusMinus>(&mut s, 3, BOTH, 2, 400);
+    typed::<PlusMinus>(&mut s, 5, BOTH, 1, 400);
+}
+
+#[test]
+fn members_only_views_fit_their_schemas() {
+    let mut s = Schemas::new("MembersOnly");
+    typed::<MembersOnly>(&mut s, 4, BOTH, 2, 200);
+    typed::<MembersOnly>(&mut s, 3, BOTH, 2, 200);
+    assert!(s.redacted[0] > 0 && s.redacted[1] > 0, "{:?}", s.redacted);
+}
+
+#[test]
+fn by_hook_or_crook_views_fit_their_schemas() {
+    let mut s = Schemas::new("ByHookOrCrook");
+    typed::<ByHookOrCrook>(&mut s, 3, BOTH, 2, 300);
+    typed::<ByHookOrCrook>(&mut s, 2, BOTH, 2, 300);
+    typed::<ByHookOrCrook>(&mut s, 5, &[Dealing::Service], 1, 300);
+    assert!(s.redacted[0] > 0, "{:?}", s.redacted);
+}
+
+/// A closed object model (`additionalProperties: false`), or a union of them.
+fn assert_closed(s: &Value, name: &str) {
+    if let Some(r) = s["$ref"].as_str() {
+        let target = r.trim_start_matches("#/components/schemas/");
+        return assert_closed(schema(target), target);
+    }
+    match s["oneOf"].as_array().or(s["anyOf"].as_array()) {
+        Some(items) => items.iter().for_each(|i| assert_closed(i, name)),
+        None => assert_eq!(s["additionalProperties"], json!(false), "{name} is closed"),
+    }
+}
+
+/// The models are models, not `object`: each has its required fields and is closed.
+#[test]
+fn the_view_schemas_are_typed_models() {
+    let required = |name: &str| -> Vec<String> {
+        serde_json::from_value(schema(name)["required"].clone())
+            .unwrap_or_else(|_| panic!("{name} lists its required fields"))
+    };
+    for game in [
+        "Dump",
+        "Clubs",
+        "BonusMalus",
+        "PlusMinus",
+        "MembersOnly",
+        "ByHookOrCrook",
+    ] {
+        let table = format!("{game}Table");
+        assert!(required(&table).contains(&"phase".to_string()), "{table}");
+        let seat = format!("{game}Seat");
+        assert!(required(&seat).contains(&"seat".to_string()), "{seat}");
+        for name in [table, seat, format!("{game}RoundDetail")] {
+            assert_closed(schema(&name), &name);
+        }
+        let outcome = format!("{game}Outcome");
+        let variants = schema(&outcome)["oneOf"].as_array().unwrap();
+        for v in variants {
+            assert!(
+                v["title"].as_str().is_some_and(|t| t.starts_with(game)),
+                "{v}"
+            );
+            assert_eq!(v["additionalProperties"], json!(false), "{v}");
+            assert!(v["required"].as_array().unwrap().contains(&json!("type")));
+        }
+    }
+    let api = spec();
+    let any_of = |v: &Value| v["anyOf"].as_array().map(Vec::len).unwrap_or(0);
+    assert_eq!(any_of(schema("GameTable")), 6);
+    assert_eq!(any_of(schema("GameSeat")), 6);
+    assert_eq!(any_of(schema("GameOutcome")), 7, "six games and the undo");
+    assert_eq!(any_of(schema("GameRoundDetail")), 6);
+    let you = &api["components"]["schemas"]["MatchView"]["properties"]["you"];
+    assert!(
+        you.to_string().contains("#/components/schemas/GameSeat"),
+        "{you}"
+    );
+    assert!(you.to_string().contains("null"), "{you}");
+    assert_eq!(
+        api["components"]["schemas"]["Legal"]["properties"]["actions"]["items"],
+        json!({"$ref": "#/components/schemas/GameAction"})
+    );
+}
+
+/// The models a union lists, in order, each with the index of the union's branch it comes from
+/// (references resolved, nested unions flattened).
+fn leaves(s: &'static Value, branch: usize, out: &mut Vec<(usize, &'static Value)>) {
+    if let Some(r) = s["$ref"].as_str() {
+        return leaves(
+            schema(r.trim_start_matches("#/components/schemas/")),
+            branch,
+            out,
+        );
+    }
+    match s["oneOf"].as_array().or(s["anyOf"].as_array()) {
+        Some(items) => items.iter().for_each(|i| leaves(i, branch, out)),
+        None => out.push((branch, s)),
+    }
+}
+
+/// The values a model's `type` may take (None: any).
+fn type_tag(s: &Value) -> Option<Vec<Value>> {
+    let t = &s["properties"]["type"];
+    let t = match t["$ref"].as_str() {
+        Some(r) => schema(r.trim_start_matches("#/components/schemas/")),
+        None => t,
+    };
+    t["enum"].as_array().cloned()
+}
+
+/// A generated client that takes the first model of a union whose required fields are present
+/// (openapi-python-client does: it ignores `additionalProperties`) picks the right one only if no
+/// model comes before another whose required fields include all of its own (and more). Models
+/// with the very same required fields (Dump's and Bonus-Malus' seats) cannot be told apart by any
+/// client; the match's `game` says which it is.
+#[test]
+fn each_union_lists_a_model_before_any_that_requires_more() {
+    for union in [
+        "GameTable",
+        "GameSeat",
+        "GameOutcome",
+        "GameRoundDetail",
+        "LoggedAction",
+    ] {
+        let mut models = Vec::new();
+        for (b, item) in schema(union)["anyOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            leaves(item, b, &mut models);
+        }
+        let required = |s: &Value| -> std::collections::BTreeSet<String> {
+            serde_json::from_value(s["required"].clone()).unwrap_or_default()
+        };
+        for (i, &(bi, a)) in models.iter().enumerate() {
+            for &(bj, b) in &models[i + 1..] {
+                if bi == bj {
+                    continue; // one game's own models: told apart by their `type`
+                }
+                if let (Some(ta), Some(tb)) = (type_tag(a), type_tag(b)) {
+                    if !ta.iter().any(|t| tb.contains(t)) {
+                        continue;
+                    }
+                }
+                let (ra, rb) = (required(a), required(b));
+                assert!(
+                    !(ra.is_subset(&rb) && ra != rb),
+                    "{union}: {} comes before {}, which requires all it does and more",
+                    a["title"].as_str().unwrap_or(&a["description"].to_string()),
+                    b["title"].as_str().unwrap_or(&b["description"].to_string()),
+                );
+            }
+        }
+    }
+}
+
+impl Schemas {
+    /// Every view of a match driven through `AnyGame` now.
+    fn check_any(&mut self, g: &AnyGame, players: usize) {
+        let table = g.table_view();
+        self.check(&self.table, &table, "table view");
+        self.check(&self.match_table, &table, "table view (MatchView.table)");
+        for s in 0..players {
+            let you = g.seat_view(s);
+            self.check(&self.seat, &you, "seat view");
+            self.check(&self.match_you, &you, "seat view (MatchView.you)");
+        }
+        for actor in (0..players).map(Actor::Seat).chain([Actor::Table]) {
+            let legal = g.legal_actions(actor);
+            for a in &legal {
+                self.check(&self.action, a, "legal action");
+            }
+            self.check(&self.legal_actions, &Value::from(legal), "legal list");
+        }
+        let sheet = serde_json::to_value(g.score_sheet()).unwrap();
+        self.check(&self.score_sheet, &sheet, "score sheet");
+        for round in sheet["rounds"].as_array().unwrap() {
+            self.check(&self.detail, &round["detail"], "round detail");
+        }
+    }
+}
+
+/// The hand-written scenarios of every game (`tests/scenarios`, the rules runner's corpus: table
+/// and service dealing, tallies, options such as two-player `alternate`, refusals), replayed
+/// through `AnyGame`: every accepted action's outcomes and the views after it fit their schemas.
+/// (Refused steps are skipped; `tests/scenarios.rs` checks them.)
+#[test]
+fn the_scenarios_views_fit_their_schemas() {
+    let prefix = |id: &str| match id {
+        "dump" => "Dump",
+        "clubs" => "Clubs",
+        "bonus-malus" => "BonusMalus",
+        "plus-minus" => "PlusMinus",
+        "members-only" => "MembersOnly",
+        "by-hook-or-crook" => "ByHookOrCrook",
+        other => panic!("a scenario of an unknown game {other}"),
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
+    let mut files = Vec::new();
+    for dir in std::fs::read_dir(&root).unwrap() {
+        let dir = dir.unwrap().path();
+        if dir.is_dir() {
+            for f in std::fs::read_dir(&dir).unwrap() {
+                let f = f.unwrap().path();
+                if f.extension().is_some_and(|e| e == "json") {
+                    files.push(f);
+                }
+            }
+        }
+    }
+    files.sort();
+    let mut accepted = 0;
+    for path in &files {
+        let sc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        if sc.get("create_error").is_some() {
+            continue;
+        }
+        let id = sc["game"].as_str().unwrap();
+        let players = sc["players"].as_u64().unwrap() as usize;
+        let dealing: Dealing =
+            serde_json::from_value(sc.get("dealing").cloned().unwrap_or(json!("table"))).unwrap();
+        let config = sc.get("config").cloned();
+        let mut g = AnyGame::new(id, config, players, dealing).unwrap();
+        let mut s = Schemas::new(prefix(id));
+        let sole = |g: &AnyGame| {
+            let t = g.to_act();
+            match (t.seats.as_slice(), t.table) {
+                ([s], false) => Some(Actor::Seat(*s)),
+                ([], true) => Some(Actor::Table),
+                _ => None,
+            }
+        };
+        for step in sc["steps"].as_array().into_iter().flatten() {
+            if step.get("error").is_some() {
+                continue;
+            }
+            let seed = step["seed"]
+                .as_str()
+                .and_then(clubroom::rules::Seed::from_hex);
+            let mut todo: Vec<(Option<Actor>, Value, Option<clubroom::rules::Seed>)> = vec![];
+            if let Some(a) = step.get("action") {
+                let actor = step
+                    .get("seat")
+                    .map(|s| Actor::from_seat(s.as_u64().map(|s| s as usize)));
+                todo.push((actor, a.clone(), seed));
+            }
+            for a in step["actions"].as_array().into_iter().flatten() {
+                todo.push((None, a.clone(), None));
+            }
+            for c in step["cards"].as_array().into_iter().flatten() {
+                todo.push((None, json!({"type": "play", "card": c}), None));
+            }
+            for (actor, action, seed) in todo {
+                let Some(actor) = actor.or_else(|| sole(&g)) else {
+                    break;
+                };
+                let Ok(outcomes) = g.apply(actor, &action, seed.as_ref()) else {
+                    break;
+                };
+                accepted += 1;
+                s.check_outcomes(&outcomes);
+                s.check_any(&g, players);
+            }
+        }
+    }
+    assert!(
+        files.len() > 20 && accepted > 500,
+        "{} files, {accepted} actions",
+        files.len()
+    );
+}
