@@ -100,7 +100,12 @@ pub async fn start_with_store(
     // than having its SYN dropped and retried a second or three later. The listener comes bound
     // with std's backlog of 128: listening again sets ours (the kernel caps it at somaxconn).
     socket2::SockRef::from(&listener).listen(limits.backlog.min(i32::MAX as u32) as i32)?;
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    // HTTP worker threads: one per core unless CLUBROOM_WORKERS says otherwise (1 to 256).
+    let workers = std::env::var("CLUBROOM_WORKERS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|n| (1..=256).contains(n))
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     let per_worker = (connections_that_fit(limits.max_connections) / workers).max(1);
     let server = HttpServer::new(move || build_app_with(svc.clone(), edge.clone()))
         .workers(workers)
