@@ -5,115 +5,89 @@ use serde::Serialize;
 use utoipa::{
     openapi::{
         link::Link,
-        schema::{AdditionalProperties, AnyOf, Schema},
+        schema::{AdditionalProperties, AnyOf, Ref, Schema},
         security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
         RefOr,
     },
     Modify, OpenApi, ToSchema,
 };
 
-use crate::rules::{bonus_malus, by_hook_or_crook, clubs, dump, members_only, plus_minus};
+use crate::rules::{members_only, with_games, Game};
 
-/// An action of the match's game: `{type, ...}`. Which variants apply depends on the game.
-#[derive(Serialize, ToSchema)]
-#[serde(untagged)]
-pub enum GameAction {
-    /// Dump: `deal`, `play {card}`, `tally {points}`.
-    Dump(dump::Action),
-    /// Clubs: `deal`, `play {card, declare?}`, `tally {taken}`.
-    Clubs(clubs::Action),
-    /// Bonus-Malus: `deal {trump?}`, `stock_top {suit}`, `play {card}`, `tally {taken}`.
-    BonusMalus(bonus_malus::Action),
-    /// Members Only: `deal {face_up?}`, `turn {bet, reveal}`, `final {discard?, reveal}`.
-    MembersOnly(members_only::Action),
-    /// P.M.: `deal`, `play {card, from}`, `tally {men}`.
-    PlusMinus(plus_minus::Action),
-    /// By Hook or Crook: `deal`, `location`, `choose`, `buy`, `reveal_pile`, `exhibit`, `steal`,
-    /// `final_exhibit`.
-    ByHookOrCrook(by_hook_or_crook::actions::Action),
+/// Defines a union of one model per registered game (`with_games!`): a marker type whose schema
+/// is the `anyOf` of every game's `Game::$model` (references; the models themselves, and what they
+/// refer to, are registered with it), plus `$extra` models. The order of the branches is settled
+/// in [`finish`] (see [`order_union`]).
+macro_rules! game_union {
+    ({ $name:ident, $model:ident, [$($extra:ty),*], $doc:literal }
+     $($variant:ident($module:ident :: $game:ident),)*) => {
+        #[doc = $doc]
+        #[derive(Serialize)]
+        pub struct $name;
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> RefOr<Schema> {
+                let mut any = AnyOf::new();
+                $(any.items.push(RefOr::Ref({
+                    let mut r = Ref::from_schema_name(
+                        <<crate::rules::$module::$game as Game>::$model as ToSchema>::name(),
+                    );
+                    r.description = <crate::rules::$module::$game as Game>::TITLE.into();
+                    r
+                }));)*
+                $(any.items.push(RefOr::Ref(Ref::from_schema_name(<$extra as ToSchema>::name())));)*
+                any.description = Some($doc.into());
+                Schema::AnyOf(any).into()
+            }
+        }
+
+        impl ToSchema for $name {
+            fn schemas(out: &mut Vec<(String, RefOr<Schema>)>) {
+                $(register::<<crate::rules::$module::$game as Game>::$model>(out);)*
+                $(register::<$extra>(out);)*
+            }
+        }
+    };
 }
 
-// The order of each union below is what a generated client that takes the first model whose
-// required fields are present (openapi-python-client does, ignoring `additionalProperties`)
-// needs: a model before any model whose required fields are a subset of its own. JSON Schema's
-// `anyOf` does not depend on it. Shapes that are the same in two games (Dump's and Bonus-Malus'
-// seat; a `revoke`, a `match_finished`; P.M.'s and Dump's `dealt`) cannot be told apart by any
-// client: the match's `game` says which game's model it is.
-
-/// A game's public state (`table` in the match view): one model per game.
-#[derive(Serialize, ToSchema)]
-#[serde(untagged)]
-#[allow(clippy::large_enum_variant)] // the spec's type only: views are written as JSON values
-pub enum GameTable {
-    /// By Hook or Crook.
-    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookTable),
-    /// Members Only.
-    MembersOnly(members_only::MembersOnlyTable),
-    /// P.M.
-    PlusMinus(plus_minus::PlusMinusTable),
-    /// Bonus-Malus (before Dump: it has Dump's required fields and more).
-    BonusMalus(bonus_malus::BonusMalusTable),
-    /// Clubs.
-    Clubs(clubs::ClubsTable),
-    /// Dump.
-    Dump(dump::DumpTable),
+/// Adds `T`'s schema, and those it refers to, to `out`.
+fn register<T: ToSchema>(out: &mut Vec<(String, RefOr<Schema>)>) {
+    out.push((T::name().into_owned(), T::schema()));
+    T::schemas(out);
 }
 
-/// A seat's private state (`you` in the match view): one model per game.
-#[derive(Serialize, ToSchema)]
-#[serde(untagged)]
-pub enum GameSeat {
-    /// By Hook or Crook.
-    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookSeat),
-    /// Members Only.
-    MembersOnly(members_only::MembersOnlySeat),
-    /// P.M.
-    PlusMinus(plus_minus::PlusMinusSeat),
-    /// Bonus-Malus (the same fields as Dump's).
-    BonusMalus(bonus_malus::BonusMalusSeat),
-    /// Dump (before Clubs: it has Clubs' required fields and `side`).
-    Dump(dump::DumpSeat),
-    /// Clubs.
-    Clubs(clubs::ClubsSeat),
-}
+with_games!(game_union! {
+    GameAction, Action, [],
+    "An action of the match's game: `{type, ...}`, one of the actions of that game's vocabulary (`GET /v1/games` lists the games)."
+});
+with_games!(game_union! {
+    GameTable, Table, [],
+    "A game's public state (`table` in the match view): one model per game."
+});
+with_games!(game_union! {
+    GameSeat, Seat, [],
+    "A seat's private state (`you` in the match view): one model per game."
+});
+with_games!(game_union! {
+    GameOutcome, Outcome, [crate::matches::views::UndoOutcome],
+    "One thing an event produced (`outcome` in the log): the game's outcomes, or an undo's."
+});
+with_games!(game_union! {
+    GameRoundDetail, RoundDetail, [],
+    "The raw figures of a scored round (`detail` of a score sheet round): one model per game."
+});
 
-/// One thing an event produced (`outcome` in the log): the game's outcomes, or an undo's.
-#[derive(Serialize, ToSchema)]
-#[serde(untagged)]
-pub enum GameOutcome {
-    /// By Hook or Crook.
-    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookOutcome),
-    /// Members Only.
-    MembersOnly(members_only::MembersOnlyOutcome),
-    /// Bonus-Malus (its `dealt` and `deal_scored` have more than the others').
-    BonusMalus(bonus_malus::BonusMalusOutcome),
-    /// Clubs (its `dealt` has Dump's fields and `opening`).
-    Clubs(clubs::ClubsOutcome),
-    /// P.M.
-    PlusMinus(plus_minus::PlusMinusOutcome),
-    /// Dump.
-    Dump(dump::DumpOutcome),
-    /// An undo.
-    Undo(crate::matches::views::UndoOutcome),
+/// The options of a game (`config` of a new match), one model per game: registered so that the
+/// spec documents each game's options (a new match's `config` is checked by its game: 422
+/// `invalid_config`).
+macro_rules! game_configs {
+    ({} $($variant:ident($module:ident :: $game:ident),)*) => {
+        fn game_configs(out: &mut Vec<(String, RefOr<Schema>)>) {
+            $(register::<<crate::rules::$module::$game as Game>::Config>(out);)*
+        }
+    };
 }
-
-/// The raw figures of a scored round (`detail` of a score sheet round): one model per game.
-#[derive(Serialize, ToSchema)]
-#[serde(untagged)]
-pub enum GameRoundDetail {
-    /// By Hook or Crook.
-    ByHookOrCrook(by_hook_or_crook::ByHookOrCrookRoundDetail),
-    /// Members Only.
-    MembersOnly(members_only::MembersOnlyRoundDetail),
-    /// P.M.
-    PlusMinus(plus_minus::PlusMinusRoundDetail),
-    /// Bonus-Malus.
-    BonusMalus(bonus_malus::BonusMalusRoundDetail),
-    /// Clubs.
-    Clubs(clubs::ClubsRoundDetail),
-    /// Dump.
-    Dump(dump::DumpRoundDetail),
-}
+with_games!(game_configs! {});
 
 /// An action as the log shows it to one viewer (`EventView.action`): the action as recorded, or,
 /// where it is private to its seat, what this viewer may see of it.
@@ -174,13 +148,7 @@ impl Modify for BearerScheme {
         GameOutcome,
         GameRoundDetail,
         LoggedAction,
-        crate::error::Problem,
-        dump::DumpConfig,
-        clubs::ClubsConfig,
-        bonus_malus::BonusMalusConfig,
-        members_only::MembersOnlyConfig,
-        plus_minus::PlusMinusConfig,
-        by_hook_or_crook::config::BhocConfig
+        crate::error::Problem
     )),
     tags(
         (name = "matches", description = "Matches, their actions, log and scores"),
@@ -241,6 +209,9 @@ const MATCH_LINKS: &[(&str, &str, &str)] = &[
 pub fn finish(api: &mut utoipa::openapi::OpenApi) {
     optional_bodies_without_null(api);
     if let Some(components) = api.components.as_mut() {
+        let mut configs = Vec::new();
+        game_configs(&mut configs);
+        components.schemas.extend(configs);
         for (name, schema) in components.schemas.iter_mut() {
             let RefOr::T(schema) = schema else { continue };
             if UNIONS.contains(&name.as_str()) {
@@ -275,6 +246,20 @@ pub fn finish(api: &mut utoipa::openapi::OpenApi) {
             }
         }
     }
+    if let Some(components) = api.components.as_mut() {
+        let all = serde_json::to_value(&components.schemas).unwrap_or_default();
+        for name in GAME_UNIONS {
+            if let Some(RefOr::T(Schema::AnyOf(any))) = components.schemas.get_mut(*name) {
+                let order =
+                    order_union(&all, &serde_json::to_value(&any.items).unwrap_or_default());
+                let mut items: Vec<Option<RefOr<Schema>>> = std::mem::take(&mut any.items)
+                    .into_iter()
+                    .map(Some)
+                    .collect();
+                any.items = order.into_iter().filter_map(|i| items[i].take()).collect();
+            }
+        }
+    }
     add_links(api, "/v1/matches", "$response.body#/match/id", MATCH_LINKS);
     add_links(
         api,
@@ -288,6 +273,88 @@ pub fn finish(api: &mut utoipa::openapi::OpenApi) {
         "$response.body#/id",
         &[("GetPlayer", "get_player", "The player")],
     );
+}
+
+/// The unions of one model per game (`game_union!`), whose order [`order_union`] settles.
+const GAME_UNIONS: &[&str] = &[
+    "GameAction",
+    "GameTable",
+    "GameSeat",
+    "GameOutcome",
+    "GameRoundDetail",
+];
+
+/// The order of a union's branches (indices into `branches`, a JSON array of schemas or
+/// references into `components`) for generated clients that take the first model whose required
+/// fields are present (openapi-python-client does, ignoring `additionalProperties`): a branch
+/// comes before another when one of its models requires all that one of the other's requires and
+/// more (and their `type`s can be the same), so that the more specific model is tried first.
+/// Otherwise the registry's order stands. JSON Schema's `anyOf` does not depend on it. Shapes that
+/// are the same in two games (Dump's and Bonus-Malus' seats; a `revoke`, a `match_finished`;
+/// P.M.'s and Dump's `dealt`) cannot be told apart by any client: the match's `game` says which
+/// game's model it is. `tests/typed_views.rs` checks the outcome.
+fn order_union(components: &serde_json::Value, branches: &serde_json::Value) -> Vec<usize> {
+    use serde_json::Value;
+    use std::collections::BTreeSet;
+    fn resolve<'a>(components: &'a Value, s: &'a Value) -> &'a Value {
+        match s["$ref"].as_str() {
+            Some(r) => &components[r.trim_start_matches("#/components/schemas/")],
+            None => s,
+        }
+    }
+    fn leaves<'a>(components: &'a Value, s: &'a Value, out: &mut Vec<&'a Value>) {
+        let s = resolve(components, s);
+        match s["oneOf"].as_array().or(s["anyOf"].as_array()) {
+            Some(items) => items.iter().for_each(|i| leaves(components, i, out)),
+            None => out.push(s),
+        }
+    }
+    let required = |s: &Value| -> BTreeSet<String> {
+        serde_json::from_value(s["required"].clone()).unwrap_or_default()
+    };
+    let tags = |s: &Value| -> Option<Vec<Value>> {
+        resolve(components, &s["properties"]["type"])["enum"]
+            .as_array()
+            .cloned()
+    };
+    let branches: Vec<Vec<&Value>> = branches
+        .as_array()
+        .map(|b| {
+            b.iter()
+                .map(|s| {
+                    let mut out = Vec::new();
+                    leaves(components, s, &mut out);
+                    out
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    // first[y][x]: branch y must come before branch x.
+    let n = branches.len();
+    let mut first = vec![vec![false; n]; n];
+    for (y, ys) in branches.iter().enumerate() {
+        for (x, xs) in branches.iter().enumerate() {
+            first[y][x] = x != y
+                && ys.iter().any(|b| {
+                    xs.iter().any(|a| {
+                        let disjoint = matches!((tags(a), tags(b)),
+                            (Some(ta), Some(tb)) if !ta.iter().any(|t| tb.contains(t)));
+                        let (ra, rb) = (required(a), required(b));
+                        !disjoint && ra.is_subset(&rb) && ra != rb
+                    })
+                });
+        }
+    }
+    let mut order = Vec::with_capacity(n);
+    let mut placed = vec![false; n];
+    while order.len() < n {
+        let ready = (0..n).find(|&x| !placed[x] && (0..n).all(|y| placed[y] || !first[y][x]));
+        // A cycle (no order serves every client) leaves the rest in the registry's order.
+        let next = ready.unwrap_or_else(|| (0..n).find(|&x| !placed[x]).unwrap_or(0));
+        placed[next] = true;
+        order.push(next);
+    }
+    order
 }
 
 /// Links from the 201 answer of `POST path` to the operations on what it created, whose `id`

@@ -985,6 +985,10 @@ impl Game for BonusMalus {
     const MAX_PLAYERS: usize = 4;
     type Config = BonusMalusConfig;
     type Action = Action;
+    type Table = BonusMalusTable;
+    type Seat = BonusMalusSeat;
+    type Outcome = BonusMalusOutcome;
+    type RoundDetail = BonusMalusRoundDetail;
     type Error = BonusMalusError;
 
     fn new(

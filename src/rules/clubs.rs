@@ -863,6 +863,10 @@ impl Game for Clubs {
     const MAX_PLAYERS: usize = 4;
     type Config = ClubsConfig;
     type Action = Action;
+    type Table = ClubsTable;
+    type Seat = ClubsSeat;
+    type Outcome = ClubsOutcome;
+    type RoundDetail = ClubsRoundDetail;
     type Error = ClubsError;
 
     fn new(config: ClubsConfig, players: usize, dealing: Dealing) -> Result<Clubs, ClubsError> {

@@ -550,6 +550,10 @@ impl Game for Dump {
     const MAX_PLAYERS: usize = 4;
     type Config = DumpConfig;
     type Action = Action;
+    type Table = DumpTable;
+    type Seat = DumpSeat;
+    type Outcome = DumpOutcome;
+    type RoundDetail = DumpRoundDetail;
     type Error = DumpError;
 
     fn new(config: DumpConfig, players: usize, dealing: Dealing) -> Result<Dump, DumpError> {

@@ -283,9 +283,18 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     const MAX_PLAYERS: usize;
 
     /// Match options (defaults from RULES.md); unknown fields are refused.
-    type Config: Serialize + DeserializeOwned + Default + Clone + Debug;
+    type Config: Serialize + DeserializeOwned + Default + Clone + Debug + utoipa::ToSchema;
     /// One action of the game's vocabulary (`{type, ...}`); unknown fields are refused.
-    type Action: Serialize + DeserializeOwned + Clone + Debug;
+    type Action: Serialize + DeserializeOwned + Clone + Debug + utoipa::ToSchema;
+    /// The model of [`Game::table_view`]; the spec's `GameTable` lists every game's (built from
+    /// the registry, `routes/spec.rs`), and so for the three below.
+    type Table: utoipa::ToSchema;
+    /// The model of [`Game::seat_view`].
+    type Seat: utoipa::ToSchema;
+    /// The model of one outcome of an action.
+    type Outcome: utoipa::ToSchema;
+    /// The model of a scored round's `detail` in the score sheet.
+    type RoundDetail: utoipa::ToSchema;
     /// The game's illegal-action enum.
     type Error: RuleError;
 
@@ -405,8 +414,10 @@ pub enum SetupError {
 
 /// The game registry: the one list of implemented games, in catalogue order. Everything in the
 /// engine that enumerates games expands it (`AnyGame`, its dispatch, the catalogue, creation by
-/// id, the union vocabulary), so a new game is one line here (its action and option schemas are
-/// also listed in the spec, `routes/spec.rs`). `$m` is called with `{ $args }` then the list.
+/// id, the union vocabulary), and so does the spec (`routes/spec.rs`: the unions of the games'
+/// actions, views, outcomes and round details, from the models each game names in its `Game`
+/// impl, and the option schemas), so a new game is one line here. `$m` is called with
+/// `{ $args }` then the list, each entry `Variant(module::Type)`.
 macro_rules! with_games {
     ($m:ident! { $($args:tt)* }) => {
         $m! {
@@ -420,6 +431,8 @@ macro_rules! with_games {
         }
     };
 }
+
+pub(crate) use with_games;
 
 /// Defines [`AnyGame`] from the registry.
 macro_rules! define_any_game {

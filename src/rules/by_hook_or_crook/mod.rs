@@ -303,6 +303,10 @@ impl Game for ByHookOrCrook {
     const MAX_PLAYERS: usize = 5;
     type Config = BhocConfig;
     type Action = Action;
+    type Table = ByHookOrCrookTable;
+    type Seat = ByHookOrCrookSeat;
+    type Outcome = ByHookOrCrookOutcome;
+    type RoundDetail = ByHookOrCrookRoundDetail;
     type Error = BhocError;
 
     fn new(config: BhocConfig, players: usize, dealing: Dealing) -> Result<Self, BhocError> {

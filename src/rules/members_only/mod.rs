@@ -1174,6 +1174,10 @@ impl Game for MembersOnly {
     const MAX_PLAYERS: usize = 5;
     type Config = MembersOnlyConfig;
     type Action = Action;
+    type Table = MembersOnlyTable;
+    type Seat = MembersOnlySeat;
+    type Outcome = MembersOnlyOutcome;
+    type RoundDetail = MembersOnlyRoundDetail;
     type Error = MembersOnlyError;
 
     fn new(

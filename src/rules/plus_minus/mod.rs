@@ -802,6 +802,10 @@ impl Game for PlusMinus {
     const MAX_PLAYERS: usize = 8;
     type Config = PlusMinusConfig;
     type Action = Action;
+    type Table = PlusMinusTable;
+    type Seat = PlusMinusSeat;
+    type Outcome = PlusMinusOutcome;
+    type RoundDetail = PlusMinusRoundDetail;
     type Error = PlusMinusError;
 
     fn new(
