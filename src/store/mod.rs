@@ -479,33 +479,50 @@ async fn insert_batch(
 /// WAL flush on PostgreSQL, one fsync on SQLite. Any other error rolls back the whole batch (the
 /// connection is closed, see [`discard`]) and fails every append: `Unavailable` for a storage
 /// fault such as a full disk, `OutcomeUnknown` when the commit itself was cut short.
-async fn commit_batch(writer: &AnyPool, batch: Vec<Pending>) {
+async fn commit_batch(writer: &AnyPool, mut batch: Vec<Pending>) {
     if batch.is_empty() {
         return;
     }
+    // Rows go in key order. On PostgreSQL an insert whose key another open transaction has just
+    // inserted waits for that transaction; two batches in flight (two turns, or two instances)
+    // that took two keys in opposite orders would wait for each other. In one order, one of them
+    // always finishes first.
+    batch.sort_by(|a, b| (&a.event.match_id, a.event.seq).cmp(&(&b.event.match_id, b.event.seq)));
     let one_statement =
         batch.len() <= MAX_ROWS_PER_INSERT && batch.iter().all(|p| p.new_status.is_none());
-    let outcome = async {
-        let mut conn = writer.acquire().await.map_err(|e| (false, e))?;
-        let result = async {
-            if one_statement {
-                // The statement is the commit: an error may have struck after it took effect.
-                return insert_batch(&mut conn, &batch).await.map_err(|e| (true, e));
+    let mut attempt = 1;
+    let outcome = loop {
+        let outcome = async {
+            let mut conn = writer.acquire().await.map_err(|e| (false, e))?;
+            let result = async {
+                if one_statement {
+                    // The statement is the commit: an error may have struck after it took effect.
+                    return insert_batch(&mut conn, &batch).await.map_err(|e| (true, e));
+                }
+                let mut tx = conn.begin().await.map_err(|e| (false, e))?;
+                let inserted = insert_batch(&mut tx, &batch)
+                    .await
+                    .map_err(|e| (false, e))?;
+                tx.commit().await.map_err(|e| (true, e))?;
+                Ok::<_, (bool, sqlx::Error)>(inserted)
             }
-            let mut tx = conn.begin().await.map_err(|e| (false, e))?;
-            let inserted = insert_batch(&mut tx, &batch)
-                .await
-                .map_err(|e| (false, e))?;
-            tx.commit().await.map_err(|e| (true, e))?;
-            Ok::<_, (bool, sqlx::Error)>(inserted)
+            .await;
+            if let Err((_, err)) = &result {
+                discard(&mut conn, err);
+            }
+            result
         }
         .await;
-        if let Err((_, err)) = &result {
-            discard(&mut conn, err);
+        match &outcome {
+            // Rolled back by the server as a deadlock's victim (or a serialization failure):
+            // nothing of it stands, so it is simply run again.
+            Err((_, err)) if is_retryable(err) && attempt < 5 => {
+                tracing::warn!(error = %err, attempt, "group commit rolled back by the database; retrying");
+                attempt += 1;
+            }
+            _ => break outcome,
         }
-        result
-    }
-    .await;
+    };
     match outcome {
         Ok(inserted) => {
             for (p, went_in) in batch.into_iter().zip(inserted) {
@@ -536,6 +553,14 @@ async fn commit_batch(writer: &AnyPool, batch: Vec<Pending>) {
             }
         }
     }
+}
+
+/// Whether `e` is PostgreSQL's deadlock (40P01) or serialization failure (40001): the server
+/// rolled the transaction back, and running it again is safe.
+fn is_retryable(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d)
+        if d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
+            .is_some_and(|p| p.code() == "40P01" || p.code() == "40001"))
 }
 
 /// Whether `e` is SQLite's I/O error (SQLITE_IOERR and its extended codes).
