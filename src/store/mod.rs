@@ -410,7 +410,7 @@ fn insert_sql(rows: usize) -> &'static str {
     &all[rows.trailing_zeros() as usize]
 }
 
-/// Inserts `events` (at most [`MAX_ROWS_PER_INSERT`]) in one statement and says, for each, whether
+/// Inserts `events` (at most [`MAX_ROWS_PER_INSERT`], in key order) in one statement and says, for each, whether
 /// it went in (`false`: its seq or idempotency key was taken). The rows are padded up to the next
 /// power of two with copies of the last one, which conflict with it and so insert nothing.
 async fn insert_chunk(
@@ -441,7 +441,13 @@ async fn insert_chunk(
     let mut inserted = vec![false; events.len()];
     for row in &rows {
         let (id, seq): (String, i64) = (row.try_get("match_id")?, row.try_get("seq")?);
-        if let Some(i) = events.iter().position(|e| e.seq == seq && e.match_id == id) {
+        // `events` is in key order (see `commit_batch`): the first event with this key is the
+        // one that went in (a later one with the same key came after it in the statement).
+        let i = events.partition_point(|e| (e.match_id.as_str(), e.seq) < (id.as_str(), seq));
+        if events
+            .get(i)
+            .is_some_and(|e| e.seq == seq && e.match_id == id)
+        {
             inserted[i] = true;
         }
     }
@@ -872,18 +878,9 @@ impl Store {
     /// Appends one event; with `new_status`, also updates the match's status, atomically.
     /// Returns `Conflict` when the seq (or the idempotency key) is already taken. Returns only
     /// once the event is committed (durable). The append joins a group commit (see the module
-    /// documentation).
+    /// documentation): it is queued, then either receives its result from the request that
+    /// committed it or takes a turn and commits the queue itself.
     pub async fn append(&self, e: &EventRow, new_status: Option<&str>) -> Result<(), StoreError> {
-        self.append_grouped(e, new_status).await
-    }
-
-    /// Queues the append, then either receives its result from the request that committed it or
-    /// takes the turn and commits the queue itself.
-    async fn append_grouped(
-        &self,
-        e: &EventRow,
-        new_status: Option<&str>,
-    ) -> Result<(), StoreError> {
         let (done, mut result) = oneshot::channel();
         self.group
             .queue
