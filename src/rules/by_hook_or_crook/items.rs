@@ -206,75 +206,100 @@ pub fn best_set(hand: &BTreeSet<Item>) -> Option<Vec<Item>> {
     best
 }
 
-/// Every set inside `hand`, best first, at most `cap` of them. A set takes every letter of an
-/// unbroken run of letters present in the hand and at least one card of each, so the sets of each
-/// size are the runs' cards less a few; sizes are built from the biggest down until `cap` sets are
-/// found (so a huge hand costs about `cap` sets, not all of its subsets).
+/// Every set inside `hand`, best first, at most `cap` of them, each in hand order. A set takes
+/// every letter of an unbroken run of letters present in the hand and at least one card of each,
+/// so the sets of each size are a run's cards less a few; sizes are built from the biggest down
+/// until `cap` sets are found (so a huge hand costs about `cap` sets, not all of its subsets).
+///
+/// Cards are numbered by age (0 = oldest), so a set is a list of ranks and [`SetValue`]'s order
+/// is: longer first, then the smaller list of ranks. Only the drop choices that keep every letter
+/// of the run become a list; the others cost a few counter updates.
 pub fn all_sets(hand: &BTreeSet<Item>, cap: usize) -> Vec<Vec<Item>> {
+    let mut aged: Vec<Item> = hand.iter().copied().collect();
+    aged.sort_unstable_by_key(|c| c.age_key());
     let counts = letter_counts(hand);
-    // Runs of letters all present in the hand, with their cards.
-    let mut runs: Vec<Vec<Item>> = Vec::new();
+    // Runs of letters all present in the hand: (first letter, last letter, ranks of its cards).
+    let mut runs: Vec<(usize, usize, Vec<usize>)> = Vec::new();
     for a in 0..6 {
         for (b, &count) in counts.iter().enumerate().skip(a) {
             if count == 0 {
                 break;
             }
-            runs.push(
-                hand.iter()
-                    .copied()
-                    .filter(|c| (a..=b).contains(&(c.letter as usize)))
-                    .collect(),
-            );
+            let ranks = (0..aged.len())
+                .filter(|&r| (a..=b).contains(&(aged[r].letter as usize)))
+                .collect();
+            runs.push((a, b, ranks));
         }
     }
-    let biggest = runs.iter().map(Vec::len).max().unwrap_or(0);
-    let mut sets: Vec<Vec<Item>> = Vec::new();
+    let biggest = runs.iter().map(|r| r.2.len()).max().unwrap_or(0);
+    let mut sets: Vec<Vec<usize>> = Vec::new();
     for size in (3..=biggest).rev() {
-        for run in runs.iter().filter(|r| r.len() >= size) {
-            let letters: BTreeSet<u8> = run.iter().map(|c| c.letter).collect();
-            let mut dropped = Vec::new();
-            drop_cards(run, run.len() - size, 0, &mut dropped, &mut |kept| {
-                let kept_letters: BTreeSet<u8> = kept.iter().map(|c| c.letter).collect();
-                if kept_letters == letters {
-                    sets.push(kept);
-                }
-            });
+        for (a, b, ranks) in runs.iter().filter(|r| r.2.len() >= size) {
+            let letters = &counts[*a..=*b];
+            drop_ranks(&aged, ranks, ranks.len() - size, letters, *a, &mut sets);
         }
         if sets.len() >= cap {
             break;
         }
     }
-    sets.sort_by_cached_key(|s| std::cmp::Reverse(SetValue::of(s)));
+    // Within a size, the set whose ranks come first holds the older card where they differ.
+    sets.sort_unstable_by(|x, y| y.len().cmp(&x.len()).then_with(|| x.cmp(y)));
     sets.truncate(cap);
-    sets
+    sets.into_iter()
+        .map(|ranks| {
+            let mut cards: Vec<Item> = ranks.into_iter().map(|r| aged[r]).collect();
+            cards.sort_unstable();
+            cards
+        })
+        .collect()
 }
 
-/// Calls `found` with `cards` less every choice of `count` of them (indices from `from` on).
-fn drop_cards(
-    cards: &[Item],
+/// Pushes to `sets` every list of `ranks` less `count` of them that still holds a card of each
+/// letter of the run (`letters[l]` cards of letter `first + l` in it). Drop choices are walked as
+/// ascending index combinations, keeping per letter how many cards are dropped.
+fn drop_ranks(
+    aged: &[Item],
+    ranks: &[usize],
     count: usize,
-    from: usize,
-    dropped: &mut Vec<usize>,
-    found: &mut dyn FnMut(Vec<Item>),
+    letters: &[usize],
+    first: usize,
+    sets: &mut Vec<Vec<usize>>,
 ) {
-    if count == 0 {
-        found(
-            cards
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !dropped.contains(i))
-                .map(|(_, c)| *c)
-                .collect(),
-        );
-        return;
+    let letter_of = |i: usize| aged[ranks[i]].letter as usize - first;
+    let n = ranks.len();
+    let mut dropped = vec![0usize; letters.len()];
+    // The combination: `picks[j]` is the j-th dropped index, ascending.
+    let mut picks: Vec<usize> = (0..count).collect();
+    for &i in &picks {
+        dropped[letter_of(i)] += 1;
     }
-    for i in from..cards.len() {
-        if cards.len() - i < count {
-            break;
+    loop {
+        if dropped.iter().zip(letters).all(|(d, l)| d < l) {
+            let mut kept = Vec::with_capacity(n - count);
+            let mut next = picks.iter().peekable();
+            for (i, &r) in ranks.iter().enumerate() {
+                if next.peek() == Some(&&i) {
+                    next.next();
+                } else {
+                    kept.push(r);
+                }
+            }
+            sets.push(kept);
         }
-        dropped.push(i);
-        drop_cards(cards, count - 1, i + 1, dropped, found);
-        dropped.pop();
+        // Next combination: move the last pick that can move, and reset the ones after it.
+        let Some(j) = (0..count).rev().find(|&j| picks[j] < n - count + j) else {
+            return;
+        };
+        for &i in &picks[j..] {
+            dropped[letter_of(i)] -= 1;
+        }
+        picks[j] += 1;
+        for k in j + 1..count {
+            picks[k] = picks[k - 1] + 1;
+        }
+        for &i in &picks[j..] {
+            dropped[letter_of(i)] += 1;
+        }
     }
 }
 
@@ -405,23 +430,35 @@ mod tests {
         assert!(!could_hold_set(&known, 2, &pool));
     }
 
+    /// Every subset of `cards` that is a set, by brute force.
+    fn every_set(cards: &[Item]) -> Vec<Vec<Item>> {
+        (0u32..(1 << cards.len()))
+            .map(|mask| {
+                (0..cards.len())
+                    .filter(|i| mask & (1 << i) != 0)
+                    .map(|i| cards[i])
+                    .collect::<Vec<Item>>()
+            })
+            .filter(|p| is_set(p))
+            .collect()
+    }
+
     #[test]
     fn all_sets_finds_exactly_the_sets_best_first() {
         let deck = default_deck();
         for (step, take) in [(5, 9), (4, 10), (7, 7), (2, 11), (1, 8)] {
             let hand: BTreeSet<Item> = deck.iter().copied().step_by(step).take(take).collect();
             let cards: Vec<Item> = hand.iter().copied().collect();
-            let mut brute: Vec<Vec<Item>> = (0u32..(1 << cards.len()))
-                .map(|mask| {
-                    (0..cards.len())
-                        .filter(|i| mask & (1 << i) != 0)
-                        .map(|i| cards[i])
-                        .collect::<Vec<Item>>()
-                })
-                .filter(|p| is_set(p))
-                .collect();
+            let mut brute = every_set(&cards);
             let mut found = all_sets(&hand, usize::MAX);
             assert_eq!(found.first(), best_set(&hand).as_ref());
+            assert!(
+                found
+                    .windows(2)
+                    .all(|w| SetValue::of(&w[0]) > SetValue::of(&w[1])),
+                "best first: {found:?}"
+            );
+            assert!(found.iter().all(|s| s.windows(2).all(|w| w[0] < w[1])));
             for s in found.iter_mut().chain(brute.iter_mut()) {
                 s.sort();
             }
@@ -431,7 +468,11 @@ mod tests {
         }
         let big: BTreeSet<Item> = deck.iter().copied().step_by(3).collect();
         let capped = all_sets(&big, 50);
-        assert_eq!(capped.len(), 50);
+        let cards: Vec<Item> = big.iter().copied().collect();
+        let mut brute = every_set(&cards);
+        brute.sort_by_cached_key(|s| std::cmp::Reverse(SetValue::of(s)));
+        brute.truncate(50);
+        assert_eq!(capped, brute, "the 50 best of {} cards", cards.len());
         assert_eq!(Some(&capped[0]), best_set(&big).as_ref());
     }
 }
