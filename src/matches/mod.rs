@@ -939,9 +939,13 @@ impl Matches {
         let role = e.role(meta.token)?.ok_or_else(|| {
             ApiError::unauthorized("recording needs a token: Authorization: Bearer <token>")
         })?;
-        let hash = request_hash(meta.token, &format!("/v1/matches/{id}/{path}"), meta.body);
-        if let Some(key) = &meta.idempotency_key {
-            if let Some(answer) = self.replay_answer(id, key, &hash).await? {
+        // The request's hash matters only to an idempotent retry: without a key it is not made.
+        let keyed = meta.idempotency_key.as_ref().map(|key| {
+            let hash = request_hash(meta.token, &format!("/v1/matches/{id}/{path}"), meta.body);
+            (key, hash)
+        });
+        if let Some((key, hash)) = &keyed {
+            if let Some(answer) = self.replay_answer(id, key, hash).await? {
                 return Ok(answer);
             }
         }
@@ -1013,8 +1017,8 @@ impl Matches {
                     match_: e.view(&next, row.seq, &row.created_at, Some(role)),
                 })?
             };
-            if let Some(key) = &meta.idempotency_key {
-                row.idem_key = Some(key.clone());
+            if let Some((key, hash)) = &keyed {
+                row.idem_key = Some((*key).clone());
                 row.request_hash = Some(hash.clone());
                 row.response_status = Some(201);
                 row.response = Some(body.clone());
@@ -1034,8 +1038,8 @@ impl Matches {
                     });
                 }
                 Err(StoreError::Conflict) => {
-                    if let Some(key) = &meta.idempotency_key {
-                        if let Some(answer) = self.replay_answer(id, key, &hash).await? {
+                    if let Some((key, hash)) = &keyed {
+                        if let Some(answer) = self.replay_answer(id, key, hash).await? {
                             return Ok(answer);
                         }
                     }
