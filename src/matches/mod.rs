@@ -261,14 +261,9 @@ impl Entry {
 
     fn view(&self, game: &AnyGame, seq: i64, updated_at: &str, role: Option<Role>) -> MatchView {
         let to_act = game.to_act();
+        // Every game's seat model carries its `seat`.
         let you = match role {
-            Some(Role::Seat(s)) => {
-                let mut v = game.seat_view(s);
-                if let Value::Object(m) = &mut v {
-                    m.insert("seat".into(), Value::from(s));
-                }
-                Some(v)
-            }
+            Some(Role::Seat(s)) => Some(game.seat_json(s)),
             _ => None,
         };
         MatchView {
@@ -285,7 +280,7 @@ impl Entry {
             dealer: game.dealer(),
             to_act: to_act.seats,
             table_to_act: to_act.table,
-            table: game.table_view(),
+            table: game.table_json(),
             you,
             scores: game.score_sheet(),
             tournament: self.tournament.clone(),

@@ -1,7 +1,7 @@
 //! The wire types of matches: what clients send and what they get back (API.md).
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{value::RawValue, Value};
 use utoipa::ToSchema;
 
 use crate::rules::{Dealing, ScoreSheet};
@@ -148,11 +148,11 @@ pub struct MatchView {
     pub table_to_act: bool,
     /// The game's public state (`trick`, `leader`, `revokes`, ...): the game's table model.
     #[schema(value_type = crate::routes::spec::GameTable)]
-    pub table: Value,
+    pub table: Box<RawValue>,
     /// With a seat token: that seat's private state (`seat`, `hand`, ...), the game's seat
     /// model. Otherwise null.
     #[schema(value_type = Option<crate::routes::spec::GameSeat>)]
-    pub you: Option<Value>,
+    pub you: Option<Box<RawValue>>,
     /// The score sheet.
     pub scores: ScoreSheet,
     /// The tournament table this match is played at, or null.

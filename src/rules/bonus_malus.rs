@@ -11,7 +11,7 @@
 //! while the stock holds at least 3 cards; the last card is set aside unseen, counting for nobody.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
 use utoipa::ToSchema;
 
 use super::{
@@ -1108,7 +1108,7 @@ impl Game for BonusMalus {
         }
     }
 
-    fn table_view(&self) -> Value {
+    fn table(&self) -> BonusMalusTable {
         let phase = match &self.deal {
             _ if self.finished => Phase::Finished,
             None => Phase::AwaitingDeal,
@@ -1160,16 +1160,16 @@ impl Game for BonusMalus {
             v.revokes = d.tp.revokes().to_vec();
             v.commitment = Some(d.commitment.clone());
         }
-        to_json(&v)
+        v
     }
 
-    fn seat_view(&self, seat: usize) -> Value {
+    fn seat(&self, seat: usize) -> Option<BonusMalusSeat> {
         let hand = self
             .deal
             .as_ref()
             .and_then(|d| d.tp.hand(seat))
             .map(|h| h.to_vec());
-        to_json(&BonusMalusSeat {
+        Some(BonusMalusSeat {
             seat,
             hand,
             side: (seat < self.players).then(|| self.side_of(seat)),

@@ -11,7 +11,7 @@
 //! total reaches −100 or below; the greatest total wins, equal totals share.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
 use utoipa::ToSchema;
 
 use super::{
@@ -973,7 +973,7 @@ impl Game for Clubs {
         }
     }
 
-    fn table_view(&self) -> Value {
+    fn table(&self) -> ClubsTable {
         let phase = if self.finished {
             Phase::Finished
         } else if self.deal.is_some() {
@@ -1020,16 +1020,16 @@ impl Game for Clubs {
             v.revokes = d.tp.revokes().to_vec();
             v.commitment = Some(d.commitment.clone());
         }
-        to_json(&v)
+        v
     }
 
-    fn seat_view(&self, seat: usize) -> Value {
+    fn seat(&self, seat: usize) -> Option<ClubsSeat> {
         let hand = self
             .deal
             .as_ref()
             .and_then(|d| d.tp.hand(seat))
             .map(|h| h.to_vec());
-        to_json(&ClubsSeat { seat, hand })
+        Some(ClubsSeat { seat, hand })
     }
 
     fn score_sheet(&self) -> ScoreSheet {

@@ -7,7 +7,7 @@
 //! scores nothing); first side to `target` (default 100) at the end of a deal wins.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 use utoipa::ToSchema;
 
 use super::{
@@ -645,7 +645,7 @@ impl Game for Dump {
         }
     }
 
-    fn table_view(&self) -> Value {
+    fn table(&self) -> DumpTable {
         let phase = if self.finished {
             Phase::Finished
         } else if self.deal.is_some() {
@@ -680,16 +680,16 @@ impl Game for Dump {
             v.revokes = d.tp.revokes().to_vec();
             v.commitment = Some(d.commitment.clone());
         }
-        to_json(&v)
+        v
     }
 
-    fn seat_view(&self, seat: usize) -> Value {
+    fn seat(&self, seat: usize) -> Option<DumpSeat> {
         let hand = self
             .deal
             .as_ref()
             .and_then(|d| d.tp.hand(seat))
             .map(|h| h.to_vec());
-        to_json(&DumpSeat {
+        Some(DumpSeat {
             seat,
             hand,
             side: self.side(seat),
@@ -743,6 +743,7 @@ impl Game for Dump {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn seat_view_of_a_seat_outside_the_match_has_no_hand() {

@@ -15,7 +15,7 @@ pub mod trick;
 use std::fmt::{Debug, Display};
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{value::RawValue, Value};
 use utoipa::ToSchema;
 
 pub use self::{cards::Seed, sheet::ScoreSheet};
@@ -270,6 +270,12 @@ pub(crate) fn to_json<T: Serialize>(model: &T) -> Value {
     serde_json::to_value(model).unwrap_or(Value::Null)
 }
 
+/// A model as JSON text (`null` if it cannot be written, like [`to_json`]).
+pub(crate) fn raw_json<T: Serialize + ?Sized>(model: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(model)
+        .unwrap_or_else(|_| serde_json::value::to_raw_value(&Value::Null).expect("null"))
+}
+
 /// One game's rules. `apply` validates and applies in one step and leaves the state untouched
 /// when it refuses.
 pub trait Game: Clone + Send + Sync + Sized + 'static {
@@ -288,9 +294,9 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     type Action: Serialize + DeserializeOwned + Clone + Debug + utoipa::ToSchema;
     /// The model of [`Game::table_view`]; the spec's `GameTable` lists every game's (built from
     /// the registry, `routes/spec.rs`), and so for the three below.
-    type Table: utoipa::ToSchema;
+    type Table: Serialize + utoipa::ToSchema;
     /// The model of [`Game::seat_view`].
-    type Seat: utoipa::ToSchema;
+    type Seat: Serialize + utoipa::ToSchema;
     /// The model of one outcome of an action.
     type Outcome: utoipa::ToSchema;
     /// The model of a scored round's `detail` in the score sheet.
@@ -316,9 +322,18 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
         seed: Option<&Seed>,
     ) -> Result<Outcomes, Self::Error>;
     /// The public state (`table` in the match view).
-    fn table_view(&self) -> Value;
-    /// The private state of `seat` (`you` in the match view), `seat` included.
-    fn seat_view(&self, seat: usize) -> Value;
+    fn table(&self) -> Self::Table;
+    /// The private state of `seat` (`you` in the match view), `seat` included; None for a seat
+    /// the match does not have where the game has nothing to show it.
+    fn seat(&self, seat: usize) -> Option<Self::Seat>;
+    /// [`Game::table`] as JSON.
+    fn table_view(&self) -> Value {
+        to_json(&self.table())
+    }
+    /// [`Game::seat`] as JSON (null for None).
+    fn seat_view(&self, seat: usize) -> Value {
+        self.seat(seat).map_or(Value::Null, |s| to_json(&s))
+    }
     /// The score sheet so far.
     fn score_sheet(&self) -> ScoreSheet;
     /// The current round, numbered from 1 (0 before the first deal).
@@ -643,6 +658,23 @@ impl AnyGame {
     /// The private state of `seat`.
     pub fn seat_view(&self, seat: usize) -> Value {
         each_game!(self, g => g.seat_view(seat))
+    }
+
+    /// The public state as JSON text, written straight from the game's model (the match view's
+    /// `table`; no `Value` tree on the way, which is most of an answer's cost).
+    pub fn table_json(&self) -> Box<RawValue> {
+        each_game!(self, g => raw_json(&g.table()))
+    }
+
+    /// The private state of `seat` as JSON text (the match view's `you`).
+    pub fn seat_json(&self, seat: usize) -> Box<RawValue> {
+        fn f<G: Game>(g: &G, seat: usize) -> Box<RawValue> {
+            match g.seat(seat) {
+                Some(s) => raw_json(&s),
+                None => raw_json(&Value::Null),
+            }
+        }
+        each_game!(self, g => f(g, seat))
     }
 
     /// The score sheet.

@@ -379,11 +379,11 @@ impl Game for ByHookOrCrook {
         Ok(out)
     }
 
-    fn table_view(&self) -> Value {
+    fn table(&self) -> ByHookOrCrookTable {
         self.public_view()
     }
 
-    fn seat_view(&self, seat: usize) -> Value {
+    fn seat(&self, seat: usize) -> Option<ByHookOrCrookSeat> {
         self.private_view(seat)
     }
 

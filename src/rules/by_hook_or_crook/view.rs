@@ -644,7 +644,7 @@ impl ByHookOrCrook {
         }
     }
 
-    pub(super) fn public_view(&self) -> Value {
+    pub(super) fn public_view(&self) -> ByHookOrCrookTable {
         let n = self.players;
         let t = &self.turn;
         let alternate_open = self.players == 2
@@ -731,7 +731,7 @@ impl ByHookOrCrook {
             self.phase,
             Phase::AwaitingDeal | Phase::FinalExhibition | Phase::Finished
         );
-        to_json(&ByHookOrCrookTable {
+        ByHookOrCrookTable {
             phase: self.view_phase(),
             turn: if self.phase == Phase::AwaitingDeal {
                 0
@@ -772,12 +772,12 @@ impl ByHookOrCrook {
             margin,
             dealing: self.dealing,
             commitment: self.commitment.clone(),
-        })
+        }
     }
 
-    pub(super) fn private_view(&self, seat: usize) -> Value {
+    pub(super) fn private_view(&self, seat: usize) -> Option<ByHookOrCrookSeat> {
         if seat >= self.players {
-            return Value::Null;
+            return None;
         }
         let t = &self.turn;
         let hand = sorted(self.hands[seat].iter().copied());
@@ -797,7 +797,7 @@ impl ByHookOrCrook {
             }
             _ => None,
         };
-        to_json(&ByHookOrCrookSeat {
+        Some(ByHookOrCrookSeat {
             seat,
             hand,
             hand_size: self.hand_sizes[seat],

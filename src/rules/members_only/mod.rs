@@ -18,7 +18,7 @@ pub use actions::*;
 pub use cards::*;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::{
@@ -1341,7 +1341,7 @@ impl Game for MembersOnly {
         Ok(out)
     }
 
-    fn table_view(&self) -> Value {
+    fn table(&self) -> MembersOnlyTable {
         let phase = if self.finished {
             ViewPhase::Finished
         } else {
@@ -1408,13 +1408,13 @@ impl Game for MembersOnly {
                 }
             }
         }
-        to_json(&v)
+        v
     }
 
-    fn seat_view(&self, seat: usize) -> Value {
+    fn seat(&self, seat: usize) -> Option<MembersOnlySeat> {
         if seat >= self.players {
             // Never on the wire (no seat token names a seat outside the match).
-            return json!({"hand": null, "seat": seat});
+            return None;
         }
         let heat = self.heat.as_ref();
         let hand = heat
@@ -1436,7 +1436,7 @@ impl Game for MembersOnly {
                     .collect()
             })
             .unwrap_or_default();
-        to_json(&MembersOnlySeat {
+        Some(MembersOnlySeat {
             seat,
             hand,
             hand_size: heat.map(|h| h.hand_sizes[seat]),
@@ -1586,6 +1586,7 @@ impl Game for MembersOnly {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn cards_read_and_write() {

@@ -26,7 +26,7 @@ pub use board::*;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::Value;
+
 use utoipa::ToSchema;
 
 use super::{
@@ -962,7 +962,7 @@ impl Game for PlusMinus {
         }
     }
 
-    fn table_view(&self) -> Value {
+    fn table(&self) -> PlusMinusTable {
         let phase = if self.finished {
             Phase::Finished
         } else if self.game.is_some() {
@@ -996,16 +996,16 @@ impl Game for PlusMinus {
             v.cards_left = g.played_by.iter().map(|n| HAND_SIZE - n).collect();
             v.commitment = Some(g.commitment.clone());
         }
-        to_json(&v)
+        v
     }
 
     /// `hand` (service dealing; `null` in table dealing), `board`, `your_turn`, and while it is
     /// the seat's turn `moves`: for each card it could lay (its hand, or in table dealing every
     /// card value the packs still hold) the total, whether it may be played, and every legal
     /// `{from, to, result}` (`result`: move, home, bust, stars, or none when no man can move).
-    fn seat_view(&self, seat: usize) -> Value {
+    fn seat(&self, seat: usize) -> Option<PlusMinusSeat> {
         if seat >= self.players {
-            return to_json(&PlusMinusSeat {
+            return Some(PlusMinusSeat {
                 seat,
                 hand: None,
                 board: None,
@@ -1023,7 +1023,7 @@ impl Game for PlusMinus {
             Some(g) if your_turn => self.move_guide(g, seat),
             _ => vec![],
         };
-        to_json(&PlusMinusSeat {
+        Some(PlusMinusSeat {
             seat,
             hand,
             board: Some(self.boards()[seat]),
