@@ -18,7 +18,7 @@ use std::{
 use actix_web::http::StatusCode;
 use chrono::{SecondsFormat, Utc};
 use lru::LruCache;
-use serde_json::Value;
+use serde_json::{value::RawValue, Value};
 use sha2::{Digest, Sha256};
 use tokio::sync::Mutex as AsyncMutex;
 
@@ -28,7 +28,7 @@ use self::views::{
 };
 use crate::{
     error::ApiError,
-    rules::{ActionError, Actor, AnyGame, Dealing, ScoreSheet, Seed},
+    rules::{raw_json, ActionError, Actor, AnyGame, Dealing, ScoreSheet, Seed},
     store::{EventRow, MatchRow, Store, StoreError},
 };
 
@@ -77,6 +77,8 @@ struct Entry {
     updated_at: String,
     standing: Vec<Standing>,
     retracted: HashMap<i64, i64>,
+    /// The options in force as JSON text: fixed for the match's life, written once.
+    config_text: Box<RawValue>,
 }
 
 /// What a write does.
@@ -151,6 +153,7 @@ impl Entry {
         let game =
             AnyGame::new(&row.game, Some(config), players.len(), dealing).map_err(internal)?;
         let updated_at = row.created_at.clone();
+        let config_text = raw_json(&game.config_json());
         let (player_ids, tournament, seed_key) = match_extras(&row, players.len())?;
         let mut entry = Entry {
             row,
@@ -165,6 +168,7 @@ impl Entry {
             updated_at,
             standing: vec![],
             retracted: HashMap::new(),
+            config_text,
         };
         entry.absorb(events, true)?;
         Ok(entry)
@@ -274,7 +278,7 @@ impl Entry {
             created_at: self.row.created_at.clone(),
             updated_at: updated_at.to_string(),
             players: self.player_views(),
-            config: game.config_json(),
+            config: self.config_text.clone(),
             dealing: self.dealing,
             round: game.round(),
             dealer: game.dealer(),
@@ -667,6 +671,7 @@ impl Matches {
             seed_key,
             dealing,
             tokens: hashes,
+            config_text: raw_json(&game.config_json()),
             game,
             seq: 0,
             updated_at: created_at.clone(),

@@ -135,7 +135,7 @@ pub struct MatchView {
     pub players: Vec<PlayerView>,
     /// The options in force, every default filled in.
     #[schema(value_type = Object)]
-    pub config: Value,
+    pub config: Box<RawValue>,
     /// Who deals.
     pub dealing: Dealing,
     /// The current round (deal, heat or game), from 1; 0 before the first deal.
