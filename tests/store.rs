@@ -20,6 +20,21 @@ fn match_row(id: &str) -> MatchRow {
     }
 }
 
+/// A store on a fresh database holding `count` new matches named `prefix` and a number; the
+/// guard keeps a SQLite file's directory alive.
+async fn store_with_matches(
+    prefix: &str,
+    count: usize,
+) -> (Store, Vec<String>, Option<tempfile::TempDir>) {
+    let (url, dir) = common::fresh_database().await;
+    let store = Store::connect(&url).await.unwrap();
+    let matches: Vec<String> = (0..count).map(|i| format!("{prefix}{i:02}")).collect();
+    for m in &matches {
+        store.insert_match(&match_row(m), &[]).await.unwrap();
+    }
+    (store, matches, dir)
+}
+
 fn event(match_id: &str, seq: i64, writer: usize) -> EventRow {
     EventRow {
         match_id: match_id.into(),
@@ -34,14 +49,9 @@ fn event(match_id: &str, seq: i64, writer: usize) -> EventRow {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_appends_each_win_or_lose_their_own_seq_and_nothing_else() {
-    let (url, _dir) = common::fresh_database().await;
-    let store = Store::connect(&url).await.unwrap();
     // 48 matches x 3 writers: up to 144 appends queue at once, more than one insert statement
     // carries (128), so a batch also spans several statements in one transaction.
-    let matches: Vec<String> = (0..48).map(|i| format!("m{i:02}")).collect();
-    for m in &matches {
-        store.insert_match(&match_row(m), &[]).await.unwrap();
-    }
+    let (store, matches, _dir) = store_with_matches("m", 48).await;
     // Three writers race for every seq 1..=10 of every match. At seq 10 writers 1 and 2 also mark
     // the match finished (a status update in the same append) and writer 0 does not: the status
     // must follow whoever won.
@@ -107,12 +117,7 @@ async fn concurrent_appends_each_win_or_lose_their_own_seq_and_nothing_else() {
 /// and no append fails for any other reason (no deadlock between batches on PostgreSQL).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn racing_writers_on_every_match_never_deadlock_and_each_seq_has_one_winner() {
-    let (url, _dir) = common::fresh_database().await;
-    let store = Store::connect(&url).await.unwrap();
-    let matches: Vec<String> = (0..32).map(|i| format!("r{i:02}")).collect();
-    for m in &matches {
-        store.insert_match(&match_row(m), &[]).await.unwrap();
-    }
+    let (store, matches, _dir) = store_with_matches("r", 32).await;
     const SEQS: i64 = 15;
     let mut tasks = vec![];
     for m in &matches {

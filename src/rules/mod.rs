@@ -332,7 +332,7 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     }
     /// [`Game::seat`] as JSON (null for None).
     fn seat_view(&self, seat: usize) -> Value {
-        self.seat(seat).map_or(Value::Null, |s| to_json(&s))
+        to_json(&self.seat(seat))
     }
     /// The score sheet so far.
     fn score_sheet(&self) -> ScoreSheet;
@@ -668,13 +668,7 @@ impl AnyGame {
 
     /// The private state of `seat` as JSON text (the match view's `you`).
     pub fn seat_json(&self, seat: usize) -> Box<RawValue> {
-        fn f<G: Game>(g: &G, seat: usize) -> Box<RawValue> {
-            match g.seat(seat) {
-                Some(s) => raw_json(&s),
-                None => raw_json(&Value::Null),
-            }
-        }
-        each_game!(self, g => f(g, seat))
+        each_game!(self, g => raw_json(&g.seat(seat)))
     }
 
     /// The score sheet.
