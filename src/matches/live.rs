@@ -2,23 +2,24 @@
 //! (`GET /v1/matches/{id}/stream`).
 //!
 //! In one process a `tokio::sync::broadcast` channel carries `(match id, seq)` after each commit.
-//! Across instances on PostgreSQL, the writer also sends `NOTIFY clubroom_events, '<id> <seq>'`
-//! after its commit and every instance `LISTEN`s on the same database and re-broadcasts what it
-//! hears. An announcement only says "match `id` reached `seq`": a stream always reads the events
+//! Across instances on PostgreSQL, the statement that inserts a batch of events also notifies
+//! `clubroom_events` with `<id> <seq>` per event, comma-separated (see
+//! [`crate::store::ANNOUNCE_CHANNEL`]): the notification is delivered when, and only when, the
+//! batch commits, and it costs no transaction of its own. Every instance `LISTEN`s on the same
+//! database and re-broadcasts what it hears. An announcement only says "match `id` reached `seq`": a stream always reads the events
 //! themselves from the log, as its viewer may see them, so a lost or doubled announcement costs a
 //! delay or a query, never a wrong or doubled event. On SQLite a second process on the same file
 //! is noticed by the streams' short poll of the match's version.
 
-use std::{sync::OnceLock, time::Duration};
-
-use sqlx::{
-    postgres::{PgListener, PgPoolOptions},
-    PgPool,
+use std::{
+    sync::atomic::{AtomicBool, Ordering},
+    time::Duration,
 };
+
+use sqlx::postgres::PgListener;
 use tokio::sync::broadcast;
 
-/// The PostgreSQL channel the instances announce writes on.
-pub const CHANNEL: &str = "clubroom_events";
+use crate::store::ANNOUNCE_CHANNEL as CHANNEL;
 /// Announcements a slow stream may fall behind by before it is told it lagged (it then catches
 /// up from the log: nothing is lost).
 const CAPACITY: usize = 1024;
@@ -35,7 +36,7 @@ pub struct Change {
 /// The fan-out of one instance.
 pub struct Hub {
     tx: broadcast::Sender<Change>,
-    notify: OnceLock<PgPool>,
+    shared: AtomicBool,
 }
 
 impl Default for Hub {
@@ -49,7 +50,7 @@ impl Hub {
     pub fn new() -> Hub {
         Hub {
             tx: broadcast::channel(CAPACITY).0,
-            notify: OnceLock::new(),
+            shared: AtomicBool::new(false),
         }
     }
 
@@ -60,42 +61,24 @@ impl Hub {
 
     /// Whether announcements reach other instances (PostgreSQL `LISTEN/NOTIFY`).
     pub fn is_shared(&self) -> bool {
-        self.notify.get().is_some()
+        self.shared.load(Ordering::Relaxed)
     }
 
-    /// Announces a committed write: to this process's streams at once, and to the other instances
-    /// by `NOTIFY` (sent in the background; the write has already committed).
+    /// Announces a committed write to this process's streams. The other instances hear of it
+    /// from the database (see the module documentation).
     pub fn published(&self, match_id: &str, seq: i64) {
         let _ = self.tx.send(Change {
             match_id: match_id.to_string(),
             seq,
         });
-        if let Some(pool) = self.notify.get() {
-            let pool = pool.clone();
-            let payload = format!("{match_id} {seq}");
-            tokio::spawn(async move {
-                if let Err(e) = sqlx::query("SELECT pg_notify($1, $2)")
-                    .bind(CHANNEL)
-                    .bind(&payload)
-                    .execute(&pool)
-                    .await
-                {
-                    tracing::warn!(error = %e, "NOTIFY failed; other instances' streams will catch up by their poll");
-                }
-            });
-        }
     }
 
-    /// Joins the other instances on the PostgreSQL database at `url`: announces this instance's
-    /// writes there and re-broadcasts theirs (and its own, harmlessly) here. The listener
+    /// Joins the other instances on the PostgreSQL database at `url`: re-broadcasts here the
+    /// writes every instance announces there (this one's too, harmlessly). The listener
     /// reconnects by itself after a lost connection.
-    pub fn share_over_postgres(&self, url: &str) -> Result<(), sqlx::Error> {
-        let pool = PgPoolOptions::new()
-            .max_connections(2)
-            .acquire_timeout(Duration::from_secs(10))
-            .connect_lazy(url)?;
-        if self.notify.set(pool).is_err() {
-            return Ok(()); // already shared
+    pub fn share_over_postgres(&self, url: &str) {
+        if self.shared.swap(true, Ordering::Relaxed) {
+            return; // already shared
         }
         let tx = self.tx.clone();
         let url = url.to_string();
@@ -107,7 +90,6 @@ impl Hub {
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
         });
-        Ok(())
     }
 }
 
@@ -116,13 +98,36 @@ async fn listen(url: &str, tx: &broadcast::Sender<Change>) -> Result<(), sqlx::E
     listener.listen(CHANNEL).await?;
     loop {
         let n = listener.recv().await?;
-        if let Some((id, seq)) = n.payload().split_once(' ') {
-            if let Ok(seq) = seq.parse() {
-                let _ = tx.send(Change {
-                    match_id: id.to_string(),
-                    seq,
-                });
-            }
+        for change in parse_announcement(n.payload()) {
+            let _ = tx.send(change);
         }
+    }
+}
+
+/// The changes one notification announces: `<id> <seq>` entries separated by commas (anything
+/// malformed is skipped: an announcement is only a hint, see the module documentation).
+fn parse_announcement(payload: &str) -> impl Iterator<Item = Change> + '_ {
+    payload.split(',').filter_map(|entry| {
+        let (id, seq) = entry.split_once(' ')?;
+        Some(Change {
+            match_id: id.to_string(),
+            seq: seq.parse().ok()?,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_announcement_lists_each_match_and_seq_and_skips_what_is_malformed() {
+        let got: Vec<Change> = parse_announcement("aa 3,bb 12,cc,dd x, 4,ee 7").collect::<Vec<_>>();
+        let want = [("aa", 3), ("bb", 12), ("", 4), ("ee", 7)].map(|(id, seq)| Change {
+            match_id: id.to_string(),
+            seq,
+        });
+        assert_eq!(got, want);
+        assert_eq!(parse_announcement("").count(), 0);
     }
 }

@@ -266,9 +266,12 @@ struct Pending {
 /// queued, or (with several turns) its event taken by another turn's commit, whose answer it then
 /// awaits. No task of its own: it runs in whatever runtime calls [`Store::append`].
 ///
-/// SQLite has one turn (one writer connection). PostgreSQL has [`PG_COMMIT_TURNS`]: a batch
-/// gathers while the previous ones commit, so the server's round trip and WAL flush overlap the
-/// next batch's work instead of making it wait.
+/// SQLite has one turn (one writer connection). PostgreSQL has [`PG_COMMIT_TURNS`], one by
+/// default: while a batch commits the next one gathers, and fewer, larger batches cost the
+/// database less per append than several small ones in flight at once (measured with
+/// `scripts/bench.sh` at 16 matches: 8.5k appends/s with one turn, 7.3k with two, 7.1k with
+/// four). `CLUBROOM_PG_COMMIT_TURNS` allows more, for a server far enough away that its round
+/// trip, not its work, is the limit.
 struct GroupCommit {
     queue: Mutex<Vec<Pending>>,
     turns: Arc<Semaphore>,
@@ -276,7 +279,7 @@ struct GroupCommit {
 
 /// Commits in flight at once on PostgreSQL (see [`GroupCommit`]), unless
 /// `CLUBROOM_PG_COMMIT_TURNS` says otherwise (1 to 16).
-pub const PG_COMMIT_TURNS: usize = 4;
+pub const PG_COMMIT_TURNS: usize = 1;
 
 fn pg_commit_turns() -> usize {
     std::env::var("CLUBROOM_PG_COMMIT_TURNS")
@@ -380,14 +383,27 @@ fn is_unique_violation(e: &sqlx::Error) -> bool {
 /// transaction. 128 rows bind 1,792 parameters, far below SQLite's 32,766 and PostgreSQL's 65,535.
 const MAX_ROWS_PER_INSERT: usize = 128;
 
+/// The PostgreSQL channel on which every committed append is announced to every instance
+/// (`LISTEN`, see `matches::live`): the payload is `<match id> <seq>` per inserted event, joined
+/// by commas.
+pub const ANNOUNCE_CHANNEL: &str = "clubroom_events";
+
 /// The multi-row insert of `rows` events (a power of two up to [`MAX_ROWS_PER_INSERT`]): one
-/// statement text per size, so that both drivers keep every size's prepared statement cached.
-/// `ON CONFLICT DO NOTHING` lets a row whose `(match_id, seq)` (or idempotency key) is taken fail
-/// alone, silently; `RETURNING` names the rows that went in, so the others are the conflicts.
-fn insert_sql(rows: usize) -> &'static str {
-    static SQL: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+/// statement text per size and backend, so that both drivers keep every size's prepared
+/// statement cached. `ON CONFLICT DO NOTHING` lets a row whose `(match_id, seq)` (or idempotency
+/// key) is taken fail alone, silently; `RETURNING` names the rows that went in, so the others are
+/// the conflicts.
+///
+/// On PostgreSQL the same statement also announces the rows that went in on
+/// [`ANNOUNCE_CHANNEL`] (`pg_notify` in the statement's own transaction): the other instances
+/// hear of the writes when, and only when, they commit, with one notification per batch rather
+/// than a transaction of its own per write. A payload holds at most 128 entries of at most 53
+/// bytes (a 32-digit id, a space, a 19-digit seq, a comma): 6,784 bytes, below NOTIFY's 8,000.
+fn insert_sql(rows: usize, backend: Backend) -> &'static str {
+    static SQL: std::sync::OnceLock<[Vec<String>; 2]> = std::sync::OnceLock::new();
     let all = SQL.get_or_init(|| {
-        let mut sizes = Vec::new();
+        let mut sqlite = Vec::new();
+        let mut postgres = Vec::new();
         let mut n = 1;
         while n <= MAX_ROWS_PER_INSERT {
             let values: Vec<String> = (0..n)
@@ -397,17 +413,28 @@ fn insert_sql(rows: usize) -> &'static str {
                     format!("({})", params.join(", "))
                 })
                 .collect();
-            sizes.push(format!(
+            let insert = format!(
                 "INSERT INTO events (match_id, seq, kind, seat, action, seed, retracts, round, outcome, \
                  created_at, idem_key, request_hash, response_status, response) VALUES {} \
                  ON CONFLICT DO NOTHING RETURNING match_id, seq",
                 values.join(", ")
+            );
+            postgres.push(format!(
+                "WITH ins AS ({insert}), \
+                 announced AS (SELECT pg_notify('{ANNOUNCE_CHANNEL}', \
+                 string_agg(match_id || ' ' || seq, ',')) FROM ins HAVING count(*) > 0) \
+                 SELECT ins.match_id, ins.seq FROM ins CROSS JOIN announced"
             ));
+            sqlite.push(insert);
             n *= 2;
         }
-        sizes
+        [sqlite, postgres]
     });
-    &all[rows.trailing_zeros() as usize]
+    let sizes = match backend {
+        Backend::Sqlite => &all[0],
+        Backend::Postgres => &all[1],
+    };
+    &sizes[rows.trailing_zeros() as usize]
 }
 
 /// Inserts `events` (at most [`MAX_ROWS_PER_INSERT`], in key order) in one statement and says, for each, whether
@@ -415,10 +442,11 @@ fn insert_sql(rows: usize) -> &'static str {
 /// power of two with copies of the last one, which conflict with it and so insert nothing.
 async fn insert_chunk(
     conn: &mut sqlx::AnyConnection,
+    backend: Backend,
     events: &[&EventRow],
 ) -> Result<Vec<bool>, sqlx::Error> {
     let size = events.len().next_power_of_two();
-    let mut query = sqlx::query(insert_sql(size));
+    let mut query = sqlx::query(insert_sql(size, backend));
     for i in 0..size {
         let e = events[i.min(events.len() - 1)];
         query = query
@@ -459,12 +487,13 @@ async fn insert_chunk(
 /// when it is more than one statement.
 async fn insert_batch(
     conn: &mut sqlx::AnyConnection,
+    backend: Backend,
     batch: &[Pending],
 ) -> Result<Vec<bool>, sqlx::Error> {
     let events: Vec<&EventRow> = batch.iter().map(|p| &p.event).collect();
     let mut inserted = Vec::with_capacity(batch.len());
     for chunk in events.chunks(MAX_ROWS_PER_INSERT) {
-        inserted.extend(insert_chunk(&mut *conn, chunk).await?);
+        inserted.extend(insert_chunk(&mut *conn, backend, chunk).await?);
     }
     for (p, &went_in) in batch.iter().zip(&inserted) {
         if let (Some(status), true) = (&p.new_status, went_in) {
@@ -485,7 +514,7 @@ async fn insert_batch(
 /// WAL flush on PostgreSQL, one fsync on SQLite. Any other error rolls back the whole batch (the
 /// connection is closed, see [`discard`]) and fails every append: `Unavailable` for a storage
 /// fault such as a full disk, `OutcomeUnknown` when the commit itself was cut short.
-async fn commit_batch(writer: &AnyPool, mut batch: Vec<Pending>) {
+async fn commit_batch(writer: &AnyPool, backend: Backend, mut batch: Vec<Pending>) {
     if batch.is_empty() {
         return;
     }
@@ -503,10 +532,12 @@ async fn commit_batch(writer: &AnyPool, mut batch: Vec<Pending>) {
             let result = async {
                 if one_statement {
                     // The statement is the commit: an error may have struck after it took effect.
-                    return insert_batch(&mut conn, &batch).await.map_err(|e| (true, e));
+                    return insert_batch(&mut conn, backend, &batch)
+                        .await
+                        .map_err(|e| (true, e));
                 }
                 let mut tx = conn.begin().await.map_err(|e| (false, e))?;
-                let inserted = insert_batch(&mut tx, &batch)
+                let inserted = insert_batch(&mut tx, backend, &batch)
                     .await
                     .map_err(|e| (false, e))?;
                 tx.commit().await.map_err(|e| (true, e))?;
@@ -908,11 +939,11 @@ impl Store {
                     &mut *self.group.queue.lock().unwrap_or_else(|p| p.into_inner()),
                 );
                 if !batch.is_empty() {
-                    let writer = self.writer.clone();
+                    let (writer, backend) = (self.writer.clone(), self.backend);
                     // The commit runs as a task of its own, holding the turn: it carries other
                     // requests' events and must finish even if this request is dropped meanwhile.
                     tokio::spawn(async move {
-                        commit_batch(&writer, batch).await;
+                        commit_batch(&writer, backend, batch).await;
                         drop(turn);
                     });
                 }
