@@ -4,16 +4,20 @@
 //! - legal ⇔ accepted over the actions any actor could take now: each is accepted for an actor
 //!   exactly when that actor's list holds it (so nobody may take another's turn or choice);
 //! - a refusal changes nothing observable (views, scores, legal lists);
-//! - replaying the accepted actions into a fresh engine equals the live state, at the end.
+//! - replaying the accepted actions into a fresh engine equals the live state, at the end;
+//! - the score sheet changes only when a line is added to it or the match ends: two states of a
+//!   playout with the same `sheet_lines()` and the same finished flag have the same sheet (the service writes the sheet's JSON once per such key, `matches::SheetMemo`).
 //!
 //! The per-game property tests (`props_*.rs`) go further with each game's whole vocabulary; this
 //! suite is the floor a new game must pass, by adding one line below.
 
 mod trick_props;
 
+use std::collections::HashMap;
+
 use clubroom::rules::{
     bonus_malus::BonusMalus, by_hook_or_crook::ByHookOrCrook, clubs::Clubs, dump::Dump,
-    members_only::MembersOnly, plus_minus::PlusMinus, Actor, Dealing, Game,
+    members_only::MembersOnly, plus_minus::PlusMinus, Actor, Dealing, Game, ScoreSheet,
 };
 use trick_props::{snapshot, Playout, Rng};
 
@@ -40,7 +44,20 @@ fn conformance<G: Game>(
                 .map(Actor::Seat)
                 .chain([Actor::Table])
                 .collect();
+            let mut sheets: HashMap<(u32, bool), ScoreSheet> = HashMap::new();
             for step in 0..max_steps {
+                // The sheet is a function of (sheet lines, finished) along the playout, the key
+                // of the service's written sheet (`SheetMemo::key`: finished is nobody to act).
+                let t = p.game.to_act();
+                let key = (p.game.sheet_lines(), t.seats.is_empty() && !t.table);
+                let sheet = p.game.score_sheet();
+                let first = sheets.entry(key).or_insert_with(|| sheet.clone());
+                assert_eq!(
+                    *first,
+                    sheet,
+                    "{} {dealing:?} step {step}: the sheet changed with no line added",
+                    G::ID
+                );
                 // Every action someone could take now, and who may.
                 let lists: Vec<Vec<G::Action>> =
                     actors.iter().map(|&a| p.game.legal_actions(a)).collect();

@@ -79,6 +79,45 @@ struct Entry {
     retracted: HashMap<i64, i64>,
     /// The options in force as JSON text: fixed for the match's life, written once.
     config_text: Box<RawValue>,
+    /// The score sheet of `game` as JSON text, written when it changes, not on every answer.
+    sheet: SheetMemo,
+}
+
+/// A score sheet written as JSON text, with the key of the state it was written for.
+///
+/// A game's sheet changes only when a line is added to it or the match ends: two states of one
+/// line of play (one reached from the other by actions, no undo between them) with the same
+/// number of sheet lines ([`AnyGame::sheet_lines`]) and the same finished flag have the same
+/// sheet. `tests/conformance.rs`
+/// checks this of every game at every step of its random playouts. So the text written for the
+/// entry's state also serves the state after a further action with the same key, and an undo
+/// (which returns to an earlier state of the same line) or a state taken in from the log writes
+/// the sheet anew.
+struct SheetMemo {
+    key: (u32, bool),
+    text: Box<RawValue>,
+}
+
+impl SheetMemo {
+    fn key(game: &AnyGame) -> (u32, bool) {
+        (game.sheet_lines(), game.is_finished())
+    }
+
+    fn of(game: &AnyGame) -> SheetMemo {
+        SheetMemo {
+            key: SheetMemo::key(game),
+            text: raw_json(&game.score_sheet()),
+        }
+    }
+
+    /// The sheet of `game`, a state of the same line of play as the one written here.
+    fn sheet_of(&self, game: &AnyGame) -> Box<RawValue> {
+        if SheetMemo::key(game) == self.key {
+            self.text.clone()
+        } else {
+            raw_json(&game.score_sheet())
+        }
+    }
 }
 
 /// What a write does.
@@ -155,6 +194,7 @@ impl Entry {
         let updated_at = row.created_at.clone();
         let config_text = raw_json(&game.config_json());
         let (player_ids, tournament, seed_key) = match_extras(&row, players.len())?;
+        let sheet = SheetMemo::of(&game);
         let mut entry = Entry {
             row,
             players,
@@ -169,6 +209,7 @@ impl Entry {
             standing: vec![],
             retracted: HashMap::new(),
             config_text,
+            sheet,
         };
         entry.absorb(events, true)?;
         Ok(entry)
@@ -177,6 +218,7 @@ impl Entry {
     /// Takes in events newer than `seq` (in order); replays from scratch when one is an undo or
     /// when `rebuild` is set.
     fn absorb(&mut self, events: Vec<EventRow>, mut rebuild: bool) -> Result<(), ApiError> {
+        let before = self.seq;
         for e in events {
             if e.seq <= self.seq {
                 continue;
@@ -219,6 +261,9 @@ impl Entry {
         }
         if rebuild {
             self.game = self.replay(self.standing.len())?;
+        }
+        if rebuild || self.seq != before {
+            self.sheet = SheetMemo::of(&self.game);
         }
         Ok(())
     }
@@ -286,7 +331,7 @@ impl Entry {
             table_to_act: to_act.table,
             table: game.table_json(),
             you,
-            scores: game.score_sheet(),
+            scores: self.sheet.sheet_of(game),
             tournament: self.tournament.clone(),
             duplicate: self.seed_key.is_some(),
         }
@@ -320,6 +365,9 @@ impl Entry {
 
     /// Takes in an event just recorded, with the state after it.
     fn record(&mut self, game: AnyGame, row: EventRow) {
+        if row.kind == "undo" || SheetMemo::key(&game) != self.sheet.key {
+            self.sheet = SheetMemo::of(&game);
+        }
         if row.kind == "undo" {
             if let Some(s) = self.standing.pop() {
                 self.retracted.insert(s.seq, row.seq);
@@ -672,6 +720,7 @@ impl Matches {
             dealing,
             tokens: hashes,
             config_text: raw_json(&game.config_json()),
+            sheet: SheetMemo::of(&game),
             game,
             seq: 0,
             updated_at: created_at.clone(),

@@ -154,7 +154,8 @@ pub struct MatchView {
     #[schema(value_type = Option<crate::routes::spec::GameSeat>)]
     pub you: Option<Box<RawValue>>,
     /// The score sheet.
-    pub scores: ScoreSheet,
+    #[schema(value_type = ScoreSheet)]
+    pub scores: Box<RawValue>,
     /// The tournament table this match is played at, or null.
     pub tournament: Option<TournamentLink>,
     /// Duplicate play: every table of this tournament round is dealt the same cards. The deals'

@@ -342,6 +342,12 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     fn dealer(&self) -> Option<usize>;
     /// How many rounds are over (a service seed of round r is revealed once this is >= r).
     fn rounds_completed(&self) -> u32;
+    /// How many lines the score sheet has. The sheet changes only when this or the finished
+    /// flag does (checked for every game by `tests/conformance.rs`), so the service writes it
+    /// anew only then. By default [`Game::rounds_completed`].
+    fn sheet_lines(&self) -> u32 {
+        self.rounds_completed()
+    }
     /// Whether `action` is a sealed choice: made face down, shown to the others only when the
     /// set it belongs to is revealed. A retracted sealed choice is never revealed: the log shows
     /// it only to the seat that made it (see [`AnyGame::render_retracted`]).
@@ -689,6 +695,11 @@ impl AnyGame {
     /// How many rounds are over.
     pub fn rounds_completed(&self) -> u32 {
         each_game!(self, g => g.rounds_completed())
+    }
+
+    /// How many lines the score sheet has ([`Game::sheet_lines`]).
+    pub fn sheet_lines(&self) -> u32 {
+        each_game!(self, g => g.sheet_lines())
     }
 
     /// Service seeds of rounds up to this one are published (0: none yet): the rounds over, or

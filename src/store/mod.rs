@@ -375,6 +375,29 @@ fn reader_pragmas(
     Box::pin(sqlite_pragmas(conn, true, None))
 }
 
+/// A PostgreSQL connection idle at least this long is pinged before it is handed out (see
+/// [`ping_if_idle`]).
+const PING_AFTER_IDLE: Duration = Duration::from_secs(1);
+
+/// sqlx pings every pooled connection before handing it out, by default: a round trip to the
+/// server (on SQLite, to the connection's worker thread) in front of every group commit and every
+/// read. A SQLite connection cannot drop, so its pools never ping. A PostgreSQL connection can
+/// (a server restart, a network cut, an idle timeout), but one used within the last second very
+/// seldom has; so only a connection idle for [`PING_AFTER_IDLE`] or more is pinged, and closed
+/// if the ping fails. A write that meets a connection lost anyway is read back before it is
+/// answered (`OutcomeUnknown`), as any write cut short is.
+fn ping_if_idle(
+    conn: &mut sqlx::AnyConnection,
+    meta: PoolConnectionMetadata,
+) -> BoxFuture<'_, Result<bool, sqlx::Error>> {
+    Box::pin(async move {
+        if meta.idle_for >= PING_AFTER_IDLE {
+            conn.ping().await?;
+        }
+        Ok(true)
+    })
+}
+
 fn is_unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
 }
@@ -653,6 +676,7 @@ impl Store {
             Backend::Sqlite => {
                 let writer = AnyPoolOptions::new()
                     .max_connections(1)
+                    .test_before_acquire(false)
                     .acquire_timeout(opts.acquire_timeout)
                     .after_connect(move |conn, _| Box::pin(writer_pragmas(conn, max_pages)))
                     .connect_with(options.clone())
@@ -677,6 +701,7 @@ impl Store {
                 }
                 let reader = AnyPoolOptions::new()
                     .max_connections(4)
+                    .test_before_acquire(false)
                     .acquire_timeout(opts.acquire_timeout)
                     .after_connect(reader_pragmas)
                     .connect_with(options)
@@ -712,6 +737,8 @@ impl Store {
                 }
                 let pool = AnyPoolOptions::new()
                     .max_connections(16)
+                    .test_before_acquire(false)
+                    .before_acquire(ping_if_idle)
                     .acquire_timeout(opts.acquire_timeout)
                     .connect_with(options)
                     .await?;

@@ -416,6 +416,12 @@ impl Game for ByHookOrCrook {
         }
     }
 
+    /// A line per finished turn, and the final exhibition's once it is over: the one seed is
+    /// revealed only at the end, but the sheet grows turn by turn.
+    fn sheet_lines(&self) -> u32 {
+        self.records.len() as u32 + u32::from(self.final_record.is_some())
+    }
+
     /// Locations, action cards, exhibits and final exhibits are sealed choices (RULES.md: "sealed,
     /// revealed together"; exhibitors "each lay down one set" knowing only how many thieves are
     /// present).
