@@ -363,8 +363,9 @@ impl Entry {
         )
     }
 
-    /// Takes in an event just recorded, with the state after it.
-    fn record(&mut self, game: AnyGame, row: EventRow) {
+    /// Takes in an event just recorded, with the state after it and, for an action, the action
+    /// as parsed from the request (the same JSON as `row.action`, not read back from it).
+    fn record(&mut self, game: AnyGame, row: EventRow, action: Option<&Value>) {
         if row.kind == "undo" || SheetMemo::key(&game) != self.sheet.key {
             self.sheet = SheetMemo::of(&game);
         }
@@ -373,11 +374,14 @@ impl Entry {
                 self.retracted.insert(s.seq, row.seq);
             }
         } else {
-            let action = row
-                .action
-                .as_deref()
-                .and_then(|a| serde_json::from_str(a).ok())
-                .unwrap_or(Value::Null);
+            let action = match action {
+                Some(a) => a.clone(),
+                None => row
+                    .action
+                    .as_deref()
+                    .and_then(|a| serde_json::from_str(a).ok())
+                    .unwrap_or(Value::Null),
+            };
             self.standing.push(Standing {
                 seq: row.seq,
                 round: row.round as u32,
@@ -1074,9 +1078,13 @@ impl Matches {
             }
             let status_change = (Entry::status(&next) != Entry::status(&e.game))
                 .then(|| Entry::status(&next).as_str());
+            let sent_action = match &op {
+                WriteOp::Act(req) => Some(&req.action),
+                WriteOp::Undo => None,
+            };
             match self.store.append(&row, status_change).await {
                 Ok(()) => {
-                    e.record(next, row);
+                    e.record(next, row, sent_action);
                     self.live.published(id, e.seq);
                     return Ok(WriteAnswer {
                         status: StatusCode::CREATED,
@@ -1107,7 +1115,7 @@ impl Matches {
                     match self.recorded_after_fault(&row).await {
                         Some(true) => {
                             tracing::warn!(error = %err, match_id = %id, seq = row.seq, "the append's commit reported an error but the event is recorded");
-                            e.record(next, row);
+                            e.record(next, row, sent_action);
                             return Ok(WriteAnswer {
                                 status: StatusCode::CREATED,
                                 body,
