@@ -20,19 +20,19 @@ fn match_row(id: &str) -> MatchRow {
     }
 }
 
-/// A store on a fresh database holding `count` new matches named `prefix` and a number; the
-/// guard keeps a SQLite file's directory alive.
+/// A store on a fresh database holding `count` new matches named `prefix` and a number, the
+/// database's URL, and (on SQLite) the guard that keeps the file's directory alive.
 async fn store_with_matches(
     prefix: &str,
     count: usize,
-) -> (Store, Vec<String>, Option<tempfile::TempDir>) {
+) -> (Store, Vec<String>, String, Option<tempfile::TempDir>) {
     let (url, dir) = common::fresh_database().await;
     let store = Store::connect(&url).await.unwrap();
     let matches: Vec<String> = (0..count).map(|i| format!("{prefix}{i:02}")).collect();
     for m in &matches {
         store.insert_match(&match_row(m), &[]).await.unwrap();
     }
-    (store, matches, dir)
+    (store, matches, url, dir)
 }
 
 fn event(match_id: &str, seq: i64, writer: usize) -> EventRow {
@@ -51,7 +51,7 @@ fn event(match_id: &str, seq: i64, writer: usize) -> EventRow {
 async fn concurrent_appends_each_win_or_lose_their_own_seq_and_nothing_else() {
     // 48 matches x 3 writers: up to 144 appends queue at once, more than one insert statement
     // carries (128), so a batch also spans several statements in one transaction.
-    let (store, matches, _dir) = store_with_matches("m", 48).await;
+    let (store, matches, _url, _dir) = store_with_matches("m", 48).await;
     // Three writers race for every seq 1..=10 of every match. At seq 10 writers 1 and 2 also mark
     // the match finished (a status update in the same append) and writer 0 does not: the status
     // must follow whoever won.
@@ -117,7 +117,7 @@ async fn concurrent_appends_each_win_or_lose_their_own_seq_and_nothing_else() {
 /// and no append fails for any other reason (no deadlock between batches on PostgreSQL).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn racing_writers_on_every_match_never_deadlock_and_each_seq_has_one_winner() {
-    let (store, matches, _dir) = store_with_matches("r", 32).await;
+    let (store, matches, _url, _dir) = store_with_matches("r", 32).await;
     const SEQS: i64 = 15;
     let mut tasks = vec![];
     for m in &matches {
@@ -158,4 +158,65 @@ async fn racing_writers_on_every_match_never_deadlock_and_each_seq_has_one_winne
             );
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_postgresql_each_commit_announces_exactly_the_appends_that_went_in() {
+    let (store, matches, url, dir) = store_with_matches("n", 12).await;
+    if dir.is_some() {
+        eprintln!("NOTE: skipped: announcements are PostgreSQL's (set TEST_DATABASE_URL)");
+        return;
+    }
+    let mut listener = sqlx::postgres::PgListener::connect(&url).await.unwrap();
+    listener
+        .listen(clubroom::store::ANNOUNCE_CHANNEL)
+        .await
+        .unwrap();
+    // Two writers race for seqs 1..=4 of every match: batches of several rows, half of which
+    // lose their seq. Only the winners may be announced, each once.
+    let mut tasks = vec![];
+    for seq in 1..=4 {
+        for m in &matches {
+            for writer in 0..2 {
+                let (store, m) = (store.clone(), m.clone());
+                tasks.push(tokio::spawn(async move {
+                    let r = store.append(&event(&m, seq, writer), None).await;
+                    (m, seq, r)
+                }));
+            }
+        }
+    }
+    let mut winners = vec![];
+    for t in tasks {
+        let (m, seq, r) = t.await.unwrap();
+        match r {
+            Ok(()) => winners.push((m, seq)),
+            Err(StoreError::Conflict) => {}
+            Err(other) => panic!("{m} seq {seq}: unexpected {other}"),
+        }
+    }
+    assert_eq!(winners.len(), 12 * 4);
+    let mut announced = vec![];
+    let mut notifications = 0;
+    while announced.len() < winners.len() {
+        let n = tokio::time::timeout(std::time::Duration::from_secs(5), listener.recv())
+            .await
+            .expect("every append announced within 5 s")
+            .unwrap();
+        notifications += 1;
+        for entry in n.payload().split(',') {
+            let (id, seq) = entry.split_once(' ').expect("<id> <seq>");
+            announced.push((id.to_string(), seq.parse::<i64>().unwrap()));
+        }
+    }
+    // Nothing more comes: no loser, no second announcement.
+    let extra = tokio::time::timeout(std::time::Duration::from_millis(500), listener.recv()).await;
+    assert!(extra.is_err(), "an extra announcement: {extra:?}");
+    winners.sort();
+    announced.sort();
+    assert_eq!(announced, winners);
+    println!(
+        "{} appends announced in {notifications} notifications",
+        winners.len()
+    );
 }
