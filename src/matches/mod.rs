@@ -88,11 +88,11 @@ struct Entry {
 /// A game's sheet changes only when a line is added to it or the match ends: two states of one
 /// line of play (one reached from the other by actions, no undo between them) with the same
 /// number of sheet lines ([`AnyGame::sheet_lines`]) and the same finished flag have the same
-/// sheet. `tests/conformance.rs`
-/// checks this of every game at every step of its random playouts. So the text written for the
-/// entry's state also serves the state after a further action with the same key, and an undo
-/// (which returns to an earlier state of the same line) or a state taken in from the log writes
-/// the sheet anew.
+/// sheet. `tests/conformance.rs` checks this of every game at every step of its random
+/// playouts. So the text written for the entry's (committed) state also serves a state one
+/// action on with the same key, and a recorded undo or events taken in from the log write the
+/// sheet anew. Only a recorded state's sheet is kept: an answer rendered for an append that then
+/// fails leaves the memo as it was.
 struct SheetMemo {
     key: (u32, bool),
     text: Box<RawValue>,
