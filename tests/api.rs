@@ -199,6 +199,46 @@ async fn a_table_dealt_deal_is_recorded_card_by_card_and_scored_exactly() {
 }
 
 #[actix_web::test]
+async fn the_sheet_in_every_answer_follows_undo_and_a_different_tally_in_its_place() {
+    // The service writes a match's sheet once per line (`SheetMemo`): an undo, and a different
+    // deal recorded at the same place on the sheet, must show in the very next answer.
+    let app = TestApp::spawn().await;
+    let m = app
+        .create("dump", 2, "table", json!({"target": 1000}))
+        .await;
+    let tally = |points: [i64; 2]| json!({"type": "tally", "points": points});
+    let sheet = |a: &common::Answer| a.body["match"]["scores"].clone();
+    let scores = || async {
+        app.get(&format!("/v1/matches/{}/scores", m.id), None)
+            .await
+            .body
+    };
+    let a = app.act(&m, &m.host, None, tally([100, 60])).await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    assert_eq!(sheet(&a)["totals"], json!([20, 0]));
+    assert_eq!(sheet(&a), scores().await);
+    let a = app.act(&m, &m.host, None, tally([70, 90])).await;
+    assert_eq!(sheet(&a)["totals"], json!([20, 10]));
+    assert_eq!(sheet(&a)["rounds"].as_array().unwrap().len(), 2);
+    let u = app.undo(&m, &m.host).await;
+    assert_eq!(u.status, StatusCode::CREATED, "{}", u.text);
+    assert_eq!(sheet(&u)["totals"], json!([20, 0]));
+    assert_eq!(sheet(&u)["rounds"].as_array().unwrap().len(), 1);
+    assert_eq!(sheet(&u), scores().await);
+    // Deal 2 again, the other way: same number of lines as before the undo, other figures.
+    let a = app.act(&m, &m.host, None, tally([95, 65])).await;
+    assert_eq!(sheet(&a)["totals"], json!([35, 0]));
+    assert_eq!(sheet(&a)["rounds"][1]["points"], json!([15, 0]));
+    assert_eq!(sheet(&a), scores().await);
+    assert_eq!(app.view(&m, None).await["scores"], scores().await);
+    // A deal played card by card leaves the sheet as it is until the deal is tallied.
+    let a = app.act(&m, &m.host, None, json!({"type": "deal"})).await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    assert_eq!(sheet(&a), scores().await);
+    assert_eq!(sheet(&a)["totals"], json!([35, 0]));
+}
+
+#[actix_web::test]
 async fn tallies_record_whole_deals_and_reaching_the_target_ends_the_match() {
     let app = TestApp::spawn().await;
     let m = app.create("dump", 2, "table", json!({"target": 30})).await;
