@@ -6,9 +6,9 @@
 //! `clubroom_events` with `<id> <seq>` per event, comma-separated (see
 //! [`crate::store::ANNOUNCE_CHANNEL`]): the notification is delivered when, and only when, the
 //! batch commits, and it costs no transaction of its own. Every instance `LISTEN`s on the same
-//! database and re-broadcasts what it hears. An announcement only says "match `id` reached `seq`": a stream always reads the events
-//! themselves from the log, as its viewer may see them, so a lost or doubled announcement costs a
-//! delay or a query, never a wrong or doubled event. On SQLite a second process on the same file
+//! database and re-broadcasts what it hears. An announcement only says "match `id` reached
+//! `seq`": a stream always reads the events themselves from the log, as its viewer may see them,
+//! so a lost or doubled announcement costs a delay or a query, never a wrong or doubled event. On SQLite a second process on the same file
 //! is noticed by the streams' short poll of the match's version.
 
 use std::{
