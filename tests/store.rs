@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::collections::HashMap;
+
 use clubroom::store::{EventRow, MatchRow, Store, StoreError};
 
 fn match_row(id: &str) -> MatchRow {
@@ -47,28 +49,32 @@ fn event(match_id: &str, seq: i64, writer: usize) -> EventRow {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn concurrent_appends_each_win_or_lose_their_own_seq_and_nothing_else() {
-    // 48 matches x 3 writers: up to 144 appends queue at once, more than one insert statement
-    // carries (128), so a batch also spans several statements in one transaction.
-    let (store, matches, _url, _dir) = store_with_matches("m", 48).await;
-    // Three writers race for every seq 1..=10 of every match. At seq 10 writers 1 and 2 also mark
-    // the match finished (a status update in the same append) and writer 0 does not: the status
-    // must follow whoever won.
+/// `writers` writers race, all at once, for every seq of `seqs` of every match, writer `w`'s
+/// append at `seq` carrying the status `status(seq, w)`. Each append must win or lose its seq
+/// (`Conflict`), nothing else, and no seq may have two winners. Returns the winner of each
+/// `(match, seq)`.
+async fn race_for_every_seq(
+    store: &Store,
+    matches: &[String],
+    seqs: std::ops::RangeInclusive<i64>,
+    writers: usize,
+    status: fn(i64, usize) -> Option<&'static str>,
+) -> HashMap<(String, i64), usize> {
     let mut tasks = vec![];
-    for seq in 1..=10 {
-        for m in &matches {
-            for writer in 0..3 {
+    for seq in seqs {
+        for m in matches {
+            for writer in 0..writers {
                 let (store, m) = (store.clone(), m.clone());
                 tasks.push(tokio::spawn(async move {
-                    let status = (seq == 10 && writer > 0).then_some("finished");
-                    let r = store.append(&event(&m, seq, writer), status).await;
+                    let r = store
+                        .append(&event(&m, seq, writer), status(seq, writer))
+                        .await;
                     (m, seq, writer, r)
                 }));
             }
         }
     }
-    let mut winners = std::collections::HashMap::new();
+    let mut winners = HashMap::new();
     for t in tasks {
         let (m, seq, writer, r) = t.await.unwrap();
         match r {
@@ -80,6 +86,21 @@ async fn concurrent_appends_each_win_or_lose_their_own_seq_and_nothing_else() {
             Err(other) => panic!("{m} seq {seq}: unexpected {other}"),
         }
     }
+    winners
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_appends_each_win_or_lose_their_own_seq_and_nothing_else() {
+    // 48 matches x 3 writers: up to 144 appends queue at once, more than one insert statement
+    // carries (128), so a batch also spans several statements in one transaction.
+    let (store, matches, _url, _dir) = store_with_matches("m", 48).await;
+    // Three writers race for every seq 1..=10 of every match. At seq 10 writers 1 and 2 also mark
+    // the match finished (a status update in the same append) and writer 0 does not: the status
+    // must follow whoever won.
+    let winners = race_for_every_seq(&store, &matches, 1..=10, 3, |seq, writer| {
+        (seq == 10 && writer > 0).then_some("finished")
+    })
+    .await;
     assert_eq!(
         winners.len(),
         48 * 10,
@@ -136,7 +157,7 @@ async fn racing_writers_on_every_match_never_deadlock_and_each_seq_has_one_winne
             }));
         }
     }
-    let mut winners = std::collections::HashMap::new();
+    let mut winners = HashMap::new();
     for t in tasks {
         let (m, writer, won) = t.await.unwrap();
         for seq in won {
@@ -174,27 +195,7 @@ async fn on_postgresql_each_commit_announces_exactly_the_appends_that_went_in() 
         .unwrap();
     // Two writers race for seqs 1..=4 of every match: batches of several rows, half of which
     // lose their seq. Only the winners may be announced, each once.
-    let mut tasks = vec![];
-    for seq in 1..=4 {
-        for m in &matches {
-            for writer in 0..2 {
-                let (store, m) = (store.clone(), m.clone());
-                tasks.push(tokio::spawn(async move {
-                    let r = store.append(&event(&m, seq, writer), None).await;
-                    (m, seq, r)
-                }));
-            }
-        }
-    }
-    let mut winners = vec![];
-    for t in tasks {
-        let (m, seq, r) = t.await.unwrap();
-        match r {
-            Ok(()) => winners.push((m, seq)),
-            Err(StoreError::Conflict) => {}
-            Err(other) => panic!("{m} seq {seq}: unexpected {other}"),
-        }
-    }
+    let winners = race_for_every_seq(&store, &matches, 1..=4, 2, |_, _| None).await;
     assert_eq!(winners.len(), 12 * 4);
     let mut announced = vec![];
     let mut notifications = 0;
@@ -212,6 +213,7 @@ async fn on_postgresql_each_commit_announces_exactly_the_appends_that_went_in() 
     // Nothing more comes: no loser, no second announcement.
     let extra = tokio::time::timeout(std::time::Duration::from_millis(500), listener.recv()).await;
     assert!(extra.is_err(), "an extra announcement: {extra:?}");
+    let mut winners: Vec<(String, i64)> = winners.into_keys().collect();
     winners.sort();
     announced.sort();
     assert_eq!(announced, winners);
