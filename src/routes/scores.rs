@@ -2,7 +2,7 @@
 
 use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
 
-use super::etag;
+use super::{bearer, etag};
 use crate::{
     error::{ApiError, Problem},
     matches::Matches,
@@ -34,9 +34,12 @@ fn csv(sheet: &ScoreSheet, seq: i64) -> HttpResponse {
             (String = "text/csv", example = "round,label,multiplier,side_0,side_1\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),
         ), headers(("ETag" = String, description = "The version"))),
         (status = 304, description = "Not modified: `If-None-Match` names the current version; no body", headers(("ETag" = String, description = "The version"))),
+        (status = 401, description = "A token not valid for this match", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`round_in_play`: a duplicate tournament table read without a token while its round is being played (only the table's own tokens read it until every table of the round has finished)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
-    )
+    ),
+    security((), ("bearer" = []))
 )]
 #[get("/v1/matches/{id}/scores")]
 pub async fn scores(
@@ -44,7 +47,7 @@ pub async fn scores(
     id: web::Path<String>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let (sheet, seq) = svc.scores(&id).await?;
+    let (sheet, seq) = svc.scores(&id, bearer(&req)?.as_deref()).await?;
     Ok(if wants_csv(&req) {
         csv(&sheet, seq)
     } else {
@@ -59,16 +62,20 @@ pub async fn scores(
     responses(
         (status = 200, description = "The score sheet as CSV", content_type = "text/csv", body = String,
          example = "round,label,multiplier,side_0,side_1\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),
+        (status = 401, description = "A token not valid for this match", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`round_in_play`: a duplicate tournament table read without a token while its round is being played (only the table's own tokens read it until every table of the round has finished)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
-    )
+    ),
+    security((), ("bearer" = []))
 )]
 #[get("/v1/matches/{id}/scores.csv")]
 pub async fn scores_csv(
     svc: web::Data<Matches>,
     id: web::Path<String>,
+    req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let (sheet, seq) = svc.scores(&id).await?;
+    let (sheet, seq) = svc.scores(&id, bearer(&req)?.as_deref()).await?;
     Ok(csv(&sheet, seq))
 }
 
