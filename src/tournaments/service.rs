@@ -861,9 +861,11 @@ impl Matches {
             if res.source == ResultSource::Match {
                 return Err(conflict(
                     "result_from_match",
-                    format!(
-                        "table {table}'s match is finished and its score sheet is the result; correct it at the table (undo), not here"
-                    ),
+                    if t.spec.duplicate {
+                        format!("table {table}'s match is finished and its score sheet is the result (a finished duplicate table is never reopened)")
+                    } else {
+                        format!("table {table}'s match is finished and its score sheet is the result; correct it at the table (undo), not here")
+                    },
                 ));
             }
         }
