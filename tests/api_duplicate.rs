@@ -267,6 +267,28 @@ async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize
             }
         }
     }
+    // Writes aimed at table 1 by another table's tokens tell nothing either.
+    for (who, token) in viewers.iter().filter(|(_, t)| t.is_some()) {
+        let token = token.unwrap();
+        let act = app.act(t1, token, Some(0), json!({"type": "deal"})).await;
+        assert_eq!(act.status, StatusCode::UNAUTHORIZED, "{who}: {}", act.text);
+        let undo = app.undo(t1, token).await;
+        assert_eq!(
+            undo.status,
+            StatusCode::UNAUTHORIZED,
+            "{who}: {}",
+            undo.text
+        );
+        let entry = put(
+            &app,
+            &format!("/v1/tournaments/{tid}/rounds/1/tables/1/result"),
+            Some(token),
+            json!({"totals": [0]}),
+        )
+        .await;
+        assert_eq!(entry.status, StatusCode::FORBIDDEN, "{who}: {}", entry.text);
+        assert!(!entry.text.contains(&t1.id));
+    }
     // The round's tables are not listed to another table's tokens either.
     let listed = app.get("/v1/matches", Some(&t2.seats[0])).await;
     assert_eq!(listed.status, StatusCode::OK, "{}", listed.text);
