@@ -20,13 +20,17 @@ use actix_web::{
 pub const PAGE_CSP: &str = "default-src 'self'; connect-src 'self'; object-src 'none'; \
                             base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-/// `/docs`: Swagger UI (vendored by utoipa-swagger-ui), whose files are not ours. It has no
-/// inline script (its `index.html` loads `swagger-initializer.js`) and sets its inline styles
-/// through the DOM (which a policy allows), but its style sheet draws its icons as `data:`
-/// images, and it fetches the spec and "Try it out" calls from this origin.
-pub const DOCS_CSP: &str = "default-src 'self'; img-src 'self' data:; connect-src 'self'; \
-                            object-src 'none'; base-uri 'none'; form-action 'self'; \
-                            frame-ancestors 'none'";
+/// `/docs`: Swagger UI (vendored by utoipa-swagger-ui: swagger-ui 5.32.6), whose files are not
+/// ours. It has no inline script (its `index.html` loads `swagger-initializer.js`) and sets its
+/// inline styles through the DOM (which a policy allows); its style sheet draws its icons as
+/// `data:` images; it fetches the spec and "Try it out" calls from this origin; and its logo is
+/// an SVG with one inline `<style>` element, allowed by its hash (SHA-256 of
+/// `.logo_small_svg__cls-2{fill:#fff}.logo_small_svg__cls-3{fill:#85ea2d}`). Another Swagger UI
+/// may bring another style: the browser test then reports the violation with the new hash.
+pub const DOCS_CSP: &str = "default-src 'self'; img-src 'self' data:; \
+                            style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; \
+                            connect-src 'self'; object-src 'none'; base-uri 'none'; \
+                            form-action 'self'; frame-ancestors 'none'";
 
 /// Every other answer (the API's JSON, CSV and streams, errors, the page's own script and style
 /// files): nothing in it may run or load anything, and nobody may frame it, should a browser
@@ -66,6 +70,11 @@ const FILES: &[(&str, &str, &str)] = &[
         "app.js",
         "text/javascript; charset=utf-8",
         include_str!("../../web/app.js"),
+    ),
+    (
+        "keep.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../web/keep.js"),
     ),
     (
         "lib.js",
