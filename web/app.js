@@ -110,7 +110,7 @@ async function createPage() {
         h("button", { type: "submit", id: "create-btn", class: "wide" }, "Create match")));
     // keep typed names across redraws
     const old = [...root.querySelectorAll("input[data-seat]")].map((i) => i.value);
-    root.replaceChildren(form, tournamentForm, keptPanel(draw));
+    root.replaceChildren(...[form, tournamentForm, keptPanel(draw)].filter(Boolean));
     root.querySelectorAll("input[data-seat]").forEach((i, k) => { if (old[k]) i.value = old[k]; });
   };
   draw();

@@ -176,8 +176,7 @@ export function adoptQueue(id, token, role) {
     const old = `${P}queue.${id}.${token.slice(0, 16)}`;
     const items = read(localStorage, old);
     if (items === null) return;
-    const now = read(localStorage, queueKey(id, role), []);
-    write(localStorage, queueKey(id, role), [...now, ...(Array.isArray(items) ? items : [])]);
+    if (Array.isArray(items) && items.length) write(localStorage, queueKey(id, role), [...read(localStorage, queueKey(id, role), []), ...items]);
     localStorage.removeItem(old);
   });
 }

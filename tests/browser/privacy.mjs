@@ -180,21 +180,32 @@ await run("privacy", async (browser) => {
     && [hostToken, ...seatTokens].every((t) => holds(kept, t).length === 0), where(kept));
   await seats[1].context().close();
 
-  // ---- 4. what an older page kept ----
+  // ---- 4. what an older page kept: every token of the match, a queue under the token ----
   const old = await newPhone(browser, "old");
   await old.goto(BASE + "/");
   await old.waitForSelector("#create");
-  const fake = (c) => c.repeat(64);
-  await old.evaluate(({ id, fake }) => {
-    localStorage.setItem("clubroom.mine", JSON.stringify([{ id, game: "dump", host: fake.a, seats: [fake.b, fake.c], players: ["Ada", "Ben"], at: "2026-01-01T00:00:00Z" }]));
-    localStorage.setItem("clubroom.tournaments", JSON.stringify([{ id: "f".repeat(32), name: "Old night", token: fake.d, at: "2026-01-01T00:00:00Z" }]));
-  }, { id, fake: { a: fake("a"), b: fake("b"), c: fake("c"), d: fake("d") } });
+  const fakeOrganiser = "d".repeat(64);
+  await old.evaluate(({ id, hostToken, seatTokens, fakeOrganiser }) => {
+    localStorage.setItem("clubroom.mine", JSON.stringify([{ id, game: "dump", host: hostToken, seats: seatTokens, players: ["Ada", "Ben"], at: "2026-01-01T00:00:00Z" }]));
+    localStorage.setItem("clubroom.tournaments", JSON.stringify([{ id: "f".repeat(32), name: "Old night", token: fakeOrganiser, at: "2026-01-01T00:00:00Z" }]));
+    // A play for seat 1 queued by the host page before the upgrade (refused when sent: the host
+    // plays no card in service dealing).
+    localStorage.setItem(`clubroom.queue.${id}.${hostToken.slice(0, 16)}`, JSON.stringify([{ key: "queued-before-the-upgrade", seat: 1, action: { type: "play", card: "2C" }, at: 0 }]));
+  }, { id, hostToken, seatTokens, fakeOrganiser });
   await old.reload();
   await old.waitForSelector(`#kept [data-match="${id}"]`);
   kept = await stored(old);
   check("an older page's storage is cut down: the host and organiser tokens stay, the seat tokens go",
-    holds(kept, fake("a")).length === 1 && holds(kept, fake("d")).length === 1 && holds(kept, fake("b")).length === 0
-      && holds(kept, fake("c")).length === 0 && !kept.some(([, k]) => k === "clubroom.mine" || k === "clubroom.tournaments"), where(kept));
+    holds(kept, hostToken).length === 1 && holds(kept, fakeOrganiser).length === 1 && seatTokens.every((t) => holds(kept, t).length === 0)
+      && !kept.some(([, k]) => k === "clubroom.mine" || k === "clubroom.tournaments"), where(kept));
+  const sent = [];
+  old.on("request", (r) => { if (r.url().endsWith("/actions")) sent.push(r.headers()["idempotency-key"]); });
+  await old.click(`#kept [data-match="${id}"] a`);
+  await old.waitForSelector("#error");
+  kept = await stored(old);
+  check("its old queue is taken over by the host page and sent with its key; no key names the token any more",
+    sent.includes("queued-before-the-upgrade") && kept.every(([, k]) => !k.includes(hostToken.slice(0, 16))), `${sent} ${where(kept)}`);
+  await forget(old, "#forget", `${BASE}/`);
   await old.context().close();
 
   // ---- 5. an organiser forgets a tournament ----
