@@ -80,8 +80,8 @@ export function qrSvg(text) {
 }
 
 // The join links of a match: the host's and a QR code per seat. `back`: a node to go back by.
-// `kept`: the seat links are kept in this tab's session storage (a match created here), and the
-// host may forget them once everyone has joined (`onForget`).
+// `onForget`: the seat links are kept in this tab's session storage (a match created here), and
+// this forgets them, once the host says everyone has joined.
 export function linksPage(created, back = null, { onForget = null } = {}) {
   const m = created.match;
   const host = tableUrl(m.id, created.host_token);
@@ -117,17 +117,18 @@ export function linksPage(created, back = null, { onForget = null } = {}) {
   window.scrollTo(0, 0);
 }
 
-// "Forget …" with its confirmation in place: `box` is where the confirmation shows, `text` says
-// what goes, `onYes` forgets. The caller keeps `open` across its redraws (a table page redraws
-// on every event): `{ open }` in, `onToggle(open)` out.
+// A "Forget …" button (`#<id>`) whose confirmation opens in place, under it (`#<id>-confirm`,
+// saying `text`, with `#<id>-yes` calling `onYes` and `#<id>-no` closing it): a tap never
+// forgets by itself. A page that redraws (a table page does on every event) passes `open` and
+// hears `onToggle(open)` to keep the confirmation open across its redraws.
 export function forgetControl({ label, text, yes, onYes, open = false, onToggle = () => {}, id = "forget" }) {
   const box = h("div", { class: "forget-box" });
   const show = (on) => {
-    fill(box, on ? h("div", { class: "msg warn", id: "forget-confirm", role: "alertdialog" },
+    fill(box, on ? h("div", { class: "msg warn", id: `${id}-confirm`, role: "alertdialog" },
       h("p", {}, text),
       h("div", { class: "row" },
-        h("button", { class: "danger grow", id: "forget-yes", onclick: onYes }, yes),
-        h("button", { class: "secondary grow", id: "forget-no", onclick: () => { show(false); onToggle(false); } }, "Keep it"))) : null);
+        h("button", { class: "danger grow", id: `${id}-yes`, onclick: onYes }, yes),
+        h("button", { class: "secondary grow", id: `${id}-no`, onclick: () => { show(false); onToggle(false); } }, "Keep it"))) : null);
     button.hidden = on;
   };
   const button = h("button", { class: "secondary small", id, onclick: () => { show(true); onToggle(true); } }, label);

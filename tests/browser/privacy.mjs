@@ -39,10 +39,10 @@ async function newPhone(browser, label, viewport) {
 // Taps "Forget…" and confirms; waits for the page to leave the match's address.
 async function forget(page, button, away) {
   await page.click(button);
-  await page.waitForSelector("#forget-yes");
-  const box = await page.locator("#forget-yes").boundingBox();
+  await page.waitForSelector(`${button}-yes`);
+  const box = await page.locator(`${button}-yes`).boundingBox();
   check(`${button}: the confirmation's button is a thumb's size`, box && box.height >= 44, JSON.stringify(box));
-  await Promise.all([page.waitForURL(away), page.click("#forget-yes")]);
+  await Promise.all([page.waitForURL(away), page.click(`${button}-yes`)]);
 }
 
 await run("privacy", async (browser) => {
@@ -206,6 +206,14 @@ await run("privacy", async (browser) => {
   check("its old queue is taken over by the host page and sent with its key; no key names the token any more",
     sent.includes("queued-before-the-upgrade") && kept.every(([, k]) => !k.includes(hostToken.slice(0, 16))), `${sent} ${where(kept)}`);
   await forget(old, "#forget", `${BASE}/`);
+  // The start page's list forgets a tournament in place.
+  const oldT = "f".repeat(32);
+  await old.waitForSelector(`[data-tournament="${oldT}"]`);
+  await old.click(`#forget-${oldT}`);
+  await old.click(`#forget-${oldT}-yes`);
+  kept = await stored(old);
+  check("the start page's Forget removes a tournament from the list and the phone",
+    !(await old.$(`[data-tournament="${oldT}"]`)) && holds(kept, fakeOrganiser).length === 0 && kept.length === 0, where(kept));
   await old.context().close();
 
   // ---- 5. an organiser forgets a tournament ----
