@@ -3,8 +3,10 @@
 # playwright-core) play a service-dealt Clubs deal live on the page served by a debug build
 # (tests/browser/clubs.mjs), then every game in both dealing modes is played for a few taps
 # (tests/browser/games.mjs), then tournaments: the organiser's page, the public page's live
-# standings, a match page's Tournament panel (tests/browser/tournament.mjs). Screenshots go to
-# target/browser-artifacts/ (gitignored).
+# standings, a match page's Tournament panel (tests/browser/tournament.mjs), then what the page
+# keeps on a phone, its Forget controls and the security headers (tests/browser/privacy.mjs).
+# Every page of every test is watched for Content-Security-Policy violations (lib.mjs).
+# Screenshots go to target/browser-artifacts/ (gitignored).
 #
 # Installs Debian's chromium if missing (apt-get) and playwright-core (pinned) from npm into
 # ~/.cache/clubroom-ci/playwright-core-<version> (outside the repository). `npx playwright
@@ -13,6 +15,7 @@
 # Usage: scripts/ci-browser.sh
 #   CLUBROOM_BIN  a server binary to use instead of `cargo build`'s target/debug/clubroom
 #   CHROMIUM      the browser executable (default /usr/bin/chromium)
+#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament privacy")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -89,9 +92,9 @@ mkdir -p "$ARTIFACTS"
 echo "== headless chromium against $BASE (screenshots in target/browser-artifacts/)"
 export BASE PW_DIR CHROMIUM ARTIFACTS
 status=0
-timeout 600 node tests/browser/clubs.mjs | tee "$WORK/clubs.out" || status=1
-timeout 600 node tests/browser/games.mjs | tee "$WORK/games.out" || status=1
-timeout 600 node tests/browser/tournament.mjs | tee "$WORK/tournament.out" || status=1
+for t in ${BROWSER_TESTS:-clubs games tournament privacy}; do
+  timeout 600 node "tests/browser/$t.mjs" | tee "$WORK/$t.out" || status=1
+done
 if grep -q panicked "$WORK/server.log"; then
   echo "FAIL the server panicked"; grep -m3 -A5 panicked "$WORK/server.log"; status=1
 fi

@@ -2,7 +2,7 @@
 
 use actix_web::{
     body::MessageBody,
-    dev::{ServiceFactory, ServiceRequest, ServiceResponse},
+    dev::{Service, ServiceFactory, ServiceRequest, ServiceResponse},
     web, App,
 };
 use utoipa::OpenApi;
@@ -61,7 +61,8 @@ pub fn build_app(
 }
 
 /// The actix application over `svc`, every request passing through `edge` (request id, access
-/// log, body deadline).
+/// log, body deadline), every answer leaving with the security headers
+/// ([`routes::page::security_headers`]).
 pub fn build_app_with(
     svc: web::Data<Matches>,
     edge: Edge,
@@ -89,4 +90,14 @@ pub fn build_app_with(
         .configure(routes::page::config)
         .default_service(web::to(routes::fallback))
         .wrap_fn(move |req, srv| edge.handle(req, srv))
+        // Outermost, so that the edge's own answers (a 408) carry the headers too.
+        .wrap_fn(|req, srv| {
+            let path = req.path().to_owned();
+            let call = srv.call(req);
+            async move {
+                let mut res = call.await?;
+                routes::page::security_headers(&path, res.headers_mut());
+                Ok(res)
+            }
+        })
 }

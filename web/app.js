@@ -11,8 +11,13 @@
 // when it was queued, then sent in order; a request that fails on the network stays queued and
 // is sent again (same key) when the connection is back. The server answers a known key with its
 // first answer, so an action that reached it before the connection dropped is never doubled.
+//
+// What the phone keeps (keep.js): the table page keeps its own token (the host's, or its seat's
+// only) and its queue; the seat links of a match created here stay in this tab's session
+// storage; "Forget this match" removes all of it.
 
-import { $, api, games, gameInfo, h, linksPage, main, offline, partnerships, problemText, say, setConn } from "./lib.js";
+import { forgetMatch, forgetLinks, keepLinks, keepMatch, keptLinks, keptMatches, queueKey, queuedCount, roleName, adoptQueue, tidyOldStorage } from "./keep.js";
+import { $, api, forgetControl, games, gameInfo, gameTitle, h, linksPage, main, offline, partnerships, problemText, say, setConn, tableUrl } from "./lib.js";
 import { newTournamentForm, tournamentPage, tournamentPanel } from "./tournament.js";
 
 // ---------- small helpers ----------
@@ -75,8 +80,10 @@ async function createPage() {
       const players = [...root.querySelectorAll("input[data-seat]")].map((i) => ({ name: i.value.trim() || i.placeholder }));
       const a = await api("POST", "/v1/matches", { body: { game: state.game, players, dealing: state.dealing } });
       if (!a.ok) { say("#create-msg", "bad", problemText(a)); return; }
-      remember(a.json);
-      linksPage(a.json);
+      const m = a.json.match;
+      keepMatch({ id: m.id, game: m.game, players: m.players.map((p) => p.name), seat: null, token: a.json.host_token });
+      keepLinks(m.id, a.json.seat_tokens);
+      linksPage(a.json, null, { onForget: () => forgetLinks(m.id) });
     } },
       h("h1", {}, "New match"),
       h("section", { class: "panel" },
@@ -100,32 +107,33 @@ async function createPage() {
           ? "Each phone sees its own hand and plays by tapping cards."
           : "Cards are shuffled at the table; each play is recorded from a card picker."),
         h("div", { id: "create-msg" }),
-        h("button", { type: "submit", id: "create-btn", style: "width:100%" }, "Create match")));
+        h("button", { type: "submit", id: "create-btn", class: "wide" }, "Create match")));
     // keep typed names across redraws
     const old = [...root.querySelectorAll("input[data-seat]")].map((i) => i.value);
-    root.replaceChildren(form, tournamentForm, recentPanel());
+    root.replaceChildren(...[form, tournamentForm, keptPanel(draw)].filter(Boolean));
     root.querySelectorAll("input[data-seat]").forEach((i, k) => { if (old[k]) i.value = old[k]; });
   };
   draw();
 }
 
-function remember(created) {
-  try {
-    const mine = JSON.parse(localStorage.getItem("clubroom.mine") || "[]");
-    mine.unshift({ id: created.match.id, game: created.match.game, host: created.host_token, seats: created.seat_tokens,
-      players: created.match.players.map((p) => p.name), at: created.match.created_at });
-    localStorage.setItem("clubroom.mine", JSON.stringify(mine.slice(0, 20)));
-  } catch { /* private mode: nothing remembered */ }
-}
-
-function recentPanel() {
-  let mine = [];
-  try { mine = JSON.parse(localStorage.getItem("clubroom.mine") || "[]"); } catch { mine = []; }
-  if (!mine.length) return h("span");
-  return h("section", { class: "panel" }, h("h2", {}, "Matches created on this phone"),
-    mine.map((m) => h("div", { class: "row" },
-      h("span", { class: "grow" }, `${m.game}: ${m.players.join(", ")}`),
-      h("button", { class: "secondary", onclick: () => linksPage({ match: { id: m.id, game: m.game, players: m.players.map((name, seat) => ({ seat, name })) }, host_token: m.host, seat_tokens: m.seats }) }, "Links"))));
+// The matches this phone keeps, each with Open and Forget (with its confirmation in place).
+function keptPanel(redraw) {
+  const mine = keptMatches();
+  if (!mine.length) return null;
+  return h("section", { class: "panel", id: "kept" }, h("h2", {}, "Matches on this phone"),
+    mine.map((m) => {
+      const as = m.role === "host" ? "host (scorer)" : `seat ${m.seat + 1}${m.players[m.seat] ? `: ${m.players[m.seat]}` : ""}`;
+      const queued = queuedCount(m.id);
+      return h("div", { class: "kept", "data-match": m.id, "data-role": m.role },
+        h("div", { class: "row" },
+          h("span", { class: "grow" }, `${gameTitle(m.game)}: ${(m.players || []).join(", ")}`, h("span", { class: "muted small" }, ` · ${as}`)),
+          h("a", { class: "button secondary", href: tableUrl(m.id, m.token) }, "Open")),
+        forgetControl({
+          id: `forget-${m.id}-${m.role}`, label: "Forget…",
+          text: `This phone forgets this match: ${m.role === "host" ? "the host link, with which it records and undoes" : "this seat's link"}${queued ? `, and ${queued} action${queued > 1 ? "s" : ""} not yet sent` : ""}. The match goes on; to come back, open its link again.`,
+          yes: "Forget", onYes: () => { forgetMatch(m.id); redraw(); },
+        }));
+    }));
 }
 
 // ---------- the table page ----------
@@ -135,9 +143,14 @@ const T = {
   flushing: false, pending: null,
 };
 
-function qkey() { return `clubroom.queue.${T.id}.${T.token.slice(0, 16)}`; }
+// The queue of this match and role (keep.js): it names no token.
+function qkey() { return queueKey(T.id, T.role); }
 function queue() { try { return JSON.parse(localStorage.getItem(qkey()) || "[]"); } catch { return []; } }
-function saveQueue(q) { localStorage.setItem(qkey(), JSON.stringify(q)); }
+function saveQueue(q) {
+  if (T.forgotten) return; // a send that ends after "Forget" leaves nothing behind
+  if (q.length) localStorage.setItem(qkey(), JSON.stringify(q));
+  else localStorage.removeItem(qkey());
+}
 
 function role() {
   const you = T.view && T.view.you;
@@ -154,6 +167,11 @@ async function tablePage(id, token) {
   T.view = a.json;
   // A table page with no token of its own is read-only; the host token shows `you: null`.
   T.isHost = !T.view.you;
+  const seat = T.isHost ? null : T.view.you.seat;
+  T.role = roleName(seat);
+  // This phone keeps its own token only: the host's, or this seat's.
+  adoptQueue(id, token, T.role);
+  keepMatch({ id, game: T.view.game, players: T.view.players.map((p) => p.name), seat, token });
   await refreshLegal();
   render();
   follow();
@@ -164,8 +182,31 @@ async function tablePage(id, token) {
     refresh();
   });
   window.addEventListener("offline", () => setConn("offline", `offline${queue().length ? ` · ${queue().length} queued` : ""}`));
-  setInterval(() => { if (queue().length) flush(); }, 3000);
+  T.retry = setInterval(() => { if (queue().length) flush(); }, 3000);
   flush();
+}
+
+// "Forget this match": nothing of it stays on this phone, and the page leaves the address that
+// holds the token (replaced in the history, not added to it).
+function forgetHere() {
+  T.forgotten = true;
+  clearInterval(T.retry);
+  if (T.es) T.es.close();
+  T.es = null;
+  forgetMatch(T.id);
+  location.replace("/");
+}
+
+// The seat links kept in this tab, shown again; the page stops following the match meanwhile
+// and comes back by reloading.
+function showLinks(links) {
+  T.paused = true;
+  if (T.es) T.es.close();
+  T.es = null;
+  const v = T.view;
+  linksPage({ match: { id: v.id, game: v.game, players: v.players }, host_token: T.token, seat_tokens: links },
+    h("button", { class: "secondary", id: "back", onclick: () => location.reload() }, "← Back to the table"),
+    { onForget: () => forgetLinks(v.id) });
 }
 
 function follow() {
@@ -319,7 +360,7 @@ function describe(action, v) {
 
 function render() {
   const v = T.view;
-  if (!v) return;
+  if (!v || T.paused || T.forgotten) return;
   const me = role();
   const game = gameInfo(v.game);
   const names = v.players.map((p) => p.name);
@@ -344,8 +385,27 @@ function render() {
     actionsPanel(v, me),
     sheetPanel(v, sheet),
     tournamentPanel(v),
-    h("p", { class: "small muted" }, h("a", { href: "/" }, "New match"), " · ", h("a", { href: "/docs/" }, "API")),
+    devicePanel(v, me, names),
   ].filter(Boolean));
+}
+
+// The foot of the table page: what this phone keeps of the match, and Forget. Below everything,
+// so that it never pushes the hand or the actions down.
+function devicePanel(v, me, names) {
+  const links = me.host ? keptLinks(v.id) : null;
+  const queued = queue().length;
+  return h("footer", { class: "device", id: "device" },
+    h("p", { class: "small muted" }, h("a", { href: "/" }, "New match"), " · ", h("a", { href: "/docs/" }, "API")),
+    h("p", { class: "small muted" }, me.host
+      ? `This phone keeps the host link of this match${links ? ", and the seat links while this tab is open" : ""}.`
+      : `This phone keeps ${names[me.seat]}'s seat link of this match, and no other.`),
+    links ? h("button", { class: "secondary small", id: "show-links", onclick: () => showLinks(links) }, "Seat links") : null,
+    forgetControl({
+      label: "Forget this match on this phone…",
+      text: `This phone forgets this match: ${me.host ? "the host link, with which it records for everyone and undoes" : "your seat's link"}${links ? " and the seat links" : ""}${queued ? `, and ${queued} action${queued > 1 ? "s" : ""} not yet sent` : ""}. The match goes on; to come back, open its link again.`,
+      yes: "Forget", onYes: forgetHere,
+      open: T.forgetOpen, onToggle: (open) => { T.forgetOpen = open; },
+    }));
 }
 
 function isMyTurn() {
@@ -507,7 +567,7 @@ function actionsPanel(v, me) {
     h("h2", {}, "Actions"),
     pickers,
     choose,
-    undoBtn ? h("div", { class: "row", style: "margin-top:10px" }, undoBtn) : null);
+    undoBtn ? h("div", { class: "row mt" }, undoBtn) : null);
 }
 
 function actionButton(l, v, me, label) {
@@ -588,6 +648,7 @@ function sheetPanel(v, sheet) {
 // ---------- start ----------
 
 async function start() {
+  tidyOldStorage();
   const p = new URLSearchParams(location.hash.slice(1));
   await games();
   if (p.get("tournament")) await tournamentPage(p.get("tournament"), p.get("o"));

@@ -80,10 +80,29 @@ export function qrSvg(text) {
 }
 
 // The join links of a match: the host's and a QR code per seat. `back`: a node to go back by.
-export function linksPage(created, back = null) {
+// `onForget`: the seat links are kept in this tab's session storage (a match created here), and
+// this forgets them, once the host says everyone has joined.
+export function linksPage(created, back = null, { onForget = null } = {}) {
   const m = created.match;
   const host = tableUrl(m.id, created.host_token);
   const sides = partnerships(m.game, m.players.length);
+  const seats = m.players.map((p, s) => {
+    const url = tableUrl(m.id, created.seat_tokens[s]);
+    return h("div", { class: "link", "data-seat": s },
+      h("strong", {}, `Seat ${s + 1}: ${p.name}`, sides ? h("span", { class: "partner" }, ` (partner: ${m.players[(s + 2) % 4].name})`) : ""),
+      qrSvg(url),
+      h("input", { type: "text", readonly: true, value: url, onclick: (e) => e.target.select() }),
+      h("a", { href: url, class: "small", "data-join": s }, "open this seat here"));
+  });
+  const forgotten = h("div", { class: "msg ok", id: "links-forgotten" },
+    "The seat links are gone from this phone. A player who still needs one cannot get it from here any more.");
+  const joined = onForget ? h("section", { class: "panel", id: "joined" },
+    h("p", { class: "small muted" }, "This phone keeps the seat links in this browser tab only, until the tab is closed, so that you can show them again from the host table (“Seat links”). Once every player has joined, let it forget them."),
+    h("button", { class: "secondary wide", id: "forget-links", onclick: () => {
+      onForget();
+      seats.forEach((el) => el.remove());
+      joined.replaceWith(forgotten);
+    } }, "Everyone has joined: forget the seat links")) : null;
   fill(main(),
     back,
     h("h1", {}, "Links"),
@@ -93,15 +112,29 @@ export function linksPage(created, back = null) {
         h("strong", {}, "Host (scorer)"),
         h("input", { type: "text", readonly: true, value: host, onclick: (e) => e.target.select() }),
         h("div", { class: "row" }, h("a", { class: "button", href: host, id: "open-host" }, "Open host table"))),
-      m.players.map((p, s) => {
-        const url = tableUrl(m.id, created.seat_tokens[s]);
-        return h("div", { class: "link", "data-seat": s },
-          h("strong", {}, `Seat ${s + 1}: ${p.name}`, sides ? h("span", { class: "partner" }, ` (partner: ${m.players[(s + 2) % 4].name})`) : ""),
-          qrSvg(url),
-          h("input", { type: "text", readonly: true, value: url, onclick: (e) => e.target.select() }),
-          h("a", { href: url, class: "small", "data-join": s }, "open this seat here"));
-      })));
+      seats),
+    joined);
   window.scrollTo(0, 0);
+}
+
+// A "Forget …" button (`#<id>`) whose confirmation opens in place, under it (`#<id>-confirm`,
+// saying `text`, with `#<id>-yes` calling `onYes` and `#<id>-no` closing it): a tap never
+// forgets by itself. A page that redraws (a table page does on every event) passes `open` and
+// hears `onToggle(open)` to keep the confirmation open across its redraws.
+export function forgetControl({ label, text, yes, onYes, open = false, onToggle = () => {}, id = "forget" }) {
+  const box = h("div", { class: "forget-box" });
+  const show = (on) => {
+    fill(box, on ? h("div", { class: "msg warn", id: `${id}-confirm`, role: "alertdialog" },
+      h("p", {}, text),
+      h("div", { class: "row" },
+        h("button", { class: "danger grow", id: `${id}-yes`, onclick: onYes }, yes),
+        h("button", { class: "secondary grow", id: `${id}-no`, onclick: () => { show(false); onToggle(false); } }, "Keep it"))) : null);
+    button.hidden = on;
+  };
+  const button = h("button", { class: "secondary small", id, onclick: () => { show(true); onToggle(true); } }, label);
+  const el = h("div", { class: "forget" }, button, box);
+  show(open);
+  return el;
 }
 
 export function setConn(cls, text) {

@@ -5,12 +5,14 @@
 //   token): pair the next round, open each table's host and seat pages, enter results by hand;
 // - the start page's "New tournament" form.
 // Standings are polled every 5 s with If-None-Match: an unchanged answer is a bodiless 304.
+// The phone that creates a tournament keeps its organiser token (keep.js) until "Forget this
+// tournament"; the tables' tokens are asked of the server again, never stored.
 
-import { $, api, fill, games, gameInfo, gameTitle, h, linksPage, main, offline, partnerships, problemText, say, setConn, tableUrl, watch } from "./lib.js";
+import { forgetTournament, keepTournament, keptTournaments } from "./keep.js";
+import { $, api, fill, forgetControl, games, gameInfo, gameTitle, h, linksPage, main, offline, partnerships, problemText, say, setConn, tableUrl, watch } from "./lib.js";
 
 const FORMATS = { round_robin: "Round robin", swiss: "Swiss" };
 const EXPORTS = ["standings.csv", "results.csv", "results.json", "bgstats.json"];
-const MINE = "clubroom.tournaments";
 
 const fixed = (x, d) => (Number.isFinite(x) ? x.toFixed(d) : "");
 const organiserUrl = (id, token) => `${location.origin}/#tournament=${id}&o=${token}`;
@@ -71,14 +73,6 @@ export function tournamentPanel(v) {
 }
 
 // ---------- the tournament page ----------
-
-function rememberTournament(t, token) {
-  try {
-    const mine = JSON.parse(localStorage.getItem(MINE) || "[]").filter((x) => x.id !== t.id);
-    mine.unshift({ id: t.id, name: t.name, token, at: t.created_at });
-    localStorage.setItem(MINE, JSON.stringify(mine.slice(0, 20)));
-  } catch { /* private mode: nothing remembered */ }
-}
 
 function unitNames(t, table) {
   const names = table.players.map((p) => p.name);
@@ -220,13 +214,23 @@ export async function tournamentPage(id, token) {
       h("div", { class: "msg warn" }, "Organiser: this page's address holds your token, shown only once. Bookmark it (or keep the link) to pair rounds and enter results later; share the address without its “&o=…” part."),
       h("label", { for: "public-url" }, "The public page, for the players"),
       h("input", { type: "text", id: "public-url", readonly: true, value: `${location.origin}/#tournament=${id}`, onclick: (e) => e.target.select() }),
-      h("button", { id: "pair", onclick: pair, style: "width:100%; margin-top:10px" }, "Pair next round"),
+      h("button", { id: "pair", onclick: pair, class: "wide mt" }, "Pair next round"),
       msg) : null,
     h("section", { class: "panel", id: "standings" }, h("h2", {}, "Standings"), live.box),
     rounds,
     h("section", { class: "panel", id: "exports" }, h("h2", {}, "Exports"),
       h("div", { class: "open-links" }, EXPORTS.map((f) => h("a", { href: `/v1/tournaments/${id}/export/${f}`, download: `${id}-${f}` }, f)))),
-    h("p", { class: "small muted" }, h("a", { href: "/" }, "New match or tournament"), " · ", h("a", { href: "/docs/" }, "API")));
+    h("footer", { class: "device", id: "device" },
+      h("p", { class: "small muted" }, h("a", { href: "/" }, "New match or tournament"), " · ", h("a", { href: "/docs/" }, "API")),
+      token && keptTournaments().some((x) => x.id === id) ? [
+        h("p", { class: "small muted" }, "This phone keeps the organiser's link of this tournament."),
+        forgetControl({
+          id: "forget-tournament", label: "Forget this tournament on this phone…",
+          text: "This phone forgets the organiser's link (its token). The tournament goes on; to pair rounds or enter results again you need that link: keep it elsewhere first (a bookmark does).",
+          yes: "Forget",
+          // The public page: the address without the token, in place of the organiser's.
+          onYes: () => { forgetTournament(id); location.replace(`/#tournament=${id}`); },
+        })] : null));
 
   P.watch = watch(`/v1/tournaments/${id}`, draw, {
     token,
@@ -240,12 +244,23 @@ function field(label, input, attrs = {}) {
   return h("div", attrs, h("label", { for: input.id }, label), input);
 }
 
-function recentTournaments() {
-  let mine = [];
-  try { mine = JSON.parse(localStorage.getItem(MINE) || "[]"); } catch { mine = []; }
+// The tournaments this phone keeps the organiser's token of, each with Open and Forget.
+function keptTournamentsList() {
+  const mine = keptTournaments();
   if (!mine.length) return null;
-  return h("div", {}, h("h2", {}, "Tournaments created on this phone"),
-    mine.map((x) => h("div", {}, h("a", { href: organiserUrl(x.id, x.token) }, x.name))));
+  const list = h("div", { id: "kept-tournaments" }, h("h2", {}, "Tournaments on this phone"),
+    mine.map((x) => {
+      const row = h("div", { class: "kept", "data-tournament": x.id },
+        h("div", { class: "row" }, h("span", { class: "grow" }, x.name),
+          h("a", { class: "button secondary", href: organiserUrl(x.id, x.token) }, "Open")),
+        forgetControl({
+          id: `forget-${x.id}`, label: "Forget…",
+          text: "This phone forgets the organiser's link of this tournament. To pair rounds or enter results again you need that link: keep it elsewhere first.",
+          yes: "Forget", onYes: () => { forgetTournament(x.id); row.remove(); },
+        }));
+      return row;
+    }));
+  return list;
 }
 
 // "New tournament": POST /v1/tournaments, then the organiser's page.
@@ -279,7 +294,7 @@ export function newTournamentForm(list) {
     if (format.value === "swiss") body.rounds = Number(rounds.value);
     const a = await api("POST", "/v1/tournaments", { body }).catch(offline("creating a tournament"));
     if (!a.ok) { say("#t-msg", "bad", problemText(a)); return; }
-    rememberTournament(a.json.tournament, a.json.organiser_token);
+    keepTournament(a.json.tournament, a.json.organiser_token);
     location.hash = `tournament=${a.json.tournament.id}&o=${a.json.organiser_token}`;
   };
   return h("section", { class: "panel" }, h("details", { id: "new-tournament" },
@@ -291,6 +306,6 @@ export function newTournamentForm(list) {
       field("Players, one per line (entry order breaks the last ties)", players),
       h("p", { class: "muted small" }, "The next page is the organiser's: its address holds the organiser's token, shown once. Bookmark it."),
       h("div", { id: "t-msg" }),
-      h("button", { type: "submit", id: "t-create", style: "width:100%" }, "Create tournament"))),
-  recentTournaments());
+      h("button", { type: "submit", id: "t-create", class: "wide" }, "Create tournament"))),
+  keptTournamentsList());
 }

@@ -41,10 +41,34 @@ export function launch() {
   });
 }
 
+// Every Content-Security-Policy violation on a page of `ctx`: the page's `securitypolicyviolation`
+// events (each document, before its own scripts run) and the console's "Refused to ..." errors,
+// each handed to `report(text)`.
+export async function watchCsp(ctx, report) {
+  await ctx.exposeBinding("__clubroomCspViolation", (_source, text) => report(text));
+  await ctx.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) => {
+      window.__clubroomCspViolation(`${e.violatedDirective} refused ${e.blockedURI || "inline"} at ${e.sourceFile || e.documentURI}:${e.lineNumber} ${e.sample || ""}`);
+    }, true);
+  });
+  ctx.on("console", (m) => {
+    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) report(m.text());
+  });
+}
+
 // Runs a test's body: an exception is a failed check; the browser is closed, the counts printed
-// and the exit status set.
+// and the exit status set. Every context the body opens is watched for CSP violations: each one
+// is a failed check.
 export async function run(label, body) {
   const browser = await launch();
+  const newContext = browser.newContext.bind(browser);
+  let contexts = 0, violations = 0;
+  browser.newContext = async (options) => {
+    const ctx = await newContext(options);
+    contexts++;
+    await watchCsp(ctx, (text) => { violations++; check("no Content-Security-Policy violation", false, text); });
+    return ctx;
+  };
   try {
     await body(browser);
   } catch (e) {
@@ -52,6 +76,7 @@ export async function run(label, body) {
   } finally {
     await browser.close();
   }
+  check(`no Content-Security-Policy violation on the ${contexts} phones' pages`, contexts > 0 && violations === 0, `${violations} violations`);
   console.log(`browser ${label}: ${counts.passed} passed, ${counts.failed} failed`);
   process.exit(counts.failed ? 1 : 0);
 }
