@@ -138,12 +138,22 @@ export async function tournamentPage(id, token) {
     refreshAll();
   };
 
-  const enter = async (form, round, table) => {
+  const enter = async (form, round, table, abandon) => {
     const box = $(".qmsg", form);
     const body = parseEntry(form.elements.totals.value);
     if (!body) { say(box, "bad", "Type whole numbers, one per unit, separated by commas (deals separated by /)."); return; }
+    if (abandon) body.abandon_match = true;
     const a = await api("PUT", `/v1/tournaments/${id}/rounds/${round}/tables/${table}/result`, { token, body })
       .catch(offline("the result"));
+    if (!a.ok && a.status === 409 && a.json && a.json.code === "match_in_progress") {
+      // The table's match is still being played: a result by hand closes it for good. Ask.
+      box.replaceChildren(
+        h("div", { class: "msg warn" }, "This table's match is still being played. Saving a result by hand closes the match for good: nothing more can be recorded there."),
+        h("div", { class: "row" },
+          h("button", { type: "button", class: "danger", onclick: () => enter(form, round, table, true) }, "Close the match and save"),
+          h("button", { type: "button", onclick: () => box.replaceChildren() }, "Keep playing")));
+      return;
+    }
     if (!a.ok) { say(box, "bad", problemText(a)); return; }
     form.elements.totals.value = "";
     say(box, "ok", "Saved.");
@@ -166,9 +176,12 @@ export async function tournamentPage(id, token) {
 
   const tableBlock = (t, round, table) => h("div", { class: "tbl", "data-table": table.table },
     h("div", {}, h("strong", {}, `Table ${table.table}: `), table.players.map((p) => p.name).join(" · ")),
-    table.result ? resultTable(t, table) : h("div", { class: "small muted" }, t.record === "matches" ? "Playing…" : "No result yet."),
+    table.result ? resultTable(t, table) : h("div", { class: "small muted" },
+      // Duplicate play: a finished table's result shows once every table of the round is done.
+      table.finished ? "Finished: the result shows once every table of the round has finished."
+        : t.record === "matches" ? "Playing…" : "No result yet."),
     token ? openLinks(t, table, (P.tokens.get(round.round) || []).find((x) => x.table === table.table)) : null,
-    token && !table.result ? quickLog(t, round, table) : null);
+    token && !table.finished ? quickLog(t, round, table) : null);
 
   const roundBlock = (t, round) => h("section", { class: "panel round", "data-round": round.round },
     h("h2", {}, `Round ${round.round}`, h("span", { class: "muted small" }, round.complete ? " · complete" : " · in play")),

@@ -192,6 +192,20 @@ await run("tournament", async (b) => {
   await shot(seat, "t06-seat-panel-finished");
   await org2p.waitForSelector('[data-round="1"] .tbl[data-table="1"] table.result', { timeout: 8000 });
   check("the organiser's page shows the match's result", true);
+  // Table 2's match is still being played: a result by hand asks first, then closes the match.
+  const form3 = org2p.locator('form.quicklog[data-round="1"][data-table="2"]');
+  await org2p.locator('[data-round="1"] .tbl[data-table="2"] details summary').click();
+  await form3.locator("input[name=totals]").fill("10, 20, 30");
+  await form3.locator('button[type="submit"]').click();
+  await form3.locator(".qmsg .msg.warn").waitFor();
+  check("a result by hand for a table still playing asks before closing its match",
+    /closes the match for good/.test(await form3.locator(".qmsg").textContent()));
+  await shot(org2p, "t07-organiser-abandon");
+  await form3.locator(".qmsg button.danger").click();
+  await org2p.waitForSelector('[data-round="1"] .tbl[data-table="2"] table.result', { timeout: 8000 });
+  const tk2 = round.tokens.find((x) => x.table === 2);
+  const m2 = await api("GET", `/v1/matches/${tk2.match_id}`, tk2.host_token);
+  check("confirmed, the result stands and the table's match is abandoned", m2.status === "abandoned", m2.status);
   await org2p.context().close();
   await seat.context().close();
 
