@@ -153,3 +153,81 @@ pub fn winners_and_margin(totals: &[i64]) -> (Vec<usize>, Option<i64>) {
     let margin = Some(runner_up.map_or(0, |r| best.saturating_sub(r)));
     (winners, margin)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(n: &[&str]) -> Vec<String> {
+        n.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn sheet(partnerships: bool, totals: Vec<i64>) -> ScoreSheet {
+        let rounds = vec![RoundScore {
+            round: 1,
+            label: "Deal 1".into(),
+            multiplier: 1,
+            points: totals.clone(),
+            detail: Value::Null,
+        }];
+        ScoreSheet::from_totals(partnerships, rounds, totals, true)
+    }
+
+    #[test]
+    fn columns_are_the_players_or_both_partners() {
+        let s = sheet(false, vec![-4, -16, -3, -3]);
+        assert_eq!(
+            s.columns(&names(&["Ada", "Ben", "Cy", "Di"])),
+            ["Ada", "Ben", "Cy", "Di"]
+        );
+        let s = sheet(true, vec![2, 0]);
+        assert_eq!(
+            s.columns(&names(&["Ada", "Ben", "Cy", "Di"])),
+            ["Ada & Cy", "Ben & Di"]
+        );
+        // A seat with no name given keeps a name of its own.
+        assert_eq!(
+            sheet(false, vec![1, 0]).columns(&names(&["Ada"])),
+            ["Ada", "seat 1"]
+        );
+    }
+
+    #[test]
+    fn columns_that_would_read_the_same_say_their_seat_or_side() {
+        let s = sheet(false, vec![0, 0, 0]);
+        assert_eq!(
+            s.columns(&names(&["Ada", "Ben", "Ada"])),
+            ["Ada (seat 0)", "Ben (seat 1)", "Ada (seat 2)"]
+        );
+        // `=x` is written `'=x`: beside a player really called `'=x` they would read the same.
+        assert_eq!(
+            s.columns(&names(&["=x", "'=x", "Cy"])),
+            ["=x (seat 0)", "'=x (seat 1)", "Cy (seat 2)"]
+        );
+        let s = sheet(true, vec![0, 0]);
+        assert_eq!(
+            s.columns(&names(&["Ada", "Ada", "Ben", "Ben"])),
+            ["Ada & Ben (side 0)", "Ada & Ben (side 1)"]
+        );
+    }
+
+    #[test]
+    fn the_csv_names_columns_defuses_text_and_keeps_negative_numbers() {
+        let s = sheet(false, vec![-4, -16, -3, -3]);
+        assert_eq!(
+            s.to_csv(&names(&["=HYPERLINK(\"http://evil\")", "+1", "Cy", "Ada, \"A\""])),
+            "round,label,multiplier,\"'=HYPERLINK(\"\"http://evil\"\")\",'+1,Cy,\"Ada, \"\"A\"\"\"\n\
+             1,Deal 1,1,-4,-16,-3,-3\n\
+             total,Total,,-4,-16,-3,-3\n"
+        );
+    }
+
+    #[test]
+    fn the_margin_of_extreme_totals_saturates() {
+        assert_eq!(
+            winners_and_margin(&[i64::MAX, i64::MIN]),
+            (vec![0], Some(i64::MAX))
+        );
+        assert_eq!(winners_and_margin(&[5, -3, 5]), (vec![0, 2], Some(8)));
+    }
+}

@@ -251,6 +251,21 @@ mod tests {
     }
 
     #[test]
+    fn csv_writes_a_formula_name_as_text_and_a_negative_total_as_a_number() {
+        let (mut e, mut r) = setup();
+        e[1].name = "=1+1".into();
+        r[0].totals = vec![-26, 110];
+        let s = standings(&e, &r, &[], false, RatingSystem::Elo);
+        let lines: Vec<String> = standings_csv(&s).lines().map(String::from).collect();
+        assert_eq!(lines[2], "2,b,'=1+1,1,0,0,-26,0,2,0.00,2,984.000,");
+        let res = results_csv(&e, &r, false);
+        assert_eq!(
+            res.lines().nth(1),
+            Some("1,1,0,0,b,'=1+1,-26,0,2,false,totals,,2026-11-22T20:15:00.000Z")
+        );
+    }
+
+    #[test]
     fn bgstats_has_the_import_shape_and_is_stable() {
         let (e, r) = setup();
         let b = bgstats("t1", "Night", "Dump", &e, &r);

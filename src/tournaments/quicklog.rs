@@ -343,6 +343,65 @@ mod tests {
     }
 
     #[test]
+    fn numbers_beyond_a_million_are_out_of_range_and_never_wrap() {
+        let c = json!({});
+        let min = i64::MIN;
+        // `i64::MIN.abs()` is i64::MIN again (release) or a panic (debug); and two of them summed
+        // to 0, so [MIN, MIN, 0, −26] passed the Clubs check that totals sum to −26 × deals.
+        for totals in [
+            vec![min, min, 0, -26],
+            vec![i64::MAX, 0, 0, 0],
+            vec![-1_000_001, 0, 0, 0],
+        ] {
+            let e = check("clubs", &c, 4, Some(totals.clone()), None, false).unwrap_err();
+            assert_eq!(e.code, "points_out_of_range", "{totals:?}");
+            assert!(e.message.starts_with(&format!("totals: {} ", totals[0])));
+        }
+        let e = check(
+            "clubs",
+            &c,
+            4,
+            None,
+            Some(vec![vec![-26, 0, 0, 0], vec![min, 0, 0, 0]]),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            ("points_out_of_range", "deal 2: -9223372036854775808 is out of range; entered points are −1000000 to 1000000")
+        );
+        // Deals each within the bound whose sum is not.
+        let e = check(
+            "by-hook-or-crook",
+            &c,
+            2,
+            None,
+            Some(vec![vec![1_000_000, 0]; 2]),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                "points_out_of_range",
+                "the deals sum to 2000000; a total is −1000000 to 1000000"
+            )
+        );
+        // The bound itself is a number like any other.
+        assert_eq!(
+            code(check(
+                "clubs",
+                &c,
+                4,
+                Some(vec![-1_000_000, 999_974, 0, 0]),
+                None,
+                false
+            )),
+            "ok"
+        );
+    }
+
+    #[test]
     fn dump_one_side_scores_and_the_target_is_reached_last() {
         let c = json!({"target": 100});
         assert_eq!(
