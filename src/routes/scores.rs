@@ -67,8 +67,9 @@ pub async fn scores(
     ))
 }
 
-/// The score sheet as CSV: a header, one row per round, a total row. The score columns are named
-/// by the players: a seat's by its player's name, a side's by both partners' (`Ada & Cy`); when
+/// The score sheet as CSV: a header, one row per round, a total row.
+///
+/// The score columns are named by the players: a seat's by its player's name, a side's by both partners' (`Ada & Cy`); when
 /// two would read the same, each also says its seat or side (`Ada (seat 0)`). A name a
 /// spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab, CR or LF) is
 /// written with a leading `'`, as in every CSV; numbers are written as numbers.
