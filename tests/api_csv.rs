@@ -106,11 +106,10 @@ fn clubs_tally() -> Value {
     ]})
 }
 
-#[actix_web::test]
-async fn formula_names_are_text_in_standings_results_and_the_score_sheet_and_numbers_stay_numbers()
-{
-    let app = TestApp::spawn().await;
-    let players: Vec<Value> = HOSTILE.iter().map(|n| json!({"name": n})).collect();
+/// A Swiss tournament of one round of Clubs at tables of 4, `record` as given, its round 1
+/// paired: (tournament id, organiser token, the pairing answer).
+async fn clubs_round(app: &TestApp, players: &[&str], record: &str) -> (String, String, Value) {
+    let players: Vec<Value> = players.iter().map(|n| json!({"name": n})).collect();
     let created = app
         .request(
             Method::POST,
@@ -119,7 +118,7 @@ async fn formula_names_are_text_in_standings_results_and_the_score_sheet_and_num
             &[],
             Some(
                 json!({"name": "=cmd|' /C calc'!A0", "game": "clubs", "format": "swiss",
-                "rounds": 1, "table_size": 4, "players": players}),
+                "rounds": 1, "table_size": 4, "record": record, "players": players}),
             ),
         )
         .await;
@@ -142,7 +141,16 @@ async fn formula_names_are_text_in_standings_results_and_the_score_sheet_and_num
         )
         .await;
     assert_eq!(round.status, StatusCode::CREATED, "{}", round.text);
-    let tables = round.body["tables"].as_array().unwrap().clone();
+    (id, org, round.body)
+}
+
+#[actix_web::test]
+async fn formula_names_are_text_in_standings_results_and_the_score_sheet_and_numbers_stay_numbers()
+{
+    let app = TestApp::spawn().await;
+    // Results from the tables' matches (they exist), or entered while a match is unfinished.
+    let (id, org, round) = clubs_round(&app, &HOSTILE, "matches").await;
+    let tables = round["tables"].as_array().unwrap().clone();
     assert_eq!(tables.len(), 2);
     let seat_names = |t: usize| -> Vec<String> {
         tables[t]["players"]
@@ -155,11 +163,8 @@ async fn formula_names_are_text_in_standings_results_and_the_score_sheet_and_num
 
     // Table 1's match: one deal tallied; its score sheet names its columns by the players.
     let m = Match {
-        id: round.body["tokens"][0]["match_id"]
-            .as_str()
-            .unwrap()
-            .to_string(),
-        host: round.body["tokens"][0]["host_token"]
+        id: round["tokens"][0]["match_id"].as_str().unwrap().to_string(),
+        host: round["tokens"][0]["host_token"]
             .as_str()
             .unwrap()
             .to_string(),
@@ -172,6 +177,11 @@ async fn formula_names_are_text_in_standings_results_and_the_score_sheet_and_num
     let mut expected = vec!["round".to_string(), "label".into(), "multiplier".into()];
     expected.extend(seat_names(0).iter().map(|n| defused(n)));
     assert_eq!(header, expected);
+    // Table 1 seats formula names only (each column defused), so the header tests them all.
+    assert!(
+        header[3..].iter().all(|h| h.starts_with('\'')),
+        "{header:?}"
+    );
     let row = |r: &[&str]| -> Vec<String> { r.iter().map(|s| s.to_string()).collect() };
     assert_eq!(
         rows,
@@ -324,38 +334,7 @@ async fn players_of_the_same_name_get_distinct_columns_that_say_their_seat() {
 #[actix_web::test]
 async fn entered_points_beyond_a_million_are_422_points_out_of_range_and_record_nothing() {
     let app = TestApp::spawn().await;
-    let players: Vec<Value> = (0..4).map(|i| json!({"name": format!("P{i}")})).collect();
-    let created = app
-        .request(
-            Method::POST,
-            "/v1/tournaments",
-            None,
-            &[],
-            Some(
-                json!({"name": "Clubs night", "game": "clubs", "format": "swiss", "rounds": 1,
-                "table_size": 4, "record": "totals", "players": players}),
-            ),
-        )
-        .await;
-    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
-    let id = created.body["tournament"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let org = created.body["organiser_token"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let round = app
-        .request(
-            Method::POST,
-            &format!("/v1/tournaments/{id}/rounds"),
-            Some(&org),
-            &[],
-            None,
-        )
-        .await;
-    assert_eq!(round.status, StatusCode::CREATED, "{}", round.text);
+    let (id, org, _) = clubs_round(&app, &["P0", "P1", "P2", "P3"], "totals").await;
     let url = format!("/v1/tournaments/{id}/rounds/1/tables/1/result");
     let standings_before = app
         .get(&format!("/v1/tournaments/{id}/standings"), None)
