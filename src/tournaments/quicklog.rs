@@ -33,6 +33,14 @@ const MAX_DEALS: usize = 200;
 /// The largest number a result may hold, either way.
 const MAX_POINTS: i64 = 1_000_000;
 
+/// The first number of `line` beyond ±[`MAX_POINTS`]. A range, not `abs()`: `i64::MIN.abs()`
+/// overflows (to itself in release builds, which passed an `abs() > MAX` test).
+fn beyond_bound(line: &[i64]) -> Option<i64> {
+    line.iter()
+        .copied()
+        .find(|x| !(-MAX_POINTS..=MAX_POINTS).contains(x))
+}
+
 /// `a + b` of points. Within the bound (at most 200 deals of ±1,000,000) no sum comes near
 /// i64's ends; checked all the same, so that no later bound can make a sum wrap or panic.
 fn add(a: i64, b: i64) -> Result<i64, QuickLogError> {
@@ -83,9 +91,7 @@ pub fn check(
                 format!("{what} has {} numbers; this table has {units} score columns (seats, or sides in partnership play)", l.len()),
             ));
         }
-        // A range, not `abs()`: `i64::MIN.abs()` overflows (wraps to itself in release builds,
-        // which passed an `abs() > MAX` test).
-        if let Some(x) = l.iter().find(|x| !(-MAX_POINTS..=MAX_POINTS).contains(*x)) {
+        if let Some(x) = beyond_bound(l) {
             return Err(out_of_range(format!(
                 "{what}: {x} is out of range; entered points are −{MAX_POINTS} to {MAX_POINTS}"
             )));
@@ -124,7 +130,7 @@ pub fn check(
         }
         None => {
             // Totals taken from the deals keep the bound an entered total keeps.
-            if let Some(x) = sums.iter().find(|x| !(-MAX_POINTS..=MAX_POINTS).contains(*x)) {
+            if let Some(x) = beyond_bound(&sums) {
                 return Err(out_of_range(format!(
                     "the deals sum to {x}; a total is −{MAX_POINTS} to {MAX_POINTS}"
                 )));
