@@ -70,6 +70,11 @@ struct Entry {
     tournament: Option<TournamentLink>,
     /// Duplicate play: the round secret the deals' seeds derive from.
     seed_key: Option<String>,
+    /// Duplicate play: the round is complete, so its secret is published (every table has its
+    /// result; a finished duplicate match cannot be reopened, so once true it stays true).
+    round_published: bool,
+    /// The tournament's organiser settled the table by hand: nothing more is recorded.
+    abandoned: bool,
     dealing: Dealing,
     tokens: Vec<(String, Option<i64>)>,
     game: AnyGame,
@@ -124,6 +129,8 @@ impl SheetMemo {
 enum WriteOp {
     Act(ActionRequest),
     Undo,
+    /// Close the match for good: its tournament table was settled by hand (the host's token).
+    Abandon,
 }
 
 /// A write request's envelope.
@@ -201,6 +208,8 @@ impl Entry {
             player_ids,
             tournament,
             seed_key,
+            round_published: false,
+            abandoned: false,
             dealing,
             tokens,
             game,
@@ -230,6 +239,7 @@ impl Entry {
                     }
                     rebuild = true;
                 }
+                ABANDON => self.abandoned = true,
                 _ => {
                     let action: Value = serde_json::from_str(e.action.as_deref().unwrap_or("null"))
                         .map_err(internal)?;
@@ -300,8 +310,11 @@ impl Entry {
         }
     }
 
-    fn status(game: &AnyGame) -> MatchStatus {
-        if game.is_finished() {
+    /// The status of `game`, a state of this match (abandoned: settled by hand, for good).
+    fn status(&self, game: &AnyGame) -> MatchStatus {
+        if self.abandoned {
+            MatchStatus::Abandoned
+        } else if game.is_finished() {
             MatchStatus::Finished
         } else {
             MatchStatus::InProgress
@@ -309,7 +322,12 @@ impl Entry {
     }
 
     fn view(&self, game: &AnyGame, seq: i64, updated_at: &str, role: Option<Role>) -> MatchView {
-        let to_act = game.to_act();
+        let mut to_act = game.to_act();
+        if self.abandoned {
+            // Settled by hand: nobody is expected to act any more.
+            to_act.seats.clear();
+            to_act.table = false;
+        }
         // Every game's seat model carries its `seat`.
         let you = match role {
             Some(Role::Seat(s)) => Some(game.seat_json(s)),
@@ -318,7 +336,7 @@ impl Entry {
         MatchView {
             id: self.row.id.clone(),
             game: self.row.game.clone(),
-            status: Entry::status(game),
+            status: self.status(game),
             seq,
             created_at: self.row.created_at.clone(),
             updated_at: updated_at.to_string(),
@@ -359,8 +377,18 @@ impl Entry {
             index,
             self.retracted.get(&row.seq).copied(),
             role,
-            self.seed_key.is_some(),
+            self.seeds(),
         )
+    }
+
+    /// How this match's seeds are published.
+    fn seeds(&self) -> Seeds {
+        match self.seed_key {
+            Some(_) => Seeds::Duplicate {
+                published: self.round_published,
+            },
+            None => Seeds::Own,
+        }
     }
 
     /// Takes in an event just recorded, with the state after it and, for an action, the action
@@ -369,7 +397,9 @@ impl Entry {
         if row.kind == "undo" || SheetMemo::key(&game) != self.sheet.key {
             self.sheet = SheetMemo::of(&game);
         }
-        if row.kind == "undo" {
+        if row.kind == ABANDON {
+            self.abandoned = true;
+        } else if row.kind == "undo" {
             if let Some(s) = self.standing.pop() {
                 self.retracted.insert(s.seq, row.seq);
             }
@@ -396,6 +426,23 @@ impl Entry {
     }
 }
 
+/// The kind of the event that closes a match settled by hand (a tournament table whose result the
+/// organiser entered instead of finishing the match).
+const ABANDON: &str = "abandon";
+
+/// How a match's service shuffle seeds are published.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Seeds {
+    /// An ordinary match: by its game's rule (`seeds_published_through`, `seed_withheld`).
+    Own,
+    /// Duplicate play: the same seeds deal the same cards at the round's other tables, which may
+    /// still be playing them. Nothing is shown, not even a retracted deal's seed (the re-deal is
+    /// the same board), until the tournament round is complete and publishes its secret; then
+    /// every seed is shown (the secret derives them all), unless the game withholds its seeds
+    /// for good (Members Only: the round's secret is never published either).
+    Duplicate { published: bool },
+}
+
 /// How event `row` appears to `role`, given the state `game` it is judged by, the action's index
 /// among the standing actions (None: an undo, or retracted) and the undo that retracted it.
 fn render_event(
@@ -404,7 +451,7 @@ fn render_event(
     index: Option<usize>,
     retracted_by: Option<i64>,
     role: Option<Role>,
-    duplicate: bool,
+    seeds: Seeds,
 ) -> EventView {
     let viewer = match role {
         Some(Role::Seat(s)) => Some(s),
@@ -427,15 +474,17 @@ fn render_event(
     // discards). A retracted deal is void: its seed re-derives cards that are no longer in play
     // (every action after it was retracted first), so it is revealed at once. Undo cannot reopen
     // a round whose seed is revealed (`prepare_undo`).
-    // Duplicate play: the same seeds deal the same cards at the round's other tables, which may
-    // still be playing them: the tournament round publishes its secret once every table is over.
-    let withheld = if duplicate {
-        Some(DUPLICATE_WITHHELD)
-    } else {
-        game.seed_withheld()
+    // Duplicate play: see `Seeds::Duplicate`.
+    let (withheld, reveal) = match (seeds, game.seed_withheld()) {
+        (Seeds::Own, withheld) => (
+            withheld,
+            retracted_by.is_some()
+                || (withheld.is_none() && row.round as u32 <= game.seeds_published_through()),
+        ),
+        (Seeds::Duplicate { .. }, Some(withheld)) => (Some(withheld), false),
+        (Seeds::Duplicate { published: true }, None) => (None, true),
+        (Seeds::Duplicate { published: false }, None) => (Some(DUPLICATE_WITHHELD), false),
     };
-    let reveal = retracted_by.is_some()
-        || (withheld.is_none() && row.round as u32 <= game.seeds_published_through());
     EventView {
         seq: row.seq,
         kind: row.kind.clone(),
@@ -721,6 +770,8 @@ impl Matches {
             player_ids,
             tournament,
             seed_key,
+            round_published: false,
+            abandoned: false,
             dealing,
             tokens: hashes,
             config_text: raw_json(&game.config_json()),
@@ -743,17 +794,78 @@ impl Matches {
         })
     }
 
+    /// Whether the tournament round of duplicate match `e` is complete (its secret published),
+    /// asked of the store while it is not known to be: it can be only once this match is over,
+    /// and once it is, it stays so (see `prepare_undo`).
+    async fn round_published(&self, e: &mut Entry) -> Result<bool, ApiError> {
+        if e.seed_key.is_none() || e.round_published {
+            return Ok(e.round_published);
+        }
+        let over = e.abandoned || e.game.is_finished();
+        if let (true, Some(t)) = (over, &e.tournament) {
+            e.round_published = self.store.round_complete(&t.id, t.round).await?;
+        }
+        Ok(e.round_published)
+    }
+
+    /// The role of `token` at the match, refusing a reader without one while the match is a
+    /// duplicate table whose round is still being played: its log, view and score sheet show
+    /// cards and results of the boards the round's other tables still play. Its own table's
+    /// tokens (host and seats) read it as any match.
+    async fn reader(&self, e: &mut Entry, token: Option<&str>) -> Result<Option<Role>, ApiError> {
+        let role = e.role(token)?;
+        if role.is_none() && e.seed_key.is_some() && !self.round_published(e).await? {
+            let (t, r) = e
+                .tournament
+                .as_ref()
+                .map_or((String::new(), 0), |t| (t.id.clone(), t.round));
+            return Err(ApiError::forbidden(
+                "round_in_play",
+                format!(
+                    "this match is a duplicate table of tournament {t}, round {r}: the round's other tables are playing the same boards, so until every table has finished only this table's own tokens may read it"
+                ),
+            ));
+        }
+        Ok(role)
+    }
+
     /// The match view for the bearer of `token` (public without one).
     pub async fn view(&self, id: &str, token: Option<&str>) -> Result<MatchView, ApiError> {
-        let e = self.fresh(id).await?;
-        let role = e.role(token)?;
+        let mut e = self.fresh(id).await?;
+        let role = self.reader(&mut e, token).await?;
         Ok(e.view(&e.game, e.seq, &e.updated_at, role))
     }
 
     /// The score sheet and the version.
-    pub async fn scores(&self, id: &str) -> Result<(ScoreSheet, i64), ApiError> {
-        let e = self.fresh(id).await?;
+    pub async fn scores(
+        &self,
+        id: &str,
+        token: Option<&str>,
+    ) -> Result<(ScoreSheet, i64), ApiError> {
+        let mut e = self.fresh(id).await?;
+        self.reader(&mut e, token).await?;
         Ok((e.game.score_sheet(), e.seq))
+    }
+
+    /// Closes match `id` for good (its tournament table is settled by hand), with the match's
+    /// host token: an `abandon` event in its log, status `abandoned`. Nothing if it already is;
+    /// 409 `match_finished` when it is over (its sheet is its result).
+    pub(crate) async fn abandon(&self, id: &str, host_token: &str) -> Result<(), ApiError> {
+        if self.fresh(id).await?.abandoned {
+            return Ok(());
+        }
+        let meta = WriteMeta {
+            token: Some(host_token),
+            if_match: None,
+            idempotency_key: None,
+            body: &Value::Null,
+            minimal: true,
+        };
+        match self.write(id, WriteOp::Abandon, meta, ABANDON).await {
+            Ok(_) => Ok(()),
+            Err(e) if e.code == "match_abandoned" => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// The score sheet and the time of the last event (a tournament table's result).
@@ -770,8 +882,8 @@ impl Matches {
         token: Option<&str>,
         seat: Option<usize>,
     ) -> Result<(Legal, i64), ApiError> {
-        let e = self.fresh(id).await?;
-        let role = e.role(token)?;
+        let mut e = self.fresh(id).await?;
+        let role = self.reader(&mut e, token).await?;
         if let Some(s) = seat {
             if s >= e.players.len() {
                 // 422 as for an action naming that seat: the seat is well-formed (0 to 15, the
@@ -794,7 +906,12 @@ impl Matches {
                 });
             }
         }
-        let actions = e.game.legal_actions(Actor::from_seat(seat));
+        // An abandoned match records nothing more.
+        let actions = if e.abandoned {
+            vec![]
+        } else {
+            e.game.legal_actions(Actor::from_seat(seat))
+        };
         Ok((Legal { seat, actions }, e.seq))
     }
 
@@ -806,8 +923,10 @@ impl Matches {
         after: i64,
         limit: i64,
     ) -> Result<EventPage, ApiError> {
-        let e = self.fresh(id).await?;
-        let role = e.role(token)?;
+        let mut e = self.fresh(id).await?;
+        let role = self.reader(&mut e, token).await?;
+        // Its own table's tokens see the seeds once the round publishes its secret.
+        self.round_published(&mut e).await?;
         let rows = self.store.events_after(id, after, limit).await?;
         let events: Vec<EventView> = rows
             .iter()
@@ -876,10 +995,10 @@ impl Matches {
             matches.push(MatchSummary {
                 id: r.row.id.clone(),
                 game: r.row.game.clone(),
-                status: if r.row.status == "finished" {
-                    MatchStatus::Finished
-                } else {
-                    MatchStatus::InProgress
+                status: match r.row.status.as_str() {
+                    "finished" => MatchStatus::Finished,
+                    "abandoned" => MatchStatus::Abandoned,
+                    _ => MatchStatus::InProgress,
                 },
                 seq: r.seq,
                 players: names
@@ -1004,14 +1123,15 @@ impl Matches {
         }
         match &op {
             WriteOp::Act(req) => check_action(&e, role, req)?,
-            WriteOp::Undo if role != Role::Host => {
+            WriteOp::Undo | WriteOp::Abandon if role != Role::Host => {
                 return Err(ApiError::forbidden(
                     "host_only",
                     "only the host token may undo",
                 ))
             }
-            WriteOp::Undo => {}
+            WriteOp::Undo | WriteOp::Abandon => {}
         }
+        check_open(&e)?;
         let mut refreshed = false;
         for _ in 0..MAX_ATTEMPTS {
             if let Some(v) = meta.if_match {
@@ -1033,6 +1153,7 @@ impl Matches {
             let prepared = match &op {
                 WriteOp::Act(req) => prepare_action(&e, role, req),
                 WriteOp::Undo => prepare_undo(&e, role),
+                WriteOp::Abandon => prepare_abandon(&e),
             };
             let (next, mut row) = match prepared {
                 Ok(p) => p,
@@ -1053,13 +1174,17 @@ impl Matches {
             row.round = i64::from(next.round());
             // Render the answer as it will stand once recorded.
             let index = (row.kind == "action").then_some(e.standing.len());
-            let event = render_event(&next, &row, index, None, Some(role), e.seed_key.is_some());
+            let event = render_event(&next, &row, index, None, Some(role), e.seeds());
+            let next_status = match op {
+                WriteOp::Abandon => MatchStatus::Abandoned,
+                _ => e.status(&next),
+            };
             let body = if meta.minimal {
                 let to_act = next.to_act();
                 to_json(&RecordedMinimal {
                     event,
                     seq: row.seq,
-                    status: Entry::status(&next),
+                    status: next_status,
                     round: next.round(),
                     to_act: to_act.seats,
                     table_to_act: to_act.table,
@@ -1076,11 +1201,10 @@ impl Matches {
                 row.response_status = Some(201);
                 row.response = Some(body.clone());
             }
-            let status_change = (Entry::status(&next) != Entry::status(&e.game))
-                .then(|| Entry::status(&next).as_str());
+            let status_change = (next_status != e.status(&e.game)).then(|| next_status.as_str());
             let sent_action = match &op {
                 WriteOp::Act(req) => Some(&req.action),
-                WriteOp::Undo => None,
+                WriteOp::Undo | WriteOp::Abandon => None,
             };
             match self.store.append(&row, status_change).await {
                 Ok(()) => {
@@ -1180,6 +1304,7 @@ fn prepare_action(
     role: Role,
     req: &ActionRequest,
 ) -> Result<(AnyGame, EventRow), ApiError> {
+    check_open(e)?;
     check_action(e, role, req)?;
     let actor = Actor::from_seat(req.seat);
     let seed = if e
@@ -1290,6 +1415,7 @@ fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> 
             "only the host token may undo",
         ));
     }
+    check_open(e)?;
     let Some(last) = e.standing.last() else {
         return Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -1297,6 +1423,20 @@ fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> 
             "no standing action is left to retract",
         ));
     };
+    // A finished duplicate table's result may be the one that completes its round, and the
+    // complete round publishes its secret, which derives every board the round's tables played:
+    // the match may never be reopened (an ordinary service-dealt match cannot be either: its
+    // last round's seed is out once it ends). So a round's completeness, once reached, stays.
+    if e.seed_key.is_some() && e.game.is_finished() {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "round_closed",
+            format!(
+                "this duplicate table's match is finished: its result counts towards its tournament round, whose secret (it derives every board of the round) is published once every table has finished, so undo may not retract seq {} and reopen the match",
+                last.seq
+            ),
+        ));
+    }
     let next = e.replay(e.standing.len() - 1)?;
     if let Some(closed) = closed_by_published_seed(e, &next) {
         return Err(ApiError::new(
@@ -1332,6 +1472,39 @@ fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> 
             kind: "undo".into(),
             retracts: Some(last.seq),
             outcome: outcome.to_string(),
+            ..EventRow::default()
+        },
+    ))
+}
+
+/// Refuses any write to a match settled by hand (409 `match_abandoned`).
+fn check_open(e: &Entry) -> Result<(), ApiError> {
+    if e.abandoned {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "match_abandoned",
+            "this match was abandoned: its tournament's organiser entered the table's result by hand, so nothing more can be recorded here",
+        ));
+    }
+    Ok(())
+}
+
+/// Checks an abandonment: only a match still being played is abandoned; a finished one's score
+/// sheet is its result (409 `match_finished`).
+fn prepare_abandon(e: &Entry) -> Result<(AnyGame, EventRow), ApiError> {
+    check_open(e)?;
+    if e.game.is_finished() {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "match_finished",
+            "this match is finished: its score sheet is its result and it cannot be abandoned",
+        ));
+    }
+    Ok((
+        e.game.clone(),
+        EventRow {
+            kind: ABANDON.into(),
+            outcome: "[]".into(),
             ..EventRow::default()
         },
     ))

@@ -102,6 +102,9 @@ pub enum MatchStatus {
     InProgress,
     /// Over: nothing more can be recorded.
     Finished,
+    /// A tournament table settled by hand before its match was over (the organiser entered its
+    /// result and closed the match): nothing more can be recorded.
+    Abandoned,
 }
 
 impl MatchStatus {
@@ -110,6 +113,7 @@ impl MatchStatus {
         match self {
             MatchStatus::InProgress => "in_progress",
             MatchStatus::Finished => "finished",
+            MatchStatus::Abandoned => "abandoned",
         }
     }
 }
@@ -194,7 +198,8 @@ pub struct ActionRequest {
 pub struct EventView {
     /// The sequence number (1, 2, 3...).
     pub seq: i64,
-    /// `action` or `undo`.
+    /// `action`, `undo`, or `abandon` (the organiser settled the tournament table by hand and
+    /// closed the match).
     #[schema(example = "action")]
     pub kind: String,
     /// The acting seat; null for the table (and for undo).

@@ -2,7 +2,7 @@
 
 use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
 
-use super::etag;
+use super::{bearer, etag};
 use crate::{
     error::{ApiError, Problem},
     matches::Matches,
@@ -16,13 +16,14 @@ fn wants_csv(req: &HttpRequest) -> bool {
         .is_some_and(|a| a.contains("text/csv") && !a.contains("application/json"))
 }
 
-/// The score sheet as CSV, its columns named by the players.
-async fn csv(svc: &Matches, id: &str) -> Result<HttpResponse, ApiError> {
-    let (sheet, seq) = svc.scores(id).await?;
-    // The players' names come with the public view (a second read; names never change, so it
-    // cannot disagree with the sheet).
+/// The score sheet as CSV, its columns named by the players, read with the request's token.
+async fn csv(svc: &Matches, id: &str, req: &HttpRequest) -> Result<HttpResponse, ApiError> {
+    let token = bearer(req)?;
+    let (sheet, seq) = svc.scores(id, token.as_deref()).await?;
+    // The players' names come with the view, read with the same token (a second read; names
+    // never change, so it cannot disagree with the sheet).
     let players: Vec<String> = svc
-        .view(id, None)
+        .view(id, token.as_deref())
         .await?
         .players
         .into_iter()
@@ -45,9 +46,12 @@ async fn csv(svc: &Matches, id: &str) -> Result<HttpResponse, ApiError> {
             (String = "text/csv", example = "round,label,multiplier,Ada & Cy,Ben & Di\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),
         ), headers(("ETag" = String, description = "The version"))),
         (status = 304, description = "Not modified: `If-None-Match` names the current version; no body", headers(("ETag" = String, description = "The version"))),
+        (status = 401, description = "A token not valid for this match", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`round_in_play`: a duplicate tournament table read without a token while its round is being played (only the table's own tokens read it until every table of the round has finished)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
-    )
+    ),
+    security((), ("bearer" = []))
 )]
 #[get("/v1/matches/{id}/scores")]
 pub async fn scores(
@@ -56,9 +60,9 @@ pub async fn scores(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     if wants_csv(&req) {
-        return csv(&svc, &id).await;
+        return csv(&svc, &id, &req).await;
     }
-    let (sheet, seq) = svc.scores(&id).await?;
+    let (sheet, seq) = svc.scores(&id, bearer(&req)?.as_deref()).await?;
     Ok(super::json_with_etag(
         &req,
         actix_web::http::StatusCode::OK,
@@ -69,26 +73,30 @@ pub async fn scores(
 
 /// The score sheet as CSV: a header, one row per round, a total row.
 ///
-/// The score columns are named by the players: a seat's by its player's name, a side's by both partners' (`Ada & Cy`); when
-/// two would read the same, each also says its seat or side (`Ada (seat 0)`). A name a
-/// spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab, CR or LF) is
-/// written with a leading `'`, as in every CSV; numbers are written as numbers.
+/// The score columns are named by the players: a seat's by its player's name, a side's by both
+/// partners' (`Ada & Cy`); when two would read the same, each also says its seat or side
+/// (`Ada (seat 0)`). A name a spreadsheet would run as a formula (starting with `=`, `+`, `-`,
+/// `@`, tab, CR or LF) is written with a leading `'`, as in every CSV; numbers as numbers.
 #[utoipa::path(
     tag = "matches",
     params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$")),
     responses(
         (status = 200, description = "The score sheet as CSV", content_type = "text/csv", body = String,
          example = "round,label,multiplier,Ada & Cy,Ben & Di\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),
+        (status = 401, description = "A token not valid for this match", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`round_in_play`: a duplicate tournament table read without a token while its round is being played (only the table's own tokens read it until every table of the round has finished)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
-    )
+    ),
+    security((), ("bearer" = []))
 )]
 #[get("/v1/matches/{id}/scores.csv")]
 pub async fn scores_csv(
     svc: web::Data<Matches>,
     id: web::Path<String>,
+    req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    csv(&svc, &id).await
+    csv(&svc, &id, &req).await
 }
 
 /// Registers the routes.

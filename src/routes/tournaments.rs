@@ -228,7 +228,7 @@ pub async fn get_round(
         (status = 401, description = "No token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`organiser_only`", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`tournament_not_found`, `round_not_found`, `table_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`result_from_match` (the table's match is finished) or `result_changed` (a concurrent entry)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`result_from_match` (the table's match is finished), `match_in_progress` (the table's match is still being played: send `abandon_match: true` to close it and enter the result in its place) or `result_changed` (a concurrent entry)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`result_missing`, `result_shape`, `points_out_of_range` (a number beyond ±1,000,000, entered or summed), `result_totals_mismatch`, `result_impossible`", body = Problem, content_type = "application/problem+json"),

@@ -263,4 +263,52 @@ impl Store {
             }
         }
     }
+    /// Whether every table of round `round` of tournament `tournament_id` has its result: an
+    /// entered one, or its match finished. (A match is settled by hand only once abandoned, and
+    /// a finished duplicate match cannot be reopened, so once true this stays true.)
+    pub async fn round_complete(
+        &self,
+        tournament_id: &str,
+        round: u32,
+    ) -> Result<bool, StoreError> {
+        let Some(r) = sqlx::query(
+            "SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1 AND round = $2",
+        )
+        .bind(tournament_id)
+        .bind(i64::from(round))
+        .fetch_optional(&self.reader)
+        .await?
+        else {
+            return Ok(false);
+        };
+        let match_ids: String = r.try_get("match_ids")?;
+        let match_ids: Vec<Option<String>> =
+            serde_json::from_str(&match_ids).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let entered: Vec<i64> = sqlx::query(
+            "SELECT DISTINCT table_no FROM tournament_results WHERE tournament_id = $1 AND round = $2",
+        )
+        .bind(tournament_id)
+        .bind(i64::from(round))
+        .fetch_all(&self.reader)
+        .await?
+        .iter()
+        .map(|r| r.try_get("table_no"))
+        .collect::<Result<_, _>>()?;
+        for (i, m) in match_ids.iter().enumerate() {
+            if entered.contains(&(i as i64 + 1)) {
+                continue;
+            }
+            let Some(m) = m else { return Ok(false) };
+            let status: Option<String> = sqlx::query("SELECT status FROM matches WHERE id = $1")
+                .bind(m)
+                .fetch_optional(&self.reader)
+                .await?
+                .map(|r| r.try_get("status"))
+                .transpose()?;
+            if status.as_deref() != Some("finished") {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
 }

@@ -83,11 +83,43 @@ struct Loaded {
 }
 
 impl Loaded {
+    /// Every result so far, those of a duplicate round still being played included (the
+    /// organiser's view).
     fn results(&self) -> Vec<TableResult> {
         self.rounds
             .iter()
             .flat_map(|r| r.tables.iter().filter_map(|t| t.result.clone()))
             .collect()
+    }
+
+    /// Whether round `r`'s results may be shown to anyone: in duplicate play only once the round
+    /// is complete (a finished table's per-deal points, totals and match tell of the boards the
+    /// round's other tables still play).
+    fn shown(&self, r: &LoadedRound) -> bool {
+        !self.spec.duplicate || r.complete()
+    }
+
+    /// The results anyone may see: the standings, the exports and the public view count these.
+    fn public_results(&self) -> Vec<TableResult> {
+        self.rounds
+            .iter()
+            .filter(|r| self.shown(r))
+            .flat_map(|r| r.tables.iter().filter_map(|t| t.result.clone()))
+            .collect()
+    }
+
+    /// Why a complete duplicate round's secret is not published: the game withholds its seeds
+    /// for good (Members Only: the secret would re-derive every hand, hence the face-down
+    /// discards, which are never public). None when it is published.
+    fn secret_withheld(&self) -> Option<&'static str> {
+        AnyGame::new(
+            &self.spec.game,
+            Some(self.spec.config.clone()),
+            self.spec.table_size,
+            self.spec.dealing,
+        )
+        .ok()
+        .and_then(|g| g.seed_withheld())
     }
 
     fn byes(&self) -> Vec<(u32, usize)> {
@@ -100,7 +132,7 @@ impl Loaded {
     fn standings(&self) -> Standings {
         standings::standings(
             &self.spec.entrants,
-            &self.results(),
+            &self.public_results(),
             &self.byes(),
             self.spec.duplicate,
             self.spec.rating_system,
@@ -467,15 +499,23 @@ impl Matches {
                 .map(|i| &mps[i])
         };
         let entrant = |i: usize| t.spec.entrants[i].clone();
+        let withheld = t.secret_withheld();
         let rounds = t
             .rounds
             .iter()
             .map(|r| {
                 let complete = r.complete();
+                // Duplicate play: while the round is played, a table's match and result show
+                // to the organiser only.
+                let shown = organiser || t.shown(r);
                 RoundView {
                     round: r.round,
                     complete,
-                    secret: (t.spec.duplicate && complete).then(|| r.secret.clone()),
+                    secret: (t.spec.duplicate && complete && withheld.is_none())
+                        .then(|| r.secret.clone()),
+                    secret_withheld: withheld
+                        .filter(|_| t.spec.duplicate)
+                        .map(|w| format!("the round's secret is never published: {w}")),
                     tables: r
                         .tables
                         .iter()
@@ -494,11 +534,9 @@ impl Matches {
                                         player_id: Some(t.spec.entrants[e].player_id.clone()),
                                     })
                                     .collect(),
-                                match_id: tb
-                                    .match_id
-                                    .clone()
-                                    .filter(|_| organiser || !t.spec.duplicate || complete),
-                                result: tb.result.as_ref().map(|res| {
+                                match_id: tb.match_id.clone().filter(|_| shown),
+                                finished: tb.result.is_some(),
+                                result: tb.result.as_ref().filter(|_| shown).map(|res| {
                                     let mp = mp_of(r.round, table).cloned().unwrap_or_default();
                                     TableResultView {
                                         source: res.source,
@@ -596,7 +634,7 @@ impl Matches {
             .find(|g| g.id == t.spec.game)
             .map_or(t.spec.game.clone(), |g| g.title.to_string());
         let standings = t.standings();
-        let results = t.results();
+        let results = t.public_results();
         Ok((
             t.spec.name.clone(),
             title,
@@ -823,9 +861,11 @@ impl Matches {
             if res.source == ResultSource::Match {
                 return Err(conflict(
                     "result_from_match",
-                    format!(
-                        "table {table}'s match is finished and its score sheet is the result; correct it at the table (undo), not here"
-                    ),
+                    if t.spec.duplicate {
+                        format!("table {table}'s match is finished and its score sheet is the result (a finished duplicate table is never reopened)")
+                    } else {
+                        format!("table {table}'s match is finished and its score sheet is the result; correct it at the table (undo), not here")
+                    },
                 ));
             }
         }
@@ -848,6 +888,40 @@ impl Matches {
             t.spec.duplicate,
         )
         .map_err(|e| unprocessable(e.code, e.message))?;
+        // A table whose match is still being played is settled by hand only by closing the
+        // match for good (`abandon_match`): a result entered while the table plays on would
+        // count (and, in duplicate play, could complete the round and publish the boards the
+        // table still holds).
+        let organiser_token = token.expect("checked");
+        let abandon = match &tb.match_id {
+            Some(m) => {
+                let host = table_token(organiser_token, m, None);
+                match self.view(m, Some(&host)).await?.status {
+                    MatchStatus::InProgress if !req.abandon_match => {
+                        return Err(conflict(
+                            "match_in_progress",
+                            format!(
+                                "table {table}'s match {m} is still being played, and its result will come from it when it ends; to settle the table by hand instead, send `\"abandon_match\": true` with the result: the match is then closed for good (nothing more can be recorded there)"
+                            ),
+                        ))
+                    }
+                    MatchStatus::InProgress => Some((m.clone(), host)),
+                    MatchStatus::Finished => {
+                        return Err(conflict(
+                            "result_from_match",
+                            format!("table {table}'s match is finished and its score sheet is the result; correct it at the table (undo), not here"),
+                        ))
+                    }
+                    MatchStatus::Abandoned => None,
+                }
+            }
+            None => None,
+        };
+        // The entry is checked: now the match is closed (then the entry is stored; should that
+        // fail, the match stays abandoned and the same request entered again completes it).
+        if let Some((m, host)) = abandon {
+            self.abandon(&m, &host).await?;
+        }
         let stored = serde_json::json!({
             "totals": totals,
             "deals": deals,

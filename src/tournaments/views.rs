@@ -136,7 +136,11 @@ pub struct TableView {
     /// The table's match (record `matches`). Hidden (null) to all but the organiser while a
     /// duplicate round is being played: the other tables play the same cards.
     pub match_id: Option<String>,
-    /// The result, once there is one (the match finished, or totals entered).
+    /// Whether the table has its result (its match finished, or its result entered).
+    pub finished: bool,
+    /// The result, once there is one (the match finished, or totals entered). In duplicate play
+    /// it shows to all but the organiser only once the round is complete (`finished` tells
+    /// before): its points tell of the boards the round's other tables are still playing.
     pub result: Option<TableResultView>,
 }
 
@@ -149,8 +153,13 @@ pub struct RoundView {
     pub complete: bool,
     /// Duplicate play: the round's secret, published once the round is complete (the seed of
     /// deal k at every table is SHA-256 of the text `<secret>:<k>`, its commitment in each
-    /// match's log). Null before, and without duplicate play.
+    /// match's log). Null before, and without duplicate play, and in a game that never
+    /// publishes its seeds (`secret_withheld` says why).
     pub secret: Option<String>,
+    /// Duplicate play in a game that never publishes its seeds (Members Only: the secret would
+    /// re-derive the face-down discards, which are never public): why the secret stays
+    /// unpublished. Each match's log keeps the commitment of each deal's seed.
+    pub secret_withheld: Option<String>,
     /// The tables.
     pub tables: Vec<TableView>,
     /// Entrants who sit this round out.
@@ -238,4 +247,11 @@ pub struct EnterResult {
     /// Points per deal (heat, game) per unit, multiplier applied. Required in duplicate play
     /// (boards are compared deal by deal).
     pub deals: Option<Vec<Vec<i64>>>,
+    /// The table's match is still being played: `true` closes it for good (status
+    /// `abandoned`, nothing more recorded there) and this result stands in its place. Without
+    /// it such an entry is refused (409 `match_in_progress`), so that a result is never entered
+    /// (in duplicate play, completing the round and publishing its boards) while the table
+    /// plays on.
+    #[serde(default)]
+    pub abandon_match: bool,
 }
