@@ -148,7 +148,7 @@ async fn clubs_round(app: &TestApp, players: &[&str], record: &str) -> (String, 
 async fn formula_names_are_text_in_standings_results_and_the_score_sheet_and_numbers_stay_numbers()
 {
     let app = TestApp::spawn().await;
-    // Results from the tables' matches (they exist), or entered while a match is unfinished.
+    // Results from the tables' matches (so they exist), or entered by hand.
     let (id, org, round) = clubs_round(&app, &HOSTILE, "matches").await;
     let tables = round["tables"].as_array().unwrap().clone();
     assert_eq!(tables.len(), 2);
@@ -202,14 +202,14 @@ async fn formula_names_are_text_in_standings_results_and_the_score_sheet_and_num
         .await;
     assert_eq!(parse(&by_accept.text), (header, rows));
 
-    // Both tables' results by the quick log (table 1's match is not finished: the entry counts).
+    // Both tables' results by the quick log, settled by hand (their matches are not finished).
     let entered = [vec![-104, 0, 0, 0], vec![-100, -4, 0, 0]];
     for (t, totals) in entered.iter().enumerate() {
         let a = put(
             &app,
             &format!("/v1/tournaments/{id}/rounds/1/tables/{}/result", t + 1),
             Some(&org),
-            json!({ "totals": totals }),
+            json!({ "totals": totals, "abandon_match": true }),
         )
         .await;
         assert_eq!(a.status, StatusCode::OK, "{}", a.text);
