@@ -22,12 +22,12 @@ PY
 sed -i "s#B=http://127.0.0.1:8080#B=http://127.0.0.1:$PORT#" "$WORK/walkthrough.sh"
 bash "$WORK/walkthrough.sh" > "$WORK/out.txt" 2>&1
 fail=0
-grep -q $'round,label,multiplier,side_0,side_1\n' "$WORK/out.txt" || true
+grep -q $'round,label,multiplier,Ada & Cy,Ben & Di\n' "$WORK/out.txt" || true
 python3 - "$WORK/out.txt" <<'PY' || fail=1
 import sys
 out = open(sys.argv[1]).read()
 problems = []
-if "round,label,multiplier,side_0,side_1\n1,Deal 1,1,2,0\ntotal,Total,,2,0\n" not in out:
+if "round,label,multiplier,Ada & Cy,Ben & Di\n1,Deal 1,1,2,0\ntotal,Total,,2,0\n" not in out:
     problems.append("the Dump score sheet is not the one the README shows")
 for code in ["table_action_only", "card_already_played", "declaration_required", "stock_top_expected", "space_taken"]:
     if f'"code":"{code}"' not in out:

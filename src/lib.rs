@@ -14,6 +14,8 @@ pub mod routes;
 pub mod rules;
 /// Starting the server.
 pub mod server;
+/// The one CSV writer: text cells defused against spreadsheet formulas, numbers left numbers.
+pub mod spreadsheet;
 /// Storage: matches, token hashes, the append-only event log (SQLite or PostgreSQL).
 pub mod store;
 /// Tournaments: players, pairing, results, standings, ratings, exports.

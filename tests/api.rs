@@ -177,7 +177,7 @@ async fn a_table_dealt_deal_is_recorded_card_by_card_and_scored_exactly() {
     assert_eq!(view["table"]["revokes"], json!([]));
     assert_eq!(view["table_to_act"], json!(true));
     assert_eq!(view["dealer"], json!(1), "the deal passes to the left");
-    // CSV: one row per round.
+    // CSV: one row per round, a column per side named by its partners.
     let csv = app
         .request(
             Method::GET,
@@ -190,7 +190,7 @@ async fn a_table_dealt_deal_is_recorded_card_by_card_and_scored_exactly() {
     assert!(csv.content_type.starts_with("text/csv"));
     assert_eq!(
         csv.text,
-        "round,label,multiplier,side_0,side_1\n1,Deal 1,1,2,0\ntotal,Total,,2,0\n"
+        "round,label,multiplier,Player 0 & Player 2,Player 1 & Player 3\n1,Deal 1,1,2,0\ntotal,Total,,2,0\n"
     );
     let csv2 = app
         .get(&format!("/v1/matches/{}/scores.csv", m.id), None)

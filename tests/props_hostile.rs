@@ -179,3 +179,149 @@ proptest! {
         prop_assert_eq!(snapshot(&again, players), snapshot(&g, players));
     }
 }
+
+/// A number an organiser might type, with a bias to the edges: i64's ends (`i64::MIN.abs()`
+/// wraps), the entry bound and one past it, anything at all, and everyday scores.
+fn points() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        Just(i64::MIN),
+        Just(i64::MIN + 1),
+        Just(i64::MAX),
+        Just(1_000_000i64),
+        Just(-1_000_000i64),
+        Just(1_000_001i64),
+        Just(-1_000_001i64),
+        any::<i64>(),
+        -200i64..200,
+    ]
+}
+
+/// The largest number an entered result may hold (`quicklog`'s bound, as the API states it).
+const BOUND: i64 = 1_000_000;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+
+    /// The quick log's check with extreme numbers, many deals, any game: never a panic (a debug
+    /// build panics on overflow), out-of-range numbers refused as `points_out_of_range`, and
+    /// what it accepts holds only numbers within the bound. Lines are everyday scores with, in
+    /// most cases, one number spoiled by an extreme; now and then a line of the wrong length.
+    #[test]
+    fn the_quick_log_refuses_out_of_range_points_and_never_overflows(
+        (game, units, totals, deals, spoil, misshape, long_rubber, require_deals) in (2usize..6).prop_flat_map(|units| (
+            prop::sample::select(GAMES.map(|g| g.0).to_vec()),
+            Just(units),
+            prop::option::of(prop::collection::vec(-200i64..200, units)),
+            prop::option::of(prop::collection::vec(prop::collection::vec(-200i64..200, units), 0..230)),
+            prop::option::weighted(0.8, (any::<prop::sample::Index>(), points())),
+            prop::option::weighted(0.1, any::<prop::sample::Index>()),
+            any::<bool>(),
+            any::<bool>(),
+        )),
+    ) {
+        use clubroom::tournaments::quicklog::check;
+        let (mut totals, mut deals) = (totals, deals);
+        if let Some((at, x)) = spoil {
+            let mut cells: Vec<&mut i64> = totals.iter_mut().chain(deals.iter_mut().flatten()).flatten().collect();
+            if !cells.is_empty() {
+                let i = at.index(cells.len());
+                *cells[i] = x;
+            }
+        }
+        if let (Some(at), Some(d)) = (misshape, deals.as_mut().filter(|d| !d.is_empty())) {
+            let i = at.index(d.len());
+            d[i].push(0);
+        }
+        let config = if long_rubber { json!({"rubber_games": 100, "target": 1_000_000}) } else { json!({}) };
+        let shaped = totals.iter().chain(deals.iter().flatten()).all(|l| l.len() == units)
+            && deals.as_ref().is_none_or(|d| d.len() <= 200)
+            && (totals.is_some() || deals.is_some())
+            && (!require_deals || deals.is_some());
+        let beyond = totals.iter().chain(deals.iter().flatten()).flatten().any(|x| !(-BOUND..=BOUND).contains(x));
+        match check(game, &config, units, totals.clone(), deals.clone(), require_deals) {
+            Ok((t, d)) => {
+                prop_assert!(shaped && !beyond, "accepted {totals:?} {deals:?}");
+                prop_assert!(t.iter().chain(d.iter().flatten()).all(|x| (-BOUND..=BOUND).contains(x)));
+            }
+            Err(e) => {
+                if shaped && beyond {
+                    prop_assert_eq!(e.code, "points_out_of_range", "{}", e.message);
+                }
+                // Also refused when the deals' sums leave the bound, every number within it.
+                if e.code == "points_out_of_range" && !beyond {
+                    prop_assert!(e.message.starts_with("the deals sum to"), "{}", e.message);
+                }
+                prop_assert!(!e.message.is_empty());
+            }
+        }
+    }
+
+    /// Many deals at the bound: their sums (200 × 1,000,000) are checked, exact, and compared
+    /// with the totals without a wrap.
+    #[test]
+    fn deals_at_the_bound_sum_exactly(
+        n in 1usize..=200,
+        sign in prop::sample::select(vec![-1i64, 1]),
+        mismatch in any::<bool>(),
+    ) {
+        use clubroom::tournaments::quicklog::check;
+        let deals = vec![vec![sign * BOUND, 0, 0]; n];
+        let sum = sign * BOUND * n as i64;
+        // A wrong total is one nearer zero (still within the bound).
+        let totals = (sum.abs() <= BOUND).then(|| vec![sum - sign * i64::from(mismatch), 0, 0]);
+        let got = check("by-hook-or-crook", &json!({}), 3, totals.clone(), Some(deals), false);
+        match totals {
+            // The sums go past the bound, which an entered total keeps: refused, not wrapped.
+            None => prop_assert_eq!(got.err().map(|e| e.code), Some("points_out_of_range")),
+            Some(_) if mismatch => prop_assert_eq!(got.err().map(|e| e.code), Some("result_totals_mismatch")),
+            // By Hook or Crook's pawns only move forward.
+            Some(_) if sign < 0 => prop_assert_eq!(got.err().map(|e| e.code), Some("result_impossible")),
+            Some(_) => prop_assert_eq!(got.map(|r| r.0), Ok(vec![sum, 0, 0])),
+        }
+    }
+
+    /// Standings over results holding any numbers at all (a result stored before the entry bound
+    /// was enforced): never a panic or a wrap; each total is the exact sum where it fits an i64,
+    /// else the nearest i64.
+    #[test]
+    fn standings_add_extreme_totals_without_a_wrap(
+        entrants in 2usize..6,
+        results in prop::collection::vec((prop::collection::vec(points(), 2), any::<bool>()), 1..12),
+        elo in any::<bool>(),
+    ) {
+        use clubroom::tournaments::{model::{Entrant, RatingSystem, ResultSource, TableResult}, standings::standings};
+        let people: Vec<Entrant> = (0..entrants).map(|i| Entrant { player_id: format!("p{i}"), name: format!("P{i}") }).collect();
+        let table: Vec<TableResult> = results.iter().enumerate().map(|(k, (totals, swap))| {
+            let (a, b) = (k % entrants, (k + 1) % entrants);
+            let (winners, margin) = clubroom::rules::sheet::winners_and_margin(totals);
+            if let Some(m) = margin {
+                prop_assert!(m >= 0, "margin {m} of {totals:?}");
+            }
+            Ok(TableResult {
+                round: k as u32 + 1,
+                table: 1,
+                seats: if *swap { vec![b, a] } else { vec![a, b] },
+                sides: None,
+                totals: totals.clone(),
+                deals: vec![totals.clone()],
+                winners,
+                source: ResultSource::Totals,
+                match_id: None,
+                at: "2026-11-22T20:00:00.000Z".into(),
+            })
+        }).collect::<Result<_, TestCaseError>>()?;
+        let rating = if elo { RatingSystem::Elo } else { RatingSystem::WengLin };
+        let s = standings(&people, &table, &[], false, rating);
+        for row in &s.rows {
+            let e: usize = row.player_id[1..].parse().unwrap();
+            let exact: i128 = table.iter().flat_map(|r| r.seats.iter().zip(&r.totals).filter(|(s, _)| **s == e).map(|(_, t)| i128::from(*t))).sum();
+            let want = i64::try_from(exact).unwrap_or(if exact < 0 { i64::MIN } else { i64::MAX });
+            prop_assert_eq!(row.total, want, "P{}", e);
+        }
+        // Ranked by matchpoints, wins, total: never an order a wrap would invert.
+        for w in s.rows.windows(2) {
+            let key = |r: &clubroom::tournaments::model::StandingRow| (r.matchpoints, r.wins, r.total);
+            prop_assert!(key(&w[0]) >= key(&w[1]));
+        }
+    }
+}

@@ -16,22 +16,34 @@ fn wants_csv(req: &HttpRequest) -> bool {
         .is_some_and(|a| a.contains("text/csv") && !a.contains("application/json"))
 }
 
-fn csv(sheet: &ScoreSheet, seq: i64) -> HttpResponse {
-    HttpResponse::Ok()
+/// The score sheet as CSV, its columns named by the players, read with the request's token.
+async fn csv(svc: &Matches, id: &str, req: &HttpRequest) -> Result<HttpResponse, ApiError> {
+    let token = bearer(req)?;
+    let (sheet, seq) = svc.scores(id, token.as_deref()).await?;
+    // The players' names come with the view, read with the same token (a second read; names
+    // never change, so it cannot disagree with the sheet).
+    let players: Vec<String> = svc
+        .view(id, token.as_deref())
+        .await?
+        .players
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    Ok(HttpResponse::Ok()
         .insert_header(etag(seq))
         .content_type("text/csv; charset=utf-8")
-        .body(sheet.to_csv())
+        .body(sheet.to_csv(&players)))
 }
 
 /// The score sheet: every round, the totals, the winners and the margin. `Accept: text/csv` gives
-/// one row per round.
+/// one row per round, as `/scores.csv` does.
 #[utoipa::path(
     tag = "matches",
     params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"), ("If-None-Match" = Option<String>, Header, description = "A version the client holds (its `ETag`, e.g. `\"12\"`): 304 with no body while the match is still at it")),
     responses(
         (status = 200, description = "The score sheet", content(
             (ScoreSheet = "application/json"),
-            (String = "text/csv", example = "round,label,multiplier,side_0,side_1\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),
+            (String = "text/csv", example = "round,label,multiplier,Ada & Cy,Ben & Di\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),
         ), headers(("ETag" = String, description = "The version"))),
         (status = 304, description = "Not modified: `If-None-Match` names the current version; no body", headers(("ETag" = String, description = "The version"))),
         (status = 401, description = "A token not valid for this match", body = Problem, content_type = "application/problem+json"),
@@ -47,21 +59,30 @@ pub async fn scores(
     id: web::Path<String>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    if wants_csv(&req) {
+        return csv(&svc, &id, &req).await;
+    }
     let (sheet, seq) = svc.scores(&id, bearer(&req)?.as_deref()).await?;
-    Ok(if wants_csv(&req) {
-        csv(&sheet, seq)
-    } else {
-        super::json_with_etag(&req, actix_web::http::StatusCode::OK, seq, &sheet)
-    })
+    Ok(super::json_with_etag(
+        &req,
+        actix_web::http::StatusCode::OK,
+        seq,
+        &sheet,
+    ))
 }
 
 /// The score sheet as CSV: a header, one row per round, a total row.
+///
+/// The score columns are named by the players: a seat's by its player's name, a side's by both
+/// partners' (`Ada & Cy`); when two would read the same, each also says its seat or side
+/// (`Ada (seat 0)`). A name a spreadsheet would run as a formula (starting with `=`, `+`, `-`,
+/// `@`, tab, CR or LF) is written with a leading `'`, as in every CSV; numbers as numbers.
 #[utoipa::path(
     tag = "matches",
     params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$")),
     responses(
         (status = 200, description = "The score sheet as CSV", content_type = "text/csv", body = String,
-         example = "round,label,multiplier,side_0,side_1\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),
+         example = "round,label,multiplier,Ada & Cy,Ben & Di\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),
         (status = 401, description = "A token not valid for this match", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`round_in_play`: a duplicate tournament table read without a token while its round is being played (only the table's own tokens read it until every table of the round has finished)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
@@ -75,8 +96,7 @@ pub async fn scores_csv(
     id: web::Path<String>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    let (sheet, seq) = svc.scores(&id, bearer(&req)?.as_deref()).await?;
-    Ok(csv(&sheet, seq))
+    csv(&svc, &id, &req).await
 }
 
 /// Registers the routes.

@@ -231,7 +231,7 @@ pub async fn get_round(
         (status = 409, description = "`result_from_match` (the table's match is finished), `match_in_progress` (the table's match is still being played: send `abandon_match: true` to close it and enter the result in its place) or `result_changed` (a concurrent entry)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`result_missing`, `result_shape`, `result_totals_mismatch`, `result_impossible`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`result_missing`, `result_shape`, `points_out_of_range` (a number beyond ±1,000,000, entered or summed), `result_totals_mismatch`, `result_impossible`", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
     ),
     security(("bearer" = []))

@@ -1,8 +1,12 @@
 //! The score sheet every game produces (API.md "Score sheet").
 
+use std::{borrow::Cow, collections::HashSet};
+
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
+
+use crate::spreadsheet::{self, Cell};
 
 /// Whether scores are kept per seat or per partnership side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
@@ -76,45 +80,63 @@ impl ScoreSheet {
         }
     }
 
-    /// The sheet as CSV: a header, then one row per round (round, label, multiplier, points...),
-    /// then a `total` row.
-    pub fn to_csv(&self) -> String {
-        let col = match self.unit {
-            Unit::Seat => "seat",
-            Unit::Side => "side",
+    /// The names of the sheet's score columns, from the players' names in seat order: a seat's
+    /// column is its player's name, a side's its partners' names joined by ` & ` (`Ada & Cy`).
+    /// When two columns would show the same name (two players called Ada; or `=x` beside `'=x`,
+    /// the same once defused), every column also says which it is: `Ada (seat 0)`, `Ada & Cy
+    /// (side 0)`, distinct by their ends. Players' names never change, so neither does a
+    /// match's header.
+    pub fn columns(&self, players: &[String]) -> Vec<String> {
+        let name = |seat: usize| {
+            players
+                .get(seat)
+                .cloned()
+                .unwrap_or_else(|| format!("seat {seat}"))
         };
-        let n = self.totals.len();
-        let mut out = String::from("round,label,multiplier");
-        for i in 0..n {
-            out.push_str(&format!(",{col}_{i}"));
+        let (unit, plain): (&str, Vec<String>) = match (&self.unit, &self.sides) {
+            (Unit::Side, Some(sides)) => (
+                "side",
+                sides
+                    .iter()
+                    .map(|s| s.iter().map(|&p| name(p)).collect::<Vec<_>>().join(" & "))
+                    .collect(),
+            ),
+            _ => ("seat", (0..self.totals.len()).map(name).collect()),
+        };
+        let shown: HashSet<Cow<str>> = plain.iter().map(|n| spreadsheet::defuse(n)).collect();
+        if shown.len() == plain.len() {
+            return plain;
         }
-        out.push('\n');
-        for r in &self.rounds {
-            out.push_str(&format!(
-                "{},{},{}",
-                r.round,
-                csv_field(&r.label),
-                r.multiplier
-            ));
-            for p in &r.points {
-                out.push_str(&format!(",{p}"));
-            }
-            out.push('\n');
-        }
-        out.push_str("total,Total,");
-        for t in &self.totals {
-            out.push_str(&format!(",{t}"));
-        }
-        out.push('\n');
-        out
+        plain
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| format!("{n} ({unit} {i})"))
+            .collect()
     }
-}
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+    /// The sheet as CSV: a header (`round`, `label`, `multiplier`, then the [`columns`] named
+    /// by `players`, the players' names in seat order), one row per round, a `total` row.
+    ///
+    /// [`columns`]: ScoreSheet::columns
+    pub fn to_csv(&self, players: &[String]) -> String {
+        let mut header = spreadsheet::header(&["round", "label", "multiplier"]);
+        header.extend(self.columns(players).into_iter().map(Cell::text));
+        let rounds = self.rounds.iter().map(|r| {
+            let mut row = vec![
+                Cell::from(r.round),
+                Cell::text(&r.label),
+                Cell::from(r.multiplier),
+            ];
+            row.extend(r.points.iter().map(|&p| Cell::from(p)));
+            row
+        });
+        let mut total = vec![Cell::text("total"), Cell::text("Total"), Cell::empty()];
+        total.extend(self.totals.iter().map(|&t| Cell::from(t)));
+        spreadsheet::write(
+            std::iter::once(header)
+                .chain(rounds)
+                .chain(std::iter::once(total)),
+        )
     }
 }
 
@@ -125,6 +147,87 @@ pub fn winners_and_margin(totals: &[i64]) -> (Vec<usize>, Option<i64>) {
     };
     let winners: Vec<usize> = (0..totals.len()).filter(|&i| totals[i] == best).collect();
     let runner_up = totals.iter().copied().filter(|&t| t < best).max();
-    let margin = Some(runner_up.map_or(0, |r| best - r));
+    // Saturating: totals come from the engines and from entries within ±1,000,000, whose
+    // difference always fits; a result stored before that bound was enforced must not panic a
+    // read or wrap to a negative margin.
+    let margin = Some(runner_up.map_or(0, |r| best.saturating_sub(r)));
     (winners, margin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(n: &[&str]) -> Vec<String> {
+        n.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn sheet(partnerships: bool, totals: Vec<i64>) -> ScoreSheet {
+        let rounds = vec![RoundScore {
+            round: 1,
+            label: "Deal 1".into(),
+            multiplier: 1,
+            points: totals.clone(),
+            detail: Value::Null,
+        }];
+        ScoreSheet::from_totals(partnerships, rounds, totals, true)
+    }
+
+    #[test]
+    fn columns_are_the_players_or_both_partners() {
+        let s = sheet(false, vec![-4, -16, -3, -3]);
+        assert_eq!(
+            s.columns(&names(&["Ada", "Ben", "Cy", "Di"])),
+            ["Ada", "Ben", "Cy", "Di"]
+        );
+        let s = sheet(true, vec![2, 0]);
+        assert_eq!(
+            s.columns(&names(&["Ada", "Ben", "Cy", "Di"])),
+            ["Ada & Cy", "Ben & Di"]
+        );
+        // A seat with no name given keeps a name of its own.
+        assert_eq!(
+            sheet(false, vec![1, 0]).columns(&names(&["Ada"])),
+            ["Ada", "seat 1"]
+        );
+    }
+
+    #[test]
+    fn columns_that_would_read_the_same_say_their_seat_or_side() {
+        let s = sheet(false, vec![0, 0, 0]);
+        assert_eq!(
+            s.columns(&names(&["Ada", "Ben", "Ada"])),
+            ["Ada (seat 0)", "Ben (seat 1)", "Ada (seat 2)"]
+        );
+        // `=x` is written `'=x`: beside a player really called `'=x` they would read the same.
+        assert_eq!(
+            s.columns(&names(&["=x", "'=x", "Cy"])),
+            ["=x (seat 0)", "'=x (seat 1)", "Cy (seat 2)"]
+        );
+        let s = sheet(true, vec![0, 0]);
+        assert_eq!(
+            s.columns(&names(&["Ada", "Ada", "Ben", "Ben"])),
+            ["Ada & Ben (side 0)", "Ada & Ben (side 1)"]
+        );
+    }
+
+    #[test]
+    fn the_csv_names_columns_defuses_text_and_keeps_negative_numbers() {
+        let s = sheet(false, vec![-4, -16, -3, -3]);
+        assert_eq!(
+            s.to_csv(&names(&["=HYPERLINK(\"http://evil\")", "+1", "Cy", "Ada, \"A\""])),
+            "round,label,multiplier,\"'=HYPERLINK(\"\"http://evil\"\")\",'+1,Cy,\"Ada, \"\"A\"\"\"\n\
+             1,Deal 1,1,-4,-16,-3,-3\n\
+             total,Total,,-4,-16,-3,-3\n"
+        );
+    }
+
+    #[test]
+    fn the_margin_of_extreme_totals_saturates() {
+        assert_eq!(
+            winners_and_margin(&[i64::MAX, i64::MIN]),
+            (vec![0], Some(i64::MAX))
+        );
+        assert_eq!(winners_and_margin(&[5, -3, 5]), (vec![0, 2], Some(8)));
+    }
 }

@@ -8,58 +8,44 @@ use super::{
     model::{Entrant, ResultSource, Standings, TableResult},
     standings::table_matchpoints,
 };
-
-fn csv_of(header: &[&str], rows: Vec<Vec<String>>) -> String {
-    let mut w = csv::Writer::from_writer(vec![]);
-    // Writing to memory cannot fail.
-    w.write_record(header).expect("csv to memory");
-    for r in rows {
-        w.write_record(&r).expect("csv to memory");
-    }
-    String::from_utf8(w.into_inner().expect("csv to memory")).expect("utf-8 in, utf-8 out")
-}
+use crate::spreadsheet::{self, Cell};
 
 /// The standings as CSV, best first.
 pub fn standings_csv(s: &Standings) -> String {
-    csv_of(
-        &[
-            "rank",
-            "player_id",
-            "name",
-            "played",
-            "byes",
-            "wins",
-            "total",
-            "matchpoints",
-            "max_matchpoints",
-            "percentage",
-            "opponents_matchpoints",
-            "rating",
-            "rating_uncertainty",
-        ],
-        s.rows
-            .iter()
-            .map(|r| {
-                vec![
-                    r.rank.to_string(),
-                    r.player_id.clone(),
-                    r.name.clone(),
-                    r.played.to_string(),
-                    r.byes.to_string(),
-                    r.wins.to_string(),
-                    r.total.to_string(),
-                    r.matchpoints.to_string(),
-                    r.max_matchpoints.to_string(),
-                    format!("{:.2}", r.percentage),
-                    r.opponents_matchpoints.to_string(),
-                    format!("{:.3}", r.rating),
-                    r.rating_uncertainty
-                        .map(|u| format!("{u:.3}"))
-                        .unwrap_or_default(),
-                ]
-            })
-            .collect(),
-    )
+    let header = spreadsheet::header(&[
+        "rank",
+        "player_id",
+        "name",
+        "played",
+        "byes",
+        "wins",
+        "total",
+        "matchpoints",
+        "max_matchpoints",
+        "percentage",
+        "opponents_matchpoints",
+        "rating",
+        "rating_uncertainty",
+    ]);
+    let rows = s.rows.iter().map(|r| {
+        vec![
+            Cell::from(r.rank),
+            Cell::text(&r.player_id),
+            Cell::text(&r.name),
+            Cell::from(r.played),
+            Cell::from(r.byes),
+            Cell::from(r.wins),
+            Cell::from(r.total),
+            Cell::from(r.matchpoints),
+            Cell::from(r.max_matchpoints),
+            Cell::decimal(r.percentage, 2),
+            Cell::from(r.opponents_matchpoints),
+            Cell::decimal(r.rating, 3),
+            r.rating_uncertainty
+                .map_or_else(Cell::empty, |u| Cell::decimal(u, 3)),
+        ]
+    });
+    spreadsheet::write(std::iter::once(header).chain(rows))
 }
 
 fn source_name(s: ResultSource) -> &'static str {
@@ -72,46 +58,43 @@ fn source_name(s: ResultSource) -> &'static str {
 /// One row per seat of every result.
 pub fn results_csv(entrants: &[Entrant], results: &[TableResult], duplicate: bool) -> String {
     let mps = table_matchpoints(results, duplicate);
-    let mut rows = vec![];
+    let mut rows = vec![spreadsheet::header(&[
+        "round",
+        "table",
+        "seat",
+        "unit",
+        "player_id",
+        "name",
+        "total",
+        "matchpoints",
+        "max_matchpoints",
+        "winner",
+        "source",
+        "match_id",
+        "at",
+    ])];
     for (r, mp) in results.iter().zip(&mps) {
         for (seat, &e) in r.seats.iter().enumerate() {
             let u = r.unit_of_seat(seat);
             let (m, max) = mp.get(u).copied().unwrap_or((0, 0));
             rows.push(vec![
-                r.round.to_string(),
-                r.table.to_string(),
-                seat.to_string(),
-                u.to_string(),
-                entrants[e].player_id.clone(),
-                entrants[e].name.clone(),
-                r.totals.get(u).copied().unwrap_or(0).to_string(),
-                m.to_string(),
-                max.to_string(),
-                r.winners.contains(&u).to_string(),
-                source_name(r.source).to_string(),
-                r.match_id.clone().unwrap_or_default(),
-                r.at.clone(),
+                Cell::from(r.round),
+                Cell::from(r.table),
+                Cell::from(seat),
+                Cell::from(u),
+                Cell::text(&entrants[e].player_id),
+                Cell::text(&entrants[e].name),
+                Cell::from(r.totals.get(u).copied().unwrap_or(0)),
+                Cell::from(m),
+                Cell::from(max),
+                Cell::text(r.winners.contains(&u).to_string()),
+                Cell::text(source_name(r.source)),
+                Cell::text(r.match_id.clone().unwrap_or_default()),
+                Cell::text(&r.at),
             ]);
         }
     }
-    csv_of(
-        &[
-            "round",
-            "table",
-            "seat",
-            "unit",
-            "player_id",
-            "name",
-            "total",
-            "matchpoints",
-            "max_matchpoints",
-            "winner",
-            "source",
-            "match_id",
-            "at",
-        ],
-        rows,
-    )
+    spreadsheet::write(rows)
 }
 
 /// A deterministic UUID-shaped id for (tournament, kind, index): re-exporting gives the same file,
@@ -265,6 +248,21 @@ mod tests {
             Some("1,1,0,0,b,Ben,20,0,2,false,totals,,2026-11-22T20:15:00.000Z")
         );
         assert_eq!(res.lines().count(), 3);
+    }
+
+    #[test]
+    fn csv_writes_a_formula_name_as_text_and_a_negative_total_as_a_number() {
+        let (mut e, mut r) = setup();
+        e[1].name = "=1+1".into();
+        r[0].totals = vec![-26, 110];
+        let s = standings(&e, &r, &[], false, RatingSystem::Elo);
+        let lines: Vec<String> = standings_csv(&s).lines().map(String::from).collect();
+        assert_eq!(lines[2], "2,b,'=1+1,1,0,0,-26,0,2,0.00,2,984.000,");
+        let res = results_csv(&e, &r, false);
+        assert_eq!(
+            res.lines().nth(1),
+            Some("1,1,0,0,b,'=1+1,-26,0,2,false,totals,,2026-11-22T20:15:00.000Z")
+        );
     }
 
     #[test]

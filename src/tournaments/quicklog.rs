@@ -6,7 +6,8 @@ use serde_json::Value;
 /// Why entered totals are refused (422; `code` is the problem's code).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QuickLogError {
-    /// `result_missing`, `result_shape`, `result_totals_mismatch` or `result_impossible`.
+    /// `result_missing`, `result_shape`, `points_out_of_range`, `result_totals_mismatch` or
+    /// `result_impossible`.
     pub code: &'static str,
     /// What is wrong, and what would be right.
     pub message: String,
@@ -23,10 +24,40 @@ fn impossible(message: impl Into<String>) -> QuickLogError {
     err("result_impossible", message)
 }
 
+fn out_of_range(message: impl Into<String>) -> QuickLogError {
+    err("points_out_of_range", message)
+}
+
 /// The most deals a result may list.
 const MAX_DEALS: usize = 200;
-/// The largest number a result may hold.
+/// The largest number a result may hold, either way.
 const MAX_POINTS: i64 = 1_000_000;
+
+/// The first number of `line` beyond ±[`MAX_POINTS`]. A range, not `abs()`: `i64::MIN.abs()`
+/// overflows (to itself in release builds, which passed an `abs() > MAX` test).
+fn beyond_bound(line: &[i64]) -> Option<i64> {
+    line.iter()
+        .copied()
+        .find(|x| !(-MAX_POINTS..=MAX_POINTS).contains(x))
+}
+
+/// `a + b` of points. Within the bound (at most 200 deals of ±1,000,000) no sum comes near
+/// i64's ends; checked all the same, so that no later bound can make a sum wrap or panic.
+fn add(a: i64, b: i64) -> Result<i64, QuickLogError> {
+    a.checked_add(b)
+        .ok_or_else(|| out_of_range(format!("{a} + {b} is beyond any score")))
+}
+
+/// The sum of `points`, checked as [`add`] is.
+fn sum<'a>(points: impl IntoIterator<Item = &'a i64>) -> Result<i64, QuickLogError> {
+    points.into_iter().try_fold(0, |s, &x| add(s, x))
+}
+
+/// `a × b` of a bound, checked as [`add`] is.
+fn mul(a: i64, b: i64) -> Result<i64, QuickLogError> {
+    a.checked_mul(b)
+        .ok_or_else(|| out_of_range(format!("{a} × {b} is beyond any score")))
+}
 
 /// Checks a quick-logged result of `game` (service id) played with `config` (every default
 /// filled in) with `units` score columns (seats, or sides in partnership play). Totals, deals or
@@ -60,11 +91,10 @@ pub fn check(
                 format!("{what} has {} numbers; this table has {units} score columns (seats, or sides in partnership play)", l.len()),
             ));
         }
-        if l.iter().any(|x| x.abs() > MAX_POINTS) {
-            return Err(err(
-                "result_shape",
-                format!("{what}: a number beyond ±{MAX_POINTS}"),
-            ));
+        if let Some(x) = beyond_bound(l) {
+            return Err(out_of_range(format!(
+                "{what}: {x} is out of range; entered points are −{MAX_POINTS} to {MAX_POINTS}"
+            )));
         }
         Ok(())
     };
@@ -79,9 +109,9 @@ pub fn check(
     for (k, d) in deals.iter().enumerate() {
         line(&format!("deal {}", k + 1), d)?;
     }
-    let sums: Vec<i64> = (0..units)
-        .map(|u| deals.iter().map(|d| d[u]).sum())
-        .collect();
+    let sums = (0..units)
+        .map(|u| sum(deals.iter().map(|d| &d[u])))
+        .collect::<Result<Vec<i64>, _>>()?;
     let totals = match totals {
         Some(t) => {
             if !deals.is_empty() && !members_only && t != sums {
@@ -98,7 +128,15 @@ pub fn check(
                 "Members Only's final count is the markers standing at 5..10, not the heats' advances: enter `totals`",
             ))
         }
-        None => sums,
+        None => {
+            // Totals taken from the deals keep the bound an entered total keeps.
+            if let Some(x) = beyond_bound(&sums) {
+                return Err(out_of_range(format!(
+                    "the deals sum to {x}; a total is −{MAX_POINTS} to {MAX_POINTS}"
+                )));
+            }
+            sums
+        }
     };
     let int = |key: &str, default: i64| config.get(key).and_then(Value::as_i64).unwrap_or(default);
     // Whether some unit reached `target` only on the last deal (the match ends at the end of the
@@ -113,7 +151,9 @@ pub fn check(
         if !deals.is_empty() {
             let mut running = vec![0; units];
             for (k, d) in deals[..deals.len() - 1].iter().enumerate() {
-                running.iter_mut().zip(d).for_each(|(r, x)| *r += x);
+                for (r, x) in running.iter_mut().zip(d) {
+                    *r = add(*r, *x)?;
+                }
                 if running.iter().any(|&r| r >= target) {
                     return Err(impossible(format!(
                         "a {what} reached {target} after deal {}: the match ended there, not after deal {}",
@@ -130,7 +170,7 @@ pub fn check(
         // match ends after the deal in which any total reaches −100 or below.
         "clubs" => {
             for (k, d) in deals.iter().enumerate() {
-                let s: i64 = d.iter().sum();
+                let s = sum(d)?;
                 if s != -26 {
                     return Err(impossible(format!(
                         "deal {}'s points sum to {s}; every Clubs deal sums to −26",
@@ -138,7 +178,7 @@ pub fn check(
                     )));
                 }
             }
-            let s: i64 = totals.iter().sum();
+            let s = sum(&totals)?;
             if s >= 0 || s % 26 != 0 {
                 return Err(impossible(format!(
                     "the totals sum to {s}; every Clubs deal sums to −26, so the totals sum to −26 × the deals played"
@@ -151,7 +191,9 @@ pub fn check(
             }
             let mut running = vec![0; units];
             for (k, d) in deals.iter().enumerate().take(deals.len().saturating_sub(1)) {
-                running.iter_mut().zip(d).for_each(|(r, x)| *r += x);
+                for (r, x) in running.iter_mut().zip(d) {
+                    *r = add(*r, *x)?;
+                }
                 if running.iter().any(|&r| r <= -100) {
                     return Err(impossible(format!(
                         "a total reached −100 after deal {}: the match ended there",
@@ -181,6 +223,7 @@ pub fn check(
         // worth multiples of 5, at most 130 + 65 = 195 before the multiplier; with two sides only
         // one can be plus.
         "bonus-malus" => {
+            // n is at most MAX_DEALS (200): 195 × n is far inside i64.
             for (k, d) in deals.iter().enumerate() {
                 let n = k as i64 + 1;
                 if d.iter().any(|&x| x < 0 || x % (5 * n) != 0 || x > 195 * n) {
@@ -221,11 +264,12 @@ pub fn check(
                     deals.len()
                 )));
             }
-            if totals.iter().any(|&t| t < -80 * games || t > 200 * games) {
+            // `rubber_games` is the match's option (1 to 100 once the game has checked it);
+            // this check takes any config, so its bounds are checked products.
+            let (least, most) = (mul(-80, games)?, mul(200, games)?);
+            if totals.iter().any(|&t| t < least || t > most) {
                 return Err(impossible(format!(
-                    "a P.M. rubber of {games} games totals −{} to {} a seat",
-                    80 * games,
-                    200 * games
+                    "a P.M. rubber of {games} games totals {least} to {most} a seat"
                 )));
             }
         }
@@ -301,6 +345,65 @@ mod tests {
                 false
             ),
             Ok((vec![110, 0], vec![vec![60, 0], vec![0, 0], vec![50, 0]]))
+        );
+    }
+
+    #[test]
+    fn numbers_beyond_a_million_are_out_of_range_and_never_wrap() {
+        let c = json!({});
+        let min = i64::MIN;
+        // `i64::MIN.abs()` is i64::MIN again (release) or a panic (debug); and two of them summed
+        // to 0, so [MIN, MIN, 0, −26] passed the Clubs check that totals sum to −26 × deals.
+        for totals in [
+            vec![min, min, 0, -26],
+            vec![i64::MAX, 0, 0, 0],
+            vec![-1_000_001, 0, 0, 0],
+        ] {
+            let e = check("clubs", &c, 4, Some(totals.clone()), None, false).unwrap_err();
+            assert_eq!(e.code, "points_out_of_range", "{totals:?}");
+            assert!(e.message.starts_with(&format!("totals: {} ", totals[0])));
+        }
+        let e = check(
+            "clubs",
+            &c,
+            4,
+            None,
+            Some(vec![vec![-26, 0, 0, 0], vec![min, 0, 0, 0]]),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            ("points_out_of_range", "deal 2: -9223372036854775808 is out of range; entered points are −1000000 to 1000000")
+        );
+        // Deals each within the bound whose sum is not.
+        let e = check(
+            "by-hook-or-crook",
+            &c,
+            2,
+            None,
+            Some(vec![vec![1_000_000, 0]; 2]),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                "points_out_of_range",
+                "the deals sum to 2000000; a total is −1000000 to 1000000"
+            )
+        );
+        // The bound itself is a number like any other.
+        assert_eq!(
+            code(check(
+                "clubs",
+                &c,
+                4,
+                Some(vec![-1_000_000, 999_974, 0, 0]),
+                None,
+                false
+            )),
+            "ok"
         );
     }
 

@@ -171,18 +171,25 @@ pub fn standings(
             rating_uncertainty: None,
         })
         .collect();
+    // Totals are summed wide. Entered totals keep within ±1,000,000 and the engines' far less,
+    // but a result stored before that bound was enforced may hold any i64: its sum must neither
+    // panic nor wrap (a wrapped total ranks a huge loss first). Beyond i64 it shows as i64's end.
+    let mut totals = vec![0i128; n];
     for (r, mp) in results.iter().zip(&mps) {
         for (seat, &e) in r.seats.iter().enumerate() {
             let Some(row) = rows.get_mut(e) else { continue };
             let u = r.unit_of_seat(seat);
             row.played += 1;
-            row.total += r.totals.get(u).copied().unwrap_or(0);
+            totals[e] += i128::from(r.totals.get(u).copied().unwrap_or(0));
             row.wins += u32::from(r.winners.contains(&u));
             if let Some(&(m, max)) = mp.get(u) {
                 row.matchpoints += m;
                 row.max_matchpoints += max;
             }
         }
+    }
+    for (row, &t) in rows.iter_mut().zip(&totals) {
+        row.total = t.clamp(i64::MIN.into(), i64::MAX.into()) as i64;
     }
     for &(round, e) in byes {
         let Some(row) = rows.get_mut(e) else { continue };
