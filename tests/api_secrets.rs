@@ -409,9 +409,16 @@ async fn hand_of(app: &TestApp, m: &Match, seat: usize) -> Vec<String> {
 }
 
 /// Sends each of `probes` for `seat` with the host token. A refusal must not describe the seat's
-/// hand: no card of it but those the request itself names, no "holds" and no `legal` list. An
-/// accepted probe is undone. Returns the refusal codes seen.
-async fn probe_as_host(app: &TestApp, m: &Match, seat: usize, probes: &[Value]) -> Vec<String> {
+/// hand: no card of it but those the request itself names, no "holds" (but where the hand's
+/// suits are public: `suits_public`) and no `legal` list. An accepted probe is undone. Returns
+/// the refusal codes seen.
+async fn probe_as_host(
+    app: &TestApp,
+    m: &Match,
+    seat: usize,
+    probes: &[Value],
+    suits_public: bool,
+) -> Vec<String> {
     let hand = hand_of(app, m, seat).await;
     let mut codes = vec![];
     for p in probes {
@@ -440,7 +447,7 @@ async fn probe_as_host(app: &TestApp, m: &Match, seat: usize, probes: &[Value]) 
             "(holds".into(),
         ] {
             assert!(
-                !detail.contains(&tell),
+                suits_public || !detail.contains(&tell),
                 "{p}: the host is told about seat {seat}'s hand: {detail}"
             );
         }
@@ -476,34 +483,65 @@ async fn deal_and_lead(app: &TestApp, m: &Match) -> usize {
     to_act(&app.view(m, None).await)[0]
 }
 
-/// The seat's own token is told why (its own hand), under the same code.
-async fn holder_sees_why(app: &TestApp, m: &Match, seat: usize, probes: &[Value], code: &str) {
+/// The refusals the seat's own token gets for `probes` (code and detail), each with its `legal`
+/// list. An accepted probe is undone.
+async fn told_to_the_holder(
+    app: &TestApp,
+    m: &Match,
+    seat: usize,
+    probes: &[Value],
+) -> Vec<(String, String)> {
+    let mut out = vec![];
     for p in probes {
         let r = app.act(m, &m.seats[seat], Some(seat), p.clone()).await;
-        if r.code() == code {
-            assert!(
-                r.body["detail"].as_str().unwrap().contains("holds"),
-                "{}",
-                r.text
-            );
-            return;
-        }
         if r.status == StatusCode::CREATED {
             assert_eq!(app.undo(m, &m.host).await.status, StatusCode::CREATED);
+            continue;
         }
+        assert!(r.body["legal"].is_array(), "{p}: {}", r.text);
+        out.push((
+            r.code().to_string(),
+            r.body["detail"].as_str().unwrap().to_string(),
+        ));
     }
-    panic!("seat {seat}'s own token never got {code}");
+    out
 }
+
+/// The codes of the refusals a hidden hand decides: the seat's own token is told them, anyone
+/// else `not_playable`.
+const HIDDEN_CODES: [&str; 5] = [
+    "card_not_in_hand",
+    "must_follow_suit",
+    "must_trump",
+    "not_best_set",
+    "no_set_to_exhibit",
+];
 
 async fn trick_game_refusals_hide_the_hand(game: &str, players: usize, deck: Vec<String>) {
     let app = TestApp::spawn().await;
     let m = app.create(game, players, "service", json!({})).await;
     let seat = deal_and_lead(&app, &m).await;
     let probes = plays(&deck);
-    let codes = probe_as_host(&app, &m, seat, &probes).await;
-    assert!(codes.iter().any(|c| c == "card_not_in_hand"), "{codes:?}");
-    if let Some(code) = codes.iter().find(|c| c.starts_with("must_")).cloned() {
-        holder_sees_why(&app, &m, seat, &probes, &code).await;
+    // Bonus-Malus: the backs show every hand's suits, so following and trumping are public.
+    let suits_public = game == "bonus-malus";
+    let codes = probe_as_host(&app, &m, seat, &probes, suits_public).await;
+    assert!(codes.iter().any(|c| c == "not_playable"), "{codes:?}");
+    for c in &codes {
+        let public = suits_public && c.starts_with("must_");
+        assert!(
+            public || !HIDDEN_CODES.contains(&c.as_str()),
+            "the host is told {c}"
+        );
+    }
+    // The seat's own token is told which rule refused the card, its own hand named.
+    let told = told_to_the_holder(&app, &m, seat, &probes).await;
+    assert!(
+        told.iter().any(|(c, _)| c == "card_not_in_hand"),
+        "{told:?}"
+    );
+    assert!(told.iter().all(|(c, _)| c != "not_playable"), "{told:?}");
+    for (code, detail) in told.iter().filter(|(c, _)| c.starts_with("must_")) {
+        assert!(detail.contains("holds"), "{code}: {detail}");
     }
 }
 
@@ -538,11 +576,20 @@ async fn plus_minus_refusals_to_the_host_name_no_card_of_the_hidden_hand() {
         }
     }
     let leader = to_act(&app.view(&m, None).await)[0];
-    let codes = probe_as_host(&app, &m, leader, &probes).await;
-    assert!(codes.iter().any(|c| c == "card_not_in_hand"), "{codes:?}");
+    let codes = probe_as_host(&app, &m, leader, &probes, false).await;
+    assert!(codes.iter().any(|c| c == "not_playable"), "{codes:?}");
+    assert!(!codes.iter().any(|c| c == "card_not_in_hand"), "{codes:?}");
+    // The leader's own token: a MINUS lead is refused as such (public), a value not held as not
+    // held.
+    let told = told_to_the_holder(&app, &m, leader, &probes).await;
+    assert!(
+        told.iter().any(|(c, _)| c == "card_not_in_hand"),
+        "{told:?}"
+    );
+    assert!(told.iter().any(|(c, _)| c == "minus_card_lead"), "{told:?}");
     assert!(step(&app, &m).await);
     let next = to_act(&app.view(&m, None).await)[0];
-    probe_as_host(&app, &m, next, &probes).await;
+    probe_as_host(&app, &m, next, &probes, false).await;
 }
 
 #[actix_web::test]
@@ -562,9 +609,16 @@ async fn members_only_refusals_to_the_host_give_no_count_of_the_hidden_hand() {
         .iter()
         .map(|k| json!({"type": "turn", "bet": null, "reveal": [k, k]}))
         .collect();
-    let codes = probe_as_host(&app, &m, seat, &probes).await;
-    assert!(codes.iter().any(|c| c == "card_not_in_hand"), "{codes:?}");
-    holder_sees_why(&app, &m, seat, &probes, "card_not_in_hand").await;
+    let codes = probe_as_host(&app, &m, seat, &probes, false).await;
+    assert!(codes.iter().any(|c| c == "not_playable"), "{codes:?}");
+    assert!(!codes.iter().any(|c| c == "card_not_in_hand"), "{codes:?}");
+    // The seat's own token is told how many it holds.
+    let told = told_to_the_holder(&app, &m, seat, &probes).await;
+    assert!(
+        told.iter()
+            .any(|(c, d)| c == "card_not_in_hand" && d.contains("holds")),
+        "{told:?}"
+    );
 }
 
 #[actix_web::test]
@@ -692,11 +746,33 @@ fn normalized(probe: &Value, refusal: &(u16, Value)) -> (u16, Value) {
         // Longer names first, so that `umbrella:no` is not written `<card>:no`.
         cards.sort_by_key(|c| std::cmp::Reverse(c.len()));
         for c in cards {
-            d = d.replace(&c, "<card>");
+            d = replace_name(&d, &c);
         }
         body["detail"] = json!(d);
     }
     (status, body)
+}
+
+/// `text` with every whole occurrence of `name` (not inside a longer word: `hat` in `what`)
+/// written `<card>`.
+fn replace_name(text: &str, name: &str) -> String {
+    let part = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || "_:-".contains(c));
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(name) {
+        // The character before the match: in `rest`, or (at its start) the last one written.
+        let before = rest[..i].chars().last().or_else(|| out.chars().last());
+        let after = rest[i + name.len()..].chars().next();
+        out.push_str(&rest[..i]);
+        if part(before) || part(after) {
+            out.push_str(name);
+        } else {
+            out.push_str("<card>");
+        }
+        rest = &rest[i + name.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Whether the hand holds every card the probe names (with repeats: `[hat, hat]` needs two).
@@ -713,16 +789,16 @@ fn holds_all(hand: &[String], probe: &Value) -> bool {
         })
 }
 
-/// Whether the hand holds none of the cards the probe names.
-fn holds_none(hand: &[String], probe: &Value) -> bool {
-    named(probe).iter().all(|c| !hand.contains(c))
+/// Whether the hand holds some card the probe names.
+fn holds_some(hand: &[String], probe: &Value) -> bool {
+    named(probe).iter().any(|c| hand.contains(c))
 }
 
 /// The probes grouped by what the public can tell them apart by (`class`), each group's refusals
 /// normalized: within a group the host must get one answer whether the seat holds the cards or
 /// not. Panics naming both answers otherwise; returns how many groups had a refusal of a probe
-/// whose cards the seat holds and of one whose cards it holds none of (the comparisons that
-/// could have told a held card from another).
+/// naming a card the seat holds and of one naming none it holds (the comparisons that could
+/// have told a held card from another).
 fn assert_one_answer_per_group(
     situation: &str,
     hand: &[String],
@@ -736,7 +812,7 @@ fn assert_one_answer_per_group(
     for (p, a) in probes.iter().zip(answers) {
         let Some(a) = a else { continue };
         let n = normalized(p, a);
-        let (held, none) = (holds_all(hand, p), holds_none(hand, p));
+        let held = holds_some(hand, p);
         let g = groups
             .entry(class(p))
             .or_insert_with(|| (n.clone(), p.clone(), false, false));
@@ -744,10 +820,10 @@ fn assert_one_answer_per_group(
             n, g.0,
             "{situation}: the host tells {p} (held: {held}) from {} (held: {}) by its refusal; hand {hand:?}",
             g.1,
-            holds_all(hand, &g.1)
+            holds_some(hand, &g.1)
         );
         g.2 |= held;
-        g.3 |= none;
+        g.3 |= !held;
     }
     groups.values().filter(|g| g.2 && g.3).count()
 }
