@@ -1197,3 +1197,82 @@ async fn by_hook_or_crook_final_exhibits_refused_to_the_host_are_one_answer_what
     }
     panic!("no seat held a set at the final exhibition in 20 games: nothing compared");
 }
+
+#[actix_web::test]
+async fn by_hook_or_crook_refusals_to_the_host_do_not_tell_a_sealed_location() {
+    // Two players, combined: each seat picks its location and its action card at once, sealed.
+    // Seat 0 picks with its own token; the host, recording seat 0's card, must not learn where
+    // seat 0 went from how a card is refused (a check is for the auction, the detective and the
+    // exhibit for the castle, and the exhibit needs a set in the hand).
+    let app = TestApp::spawn().await;
+    let m = app
+        .create("by-hook-or-crook", 2, "service", json!({}))
+        .await;
+    let deal = app.act(&m, &m.host, None, json!({"type": "deal"})).await;
+    assert_eq!(deal.status, StatusCode::CREATED, "{}", deal.text);
+    // RULES.md defaults: seat p has checks 8000+100p, 11000+100p, 14000-100p, 17000-100p and
+    // thieves p+1, p+6.
+    let own = [
+        "check:8000",
+        "check:11000",
+        "check:14000",
+        "check:17000",
+        "thief:1",
+        "thief:6",
+        "exhibit",
+        "detective",
+    ];
+    let others = ["check:8100", "check:16900", "thief:2", "thief:7"];
+    let probes: Vec<Value> = own
+        .iter()
+        .chain(&others)
+        .map(|c| json!({"type": "choose", "card": c}))
+        .collect();
+    let mut by_place = vec![];
+    for place in ["castle", "auction"] {
+        let r = app
+            .act(
+                &m,
+                &m.seats[0],
+                Some(0),
+                json!({"type": "location", "place": place}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        by_place.push(host_answers(&app, &m, 0, &probes).await);
+        assert_eq!(app.undo(&m, &m.host).await.status, StatusCode::CREATED);
+    }
+    // Another seat's card is refused as such wherever seat 0 stands (public: the cards are dealt
+    // by the config).
+    for answers in &by_place {
+        for a in &answers[own.len()..] {
+            let (status, body) = a.as_ref().expect("another seat's card is refused");
+            assert_eq!(
+                (*status, body["code"].as_str()),
+                (422, Some("not_your_card"))
+            );
+        }
+    }
+    // Every refusal of one of seat 0's own cards, at either place, is one and the same answer.
+    let refused: Vec<(&str, &str, &(u16, Value))> = ["castle", "auction"]
+        .iter()
+        .zip(&by_place)
+        .flat_map(|(place, answers)| {
+            own.iter()
+                .zip(answers)
+                .filter_map(move |(card, a)| a.as_ref().map(|a| (*place, *card, a)))
+        })
+        .collect();
+    assert!(
+        refused.iter().any(|r| r.0 == "castle") && refused.iter().any(|r| r.0 == "auction"),
+        "{refused:?}"
+    );
+    for (place, card, a) in &refused {
+        assert_eq!(
+            *a, refused[0].2,
+            "the host tells {card} refused at the {place} from {} refused at the {}",
+            refused[0].1, refused[0].0
+        );
+        assert_eq!(a.1["code"], "not_playable", "{card} at the {place}");
+    }
+}
