@@ -787,6 +787,43 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_hidden_refusal_is_one_not_playable_answer_to_anyone_but_the_seat() {
+        let not_held = Rejection::from_rule(dump::DumpError::CardNotInHand {
+            seat: 1,
+            card: "AS".parse().unwrap(),
+        });
+        let follow = Rejection::from_rule(dump::DumpError::MustFollowSuit {
+            seat: 1,
+            led: cards::Suit::H,
+            led_name: "hearts",
+        });
+        let turn = Rejection::from_rule(dump::DumpError::NotYourTurn {
+            expected: 0,
+            got: 1,
+        });
+        // The seat's own token (or anyone in table dealing) is told the rule.
+        assert_eq!(
+            not_held.told(Some(1), true),
+            ("card_not_in_hand", "seat 1 does not hold AS".to_string())
+        );
+        assert_eq!(
+            follow.told(Some(1), true),
+            (
+                "must_follow_suit",
+                "seat 1 holds hearts and must follow suit (H was led)".to_string()
+            )
+        );
+        // Anyone else: one answer for both, naming neither the card nor the rule.
+        let hidden = (NOT_PLAYABLE, not_playable_detail(1));
+        assert_eq!(not_held.told(Some(1), false), hidden);
+        assert_eq!(follow.told(Some(1), false), hidden);
+        assert!(!hidden.1.contains("AS") && !hidden.1.contains("heart"));
+        // A public refusal is the same for everyone.
+        assert_eq!(turn.told(Some(1), false), turn.told(Some(1), true));
+        assert_eq!(turn.told(Some(1), false).0, "not_your_turn");
+    }
+
+    #[test]
     fn a_retracted_sealed_choice_shows_only_to_its_seat_and_a_public_action_to_all() {
         let bhoc = AnyGame::new("by-hook-or-crook", None, 3, Dealing::Service).unwrap();
         for action in [
