@@ -533,6 +533,50 @@ async fn trick_game_refusals_hide_the_hand(game: &str, players: usize, deck: Vec
             "the host is told {c}"
         );
     }
+    // Nor do the other paths tell the host the hand: the seat's legal list is refused to it; a
+    // stale If-Match is refused before the card is looked at; a refused request leaves its
+    // Idempotency-Key unused, and the same refusal comes again.
+    let legal = app
+        .get(
+            &format!("/v1/matches/{}/legal?seat={seat}", m.id),
+            Some(&m.host),
+        )
+        .await;
+    assert_eq!(
+        (legal.status, legal.code()),
+        (StatusCode::FORBIDDEN, "hand_is_private")
+    );
+    let hand = hand_of(&app, &m, seat).await;
+    let held = app.legal(&m, seat, Some(&m.seats[seat])).await[0].clone();
+    // A card it does not hold that it could play if it held it: of a legal card's suit, unplayed.
+    let suit = held["card"].as_str().unwrap().chars().last().unwrap();
+    let public = app.view(&m, None).await["table"].to_string();
+    let not_held = deck
+        .iter()
+        .find(|c| c.ends_with(suit) && !hand.contains(c) && !public.contains(&format!("\"{c}\"")))
+        .map(|c| json!({"type": "play", "card": c}))
+        .expect("a card of the suit is elsewhere");
+    let stale = [("if-match", "\"1\"")];
+    let a = app
+        .act_with(&m, &m.host, Some(seat), held.clone(), &stale)
+        .await;
+    let b = app
+        .act_with(&m, &m.host, Some(seat), not_held.clone(), &stale)
+        .await;
+    assert_eq!(
+        (a.status, &a.body),
+        (StatusCode::PRECONDITION_FAILED, &b.body)
+    );
+    let key = [("idempotency-key", "the-same-key")];
+    let first = app
+        .act_with(&m, &m.host, Some(seat), not_held.clone(), &key)
+        .await;
+    let again = app.act_with(&m, &m.host, Some(seat), not_held, &key).await;
+    assert_eq!(first.code(), "not_playable", "{}", first.text);
+    assert_eq!((first.status, &first.body), (again.status, &again.body));
+    let recorded = app.act_with(&m, &m.host, Some(seat), held, &key).await;
+    assert_eq!(recorded.status, StatusCode::CREATED, "{}", recorded.text);
+    assert_eq!(app.undo(&m, &m.host).await.status, StatusCode::CREATED);
     // The seat's own token is told which rule refused the card, its own hand named.
     let told = told_to_the_holder(&app, &m, seat, &probes).await;
     assert!(
