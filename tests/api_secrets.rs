@@ -1,6 +1,8 @@
 //! Nothing hidden ever leaks (issue 10): sealed choices stay sealed once retracted, a published
 //! shuffle seed closes its round to undo (and Members Only never publishes its seed), and refusals
-//! never describe a hidden hand to anyone but its holder.
+//! never describe a hidden hand to anyone but its holder. Issue 20: nor do their codes or the
+//! order of the checks: to the host, a refusal of a card the seat does not hold looks exactly
+//! like one of a card it holds, in every game.
 
 mod common;
 
