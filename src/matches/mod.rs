@@ -1341,13 +1341,14 @@ fn prepare_action(
             // Who may see the acting seat's private state in a refusal: its own token; in table
             // dealing anyone who may act for it (the service holds no hidden hand there, and the
             // host may see a seat's legal list, as `legal` shows it). In service dealing the host
-            // acting for a seat is told the same code as anyone, with a message that does not
-            // describe the hand, and no legal list.
+            // acting for a seat gets no legal list, and a refusal decided by the seat's hidden
+            // hand (or sealed choice) is the one `not_playable` answer, whichever card or rule
+            // refused it (`Rejection::told`; the engines judge public facts first).
             let own = matches!((role, req.seat), (Role::Seat(t), Some(s)) if t == s);
             let privileged = own || e.dealing == Dealing::Table;
             let mut api = action_error(&e.game, &req.action, err.clone());
             if let ActionError::Illegal(r) = &err {
-                api.detail = r.message_for(privileged).to_string();
+                (api.code, api.detail) = r.told(req.seat, privileged);
                 api.legal = privileged.then(|| e.game.legal_actions(actor));
             }
             Err(api)

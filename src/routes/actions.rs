@@ -68,8 +68,8 @@ fn answer(a: WriteAnswer) -> HttpResponse {
         (status = 412, description = "`stale_version`: If-Match does not match", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Illegal under the rules: `not_your_turn`, `must_follow_suit`, `card_not_in_hand`, `card_already_played`, `no_such_card`, `deal_expected`, `match_finished`, ...; carries `legal` where the caller may see it. In service dealing a `detail` that describes the acting seat's hidden hand (a suit it holds, how many of a card) is told to that seat's own token only; the host acting for the seat gets the same `code` with a neutral `detail` and no `legal`", body = Problem, content_type = "application/problem+json",
-         example = json!({"type": "urn:clubroom:problem:must_follow_suit", "title": "Illegal action", "status": 422, "detail": "seat 2 holds a heart and must follow suit (H was led)", "code": "must_follow_suit", "legal": [{"type": "play", "card": "9H"}]})),
+        (status = 422, description = "Illegal under the rules: `not_your_turn`, `must_follow_suit`, `card_not_in_hand`, `card_already_played`, `no_such_card`, `deal_expected`, `match_finished`, ...; carries `legal` where the caller may see it. In service dealing an action is judged on public facts first (the turn, the phase, the card's existence and public history, the move on the public board) and only then against the acting seat's hidden hand (or, in By Hook or Crook, a location it has sealed). A refusal the hidden hand decides (`card_not_in_hand`, `must_follow_suit` in Dump and Clubs, `not_best_set`, `no_set_to_exhibit`, ...) is told to the seat's own token only; anyone else (the host acting for the seat) gets `not_playable`, one answer whichever card or rule refused it (`detail`: \"seat 2 cannot do this: the reason lies in what only seat 2 knows (its hidden hand or a choice it has sealed: a card it does not hold, a rule its cards impose), so only seat 2's own token is told it\"), and no `legal`. Bonus-Malus's `must_follow_suit` and `must_trump` are public: the backs show every hand's suits", body = Problem, content_type = "application/problem+json",
+         example = json!({"type": "urn:clubroom:problem:must_follow_suit", "title": "Illegal action", "status": 422, "detail": "seat 2 holds hearts and must follow suit (H was led)", "code": "must_follow_suit", "legal": [{"type": "play", "card": "9H"}]})),
         (status = 503, description = "`busy`: too many concurrent writers on this match; `storage_unavailable`: the database cannot be reached or cannot store right now, the detail says whether anything was recorded (when unknown, retry with the same Idempotency-Key)", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying (`storage_unavailable`)"))),
     ),
     security(("bearer" = []))
@@ -225,4 +225,23 @@ pub async fn undo(
 /// Registers the routes.
 pub fn config(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     cfg.service(record_action).service(legal).service(undo);
+}
+
+#[cfg(test)]
+mod tests {
+    /// The 422's description quotes the `not_playable` detail: it must be the one the service
+    /// writes (`rules::not_playable_detail`).
+    #[test]
+    fn the_spec_quotes_the_not_playable_detail_as_the_service_writes_it() {
+        let spec: serde_json::Value =
+            serde_json::from_str(&crate::app::openapi_json()).expect("the spec is JSON");
+        let described = spec["paths"]["/v1/matches/{id}/actions"]["post"]["responses"]["422"]
+            ["description"]
+            .as_str()
+            .expect("the 422 is described");
+        assert!(
+            described.contains(&crate::rules::not_playable_detail(2)),
+            "{described}"
+        );
+    }
 }

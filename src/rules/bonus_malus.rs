@@ -256,20 +256,12 @@ pub enum BonusMalusError {
 }
 
 impl RuleError for BonusMalusError {
-    fn public_message(&self) -> Option<String> {
-        use BonusMalusError::*;
-        match self {
-            Play(e) => e.public_message(),
-            MustFollowSuit { seat, led } => Some(format!(
-                "a player must follow suit when able ({led} was led), and seat {seat}'s card is refused {}",
-                super::holder_only(*seat)
-            )),
-            MustTrump { seat, led, trump } => Some(format!(
-                "a player must follow suit when able, else trump when able ({led} was led, {trump} is trump), and seat {seat}'s card is refused {}",
-                super::holder_only(*seat)
-            )),
-            _ => None,
-        }
+    /// Only whether the seat holds the card is hidden. Following and trumping are public:
+    /// RULES.md "the BACK of every card shows its suit", so everyone sees which suits a hand
+    /// holds (`backs` in the table view), and `must_follow_suit` / `must_trump` tell nothing
+    /// more; they are judged before the hand (see [`BonusMalus::check_play`]).
+    fn hidden(&self) -> bool {
+        matches!(self, BonusMalusError::Play(e) if e.hidden())
     }
 
     fn code(&self) -> &'static str {
@@ -658,7 +650,13 @@ impl BonusMalus {
         if d.awaiting_stock_top {
             return Err(BonusMalusError::StockTopExpected);
         }
-        d.tp.check(seat, card, &Self::duty_of(d))
+        // The public checks, then the following rule (public here: the backs show every hand's
+        // suits), and only then whether the seat holds the card: a card it does not hold is
+        // refused for following exactly as one it holds would be.
+        let duty = Self::duty_of(d);
+        d.tp.check_public(seat, card)
+            .and_then(|()| d.tp.check_duty(seat, card, &duty))
+            .and_then(|()| d.tp.check_holding(seat, card))
             .map_err(|e| match e {
                 PlayError::MustFollow {
                     seat,

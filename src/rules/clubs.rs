@@ -152,16 +152,13 @@ fn called_rule(called: Suit) -> String {
 }
 
 impl RuleError for ClubsError {
-    fn public_message(&self) -> Option<String> {
+    /// Service dealing: whether the seat holds the card and whether it could follow the called
+    /// suit are its hand's secrets (the opening card is not: its holder leads, by rule).
+    fn hidden(&self) -> bool {
         match self {
-            ClubsError::Play(e) => e.public_message(),
-            ClubsError::MustFollowSuit { seat, called, .. } => Some(format!(
-                "seat {seat} must play {} when able ({} called), and this card is refused {}",
-                called_rule(*called),
-                called.name(),
-                super::holder_only(*seat)
-            )),
-            _ => None,
+            ClubsError::Play(e) => e.hidden(),
+            ClubsError::MustFollowSuit { .. } => true,
+            _ => false,
         }
     }
 
@@ -543,7 +540,10 @@ impl Clubs {
         }
     }
 
-    /// Checks a play without changing anything; returns the revoke it proves, if any.
+    /// Checks a play without changing anything; returns the revoke it proves, if any. The public
+    /// checks come first (the turn, the deck, a card played or the face-down card turned, the
+    /// opening card, the declaration: the same whatever the hand), then the hand and the
+    /// following rule (issue 20: a card the seat does not hold is refused as one it holds).
     fn check_play(
         &self,
         seat: usize,
@@ -551,27 +551,32 @@ impl Clubs {
         declare: Option<Suit>,
     ) -> Result<Option<Revoke>, ClubsError> {
         let d = self.deal.as_ref().ok_or(ClubsError::DealExpected)?;
-        let revoke = if self.open_to_all(d) {
-            if seat >= self.players {
-                return Err(ClubsError::NoSuchSeat {
-                    seat,
-                    players: self.players,
-                });
-            }
-            let mut probe = d.tp.clone();
-            probe.set_leader(seat);
-            probe.check(seat, card, &[])
-        } else {
-            d.tp.check(seat, card, duty(d.called).as_slice())
+        // Table dealing: anyone may open the deal (the holder of 2♣ shows himself by leading it),
+        // so the opening is checked as if that seat were to lead.
+        let open = self.open_to_all(d);
+        if open && seat >= self.players {
+            return Err(ClubsError::NoSuchSeat {
+                seat,
+                players: self.players,
+            });
         }
-        .map_err(|e| Self::map_play_error(e, d.called))?;
+        let probe = open.then(|| {
+            let mut p = d.tp.clone();
+            p.set_leader(seat);
+            p
+        });
+        let tp = probe.as_ref().unwrap_or(&d.tp);
+        let play_error = |e| Self::map_play_error(e, d.called);
+        tp.check_public(seat, card).map_err(play_error)?;
+        if d.face_down_public && d.face_down == Some(card) {
+            return Err(ClubsError::CardFaceDown(card));
+        }
+        // The opening card is public: the deal names it (and, in service dealing, its holder as
+        // the leader).
         if d.tp.played().is_empty() && !d.opening.contains(&card) {
             return Err(ClubsError::MustLeadTwoOfClubs {
                 three_players: self.players == 3,
             });
-        }
-        if d.face_down_public && d.face_down == Some(card) {
-            return Err(ClubsError::CardFaceDown(card));
         }
         let leading = d.tp.trick().plays.is_empty();
         match (leading && card.suit() == Suit::C, declare) {
@@ -584,6 +589,10 @@ impl Clubs {
             }
             _ => {}
         }
+        let revoke = tp.check_holding(seat, card).map_err(play_error)?;
+        let following = if open { None } else { duty(d.called) };
+        tp.check_duty(seat, card, following.as_slice())
+            .map_err(play_error)?;
         Ok(revoke)
     }
 

@@ -137,14 +137,13 @@ pub enum DumpError {
 }
 
 impl RuleError for DumpError {
-    fn public_message(&self) -> Option<String> {
-        match self {
-            DumpError::MustFollowSuit { seat, led, .. } => Some(format!(
-                "a player must follow suit when able ({led} was led), and seat {seat}'s card is refused {}",
-                super::holder_only(*seat)
-            )),
-            _ => None,
-        }
+    /// Service dealing: the hand decides whether the seat holds the card and whether it could
+    /// follow suit; neither is told to anyone but the seat.
+    fn hidden(&self) -> bool {
+        matches!(
+            self,
+            DumpError::CardNotInHand { .. } | DumpError::MustFollowSuit { .. }
+        )
     }
 
     fn code(&self) -> &'static str {

@@ -168,23 +168,33 @@ impl ToAct {
 
 /// An illegal action as the engine reports it: every game's error enum implements this.
 ///
-/// The message (`Display`) is told to the acting seat's own token. When it describes that seat's
-/// hidden hand (a suit or card it holds, how many of a card), [`RuleError::public_message`] gives
-/// the same refusal without it, for everyone else (the host acting for the seat included): the
-/// engines are pure and do not know who asks; the match service picks the message by role.
+/// The code and message (`Display`) are told to the acting seat's own token. A refusal decided by
+/// what only that seat knows ([`RuleError::hidden`]: its hidden hand, a choice it has sealed) is
+/// told to everyone else as the one [`NOT_PLAYABLE`] answer: the engines are pure and do not know
+/// who asks; the match service picks the answer by role. For that answer to tell nothing, an
+/// engine judges an action on public facts first (the turn, the phase, the card's existence and
+/// public history, the move's shape on the public board) and only then against the hand, so that
+/// a refusal on public grounds is the same whatever the hand holds, and any other is hidden.
 pub trait RuleError: Display + Debug {
     /// Stable snake_case machine code, e.g. `must_follow_suit`.
     fn code(&self) -> &'static str;
-    /// The message for anyone but the acting seat's own token, when the full message tells
-    /// something of the seat's hidden hand; None when the full message is public.
-    fn public_message(&self) -> Option<String> {
-        None
+    /// Whether the refusal was decided by what only the acting seat knows: its hidden hand in
+    /// service dealing (a card it does not hold, a following duty its cards impose, a better set
+    /// it holds) or a choice of its own still sealed. Every public check has passed by then.
+    fn hidden(&self) -> bool {
+        false
     }
 }
 
-/// The note that ends a public message standing in for one that describes a hidden hand.
-pub fn holder_only(seat: usize) -> String {
-    format!("(the reason names seat {seat}'s hidden hand: only seat {seat}'s own token is told it)")
+/// The code anyone but the acting seat's own token is told for a [`RuleError::hidden`] refusal.
+pub const NOT_PLAYABLE: &str = "not_playable";
+
+/// The detail of a [`NOT_PLAYABLE`] refusal: the same for every hidden refusal of the seat, so
+/// that it tells nothing of which card, or which rule, refused the action.
+pub fn not_playable_detail(seat: usize) -> String {
+    format!(
+        "seat {seat} cannot do this: the reason lies in what only seat {seat} knows (its hidden hand or a choice it has sealed: a card it does not hold, a rule its cards impose), so only seat {seat}'s own token is told it"
+    )
 }
 
 /// A rejected action in game-independent form: code, message naming the rule.
@@ -195,8 +205,8 @@ pub struct Rejection {
     pub code: &'static str,
     /// Human message naming the rule, for the acting seat's own token.
     pub message: String,
-    /// The same refusal for everyone else, when `message` describes the seat's hidden hand.
-    pub public: Option<String>,
+    /// Whether the refusal was decided by the acting seat's private state ([`RuleError::hidden`]).
+    pub hidden: bool,
 }
 
 impl Rejection {
@@ -205,15 +215,17 @@ impl Rejection {
         Rejection {
             code: e.code(),
             message: e.to_string(),
-            public: e.public_message(),
+            hidden: e.hidden(),
         }
     }
 
-    /// The message for the acting seat's own token (`holder`) or for anyone else.
-    pub fn message_for(&self, holder: bool) -> &str {
-        match (&self.public, holder) {
-            (Some(p), false) => p,
-            _ => &self.message,
+    /// The code and message for a refusal of an action by `seat` (None: the table), told to the
+    /// seat's own token or anyone else who may see its private state (`holder`), or to anyone
+    /// else: a hidden refusal is then [`NOT_PLAYABLE`], the same answer for every such refusal.
+    pub fn told(&self, seat: Option<usize>, holder: bool) -> (&'static str, String) {
+        match seat {
+            Some(s) if self.hidden && !holder => (NOT_PLAYABLE, not_playable_detail(s)),
+            _ => (self.code, self.message.clone()),
         }
     }
 }
@@ -773,6 +785,43 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_hidden_refusal_is_one_not_playable_answer_to_anyone_but_the_seat() {
+        let not_held = Rejection::from_rule(dump::DumpError::CardNotInHand {
+            seat: 1,
+            card: "AS".parse().unwrap(),
+        });
+        let follow = Rejection::from_rule(dump::DumpError::MustFollowSuit {
+            seat: 1,
+            led: cards::Suit::H,
+            led_name: "hearts",
+        });
+        let turn = Rejection::from_rule(dump::DumpError::NotYourTurn {
+            expected: 0,
+            got: 1,
+        });
+        // The seat's own token (or anyone in table dealing) is told the rule.
+        assert_eq!(
+            not_held.told(Some(1), true),
+            ("card_not_in_hand", "seat 1 does not hold AS".to_string())
+        );
+        assert_eq!(
+            follow.told(Some(1), true),
+            (
+                "must_follow_suit",
+                "seat 1 holds hearts and must follow suit (H was led)".to_string()
+            )
+        );
+        // Anyone else: one answer for both, naming neither the card nor the rule.
+        let hidden = (NOT_PLAYABLE, not_playable_detail(1));
+        assert_eq!(not_held.told(Some(1), false), hidden);
+        assert_eq!(follow.told(Some(1), false), hidden);
+        assert!(!hidden.1.contains("AS") && !hidden.1.contains("heart"));
+        // A public refusal is the same for everyone.
+        assert_eq!(turn.told(Some(1), false), turn.told(Some(1), true));
+        assert_eq!(turn.told(Some(1), false).0, "not_your_turn");
+    }
 
     #[test]
     fn a_retracted_sealed_choice_shows_only_to_its_seat_and_a_public_action_to_all() {

@@ -140,17 +140,14 @@ impl PlayError {
         }
     }
 
-    /// The refusal without the seat's hidden hand, for anyone but the seat's own token (see
-    /// [`super::RuleError::public_message`]); None when the message is public.
-    pub fn public_message(&self) -> Option<String> {
-        match self {
-            PlayError::MustFollow { seat, suits, .. } => Some(format!(
-                "seat {seat} must play {} when able, and this card is refused {}",
-                suits.names(),
-                super::holder_only(*seat)
-            )),
-            _ => None,
-        }
+    /// Whether the seat's hidden hand decided the refusal (see [`super::RuleError::hidden`]): a
+    /// card it does not hold, or the following rule applied to its hand. A game whose hands'
+    /// suits are public (Bonus-Malus: the backs show them) maps `MustFollow` to a public error.
+    pub fn hidden(&self) -> bool {
+        matches!(
+            self,
+            PlayError::CardNotInHand { .. } | PlayError::MustFollow { .. }
+        )
     }
 }
 
@@ -298,10 +295,22 @@ impl<N> TrickPlay<N> {
         }
     }
 
-    /// Checks a play by `seat` under `duty` without changing anything: the turn, the deck, the
-    /// hand (service dealing) or uniqueness (table dealing), and the following rule. Returns the
-    /// revoke the play proves, if any (table dealing).
+    /// Checks a play by `seat` under `duty` without changing anything: the public checks
+    /// ([`TrickPlay::check_public`]), then the hand or the revoke ([`TrickPlay::check_holding`]),
+    /// then the following rule ([`TrickPlay::check_duty`]). Returns the revoke the play proves,
+    /// if any (table dealing).
     pub fn check(&self, seat: usize, card: Card, duty: Duty) -> Result<Option<Revoke>, PlayError> {
+        self.check_public(seat, card)?;
+        let revoke = self.check_holding(seat, card)?;
+        self.check_duty(seat, card, duty)?;
+        Ok(revoke)
+    }
+
+    /// What anyone at the table can check: the turn, the deck, a card already played in this
+    /// deal. A refusal here is the same whatever the seat's hand holds, so a game makes its own
+    /// public checks after these and before [`TrickPlay::check_holding`] (issue 20: neither the
+    /// code nor the order of the checks may tell anyone but the seat whether it holds a card).
+    pub fn check_public(&self, seat: usize, card: Card) -> Result<(), PlayError> {
         let expected = self.to_play();
         if seat != expected {
             return Err(PlayError::NotYourTurn {
@@ -312,46 +321,52 @@ impl<N> TrickPlay<N> {
         if !self.deck.contains(card) {
             return Err(PlayError::NoSuchCard(card));
         }
+        if self.played.contains(card) {
+            return Err(PlayError::CardAlreadyPlayed(card));
+        }
+        Ok(())
+    }
+
+    /// Service dealing: the seat holds the card. Table dealing: the revoke the play proves, if
+    /// any (a play of a suit the seat showed out of earlier, accepted as it happened at the table
+    /// and flagged: API.md "Dealing").
+    pub fn check_holding(&self, seat: usize, card: Card) -> Result<Option<Revoke>, PlayError> {
         match &self.hands {
-            Some(hands) => {
-                let hand = hands[seat];
-                if !hand.contains(card) {
-                    return Err(if self.played.contains(card) {
-                        PlayError::CardAlreadyPlayed(card)
-                    } else {
-                        PlayError::CardNotInHand { seat, card }
-                    });
-                }
-                for (tier, suits) in duty.iter().enumerate() {
-                    if suits.contains(card.suit()) {
-                        break;
-                    }
-                    if let Some(holding) = hand.first_suit_of(*suits) {
-                        return Err(PlayError::MustFollow {
-                            seat,
-                            tier,
-                            suits: *suits,
-                            holding,
-                        });
-                    }
-                }
-                Ok(None)
+            Some(hands) if !hands[seat].contains(card) => {
+                Err(PlayError::CardNotInHand { seat, card })
             }
-            None => {
-                if self.played.contains(card) {
-                    return Err(PlayError::CardAlreadyPlayed(card));
-                }
-                // A play of a suit the seat showed out of earlier is a revoke, accepted as it
-                // happened at the table and flagged (API.md "Dealing").
-                Ok(
-                    self.shown_out[seat][card.suit() as usize].map(|trick| Revoke {
-                        seat,
-                        card,
-                        shown_out_in_trick: trick,
-                    }),
-                )
+            Some(_) => Ok(None),
+            None => Ok(
+                self.shown_out[seat][card.suit() as usize].map(|trick| Revoke {
+                    seat,
+                    card,
+                    shown_out_in_trick: trick,
+                }),
+            ),
+        }
+    }
+
+    /// Service dealing: the following rule against the hand (holding a card of a duty group, the
+    /// seat plays one of them). Table dealing checks nothing here: a broken duty is flagged as a
+    /// revoke once proven.
+    pub fn check_duty(&self, seat: usize, card: Card, duty: Duty) -> Result<(), PlayError> {
+        let Some(hands) = &self.hands else {
+            return Ok(());
+        };
+        for (tier, suits) in duty.iter().enumerate() {
+            if suits.contains(card.suit()) {
+                break;
+            }
+            if let Some(holding) = hands[seat].first_suit_of(*suits) {
+                return Err(PlayError::MustFollow {
+                    seat,
+                    tier,
+                    suits: *suits,
+                    holding,
+                });
             }
         }
+        Ok(())
     }
 
     /// Records a play that [`TrickPlay::check`] accepted (with the revoke it returned): in table

@@ -59,6 +59,9 @@ pub enum BhocError {
         seat: usize,
         card: ActionCard,
         place: Place,
+        /// Whether the seat's location is still sealed (two players, combined: chosen with the
+        /// card), so that the refusal tells it.
+        sealed: bool,
     },
     #[error("thief {thief} of seat {seat} is in prison and cannot be played until released")]
     ThiefInPrison { seat: usize, thief: u32 },
@@ -141,19 +144,16 @@ impl RuleError for BhocError {
         }
     }
 
-    /// Service dealing: the best set names cards of the hidden hand; the location is the seat's
-    /// sealed choice (the log shows it to nobody else before the reveal, the host included).
-    fn public_message(&self) -> Option<String> {
+    /// Service dealing: the collection cards in the hand (a card not held, a better set, no set
+    /// to exhibit), and a location still sealed (two players, combined), are the seat's secrets.
+    /// The public facts of an action card (whose it is, spent, in prison) are judged first.
+    fn hidden(&self) -> bool {
         match self {
-            BhocError::NotBestSet { seat, .. } => Some(format!(
-                "every player shows his best set, and seat {seat} has a better one than this {}",
-                crate::rules::holder_only(*seat)
-            )),
-            BhocError::CardNotAllowedHere { seat, card, .. } => Some(format!(
-                "{card} can be played {}, and seat {seat}'s sealed location is not one of them (only seat {seat}'s own token is told its location)",
-                card.allowed_text()
-            )),
-            _ => None,
+            BhocError::CardNotInHand(_)
+            | BhocError::NotBestSet { .. }
+            | BhocError::NoSetToExhibit(_) => true,
+            BhocError::CardNotAllowedHere { sealed, .. } => *sealed,
+            _ => false,
         }
     }
 }
@@ -163,25 +163,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn refusals_that_name_a_hidden_hand_or_a_sealed_location_have_a_public_message_without_it() {
+    fn refusals_decided_by_the_hand_or_a_sealed_location_are_hidden_and_the_others_public() {
         let best = BhocError::NotBestSet {
             seat: 2,
             detail: "every player shows his best set: seat 2 holds A1500, A1560, B1507, which is better than nothing".into(),
         };
-        let public = best.public_message().unwrap();
-        assert!(
-            !public.contains("A1500") && !public.contains("B1507"),
-            "{public}"
-        );
-        assert_eq!(best.code(), "not_best_set");
-        let here = BhocError::CardNotAllowedHere {
+        assert_eq!((best.code(), best.hidden()), ("not_best_set", true));
+        assert!(BhocError::NoSetToExhibit(1).hidden());
+        assert!(BhocError::CardNotInHand("seat 1 does not hold A1500".into()).hidden());
+        let here = |sealed| BhocError::CardNotAllowedHere {
             seat: 1,
             card: ActionCard::Check(8000),
             place: Place::Castle,
+            sealed,
         };
-        assert!(here.to_string().contains("castle"));
-        let public = here.public_message().unwrap();
-        assert!(!public.contains("castle"), "{public}");
-        assert!(BhocError::NoSetToExhibit(1).public_message().is_none());
+        assert!(here(true).to_string().contains("castle"));
+        assert!(
+            here(true).hidden(),
+            "a sealed location is the seat's secret"
+        );
+        assert!(!here(false).hidden(), "a revealed location is public");
+        assert!(!BhocError::CheckAlreadySpent(8000).hidden());
+        assert!(!BhocError::NotASet("A1500 is not a set".into()).hidden());
     }
 }

@@ -472,44 +472,47 @@ impl ByHookOrCrook {
         self.after_sealed(seat, Sealed::Card)
     }
 
-    /// Checks that `seat` may play `card` at `place`.
+    /// Checks that `seat` may play `card` at `place`: first what anyone can check (the card is
+    /// the seat's, not spent, not in prison), then the location (sealed until revealed, except in
+    /// `alternate`) and the hand (an exhibit needs a set), so that a refusal on public grounds
+    /// tells nothing of either (issue 20).
     pub(super) fn check_card(&self, seat: usize, card: ActionCard, place: Place) -> R<()> {
-        if !card.allowed_at(place) {
-            return Err(BhocError::CardNotAllowedHere { seat, card, place });
-        }
         match card {
-            ActionCard::Check(v) => {
-                if self.checks[seat].contains(&v) {
-                    Ok(())
-                } else if self.register.contains(&v) {
-                    Err(BhocError::CheckAlreadySpent(v))
+            ActionCard::Check(v) if !self.checks[seat].contains(&v) => {
+                return Err(if self.register.contains(&v) {
+                    BhocError::CheckAlreadySpent(v)
                 } else if self.check_owner(v).is_some() {
-                    Err(BhocError::NotYourCard { seat, card })
+                    BhocError::NotYourCard { seat, card }
                 } else {
-                    Err(BhocError::NoSuchCard(format!(
-                        "there is no check of {v} in this match"
-                    )))
-                }
+                    BhocError::NoSuchCard(format!("there is no check of {v} in this match"))
+                });
             }
             ActionCard::Thief(n) => match self.thief_owner(n) {
-                None => Err(BhocError::NoSuchCard(format!(
-                    "there is no thief {n} in this match"
-                ))),
-                Some(o) if o != seat => Err(BhocError::NotYourCard { seat, card }),
+                None => {
+                    return Err(BhocError::NoSuchCard(format!(
+                        "there is no thief {n} in this match"
+                    )))
+                }
+                Some(o) if o != seat => return Err(BhocError::NotYourCard { seat, card }),
                 Some(_) if self.prison.contains(&n) => {
-                    Err(BhocError::ThiefInPrison { seat, thief: n })
+                    return Err(BhocError::ThiefInPrison { seat, thief: n })
                 }
-                Some(_) => Ok(()),
+                Some(_) => {}
             },
-            ActionCard::Exhibit => {
-                if self.may_hold_set(seat) {
-                    Ok(())
-                } else {
-                    Err(BhocError::NoSetToExhibit(seat))
-                }
-            }
-            ActionCard::Detective => Ok(()),
+            ActionCard::Check(_) | ActionCard::Exhibit | ActionCard::Detective => {}
         }
+        if !card.allowed_at(place) {
+            return Err(BhocError::CardNotAllowedHere {
+                seat,
+                card,
+                place,
+                sealed: !self.turn.locations_public && !self.is_alternate(),
+            });
+        }
+        if card == ActionCard::Exhibit && !self.may_hold_set(seat) {
+            return Err(BhocError::NoSetToExhibit(seat));
+        }
+        Ok(())
     }
 
     /// After a sealed location or card: reveal when the set is complete, else say who is awaited

@@ -169,16 +169,10 @@ pub enum MembersOnlyError {
 }
 
 impl RuleError for MembersOnlyError {
-    fn public_message(&self) -> Option<String> {
-        match self {
-            MembersOnlyError::CardNotInHand {
-                seat, card, wanted, ..
-            } => Some(format!(
-                "seat {seat} does not hold {wanted} × {card} {}",
-                super::super::holder_only(*seat)
-            )),
-            _ => None,
-        }
+    /// Service dealing: what the hand holds. A turn's bet and the number of cards revealed are
+    /// checked first (public), the cards last (`check_turn`, `check_final`).
+    fn hidden(&self) -> bool {
+        matches!(self, MembersOnlyError::CardNotInHand { .. })
     }
 
     fn code(&self) -> &'static str {

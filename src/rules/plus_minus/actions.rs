@@ -265,6 +265,12 @@ pub enum PlusMinusError {
 }
 
 impl RuleError for PlusMinusError {
+    /// Service dealing: whether the seat holds the value. Every other refusal is judged on the
+    /// public boards and top card first.
+    fn hidden(&self) -> bool {
+        matches!(self, PlusMinusError::CardNotInHand { .. })
+    }
+
     fn code(&self) -> &'static str {
         use PlusMinusError::*;
         match self {

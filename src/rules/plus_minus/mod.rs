@@ -411,6 +411,8 @@ impl PlusMinus {
         g.top.map_or(0, |t| t.0).saturating_add(card.0)
     }
 
+    /// What anyone at the table can check about the card: the packs hold it, (table dealing)
+    /// not every copy has been played, and the leader does not lead a MINUS card.
     fn check_card(&self, g: &GameState, seat: usize, card: PmCard) -> Result<(), PlusMinusError> {
         let held = self.stock.get(&card).copied().unwrap_or(0);
         if held == 0 {
@@ -421,21 +423,12 @@ impl PlusMinus {
                 detail: format!("{} holds {}", self.packs_word(), values.join(" ")),
             });
         }
-        match &g.hands {
-            Some(hands) => {
-                if !hands[seat].contains(&card) {
-                    return Err(PlusMinusError::CardNotInHand { seat, card });
-                }
-            }
-            None => {
-                if g.played.get(&card).copied().unwrap_or(0) >= held {
-                    return Err(PlusMinusError::CardAlreadyPlayed {
-                        card,
-                        count: held,
-                        packs: self.packs,
-                    });
-                }
-            }
+        if g.hands.is_none() && g.played.get(&card).copied().unwrap_or(0) >= held {
+            return Err(PlusMinusError::CardAlreadyPlayed {
+                card,
+                count: held,
+                packs: self.packs,
+            });
         }
         if g.plays == 0 && card.is_minus() {
             return Err(PlusMinusError::MinusCardLead { seat, card });
@@ -458,6 +451,27 @@ impl PlusMinus {
             });
         }
         self.check_card(g, seat, card)?;
+        // The move is judged on the public board before the hand: a value the seat does not hold
+        // is refused for its move exactly as one it holds would be (issue 20), and only a play
+        // every public rule allows is then checked against the hand.
+        let checked = self.check_move(g, seat, card, from)?;
+        if let Some(hands) = &g.hands {
+            if !hands[seat].contains(&card) {
+                return Err(PlusMinusError::CardNotInHand { seat, card });
+            }
+        }
+        Ok(checked)
+    }
+
+    /// Checks the move a play of `card` by `seat` makes with the man on `from` (public facts
+    /// only: the boards and the top card).
+    fn check_move(
+        &self,
+        g: &GameState,
+        seat: usize,
+        card: PmCard,
+        from: Option<i64>,
+    ) -> Result<CheckedPlay, PlusMinusError> {
         let board = &g.boards[seat];
         let total = Self::total_with(g, card);
         let legal = legal_from(board, total);
