@@ -354,7 +354,12 @@ impl<'a> Field<'a> {
 /// The cost of a Swiss round `pairing` (tables and byes; seat order aside) after the standings
 /// `ranked` (entrants best first), `score` (each entrant's matchpoints: equal scores make a
 /// score group) and `history`. [`swiss`] answers a pairing of the least cost.
-pub fn swiss_cost(pairing: &Pairing, ranked: &[usize], score: &[i64], history: &History) -> SwissCost {
+pub fn swiss_cost(
+    pairing: &Pairing,
+    ranked: &[usize],
+    score: &[i64],
+    history: &History,
+) -> SwissCost {
     let (field, _) = Field::new(ranked, score, history);
     pairing
         .tables
@@ -485,7 +490,12 @@ fn scalarize(parts: &[[u64; TIERS]], edges: u64) -> Option<Vec<i128>> {
     Some(
         parts
             .iter()
-            .map(|p| p.iter().zip(&weight).map(|(&x, &k)| i128::from(x) * k).sum())
+            .map(|p| {
+                p.iter()
+                    .zip(&weight)
+                    .map(|(&x, &k)| i128::from(x) * k)
+                    .sum()
+            })
             .collect(),
     )
 }
@@ -620,7 +630,14 @@ fn exact_search(
             }
         }
 
-        fn fill(&mut self, size: usize, from: usize, free: u32, members: &mut Vec<usize>, cost: SwissCost) {
+        fn fill(
+            &mut self,
+            size: usize,
+            from: usize,
+            free: u32,
+            members: &mut Vec<usize>,
+            cost: SwissCost,
+        ) {
             if members.len() == size {
                 let c = cost + self.field.table(members);
                 if c < self.best {
@@ -687,7 +704,12 @@ fn seat_swiss(field: &Field, members: Vec<usize>, round: u32, tables: &Tables) -
 /// order (permutations in lexicographic order) whose partners partnered least before; then
 /// rotated by the round (when the rotation keeps the sides, as it does for seats 0 & 2 against
 /// 1 & 3).
-fn seat_partners(members: Vec<usize>, round: u32, tables: &Tables, partnered: &[Vec<u32>]) -> Vec<usize> {
+fn seat_partners(
+    members: Vec<usize>,
+    round: u32,
+    tables: &Tables,
+    partnered: &[Vec<u32>],
+) -> Vec<usize> {
     let Some(sides) = tables.sides_of(members.len()) else {
         return rotated(members, round);
     };
@@ -776,24 +798,42 @@ fn rotated(mut table: Vec<usize>, round: u32) -> Vec<usize> {
     table
 }
 
-/// The local search's budget for a round-robin schedule, in swaps weighed (a count, not a time,
-/// so the schedule is the same on every machine).
-const SCHEDULE_SWAPS: u64 = 40_000_000;
+/// The local search's budget for a round-robin round, in swaps weighed (a count, not a time, so
+/// the schedule is the same on every machine).
+const SCHEDULE_SWAPS: u64 = 4_000_000;
+/// The annealing's moves for a schedule: this many per round and entrant, within the bounds.
+const ANNEAL_MOVES_PER_SEAT: u64 = 2_000;
+const ANNEAL_MOVES_MIN: u64 = 100_000;
+const ANNEAL_MOVES_MAX: u64 = 3_000_000;
 
 /// The whole round-robin schedule, fixed up front. Two-seat tables: the circle method (Berger
 /// tables), every pair meets exactly once in n−1 rounds (n rounds, one bye each, when n is odd).
 ///
 /// Larger tables: every pair meets at least once, and meetings are spread as evenly as the
-/// search finds: the schedule's "spread" is, in order, the pairs that never meet (none, once
-/// done), then the pairs meeting the most times, then the pairs meeting one time fewer, and so
-/// on (so the most times any pair meets is as small as found, then as few pairs as found meet
-/// that often). Rounds are added one at a time until every pair has met: each round's byes
-/// rotate (nobody sits out twice before everybody sat out once, where the sizes allow; then the
-/// entrant with the fewest pairs still to meet, then the highest index), its tables start from
-/// the entrants with the most pairs still to meet, and swaps of two entrants between its tables
-/// lower the spread while they can. Then swaps between tables within any round lower the spread
-/// of the whole schedule while they can (with a fixed budget). At partnership tables the
-/// partners are, round by round, the ones who partnered least before, so partnerships rotate.
+/// search finds. The schedule's "spread" orders schedules: first the pairs that never meet
+/// (none, once done), then the pairs meeting the most times, then the pairs meeting one time
+/// fewer, and so on, so that the most times any pair meets is as small as found, then as few
+/// pairs as found meet that often.
+///
+/// 1. Rounds are added one at a time until every pair has met: each round's byes rotate (nobody
+///    sits out twice before everybody sat out once, where the sizes allow; then the entrant with
+///    the fewest pairs still to meet, then the highest index), its tables start from the
+///    entrants with the most pairs still to meet, and swaps of two entrants between its tables
+///    lower the spread while they can.
+/// 2. A simulated annealing over swaps of two entrants between two tables of one round, with a
+///    fixed seed and a fixed number of moves (so the same entrants give the same schedule),
+///    minimises the sum over pairs of the square of their meetings (an unmet pair counts 4, as
+///    if it met twice, so that the search may pass through schedules that leave a pair unmet):
+///    with the number of meetings fixed by the rounds, that sum is least when meetings are as
+///    even as they can be. The schedule of the best spread seen is kept.
+/// 3. While the last round can go (the annealing covers every pair without it, and no pair then
+///    meets more often than the most any pair meets with it), it goes; the byes stay balanced,
+///    since every prefix of the rotation is. A shorter schedule is never bought with a worse
+///    spread: seven players at tables of three meet at most twice in six rounds, but five rounds
+///    would seat one pair together every round.
+///
+/// At partnership tables the partners are, round by round, the ones who partnered least
+/// before, so partnerships rotate.
 pub fn round_robin(n: usize, tables: &Tables) -> Vec<Pairing> {
     if tables.target == 2 && tables.allowed.contains(&2) {
         return circle(n);
@@ -808,10 +848,17 @@ pub fn round_robin(n: usize, tables: &Tables) -> Vec<Pairing> {
     while s.spread[0] > 0 && s.rounds.len() < 4 * n {
         s.add_round(&sizes, byes);
         let last = s.rounds.len() - 1;
-        s.improve(last..=last);
+        s.improve(last);
     }
-    if let Some(last) = s.rounds.len().checked_sub(1) {
-        s.improve(0..=last);
+    s.anneal();
+    while s.rounds.len() > 1 {
+        let mut fewer = s.clone();
+        fewer.drop_last_round();
+        fewer.anneal();
+        if fewer.spread[0] > 0 || fewer.most_met() > s.most_met() {
+            break;
+        }
+        s = fewer;
     }
     let mut partnered = vec![vec![0u32; n]; n];
     let record = |order: &[usize], partnered: &mut Vec<Vec<u32>>| {
@@ -837,6 +884,7 @@ pub fn round_robin(n: usize, tables: &Tables) -> Vec<Pairing> {
                 record(&order, &mut partnered);
                 seated.push(order);
             }
+            seated.sort_by_key(|t| t.iter().min().copied());
             Pairing {
                 tables: seated,
                 byes,
@@ -845,16 +893,51 @@ pub fn round_robin(n: usize, tables: &Tables) -> Vec<Pairing> {
         .collect()
 }
 
+/// SplitMix64: the annealing's fixed-seed generator (a few lines, not a dependency, because the
+/// schedule must not change when a crate changes its stream).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The annealing's energy of a pair that meets `c` times.
+fn pair_energy(c: usize) -> i64 {
+    if c == 0 {
+        4
+    } else {
+        (c * c) as i64
+    }
+}
+
 /// A round-robin schedule being built: its rounds, how often each pair met, and the spread.
+#[derive(Clone)]
 struct Schedule {
     n: usize,
     met: Vec<Vec<u32>>,
     /// `spread[c]`: the pairs that meet `c` times.
     spread: Vec<u64>,
+    /// The sum of [`pair_energy`] over the pairs.
+    energy: i64,
     byes_had: Vec<u32>,
     /// Per round: its tables (entrants) and byes.
     rounds: Vec<(Vec<Vec<usize>>, Vec<usize>)>,
-    /// Swaps weighed so far.
+    /// Swaps weighed so far (the budget of `improve`).
     swaps: u64,
 }
 
@@ -877,6 +960,7 @@ impl Schedule {
             n,
             met: vec![vec![0; n]; n],
             spread: vec![(n * n.saturating_sub(1) / 2) as u64],
+            energy: (n * n.saturating_sub(1) / 2) as i64 * pair_energy(0),
             byes_had: vec![0; n],
             rounds: vec![],
             swaps: 0,
@@ -892,6 +976,7 @@ impl Schedule {
             self.spread.resize(d + 1, 0);
         }
         self.spread[d] += 1;
+        self.energy += pair_energy(d) - pair_energy(c);
         self.met[a][b] = d as u32;
         self.met[b][a] = d as u32;
     }
@@ -905,7 +990,9 @@ impl Schedule {
     }
 
     fn unmet_of(&self, p: usize) -> usize {
-        (0..self.n).filter(|&q| q != p && self.met[p][q] == 0).count()
+        (0..self.n)
+            .filter(|&q| q != p && self.met[p][q] == 0)
+            .count()
     }
 
     /// Adds a round: byes by rotation, then each table from the entrant with the most pairs
@@ -948,30 +1035,28 @@ impl Schedule {
         self.rounds.push((tables, bye));
     }
 
-    /// Swaps two entrants between two tables of one of `rounds` while that lowers the spread,
-    /// until no swap does or the budget is spent.
-    fn improve(&mut self, rounds: std::ops::RangeInclusive<usize>) {
+    /// Swaps two entrants between two tables of round `r` while that lowers the spread, until
+    /// no swap does or the budget is spent.
+    fn improve(&mut self, r: usize) {
         let mut before = vec![];
         loop {
             let mut improved = false;
-            for r in rounds.clone() {
-                let tables = self.rounds[r].0.len();
-                for a in 0..tables {
-                    for b in a + 1..tables {
-                        for i in 0..self.rounds[r].0[a].len() {
-                            for j in 0..self.rounds[r].0[b].len() {
-                                if self.swaps >= SCHEDULE_SWAPS {
-                                    return;
-                                }
-                                self.swaps += 1;
-                                before.clear();
-                                before.extend_from_slice(&self.spread);
+            let tables = self.rounds[r].0.len();
+            for a in 0..tables {
+                for b in a + 1..tables {
+                    for i in 0..self.rounds[r].0[a].len() {
+                        for j in 0..self.rounds[r].0[b].len() {
+                            if self.swaps >= SCHEDULE_SWAPS {
+                                return;
+                            }
+                            self.swaps += 1;
+                            before.clear();
+                            before.extend_from_slice(&self.spread);
+                            self.swap(r, (a, i), (b, j));
+                            if spread_cmp(&self.spread, &before).is_lt() {
+                                improved = true;
+                            } else {
                                 self.swap(r, (a, i), (b, j));
-                                if spread_cmp(&self.spread, &before).is_lt() {
-                                    improved = true;
-                                } else {
-                                    self.swap(r, (a, i), (b, j));
-                                }
                             }
                         }
                     }
@@ -979,6 +1064,60 @@ impl Schedule {
             }
             if !improved {
                 return;
+            }
+        }
+    }
+
+    /// The simulated annealing of step 2 (see [`round_robin`]); keeps the best spread seen.
+    fn anneal(&mut self) {
+        let rounds: Vec<usize> = (0..self.rounds.len())
+            .filter(|&r| self.rounds[r].0.len() >= 2)
+            .collect();
+        if rounds.is_empty() {
+            return;
+        }
+        let moves = (self.rounds.len() as u64 * self.n as u64 * ANNEAL_MOVES_PER_SEAT)
+            .clamp(ANNEAL_MOVES_MIN, ANNEAL_MOVES_MAX);
+        let mut rng = SplitMix(0x5EED_C1AB_0000 ^ self.n as u64);
+        let mut best = self.clone();
+        // From a temperature at which a step of +4 energy is taken one time in three, down to
+        // one at which a step of +1 is taken one time in a million, geometrically.
+        let (hot, cold) = (4.0 / 3f64.ln(), 1.0 / 1e6f64.ln());
+        for m in 0..moves {
+            let t = hot * (cold / hot).powf(m as f64 / moves as f64);
+            let r = rounds[rng.below(rounds.len())];
+            let tables = self.rounds[r].0.len();
+            let a = rng.below(tables);
+            let b = (a + 1 + rng.below(tables - 1)) % tables;
+            let i = rng.below(self.rounds[r].0[a].len());
+            let j = rng.below(self.rounds[r].0[b].len());
+            let before = self.energy;
+            self.swap(r, (a, i), (b, j));
+            let delta = self.energy - before;
+            if delta <= 0 || rng.unit() < (-(delta as f64) / t).exp() {
+                if spread_cmp(&self.spread, &best.spread).is_lt() {
+                    best.clone_from(self);
+                }
+            } else {
+                self.swap(r, (a, i), (b, j));
+            }
+        }
+        *self = best;
+    }
+
+    /// The most times any pair meets.
+    fn most_met(&self) -> usize {
+        self.spread.iter().rposition(|&c| c > 0).unwrap_or(0)
+    }
+
+    /// Takes the last round out (step 3 of [`round_robin`]).
+    fn drop_last_round(&mut self) {
+        if let Some((tables, byes)) = self.rounds.pop() {
+            for t in &tables {
+                self.seat(t, false);
+            }
+            for b in byes {
+                self.byes_had[b] -= 1;
             }
         }
     }
@@ -1111,7 +1250,13 @@ mod tests {
 
     #[test]
     fn swiss_pairs_the_top_together_and_avoids_a_rematch() {
-        let p = swiss(&[3, 1, 0, 2, 4, 5, 6, 7], &[0; 8], &History::new(8), 1, &two_seats());
+        let p = swiss(
+            &[3, 1, 0, 2, 4, 5, 6, 7],
+            &[0; 8],
+            &History::new(8),
+            1,
+            &two_seats(),
+        );
         assert_eq!(
             p.tables,
             vec![vec![1, 3], vec![2, 0], vec![5, 4], vec![7, 6]]
@@ -1165,7 +1310,9 @@ mod tests {
 
     #[test]
     fn swiss_groups_avoid_repeats_and_rotate_partners() {
-        let partnership = Tables::new(4, &[4], true, |s| (s == 4).then(|| vec![vec![0, 2], vec![1, 3]]));
+        let partnership = Tables::new(4, &[4], true, |s| {
+            (s == 4).then(|| vec![vec![0, 2], vec![1, 3]])
+        });
         let mut h = History::new(8);
         // Round 1: [0, 1, 2, 3] and [4, 5, 6, 7], 0 & 2 and 4 & 6 partners.
         h.record(
