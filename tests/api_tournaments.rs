@@ -350,6 +350,12 @@ async fn a_duplicate_swiss_round_deals_the_same_cards_and_scores_by_matchpoints(
         .await;
     assert_eq!(st.status, StatusCode::OK, "{}", st.text);
     assert_eq!(st.body["duplicate"], true);
+    assert_eq!(
+        st.body["rating_parameters"],
+        json!({"system": "weng_lin", "model": "bradley_terry_full", "beta": 25.0 / 6.0,
+               "uncertainty_tolerance": 0.000001, "start_rating": 25.0,
+               "start_uncertainty": 25.0 / 3.0})
+    );
     let rows = st.body["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 6);
     let total_mp: i64 = rows
@@ -517,6 +523,10 @@ async fn a_round_robin_by_quick_log_ranks_rates_and_exports() {
         .await;
     assert_eq!(st.status, StatusCode::OK);
     assert_eq!(st.body["rating_system"], "elo");
+    assert_eq!(
+        st.body["rating_parameters"],
+        json!({"system": "elo", "k": 32.0, "start": 1000.0, "scale": 400.0})
+    );
     assert_eq!(
         st.body["tie_breaks"],
         json!([

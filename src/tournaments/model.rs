@@ -80,6 +80,57 @@ pub enum RatingSystem {
     WengLin,
 }
 
+/// The model of Weng-Lin ratings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WengLinModel {
+    /// Weng and Lin's Bradley-Terry model with full pairing (2011, algorithm 1): each unit is
+    /// compared with every other unit of the table; a unit's rating and uncertainty are the sums
+    /// of its players' (partners), and each player's share of the update is its share of the
+    /// unit's variance. Gamma (the uncertainty update's damping) is the unit's uncertainty over
+    /// the pair's `c`.
+    BradleyTerryFull,
+}
+
+/// The parameters of the ratings: the `skillratings` crate's defaults, as the standings use them.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(tag = "system", rename_all = "snake_case")]
+pub enum RatingParameters {
+    /// Elo: after a table, each player's rating moves by `k × (score − expected)`, where score
+    /// is 1 for the higher total, 0.5 for equal totals, 0 for the lower, and expected is
+    /// `1 / (1 + 10^((opponent − own) / scale))`.
+    Elo {
+        /// The K-factor: the most a rating moves after one table.
+        #[schema(example = 32.0)]
+        k: f64,
+        /// Every player's rating before their first table.
+        #[schema(example = 1000.0)]
+        start: f64,
+        /// The rating difference at which the better player is expected to score 10 to 1.
+        #[schema(example = 400.0)]
+        scale: f64,
+    },
+    /// Weng-Lin (OpenSkill): a rating (mu) and an uncertainty (sigma) per player; the units of a
+    /// table (players, or sides of partners) ranked by total, equal totals sharing a rank.
+    WengLin {
+        /// The model.
+        model: WengLinModel,
+        /// The skill-class width: the rating difference that gives about a 2 to 1 chance.
+        #[schema(example = 4.1666666667)]
+        beta: f64,
+        /// The floor of the factor that shrinks an uncertainty's square after a table (kappa),
+        /// so that it stays positive.
+        #[schema(example = 0.000001)]
+        uncertainty_tolerance: f64,
+        /// Every player's rating (mu) before their first table.
+        #[schema(example = 25.0)]
+        start_rating: f64,
+        /// Every player's uncertainty (sigma) before their first table.
+        #[schema(example = 8.3333333333)]
+        start_uncertainty: f64,
+    },
+}
+
 /// One line of the standings.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct StandingRow {
@@ -103,8 +154,9 @@ pub struct StandingRow {
     pub max_matchpoints: i64,
     /// `matchpoints / max_matchpoints` in percent, two decimals (0 when nothing is played).
     pub percentage: f64,
-    /// The sum of the matchpoints of every opponent the player sat with (each time), the
-    /// Buchholz-style tie-break.
+    /// The sum of the matchpoints of every opponent the player sat with (each time; at a
+    /// partnership table the other side's players, not the partner), the Buchholz-style
+    /// tie-break.
     pub opponents_matchpoints: i64,
     /// The rating after the last result (Elo points, or Weng-Lin mu).
     pub rating: f64,
@@ -120,6 +172,8 @@ pub struct Standings {
     pub tie_breaks: Vec<String>,
     /// The rating system.
     pub rating_system: RatingSystem,
+    /// The rating system's parameters, exactly as the ratings were computed with them.
+    pub rating_parameters: RatingParameters,
     /// Whether matchpoints compare results on the same deals at every table (duplicate).
     pub duplicate: bool,
     /// Best first.

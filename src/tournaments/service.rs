@@ -317,7 +317,12 @@ impl Matches {
                 ))
             }
             (Format::RoundRobin, None) => {
-                let s = pairing::round_robin(n, table_size, &allowed, duplicate);
+                let tables = pairing::Tables::new(table_size, &allowed, duplicate, |size| {
+                    AnyGame::new(&game, Some(config.clone()), size, dealing)
+                        .ok()
+                        .and_then(|g| g.score_sheet().sides)
+                });
+                let s = pairing::round_robin(n, &tables);
                 if s.len() as u32 > 2 * MAX_ROUNDS {
                     return Err(unprocessable(
                         "invalid_rounds",
@@ -755,45 +760,39 @@ impl Matches {
         self.round_with_tokens(id, next, token).await
     }
 
-    /// The Swiss pairing of round `next` after the results so far.
+    /// The Swiss pairing of round `next` after the results so far: the standings' order and
+    /// matchpoints (the score groups), and who met, partnered, sat out and sat first before.
     fn swiss_pairing(&self, t: &Loaded, next: u32) -> Pairing {
         let n = t.spec.entrants.len();
         let standings = t.standings();
-        let ranked: Vec<usize> = standings
-            .rows
-            .iter()
-            .filter_map(|row| {
-                t.spec
-                    .entrants
-                    .iter()
-                    .position(|e| e.player_id == row.player_id)
-            })
-            .collect();
-        let mut met = vec![vec![0u32; n]; n];
-        let mut byes_had = vec![0u32; n];
-        for r in &t.rounds {
-            for tb in &r.tables {
-                for &a in &tb.seats {
-                    for &b in &tb.seats {
-                        if a != b {
-                            met[a][b] += 1;
-                        }
-                    }
-                }
-            }
-            for &b in &r.byes {
-                byes_had[b] += 1;
+        let mut ranked = Vec::with_capacity(n);
+        let mut score = vec![0; n];
+        for row in &standings.rows {
+            if let Some(e) = t
+                .spec
+                .entrants
+                .iter()
+                .position(|e| e.player_id == row.player_id)
+            {
+                ranked.push(e);
+                score[e] = row.matchpoints;
             }
         }
-        pairing::swiss(
-            &ranked,
-            &met,
-            &byes_had,
-            next,
+        let tables = pairing::Tables::new(
             t.spec.table_size,
             &t.spec.allowed,
             t.spec.duplicate,
-        )
+            |size| table_sides(&t.spec, size),
+        );
+        let mut history = pairing::History::new(n);
+        for r in &t.rounds {
+            let round = Pairing {
+                tables: r.tables.iter().map(|tb| tb.seats.clone()).collect(),
+                byes: r.byes.clone(),
+            };
+            history.record(&round, &tables);
+        }
+        pairing::swiss(&ranked, &score, &history, next, &tables)
     }
 
     /// Round `round` with its tables' tokens (organiser).

@@ -8,7 +8,9 @@ use skillratings::{
     MultiTeamOutcome, Outcomes,
 };
 
-use super::model::{Entrant, RatingSystem, StandingRow, Standings, TableResult};
+use super::model::{
+    Entrant, RatingParameters, RatingSystem, StandingRow, Standings, TableResult, WengLinModel,
+};
 
 /// The tie-breaks, in order (the answer states them).
 pub const TIE_BREAKS: [&str; 5] = [
@@ -74,16 +76,41 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// The ratings after every result, in (round, table) order, from the defaults: Elo for a table
+impl RatingParameters {
+    /// The parameters `system` rates with: `skillratings`' defaults (Elo: K 32, start 1000;
+    /// Weng-Lin: beta 25/6, kappa 0.000001, start 25 ± 25/3).
+    pub fn of(system: RatingSystem) -> Self {
+        match system {
+            RatingSystem::Elo => RatingParameters::Elo {
+                k: EloConfig::new().k,
+                start: EloRating::new().rating,
+                // skillratings' expected score uses the classical 400 (not configurable).
+                scale: 400.0,
+            },
+            RatingSystem::WengLin => {
+                let (config, start) = (WengLinConfig::new(), WengLinRating::new());
+                RatingParameters::WengLin {
+                    model: WengLinModel::BradleyTerryFull,
+                    beta: config.beta,
+                    uncertainty_tolerance: config.uncertainty_tolerance,
+                    start_rating: start.rating,
+                    start_uncertainty: start.uncertainty,
+                }
+            }
+        }
+    }
+}
+
+/// The ratings after every result, in (round, table) order, from `params`: Elo for a table
 /// of two single players (higher total wins, equal totals draw; other tables are not rated by
 /// Elo); Weng-Lin with the units as teams, ranked by total (equal totals share a rank).
-fn ratings(n: usize, results: &[TableResult], system: RatingSystem) -> Vec<(f64, Option<f64>)> {
+fn ratings(n: usize, results: &[TableResult], params: RatingParameters) -> Vec<(f64, Option<f64>)> {
     let mut order: Vec<&TableResult> = results.iter().collect();
     order.sort_by_key(|r| (r.round, r.table));
-    match system {
-        RatingSystem::Elo => {
-            let mut r = vec![EloRating::new(); n];
-            let config = EloConfig::new();
+    match params {
+        RatingParameters::Elo { k, start, .. } => {
+            let mut r = vec![EloRating { rating: start }; n];
+            let config = EloConfig { k };
             for res in order {
                 if res.totals.len() != 2 || res.seats.len() != 2 || res.sides.is_some() {
                     continue;
@@ -98,9 +125,22 @@ fn ratings(n: usize, results: &[TableResult], system: RatingSystem) -> Vec<(f64,
             }
             r.iter().map(|x| (round3(x.rating), None)).collect()
         }
-        RatingSystem::WengLin => {
-            let mut r = vec![WengLinRating::new(); n];
-            let config = WengLinConfig::new();
+        RatingParameters::WengLin {
+            beta,
+            uncertainty_tolerance,
+            start_rating,
+            start_uncertainty,
+            ..
+        } => {
+            let start = WengLinRating {
+                rating: start_rating,
+                uncertainty: start_uncertainty,
+            };
+            let mut r = vec![start; n];
+            let config = WengLinConfig {
+                beta,
+                uncertainty_tolerance,
+            };
             for res in order {
                 let units = res.totals.len();
                 let members: Vec<Vec<usize>> = (0..units)
@@ -206,19 +246,24 @@ pub fn standings(
     }
     let finals: Vec<i64> = rows.iter().map(|r| r.matchpoints).collect();
     for r in results {
-        for &e in &r.seats {
+        for (seat, &e) in r.seats.iter().enumerate() {
+            // Opponents are the other units only: at a partnership table the partner (same
+            // side) is no opponent.
+            let unit = r.unit_of_seat(seat);
             let others: i64 = r
                 .seats
                 .iter()
-                .filter(|&&o| o != e)
-                .filter_map(|&o| finals.get(o))
+                .enumerate()
+                .filter(|&(s, _)| r.unit_of_seat(s) != unit)
+                .filter_map(|(_, &o)| finals.get(o))
                 .sum();
             if let Some(row) = rows.get_mut(e) {
                 row.opponents_matchpoints += others;
             }
         }
     }
-    for (row, (value, sigma)) in rows.iter_mut().zip(ratings(n, results, rating)) {
+    let rating_parameters = RatingParameters::of(rating);
+    for (row, (value, sigma)) in rows.iter_mut().zip(ratings(n, results, rating_parameters)) {
         row.rating = value;
         row.rating_uncertainty = sigma;
         row.percentage = if row.max_matchpoints > 0 {
@@ -249,6 +294,7 @@ pub fn standings(
     Standings {
         tie_breaks: TIE_BREAKS.iter().map(|s| s.to_string()).collect(),
         rating_system: rating,
+        rating_parameters,
         duplicate,
         rows: sorted,
     }
@@ -371,6 +417,104 @@ mod tests {
         assert_eq!(s.rows[1].rating, 984.0);
         assert_eq!(s.rows[1].rating_uncertainty, None);
         assert_eq!(s.tie_breaks, TIE_BREAKS.map(String::from).to_vec());
+    }
+
+    #[test]
+    fn a_partner_is_no_opponent_at_a_partnership_table() {
+        let mut r = result(1, 1, vec![0, 1, 2, 3], vec![40, 0], vec![]);
+        r.sides = Some(vec![vec![0, 2], vec![1, 3]]);
+        let s = standings(&entrants(4), &[r], &[], false, RatingSystem::WengLin);
+        let get = |id: &str| s.rows.iter().find(|x| x.player_id == id).unwrap().clone();
+        // p0 and p2 (2 matchpoints each) faced p1 and p3 (0 each), and the other way round.
+        assert_eq!(
+            ["p0", "p1", "p2", "p3"].map(|p| get(p).opponents_matchpoints),
+            [0, 4, 0, 4]
+        );
+    }
+
+    #[test]
+    fn the_elo_parameters_stated_are_the_ones_rated_with() {
+        // 0 beats 1, then 1 and 2 draw, then 2 beats 0.
+        let r = vec![
+            result(1, 1, vec![0, 1], vec![110, 20], vec![]),
+            result(2, 1, vec![1, 2], vec![50, 50], vec![]),
+            result(3, 1, vec![2, 0], vec![90, 10], vec![]),
+        ];
+        let s = standings(&entrants(3), &r, &[], false, RatingSystem::Elo);
+        assert_eq!(
+            s.rating_parameters,
+            RatingParameters::Elo {
+                k: 32.0,
+                start: 1000.0,
+                scale: 400.0
+            }
+        );
+        let RatingParameters::Elo { k, start, scale } = s.rating_parameters else {
+            unreachable!()
+        };
+        // By hand from the stated numbers.
+        let expected = |own: f64, other: f64| 1.0 / (1.0 + 10f64.powf((other - own) / scale));
+        let mut e = [start; 3];
+        for (a, b, score) in [(0, 1, 1.0), (1, 2, 0.5), (2, 0, 1.0)] {
+            let (ea, eb) = (expected(e[a], e[b]), expected(e[b], e[a]));
+            e[a] += k * (score - ea);
+            e[b] += k * (1.0 - score - eb);
+        }
+        for (i, want) in e.iter().enumerate() {
+            let row = s
+                .rows
+                .iter()
+                .find(|x| x.player_id == format!("p{i}"))
+                .unwrap();
+            assert_eq!(row.rating, round3(*want), "p{i}");
+        }
+        assert_eq!(
+            serde_json::to_value(s.rating_parameters).unwrap(),
+            serde_json::json!({"system": "elo", "k": 32.0, "start": 1000.0, "scale": 400.0})
+        );
+    }
+
+    #[test]
+    fn the_weng_lin_parameters_stated_are_the_ones_rated_with() {
+        let r = vec![result(1, 1, vec![0, 1], vec![30, 10], vec![])];
+        let s = standings(&entrants(2), &r, &[], false, RatingSystem::WengLin);
+        assert_eq!(
+            s.rating_parameters,
+            RatingParameters::WengLin {
+                model: WengLinModel::BradleyTerryFull,
+                beta: 25.0 / 6.0,
+                uncertainty_tolerance: 0.000_001,
+                start_rating: 25.0,
+                start_uncertainty: 25.0 / 3.0,
+            }
+        );
+        let RatingParameters::WengLin {
+            beta,
+            uncertainty_tolerance,
+            start_rating: mu,
+            start_uncertainty: sigma,
+            ..
+        } = s.rating_parameters
+        else {
+            unreachable!()
+        };
+        // Weng and Lin's algorithm 1 for one player against one, by hand from the stated
+        // numbers: c² = σ² + σ² + 2β², p = 1/2 at equal ratings, μ ± σ²/c · (1 − p), σ'² =
+        // σ² · max(1 − γ σ²/c² p (1 − p), κ) with γ = σ/c.
+        let c = (2.0 * sigma * sigma + 2.0 * beta * beta).sqrt();
+        let p = 0.5;
+        let moved = sigma * sigma / c * (1.0 - p);
+        let eta = sigma / c * sigma * sigma / (c * c) * p * (1.0 - p);
+        let shrunk = (sigma * sigma * (1.0 - eta).max(uncertainty_tolerance)).sqrt();
+        let get = |id: &str| s.rows.iter().find(|x| x.player_id == id).unwrap().clone();
+        assert_eq!(get("p0").rating, round3(mu + moved));
+        assert_eq!(get("p1").rating, round3(mu - moved));
+        assert_eq!(get("p0").rating_uncertainty, Some(round3(shrunk)));
+        assert_eq!(get("p1").rating_uncertainty, Some(round3(shrunk)));
+        assert_eq!(
+            serde_json::to_value(s.rating_parameters).unwrap()["model"],
+            "bradley_terry_full"
+        );
     }
 
     #[test]
