@@ -322,7 +322,11 @@ impl Matches {
                         .ok()
                         .and_then(|g| g.score_sheet().sides)
                 });
-                let s = pairing::round_robin(n, &tables);
+                // The schedule's search takes up to about 2 s at 60 entrants: off the
+                // request's worker thread, on the blocking pool.
+                let s = actix_web::web::block(move || pairing::round_robin(n, &tables))
+                    .await
+                    .map_err(internal)?;
                 if s.len() as u32 > 2 * MAX_ROUNDS {
                     return Err(unprocessable(
                         "invalid_rounds",
