@@ -249,6 +249,42 @@ async fn a_write_on_a_second_instance_reaches_a_stream_on_the_first() {
 }
 
 #[actix_web::test]
+async fn on_postgresql_a_write_made_while_the_listener_was_cut_off_still_reaches_the_stream() {
+    let app = TestApp::spawn().await;
+    if !app.database_url.starts_with("postgres") {
+        eprintln!("NOTE: skipped: PostgreSQL only (set TEST_DATABASE_URL)");
+        return;
+    }
+    let other = TestApp::on(&app.database_url).await;
+    let m = service_clubs(&app).await;
+    let mut s = Sse::open(&app, &m, "", &[]).await;
+    s.until_match().await;
+    // Cut every LISTEN session on this database (both instances'): what is announced before
+    // they listen again is never delivered; the listener reads the followed matches' versions
+    // once it is back.
+    sqlx::any::install_default_drivers();
+    let db = app.database_url.rsplit('/').next().unwrap().to_string();
+    let mut conn = <sqlx::AnyConnection as sqlx::Connection>::connect(&app.database_url)
+        .await
+        .unwrap();
+    let cut: i64 = sqlx::query_scalar(
+        "SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity \
+         WHERE datname = $1 AND query LIKE 'LISTEN%'",
+    )
+    .bind(&db)
+    .fetch_one(&mut conn)
+    .await
+    .unwrap();
+    assert!(cut >= 1, "no LISTEN session to cut");
+    play(&other, &m, 1).await;
+    let msgs = tokio::time::timeout(Duration::from_secs(5), s.until_match())
+        .await
+        .expect("the write arrives within 5 s");
+    assert_eq!(events_of(&msgs)[0]["seq"], json!(2));
+    assert_eq!(msgs.last().unwrap().data["seq"], json!(2));
+}
+
+#[actix_web::test]
 async fn a_stream_refuses_a_bad_token_an_unknown_match_and_a_bad_last_event_id() {
     let app = TestApp::spawn().await;
     let m = service_clubs(&app).await;
