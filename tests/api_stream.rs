@@ -220,6 +220,47 @@ async fn a_live_stream_gets_each_write_then_the_new_view_and_an_undo_too() {
 }
 
 #[actix_web::test]
+async fn many_streams_of_each_viewer_each_get_exactly_what_that_viewer_may_see() {
+    let app = TestApp::spawn().await;
+    let m = service_clubs(&app).await;
+    // Per viewer (no token, the host, each seat) three live streams and one resumed from the
+    // start: the same viewer at different places in the log.
+    let mut viewers: Vec<Option<String>> = vec![None, Some(m.host.clone())];
+    viewers.extend(m.seats.iter().cloned().map(Some));
+    let mut streams = vec![];
+    for token in &viewers {
+        for resumed in [false, false, false, true] {
+            let mut headers = vec![];
+            let auth = token.as_ref().map(|t| format!("Bearer {t}"));
+            if let Some(a) = &auth {
+                headers.push(("authorization", a.as_str()));
+            }
+            if resumed {
+                headers.push(("last-event-id", "0"));
+            }
+            let mut s = Sse::open(&app, &m, "", &headers).await;
+            let first = s.until_match().await;
+            streams.push((token.clone(), resumed, s, first));
+        }
+    }
+    play(&app, &m, 4).await; // seq 5
+    for (token, resumed, s, first) in &mut streams {
+        let mut msgs = first.clone();
+        while msgs.last().unwrap().id != Some(5) {
+            msgs.extend(s.until_match().await);
+        }
+        let all = app.events(&m, token.as_deref()).await;
+        let want = if *resumed { &all[..] } else { &all[1..] };
+        assert_eq!(events_of(&msgs), want, "{token:?} resumed {resumed}");
+        assert_eq!(
+            msgs.last().unwrap().data,
+            app.view(&m, token.as_deref()).await,
+            "{token:?}"
+        );
+    }
+}
+
+#[actix_web::test]
 async fn a_write_on_a_second_instance_reaches_a_stream_on_the_first() {
     let app = TestApp::spawn().await;
     let other = TestApp::on(&app.database_url).await;

@@ -201,13 +201,15 @@ impl Streams {
         r.viewers.clear(); // drops every `Held`, and so its `end`
     }
 
-    /// Counts a new stream of `viewer` from `client`, or says why not.
-    fn take(
-        self: &Arc<Self>,
-        client: IpAddr,
-        viewer: Viewer,
-    ) -> Result<(Slot, Arc<Feed>, oneshot::Receiver<()>), ApiError> {
-        let mut r = self.registry();
+    /// Whether a new stream of `viewer` from `client` would be counted now: the answer of
+    /// [`Streams::take`] before the match is read (a flood is refused without a query).
+    fn check(&self, client: IpAddr, viewer: &Viewer) -> Result<(), ApiError> {
+        self.admit(&self.registry(), client, viewer).map(|_| ())
+    }
+
+    /// Why a new stream of `viewer` from `client` cannot be counted; else whether it ends the
+    /// oldest stream of its token.
+    fn admit(&self, r: &Registry, client: IpAddr, viewer: &Viewer) -> Result<bool, ApiError> {
         if r.closing {
             let mut e = ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -217,12 +219,12 @@ impl Streams {
             e.retry_after = Some(2);
             return Err(e);
         }
-        let held = r.viewers.get(&viewer).map_or(0, |w| w.held.len());
+        let held = r.viewers.get(viewer).map_or(0, |w| w.held.len());
         // A token's newest stream ends its oldest past the cap: the newest is the phone that is
         // there now, the oldest most likely one that went away unnoticed. Only that token's
         // holder can do this, so it locks no one else out.
         let evict = match viewer.token {
-            Some(_) if held >= self.max_per_token => r.viewers[&viewer].held.front(),
+            Some(_) if held >= self.max_per_token => r.viewers[viewer].held.front(),
             _ => None,
         };
         let freed_here = evict.is_some_and(|h| h.client == client);
@@ -252,12 +254,24 @@ impl Streams {
                 "too_many_streams",
                 format!(
                     "this match has {held} streams open without a token, the most allowed; \
-                     try again later (a seat's or the host's token is always served)"
+                     try again later (streams with a seat's or the host's token do not count \
+                     here)"
                 ),
                 STREAM_RETRY_AFTER_SECS,
             ));
         }
-        if evict.is_some() {
+        Ok(evict.is_some())
+    }
+
+    /// Counts a new stream of `viewer` from `client`, or says why not.
+    fn take(
+        self: &Arc<Self>,
+        client: IpAddr,
+        viewer: Viewer,
+    ) -> Result<(Slot, Arc<Feed>, oneshot::Receiver<()>), ApiError> {
+        let mut r = self.registry();
+        let evict = self.admit(&r, client, &viewer)?;
+        if evict {
             let old = r
                 .viewers
                 .get_mut(&viewer)
@@ -323,8 +337,28 @@ impl Drop for Slot {
 /// first of them to wake reads the new events and the view, the others send the same bytes.
 #[derive(Default)]
 struct Feed {
-    last: tokio::sync::Mutex<Option<Arc<Rendered>>>,
+    last: tokio::sync::Mutex<Memo>,
 }
+
+/// The last rendering of a feed, or its last failure.
+#[derive(Default)]
+struct Memo {
+    rendered: Option<Arc<Rendered>>,
+    failed: Option<Failed>,
+}
+
+/// A reading that failed (the database unavailable...): the streams that waited for it end with
+/// the same error, rather than each trying again in turn behind the lock (a thousand streams times
+/// a 3 s connection timeout). Their clients reconnect and try again.
+struct Failed {
+    from: i64,
+    wanted: i64,
+    at: tokio::time::Instant,
+    error: ApiError,
+}
+
+/// How long a failed reading answers the streams that ask for the same one.
+const FAILURE_SHARED_FOR: Duration = Duration::from_secs(1);
 
 /// The messages that take a client from seq `from` to seq `to`.
 struct Rendered {
@@ -407,14 +441,17 @@ pub async fn stream(
         Some(a) => Some(a),
         None => q.last_event_id,
     };
-    // Refusals (404, 401) before the stream is counted.
-    let view = svc.view(&id, token.as_deref()).await?;
     let id = id.into_inner();
     let viewer = Viewer {
         match_id: id.clone(),
         token: token.clone(),
     };
-    let (slot, feed, end) = streams.into_inner().take(gate.client(&req), viewer)?;
+    let client = gate.client(&req);
+    // Over a cap: refused before the match is read. Then the match's refusals (404, 401), then
+    // the stream is counted (the caps again: other streams may have come meanwhile).
+    streams.check(client, &viewer)?;
+    let view = svc.view(&id, token.as_deref()).await?;
+    let (slot, feed, end) = streams.into_inner().take(client, viewer)?;
     // In the room before the first read of the log: nothing committed after that read is missed.
     let room = svc.live().watch(&id);
     let (tx, rx) = mpsc::channel::<Bytes>(16);
@@ -489,8 +526,8 @@ impl Follower {
     /// The messages from the cursor on: those another stream of this viewer just rendered from
     /// the same cursor, when they reach `wanted`; else read now (and kept for the others).
     async fn render(&self, wanted: i64) -> Result<Arc<Rendered>, Stop> {
-        let mut last = self.feed.last.lock().await;
-        if let Some(r) = last.as_ref() {
+        let mut memo = self.feed.last.lock().await;
+        if let Some(r) = &memo.rendered {
             // The log only grows and a view at a seq never changes: what took a client from
             // `from` to `to` takes this one there too.
             let reaches = if r.complete {
@@ -502,41 +539,59 @@ impl Follower {
                 return Ok(r.clone());
             }
         }
+        if let Some(f) = &memo.failed {
+            if f.from == self.cursor && f.wanted >= wanted && f.at.elapsed() < FAILURE_SHARED_FOR {
+                return Err(Stop::Failed(f.error.clone()));
+            }
+        }
+        match self.read().await {
+            Ok(r) => {
+                let r = Arc::new(r);
+                memo.rendered = Some(r.clone());
+                memo.failed = None;
+                Ok(r)
+            }
+            Err(error) => {
+                memo.failed = Some(Failed {
+                    from: self.cursor,
+                    wanted,
+                    at: tokio::time::Instant::now(),
+                    error: error.clone(),
+                });
+                Err(Stop::Failed(error))
+            }
+        }
+    }
+
+    /// Reads the events after the cursor (a page at most) and, when that was all of them, the
+    /// view, as this stream's viewer sees them.
+    async fn read(&self) -> Result<Rendered, ApiError> {
         let page = self
             .svc
             .events(&self.id, self.token.as_deref(), self.cursor, PAGE)
-            .await
-            .map_err(Stop::Failed)?;
+            .await?;
         let mut out = Vec::new();
         let mut to = self.cursor;
         for ev in &page.events {
-            let data =
-                serde_json::to_string(ev).map_err(|e| Stop::Failed(ApiError::internal(&e)))?;
+            let data = serde_json::to_string(ev).map_err(|e| ApiError::internal(&e))?;
             out.extend_from_slice(&message("event", ev.seq, &data));
             to = ev.seq;
         }
         let mut complete = false;
         if page.next_after.is_none() {
-            let view = self
-                .svc
-                .view(&self.id, self.token.as_deref())
-                .await
-                .map_err(Stop::Failed)?;
+            let view = self.svc.view(&self.id, self.token.as_deref()).await?;
             if view.seq <= to {
-                let data = serde_json::to_string(&view)
-                    .map_err(|e| Stop::Failed(ApiError::internal(&e)))?;
+                let data = serde_json::to_string(&view).map_err(|e| ApiError::internal(&e))?;
                 out.extend_from_slice(&message("match", to, &data));
                 complete = true;
             }
         }
-        let r = Arc::new(Rendered {
+        Ok(Rendered {
             from: self.cursor,
             to,
             bytes: Bytes::from(out),
             complete,
-        });
-        *last = Some(r.clone());
-        Ok(r)
+        })
     }
 
     /// Follows the match until the client leaves, the stream's time is up, or `end` (evicted,
