@@ -114,7 +114,8 @@ start() {
   cat "$WORK/$name.log" >&2
   exit 1
 }
-start clubroom "${BENCH_CLUBROOM_BIN:-$BIN/clubroom}" serve
+# One client creates a match per connection and run: no create limit (it is not what is timed).
+start clubroom env CLUBROOM_CREATES_PER_MINUTE=0 "${BENCH_CLUBROOM_BIN:-$BIN/clubroom}" serve
 CLUBROOM=$URL
 start baseline "$BIN/append_baseline"
 BASELINE=$URL

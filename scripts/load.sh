@@ -11,7 +11,7 @@ command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk 
 cargo build --release -q
 WORK=$(mktemp -d)
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
-CLUBROOM_OPERATOR_TOKEN=load-operator DATABASE_URL="sqlite://$WORK/load.db?mode=rwc" RUST_LOG=warn ./target/release/clubroom serve --bind 127.0.0.1:$PORT &
+CLUBROOM_CREATES_PER_MINUTE=0 CLUBROOM_OPERATOR_TOKEN=load-operator DATABASE_URL="sqlite://$WORK/load.db?mode=rwc" RUST_LOG=warn ./target/release/clubroom serve --bind 127.0.0.1:$PORT &
 SERVER=$!
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 

@@ -10,10 +10,40 @@ use utoipa_actix_web::{service_config::ServiceConfig, AppExt};
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::{
-    edge::Edge,
+    edge::{Edge, Limits},
+    limits::{Gate, Quotas},
     matches::Matches,
-    routes::{self, spec::ApiDoc},
+    routes::{self, spec::ApiDoc, stream::Streams},
 };
+
+/// What every worker of one server shares besides the match service: the edge, the per-client
+/// gate and the open streams.
+#[derive(Clone)]
+pub struct Shared {
+    /// Request ids, access log, body deadline.
+    pub edge: Edge,
+    /// Who a client is; its create budget.
+    pub gate: web::Data<Gate>,
+    /// The open streams, their caps, and the way to end them all.
+    pub streams: web::Data<Streams>,
+}
+
+impl Shared {
+    /// The shared state of a server with these limits.
+    pub fn new(limits: Limits, quotas: &Quotas) -> Shared {
+        Shared {
+            edge: Edge::new(limits),
+            gate: web::Data::new(Gate::new(quotas)),
+            streams: web::Data::new(Streams::new(quotas)),
+        }
+    }
+}
+
+impl Default for Shared {
+    fn default() -> Shared {
+        Shared::new(Limits::default(), &Quotas::default())
+    }
+}
 
 fn all_routes(cfg: &mut ServiceConfig) {
     routes::health::config(cfg);
@@ -45,7 +75,7 @@ pub fn openapi_json() -> String {
     s
 }
 
-/// The actix application over `svc`, with the default [`Limits`](crate::edge::Limits).
+/// The actix application over `svc`, with the default [`Limits`] and [`Quotas`].
 pub fn build_app(
     svc: web::Data<Matches>,
 ) -> App<
@@ -57,15 +87,15 @@ pub fn build_app(
         InitError = (),
     >,
 > {
-    build_app_with(svc, Edge::default())
+    build_app_with(svc, Shared::default())
 }
 
-/// The actix application over `svc`, every request passing through `edge` (request id, access
-/// log, body deadline), every answer leaving with the security headers
+/// The actix application over `svc`, every request passing through `shared.edge` (request id,
+/// access log, body deadline), every answer leaving with the security headers
 /// ([`routes::page::security_headers`]).
 pub fn build_app_with(
     svc: web::Data<Matches>,
-    edge: Edge,
+    shared: Shared,
 ) -> App<
     impl ServiceFactory<
         ServiceRequest,
@@ -79,6 +109,8 @@ pub fn build_app_with(
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
         .app_data(svc)
+        .app_data(shared.gate)
+        .app_data(shared.streams)
         .app_data(routes::json_config())
         .app_data(routes::query_config())
         .app_data(routes::path_config())
@@ -89,7 +121,7 @@ pub fn build_app_with(
         .service(web::redirect("/docs", "/docs/"))
         .configure(routes::page::config)
         .default_service(web::to(routes::fallback))
-        .wrap_fn(move |req, srv| edge.handle(req, srv))
+        .wrap_fn(move |req, srv| shared.edge.handle(req, srv))
         // Outermost, so that the edge's own answers (a 408) carry the headers too.
         .wrap_fn(|req, srv| {
             let path = req.path().to_owned();

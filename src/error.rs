@@ -139,6 +139,7 @@ impl ApiError {
             413 => "Payload too large",
             415 => "Unsupported media type",
             422 => "Illegal action",
+            429 => "Too many requests",
             503 => "Service unavailable",
             _ => "Internal server error",
         }

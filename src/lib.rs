@@ -6,6 +6,8 @@ pub mod app;
 pub mod edge;
 /// The one error type at the edge (problem+json).
 pub mod error;
+/// Per-client limits: who a client is, its streams, its unauthenticated creates.
+pub mod limits;
 /// The match service: authorize, load, apply, append.
 pub mod matches;
 /// HTTP routes, one module per resource.

@@ -66,14 +66,14 @@ fn main() -> anyhow::Result<()> {
         Command::Serve(opts) => actix_web::rt::System::new().block_on(async move {
             let listener = TcpListener::bind(&opts.bind)?;
             tracing::info!(address = %listener.local_addr()?, "clubroom listening");
-            server::start_with(
-                listener,
-                &opts.database_url,
-                opts.limits,
-                opts.operator_token,
-            )
-            .await?
-            .await?;
+            let settings = server::Settings {
+                limits: opts.limits,
+                quotas: opts.quotas,
+                operator_token: opts.operator_token,
+                stop_on_signals: true,
+                ..server::Settings::new(&opts.database_url)
+            };
+            server::launch(listener, settings).await?.server.await?;
             Ok(())
         }),
         Command::Openapi => {

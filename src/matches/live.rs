@@ -1,28 +1,41 @@
 //! Live updates: every committed write is announced to the streams that follow its match
 //! (`GET /v1/matches/{id}/stream`).
 //!
-//! In one process a `tokio::sync::broadcast` channel carries `(match id, seq)` after each commit.
+//! A match followed by at least one stream has a room: a `tokio::sync::watch` channel holding the
+//! highest seq announced for it. A write wakes the streams of its own match and no others; a match
+//! nobody follows has no room and an announcement for it costs a map lookup. An idle stream waits
+//! on its room and costs no CPU: nothing polls.
+//!
 //! Across instances on PostgreSQL, the statement that inserts a batch of events also notifies
 //! `clubroom_events` with `<id> <seq>` per event, comma-separated (see
 //! [`crate::store::ANNOUNCE_CHANNEL`]): the notification is delivered when, and only when, the
 //! batch commits, and it costs no transaction of its own. Every instance `LISTEN`s on the same
-//! database and re-broadcasts what it hears. An announcement only says "match `id` reached
-//! `seq`": a stream always reads the events themselves from the log, as its viewer may see them,
-//! so a lost or doubled announcement costs a delay or a query, never a wrong or doubled event. On SQLite a second process on the same file
-//! is noticed by the streams' short poll of the match's version.
+//! database and announces what it hears to its rooms. Notifications sent while the listener was
+//! disconnected are lost, so after every (re)connection the listener reads the version of each
+//! followed match once, one query per room, and announces it.
+//!
+//! On SQLite one process is the supported deployment: a second process writing the same file is
+//! heard by no one here, and this process's streams learn of its writes only with the next write
+//! made here. (Correctness is not at stake, the `(match_id, seq)` key still decides every race;
+//! only live streams would lag. Scale out on PostgreSQL.)
+//!
+//! An announcement only says "match `id` reached `seq`": a stream always reads the events
+//! themselves from the log, as its viewer may see them, so a lost or doubled announcement costs a
+//! delay or a query, never a wrong or doubled event.
 
 use std::{
-    sync::atomic::{AtomicBool, Ordering},
+    collections::HashMap,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc, Mutex,
+    },
     time::Duration,
 };
 
 use sqlx::postgres::PgListener;
-use tokio::sync::broadcast;
+use tokio::sync::watch;
 
-use crate::store::ANNOUNCE_CHANNEL as CHANNEL;
-/// Announcements a slow stream may fall behind by before it is told it lagged (it then catches
-/// up from the log: nothing is lost).
-const CAPACITY: usize = 1024;
+use crate::store::{Store, ANNOUNCE_CHANNEL as CHANNEL};
 
 /// "Match `match_id` is now at version `seq`."
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,30 +46,76 @@ pub struct Change {
     pub seq: i64,
 }
 
+type Rooms = Arc<Mutex<HashMap<String, watch::Sender<i64>>>>;
+
 /// The fan-out of one instance.
+#[derive(Default)]
 pub struct Hub {
-    tx: broadcast::Sender<Change>,
+    rooms: Rooms,
     shared: AtomicBool,
 }
 
-impl Default for Hub {
-    fn default() -> Self {
-        Hub::new()
+/// A stream's place in its match's room: [`Room::changed`] resolves when a write is announced.
+/// Leaving (drop) closes the room when it was the last one in it.
+pub struct Room {
+    rooms: Rooms,
+    match_id: String,
+    rx: Option<watch::Receiver<i64>>,
+}
+
+impl Room {
+    /// The highest seq announced since the room opened (0: none yet).
+    pub fn seq(&self) -> i64 {
+        *self.rx.as_ref().expect("present until drop").borrow()
+    }
+
+    /// Waits for an announcement not yet seen and returns the highest seq announced.
+    pub async fn changed(&mut self) -> i64 {
+        let rx = self.rx.as_mut().expect("present until drop");
+        // The sender lives in the map for as long as a receiver does: `changed` cannot fail.
+        if rx.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+        *rx.borrow_and_update()
+    }
+}
+
+impl Drop for Room {
+    fn drop(&mut self) {
+        let mut rooms = self.rooms.lock().unwrap_or_else(|p| p.into_inner());
+        drop(self.rx.take());
+        if rooms
+            .get(&self.match_id)
+            .is_some_and(|tx| tx.receiver_count() == 0)
+        {
+            rooms.remove(&self.match_id);
+        }
     }
 }
 
 impl Hub {
     /// A hub for this process only (no cross-instance announcements yet).
     pub fn new() -> Hub {
-        Hub {
-            tx: broadcast::channel(CAPACITY).0,
-            shared: AtomicBool::new(false),
+        Hub::default()
+    }
+
+    /// Enters the room of `match_id`: its later announcements wake the returned [`Room`].
+    pub fn watch(&self, match_id: &str) -> Room {
+        let mut rooms = self.rooms.lock().unwrap_or_else(|p| p.into_inner());
+        let rx = rooms
+            .entry(match_id.to_string())
+            .or_insert_with(|| watch::channel(0).0)
+            .subscribe();
+        Room {
+            rooms: self.rooms.clone(),
+            match_id: match_id.to_string(),
+            rx: Some(rx),
         }
     }
 
-    /// Follows the announcements of every match (filter by id).
-    pub fn subscribe(&self) -> broadcast::Receiver<Change> {
-        self.tx.subscribe()
+    /// Matches followed now (rooms open).
+    pub fn rooms(&self) -> usize {
+        self.rooms.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 
     /// Whether announcements reach other instances (PostgreSQL `LISTEN/NOTIFY`).
@@ -67,24 +126,21 @@ impl Hub {
     /// Announces a committed write to this process's streams. The other instances hear of it
     /// from the database (see the module documentation).
     pub fn published(&self, match_id: &str, seq: i64) {
-        let _ = self.tx.send(Change {
-            match_id: match_id.to_string(),
-            seq,
-        });
+        announce(&self.rooms, match_id, seq);
     }
 
-    /// Joins the other instances on the PostgreSQL database at `url`: re-broadcasts here the
-    /// writes every instance announces there (this one's too, harmlessly). The listener
-    /// reconnects by itself after a lost connection.
-    pub fn share_over_postgres(&self, url: &str) {
+    /// Joins the other instances on the PostgreSQL database at `url`: announces here the writes
+    /// every instance announces there (this one's too, harmlessly). The listener reconnects by
+    /// itself after a lost connection, then reads from `store` what it may have missed.
+    pub fn share_over_postgres(&self, url: &str, store: Store) {
         if self.shared.swap(true, Ordering::Relaxed) {
             return; // already shared
         }
-        let tx = self.tx.clone();
+        let rooms = self.rooms.clone();
         let url = url.to_string();
         tokio::spawn(async move {
             loop {
-                if let Err(e) = listen(&url, &tx).await {
+                if let Err(e) = listen(&url, &rooms, &store).await {
                     tracing::warn!(error = %e, "LISTEN {CHANNEL} failed; retrying in 1 s");
                 }
                 tokio::time::sleep(Duration::from_secs(1)).await;
@@ -93,13 +149,50 @@ impl Hub {
     }
 }
 
-async fn listen(url: &str, tx: &broadcast::Sender<Change>) -> Result<(), sqlx::Error> {
+/// Raises the room of `match_id` to `seq` (if anyone follows it and `seq` is news).
+fn announce(rooms: &Mutex<HashMap<String, watch::Sender<i64>>>, match_id: &str, seq: i64) {
+    let rooms = rooms.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(tx) = rooms.get(match_id) {
+        tx.send_if_modified(|v| {
+            let news = seq > *v;
+            if news {
+                *v = seq;
+            }
+            news
+        });
+    }
+}
+
+async fn listen(url: &str, rooms: &Rooms, store: &Store) -> Result<(), sqlx::Error> {
     let mut listener = PgListener::connect(url).await?;
     listener.listen(CHANNEL).await?;
+    // Listening from here on: what was announced before is read from the database. `try_recv`
+    // answers `None` once the connection was lost and is listening again (unlike `recv`, which
+    // reconnects silently): what was announced meanwhile is read again.
     loop {
-        let n = listener.recv().await?;
-        for change in parse_announcement(n.payload()) {
-            let _ = tx.send(change);
+        catch_up(rooms, store).await;
+        while let Some(n) = listener.try_recv().await? {
+            for change in parse_announcement(n.payload()) {
+                announce(rooms, &change.match_id, change.seq);
+            }
+        }
+        tracing::warn!("LISTEN {CHANNEL}: connection lost; reconnecting");
+    }
+}
+
+/// Announces the version of every followed match, read from the database (after the listener was
+/// deaf for a while).
+async fn catch_up(rooms: &Rooms, store: &Store) {
+    let ids: Vec<String> = rooms
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .keys()
+        .cloned()
+        .collect();
+    for id in ids {
+        match store.version(&id).await {
+            Ok(seq) => announce(rooms, &id, seq),
+            Err(e) => tracing::warn!(error = %e, "reading a followed match's version failed"),
         }
     }
 }
@@ -129,5 +222,30 @@ mod tests {
         });
         assert_eq!(got, want);
         assert_eq!(parse_announcement("").count(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_write_wakes_its_own_match_only_and_the_last_to_leave_closes_the_room() {
+        let hub = Hub::new();
+        let mut a1 = hub.watch("a");
+        let mut a2 = hub.watch("a");
+        let mut b = hub.watch("b");
+        assert_eq!(hub.rooms(), 2);
+        hub.published("a", 3);
+        hub.published("a", 2); // late and older: no news
+        hub.published("zz", 9); // nobody follows zz: no room made
+        assert_eq!(hub.rooms(), 2);
+        assert_eq!(a1.changed().await, 3);
+        assert_eq!(a2.changed().await, 3);
+        let quiet = tokio::time::timeout(Duration::from_millis(50), b.changed()).await;
+        assert!(quiet.is_err(), "b heard a write of a");
+        let quiet = tokio::time::timeout(Duration::from_millis(50), a1.changed()).await;
+        assert!(quiet.is_err(), "an older seq woke a");
+        drop(a1);
+        assert_eq!(hub.rooms(), 2);
+        drop(a2);
+        assert_eq!(hub.rooms(), 1);
+        drop(b);
+        assert_eq!(hub.rooms(), 0);
     }
 }

@@ -8,6 +8,7 @@ use utoipa::IntoParams;
 use super::{bearer, from_value, json_with_etag, normalize_integers};
 use crate::{
     error::{ApiError, Problem},
+    limits::Gate,
     matches::{
         views::{CreateMatch, Created, MatchPage, MatchStatus, MatchView},
         Matches,
@@ -27,14 +28,18 @@ use crate::{
         (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game`, `bad_player_count` or `invalid_config`", body = Problem, content_type = "application/problem+json",
          example = json!({"type": "urn:clubroom:problem:unknown_game", "title": "Illegal action", "status": 422, "detail": "no game 'chess' is implemented here; GET /v1/games lists the games", "code": "unknown_game"})),
+        (status = 429, description = "`too_many_creates`: this client created too many players, tournaments or matches without a token lately; nothing was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds until the next create is allowed"))),
         (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
     )
 )]
 #[post("/v1/matches")]
 pub async fn create_match(
     svc: web::Data<Matches>,
+    gate: web::Data<Gate>,
+    http: HttpRequest,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
+    gate.check_create(&http)?;
     let mut body = body.into_inner();
     normalize_integers(&mut body);
     let req: CreateMatch = from_value(body)?;

@@ -6,7 +6,9 @@
 //! `Last-Event-ID` and gets exactly the events it missed.
 
 use std::{
-    sync::atomic::{AtomicUsize, Ordering},
+    collections::{HashMap, VecDeque},
+    net::IpAddr,
+    sync::{Arc, Mutex},
     time::Duration,
 };
 
@@ -17,31 +19,23 @@ use actix_web::{
     HttpRequest, HttpResponse,
 };
 use serde::Deserialize;
-use tokio::sync::{broadcast::error::RecvError, mpsc};
+use tokio::sync::{mpsc, oneshot};
 use utoipa::IntoParams;
 
 use super::bearer;
 use crate::{
     error::{ApiError, Problem},
-    matches::{live::Change, views::EventView, Matches},
-    store::Backend,
+    limits::{too_many, Gate, Quotas, STREAM_RETRY_AFTER_SECS},
+    matches::{live::Room, Matches},
 };
 
-/// Streams open at once in this process; more are answered 503.
-const MAX_STREAMS: usize = 4096;
 /// A stream ends after this long; the client reconnects with `Last-Event-ID` and loses nothing.
 const MAX_LIFETIME: Duration = Duration::from_secs(30 * 60);
-/// A comment line this often keeps proxies and phones from closing an idle stream.
+/// A comment line this often keeps proxies and phones from closing an idle stream. It is the one
+/// timer of an idle stream (the lifetime is checked when it fires): nothing polls the database.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
-/// How often a stream asks the database for the match's version, for writes announced by no one
-/// it hears: another process on the same SQLite file (on PostgreSQL, NOTIFY tells it at once;
-/// the poll is only a safety net there).
-const POLL_SQLITE: Duration = Duration::from_secs(1);
-const POLL_POSTGRES: Duration = Duration::from_secs(10);
 /// Log page size while catching up.
 const PAGE: i64 = 1000;
-
-static OPEN: AtomicUsize = AtomicUsize::new(0);
 
 /// Where the stream starts, and how it ends.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -127,25 +121,252 @@ fn message(kind: &str, id: i64, data: &str) -> Bytes {
     Bytes::from(format!("id: {id}\nevent: {kind}\ndata: {data}\n\n"))
 }
 
-/// Counts an open stream for as long as it lives.
-struct Slot;
+/// The open streams of a server: their caps (see [`Quotas`]), what each viewer was last sent,
+/// and the way to end them all at once when the server stops.
+pub struct Streams {
+    max_total: usize,
+    max_per_client: usize,
+    max_public_per_match: usize,
+    max_per_token: usize,
+    state: Mutex<Registry>,
+}
 
-impl Slot {
-    fn take() -> Option<Slot> {
-        let n = OPEN.fetch_add(1, Ordering::SeqCst);
-        if n >= MAX_STREAMS {
-            OPEN.fetch_sub(1, Ordering::SeqCst);
-            None
-        } else {
-            Some(Slot)
+#[derive(Default)]
+struct Registry {
+    /// Streams counted (every stream in `viewers`).
+    open: usize,
+    /// The server is stopping: no new stream.
+    closing: bool,
+    next_id: u64,
+    per_client: HashMap<IpAddr, usize>,
+    viewers: HashMap<Viewer, Watchers>,
+}
+
+/// Who a stream shows the match to: every stream of one match with one token (or none) is sent
+/// the same bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Viewer {
+    match_id: String,
+    token: Option<String>,
+}
+
+/// The streams of one viewer, oldest first, and what they were last sent.
+struct Watchers {
+    feed: Arc<Feed>,
+    held: VecDeque<Held>,
+}
+
+/// One counted stream. Dropping `end` ends it (evicted, or the server is stopping).
+struct Held {
+    id: u64,
+    client: IpAddr,
+    _end: oneshot::Sender<()>,
+}
+
+/// A stream's claim on its place in the registry, released when the stream ends.
+struct Slot {
+    streams: Arc<Streams>,
+    viewer: Viewer,
+    id: u64,
+}
+
+impl Streams {
+    /// The streams of a server with these quotas.
+    pub fn new(q: &Quotas) -> Streams {
+        Streams {
+            max_total: q.max_streams,
+            max_per_client: q.max_streams_per_client,
+            max_public_per_match: q.max_public_streams_per_match,
+            max_per_token: q.max_streams_per_token.max(1),
+            state: Mutex::default(),
+        }
+    }
+
+    fn registry(&self) -> std::sync::MutexGuard<'_, Registry> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Streams open now.
+    pub fn open(&self) -> usize {
+        self.registry().open
+    }
+
+    /// Ends every open stream now and refuses new ones (the server is stopping): each ends its
+    /// body, so its connection closes and the server's graceful stop does not wait for it.
+    pub fn close_all(&self) {
+        let mut r = self.registry();
+        r.closing = true;
+        r.open = 0;
+        r.per_client.clear();
+        r.viewers.clear(); // drops every `Held`, and so its `end`
+    }
+
+    /// Whether a new stream of `viewer` from `client` would be counted now: the answer of
+    /// [`Streams::take`] before the match is read (a flood is refused without a query).
+    fn check(&self, client: IpAddr, viewer: &Viewer) -> Result<(), ApiError> {
+        self.admit(&self.registry(), client, viewer).map(|_| ())
+    }
+
+    /// Why a new stream of `viewer` from `client` cannot be counted; else whether it ends the
+    /// oldest stream of its token.
+    fn admit(&self, r: &Registry, client: IpAddr, viewer: &Viewer) -> Result<bool, ApiError> {
+        if r.closing {
+            let mut e = ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "server_stopping",
+                "the server is stopping; connect again in a moment",
+            );
+            e.retry_after = Some(2);
+            return Err(e);
+        }
+        let held = r.viewers.get(viewer).map_or(0, |w| w.held.len());
+        // A token's newest stream ends its oldest past the cap: the newest is the phone that is
+        // there now, the oldest most likely one that went away unnoticed. Only that token's
+        // holder can do this, so it locks no one else out.
+        let evict = match viewer.token {
+            Some(_) if held >= self.max_per_token => r.viewers[viewer].held.front(),
+            _ => None,
+        };
+        let freed_here = evict.is_some_and(|h| h.client == client);
+        let open = r.open - usize::from(evict.is_some());
+        let of_client = r.per_client.get(&client).copied().unwrap_or(0) - usize::from(freed_here);
+        if open >= self.max_total {
+            let mut e = ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "busy",
+                "too many open streams on this server; try again later",
+            );
+            e.retry_after = Some(STREAM_RETRY_AFTER_SECS);
+            return Err(e);
+        }
+        if of_client >= self.max_per_client {
+            return Err(too_many(
+                "too_many_streams",
+                format!(
+                    "this client has {of_client} streams open, the most allowed; close one or \
+                     try again later"
+                ),
+                STREAM_RETRY_AFTER_SECS,
+            ));
+        }
+        if viewer.token.is_none() && held >= self.max_public_per_match {
+            return Err(too_many(
+                "too_many_streams",
+                format!(
+                    "this match has {held} streams open without a token, the most allowed; \
+                     try again later (streams with a seat's or the host's token do not count \
+                     here)"
+                ),
+                STREAM_RETRY_AFTER_SECS,
+            ));
+        }
+        Ok(evict.is_some())
+    }
+
+    /// Counts a new stream of `viewer` from `client`, or says why not.
+    fn take(
+        self: &Arc<Self>,
+        client: IpAddr,
+        viewer: Viewer,
+    ) -> Result<(Slot, Arc<Feed>, oneshot::Receiver<()>), ApiError> {
+        let mut r = self.registry();
+        let evict = self.admit(&r, client, &viewer)?;
+        if evict {
+            let old = r
+                .viewers
+                .get_mut(&viewer)
+                .and_then(|w| w.held.pop_front())
+                .expect("checked above");
+            r.release(old.client);
+        }
+        r.open += 1;
+        *r.per_client.entry(client).or_default() += 1;
+        r.next_id += 1;
+        let id = r.next_id;
+        let (end_tx, end_rx) = oneshot::channel();
+        let w = r.viewers.entry(viewer.clone()).or_insert_with(|| Watchers {
+            feed: Arc::default(),
+            held: VecDeque::new(),
+        });
+        w.held.push_back(Held {
+            id,
+            client,
+            _end: end_tx,
+        });
+        let feed = w.feed.clone();
+        let slot = Slot {
+            streams: self.clone(),
+            viewer,
+            id,
+        };
+        Ok((slot, feed, end_rx))
+    }
+}
+
+impl Registry {
+    /// Uncounts one stream of `client`.
+    fn release(&mut self, client: IpAddr) {
+        self.open -= 1;
+        if let Some(n) = self.per_client.get_mut(&client) {
+            *n -= 1;
+            if *n == 0 {
+                self.per_client.remove(&client);
+            }
         }
     }
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        OPEN.fetch_sub(1, Ordering::SeqCst);
+        let mut r = self.streams.registry();
+        let Some(w) = r.viewers.get_mut(&self.viewer) else {
+            return; // already released (the server is stopping)
+        };
+        let Some(at) = w.held.iter().position(|h| h.id == self.id) else {
+            return; // already released (evicted)
+        };
+        let held = w.held.remove(at).expect("found");
+        if w.held.is_empty() {
+            r.viewers.remove(&self.viewer);
+        }
+        r.release(held.client);
     }
+}
+
+/// What one viewer's streams were last sent, rendered once for all of them: after a write, the
+/// first of them to wake reads the new events and the view, the others send the same bytes.
+#[derive(Default)]
+struct Feed {
+    last: tokio::sync::Mutex<Memo>,
+}
+
+/// The last rendering of a feed, or its last failure.
+#[derive(Default)]
+struct Memo {
+    rendered: Option<Arc<Rendered>>,
+    failed: Option<Failed>,
+}
+
+/// A reading that failed (the database unavailable...): the streams that waited for it end with
+/// the same error, rather than each trying again in turn behind the lock (a thousand streams times
+/// a 3 s connection timeout). Their clients reconnect and try again.
+struct Failed {
+    from: i64,
+    wanted: i64,
+    at: tokio::time::Instant,
+    error: ApiError,
+}
+
+/// How long a failed reading answers the streams that ask for the same one.
+const FAILURE_SHARED_FOR: Duration = Duration::from_secs(1);
+
+/// The messages that take a client from seq `from` to seq `to`.
+struct Rendered {
+    from: i64,
+    to: i64,
+    bytes: Bytes,
+    /// Ends with the view at `to` (else: only events, more to read).
+    complete: bool,
 }
 
 /// The match live, as Server-Sent Events (`text/event-stream`).
@@ -159,9 +380,13 @@ impl Drop for Slot {
 ///
 /// Without `Last-Event-ID` the stream starts with the view (no past events); with it, the events
 /// after that seq come first. Lines starting with `:` are keep-alive comments (every 15 s). A
-/// stream ends after 30 minutes (`retry:` tells the client when to come back); an `EventSource`
-/// then reconnects with `Last-Event-ID` and misses nothing. The token is the usual
-/// `Authorization: Bearer`, or `?token=` for `EventSource`, which cannot set headers.
+/// stream ends after 30 minutes, or when the server stops (`retry:` tells the client when to come
+/// back); an `EventSource` then reconnects with `Last-Event-ID` and misses nothing. The token is
+/// the usual `Authorization: Bearer`, or `?token=` for `EventSource`, which cannot set headers.
+///
+/// Streams are capped per client (IP address), tokenless ones per match, and per token (a
+/// token's newest stream ends its oldest past the cap): over a cap, 429 `too_many_streams` with
+/// `Retry-After`.
 #[utoipa::path(
     tag = "matches",
     params(
@@ -175,13 +400,16 @@ impl Drop for Slot {
         (status = 400, description = "Bad `Last-Event-ID` or query", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "A token not valid for this match", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Too many open streams", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_streams`: this client holds as many streams as it may, or this match as many tokenless ones", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        (status = 503, description = "`busy`: too many open streams on this server; `server_stopping`: the server is restarting; `storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
     ),
     security((), ("bearer" = []))
 )]
 #[get("/v1/matches/{id}/stream")]
 pub async fn stream(
     svc: web::Data<Matches>,
+    streams: web::Data<Streams>,
+    gate: web::Data<Gate>,
     id: web::Path<String>,
     q: web::Query<StreamQuery>,
     req: HttpRequest,
@@ -213,29 +441,32 @@ pub async fn stream(
         Some(a) => Some(a),
         None => q.last_event_id,
     };
-    // Refusals (404, 401) before the stream starts; subscribe first so that nothing committed
-    // after this view is missed.
-    let changes = svc.live().subscribe();
+    let id = id.into_inner();
+    let viewer = Viewer {
+        match_id: id.clone(),
+        token: token.clone(),
+    };
+    let client = gate.client(&req);
+    // Over a cap: refused before the match is read. Then the match's refusals (404, 401), then
+    // the stream is counted (the caps again: other streams may have come meanwhile).
+    streams.check(client, &viewer)?;
     let view = svc.view(&id, token.as_deref()).await?;
-    let slot = Slot::take().ok_or_else(|| {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "busy",
-            "too many open streams; try again later",
-        )
-    })?;
+    let (slot, feed, end) = streams.into_inner().take(client, viewer)?;
+    // In the room before the first read of the log: nothing committed after that read is missed.
+    let room = svc.live().watch(&id);
     let (tx, rx) = mpsc::channel::<Bytes>(16);
     let follower = Follower {
         svc: svc.into_inner(),
-        id: id.into_inner(),
+        id,
         token,
         cursor: after.map_or(view.seq, |a| a.min(view.seq)),
         once: q.once.unwrap_or(false),
+        feed,
         tx,
     };
     actix_web::rt::spawn(async move {
         let _slot = slot;
-        follower.run(changes).await;
+        follower.run(room, end).await;
     });
     let body = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv()
@@ -251,12 +482,13 @@ pub async fn stream(
 
 /// One open stream.
 struct Follower {
-    svc: std::sync::Arc<Matches>,
+    svc: Arc<Matches>,
     id: String,
     token: Option<String>,
     /// The client holds every event up to this seq.
     cursor: i64,
     once: bool,
+    feed: Arc<Feed>,
     tx: mpsc::Sender<Bytes>,
 }
 
@@ -272,49 +504,104 @@ impl Follower {
     }
 
     /// Sends the events after the cursor, then the view; again while the view is ahead of the
-    /// events sent (a write landed in between).
-    async fn catch_up(&mut self) -> Result<(), Stop> {
+    /// events sent (a write landed in between). `wanted`: a seq the client must reach (one
+    /// announced), so that bytes rendered for this viewer before it are not enough.
+    async fn catch_up(&mut self, wanted: i64) -> Result<(), Stop> {
         // Each round sends what the log holds; another round only when writes keep landing.
         for _ in 0..64 {
-            loop {
-                let page = self
-                    .svc
-                    .events(&self.id, self.token.as_deref(), self.cursor, PAGE)
-                    .await
-                    .map_err(Stop::Failed)?;
-                for ev in &page.events {
-                    self.send_event(ev).await?;
-                }
-                if page.next_after.is_none() {
-                    break;
-                }
+            let r = self.render(wanted).await?;
+            if !r.bytes.is_empty() {
+                self.send(r.bytes.clone()).await?;
             }
-            let view = self
-                .svc
-                .view(&self.id, self.token.as_deref())
-                .await
-                .map_err(Stop::Failed)?;
-            if view.seq > self.cursor {
-                continue;
+            self.cursor = r.to;
+            if r.complete {
+                return Ok(());
             }
-            let data =
-                serde_json::to_string(&view).map_err(|e| Stop::Failed(ApiError::internal(&e)))?;
-            return self.send(message("match", self.cursor, &data)).await;
         }
-        // The match moves faster than this stream reads it: the next announcement or poll
-        // brings the rest.
+        // The match moves faster than this stream reads it: the next announcement brings the
+        // rest.
         Ok(())
     }
 
-    async fn send_event(&mut self, ev: &EventView) -> Result<(), Stop> {
-        let data = serde_json::to_string(ev).map_err(|e| Stop::Failed(ApiError::internal(&e)))?;
-        self.send(message("event", ev.seq, &data)).await?;
-        self.cursor = ev.seq;
-        Ok(())
+    /// The messages from the cursor on: those another stream of this viewer just rendered from
+    /// the same cursor, when they reach `wanted`; else read now (and kept for the others).
+    async fn render(&self, wanted: i64) -> Result<Arc<Rendered>, Stop> {
+        let mut memo = self.feed.last.lock().await;
+        if let Some(r) = &memo.rendered {
+            // The log only grows and a view at a seq never changes: what took a client from
+            // `from` to `to` takes this one there too.
+            let reaches = if r.complete {
+                r.to >= wanted
+            } else {
+                r.to > r.from
+            };
+            if r.from == self.cursor && reaches {
+                return Ok(r.clone());
+            }
+        }
+        if let Some(f) = &memo.failed {
+            if f.from == self.cursor && f.wanted >= wanted && f.at.elapsed() < FAILURE_SHARED_FOR {
+                return Err(Stop::Failed(f.error.clone()));
+            }
+        }
+        match self.read().await {
+            Ok(r) => {
+                let r = Arc::new(r);
+                memo.rendered = Some(r.clone());
+                memo.failed = None;
+                Ok(r)
+            }
+            Err(error) => {
+                memo.failed = Some(Failed {
+                    from: self.cursor,
+                    wanted,
+                    at: tokio::time::Instant::now(),
+                    error: error.clone(),
+                });
+                Err(Stop::Failed(error))
+            }
+        }
     }
 
-    async fn run(mut self, mut changes: tokio::sync::broadcast::Receiver<Change>) {
-        let r = self.follow(&mut changes).await;
+    /// Reads the events after the cursor (a page at most) and, when that was all of them, the
+    /// view, as this stream's viewer sees them.
+    async fn read(&self) -> Result<Rendered, ApiError> {
+        let page = self
+            .svc
+            .events(&self.id, self.token.as_deref(), self.cursor, PAGE)
+            .await?;
+        let mut out = Vec::new();
+        let mut to = self.cursor;
+        for ev in &page.events {
+            let data = serde_json::to_string(ev).map_err(|e| ApiError::internal(&e))?;
+            out.extend_from_slice(&message("event", ev.seq, &data));
+            to = ev.seq;
+        }
+        let mut complete = false;
+        if page.next_after.is_none() {
+            let view = self.svc.view(&self.id, self.token.as_deref()).await?;
+            if view.seq <= to {
+                let data = serde_json::to_string(&view).map_err(|e| ApiError::internal(&e))?;
+                out.extend_from_slice(&message("match", to, &data));
+                complete = true;
+            }
+        }
+        Ok(Rendered {
+            from: self.cursor,
+            to,
+            bytes: Bytes::from(out),
+            complete,
+        })
+    }
+
+    /// Follows the match until the client leaves, the stream's time is up, or `end` (evicted,
+    /// or the server is stopping): then the body ends at once, whatever the stream was doing.
+    async fn run(mut self, mut room: Room, end: oneshot::Receiver<()>) {
+        let r = tokio::select! {
+            biased;
+            _ = end => Ok(()),
+            r = self.follow(&mut room) => r,
+        };
         if let Err(Stop::Failed(e)) = r {
             let data = serde_json::json!({"code": e.code, "detail": e.detail}).to_string();
             let _ = self
@@ -323,41 +610,31 @@ impl Follower {
         }
     }
 
-    async fn follow(
-        &mut self,
-        changes: &mut tokio::sync::broadcast::Receiver<Change>,
-    ) -> Result<(), Stop> {
+    async fn follow(&mut self, room: &mut Room) -> Result<(), Stop> {
         self.send(Bytes::from_static(b"retry: 2000\n\n")).await?;
-        self.catch_up().await?;
+        // Boxed, here and below: the catch-up's database futures are large, and an idle stream
+        // should not carry their room in its own future.
+        Box::pin(self.catch_up(room.seq())).await?;
         if self.once {
             return Ok(());
         }
-        let poll_every = match self.svc.store().backend() {
-            Backend::Sqlite => POLL_SQLITE,
-            Backend::Postgres => POLL_POSTGRES,
-        };
-        let start = tokio::time::Instant::now();
-        let mut poll = tokio::time::interval_at(start + poll_every, poll_every);
-        let mut keep_alive = tokio::time::interval_at(start + KEEP_ALIVE, KEEP_ALIVE);
-        let end = tokio::time::sleep(MAX_LIFETIME);
-        tokio::pin!(end);
+        let end = tokio::time::Instant::now() + MAX_LIFETIME;
+        let beat = tokio::time::sleep(KEEP_ALIVE);
+        tokio::pin!(beat);
         loop {
             tokio::select! {
-                change = changes.recv() => match change {
-                    Ok(c) if c.match_id == self.id && c.seq > self.cursor => self.catch_up().await?,
-                    Ok(_) => {}
-                    Err(RecvError::Lagged(_)) => self.catch_up().await?,
-                    Err(RecvError::Closed) => return Ok(()),
+                seq = room.changed() => if seq > self.cursor {
+                    Box::pin(self.catch_up(seq)).await?;
                 },
-                _ = poll.tick() => {
-                    let v = self.svc.store().version(&self.id).await.map_err(|e| Stop::Failed(e.into()))?;
-                    if v > self.cursor {
-                        self.catch_up().await?;
+                _ = &mut beat => {
+                    let now = tokio::time::Instant::now();
+                    if now >= end {
+                        return Ok(());
                     }
+                    self.send(Bytes::from_static(b": keep-alive\n\n")).await?;
+                    beat.as_mut().reset(now + KEEP_ALIVE);
                 }
-                _ = keep_alive.tick() => self.send(Bytes::from_static(b": keep-alive\n\n")).await?,
                 _ = self.tx.closed() => return Err(Stop::Gone),
-                _ = &mut end => return Ok(()),
             }
         }
     }

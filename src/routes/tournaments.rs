@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::{bearer, from_value, normalize_integers};
 use crate::{
     error::{ApiError, Problem},
+    limits::Gate,
     matches::Matches,
     tournaments::{
         export,
@@ -58,14 +59,18 @@ fn json_etag<T: serde::Serialize>(req: &HttpRequest, v: &T) -> Result<HttpRespon
         (status = 400, description = "Malformed body, blank or too long name", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_creates`: this client created too many players, tournaments or matches without a token lately; nothing was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds until the next create is allowed"))),
         (status = 503, description = "`storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
     )
 )]
 #[post("/v1/players")]
 pub async fn create_player(
     svc: web::Data<Matches>,
+    gate: web::Data<Gate>,
+    http: HttpRequest,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
+    gate.check_create(&http)?;
     let req: CreatePlayer = from_value(body.into_inner())?;
     let p = svc.create_player(req).await?;
     Ok(HttpResponse::Created()
@@ -103,14 +108,18 @@ pub async fn get_player(
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`unknown_game`, `invalid_config`, `invalid_table_size`, `invalid_rounds`, `invalid_entrants`, `unknown_player`, `duplicate_player`, `duplicate_not_dealt`, `duplicate_needs_service_dealing`, `duplicate_needs_two_tables`", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`too_many_creates`: this client created too many players, tournaments or matches without a token lately; nothing was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds until the next create is allowed"))),
         (status = 503, description = "`storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
     )
 )]
 #[post("/v1/tournaments")]
 pub async fn create_tournament(
     svc: web::Data<Matches>,
+    gate: web::Data<Gate>,
+    http: HttpRequest,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
+    gate.check_create(&http)?;
     let mut body = body.into_inner();
     normalize_integers(&mut body);
     let req: CreateTournament = from_value(body)?;
