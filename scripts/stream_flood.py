@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import resource
 import signal
 import socket
@@ -101,12 +102,16 @@ class Http:
             self.w.close()
 
 
+MATCH_MESSAGE = re.compile(rb"id: (\d+)\nevent: match\n")
+
+
 class Stream(asyncio.Protocol):
-    """An open stream: keeps the status and the last bytes read."""
+    """An open stream: keeps the status and the seq of the last view received."""
 
     def __init__(self):
         self.status = None
         self.tail = b""
+        self.seq = -1
         self.opened = asyncio.get_running_loop().create_future()
         self.closed = asyncio.get_running_loop().create_future()
 
@@ -114,9 +119,13 @@ class Stream(asyncio.Protocol):
         self.transport = transport
 
     def data_received(self, data):
-        self.tail = (self.tail + data)[-8192:]
-        if self.status is None and b"\r\n" in self.tail:
-            self.status = int(self.tail.split(b" ", 2)[1])
+        seen = self.tail + data
+        for m in MATCH_MESSAGE.finditer(seen):
+            self.seq = max(self.seq, int(m.group(1)))
+        # Enough to find a message header cut in two by the next read.
+        self.tail = seen[-64:]
+        if self.status is None and b"\r\n" in seen:
+            self.status = int(seen.split(b" ", 2)[1])
             if not self.opened.done():
                 self.opened.set_result(self.status)
 
@@ -127,7 +136,7 @@ class Stream(asyncio.Protocol):
             self.closed.set_result(time.monotonic())
 
     def holds(self, seq):
-        return f"id: {seq}\nevent: match".encode() in self.tail
+        return self.seq >= seq
 
 
 async def open_stream(port, local, match_id, token=None):
@@ -175,13 +184,23 @@ def pct(xs, p):
 async def run_once(args, run):
     proc, port = start_server(args.bin, args.workdir, dict(
         CLUBROOM_MAX_PUBLIC_STREAMS_PER_MATCH=str(args.watchers)))
+    try:
+        await measure(args, run, proc, port)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+async def measure(args, run, proc, port):
     pid = proc.pid
     http = Http(port)
     watched, host = await create_match(http)
     others = [(await create_match(http))[0] for _ in range(args.matches)]
-    # Warm up: a stream opened and closed, a write, so that lazily made state is not counted.
-    s = await open_stream(port, "127.0.0.1", others[0])
-    s.transport.close()
+    # Warm up: a stream (one that ends by itself) and a write, so that lazily made state is not
+    # counted.
+    s = await open_stream(port, "127.0.0.1", f"{others[0]}?once=true")
+    await asyncio.wait_for(s.closed, 10)
     await http.call("POST", f"/v1/matches/{watched}/actions",
                     {"seat": None, "action": {"type": "tally", "points": [80, 80]}}, host)
     await asyncio.sleep(1)
