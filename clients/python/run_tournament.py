@@ -92,7 +92,8 @@ def play_out(base: str, public: Client, tokens: Any, rng: random.Random) -> Matc
     host = AuthenticatedClient(base_url=base, token=tokens.host_token)
     seats = [AuthenticatedClient(base_url=base, token=t) for t in tokens.seat_tokens]
     for _ in range(500):
-        v = ok(get_match.sync_detailed(tokens.match_id, client=public), 200, "GET match")
+        # The host's view: a duplicate table is not public while its round is played.
+        v = ok(get_match.sync_detailed(tokens.match_id, client=host), 200, "GET match")
         check(isinstance(v, MatchView), "the match view parses")
         if v.status == MatchStatus.FINISHED:
             return v
@@ -160,6 +161,9 @@ def main() -> None:
             v = ok(get_match.sync_detailed(t.match_id, client=seat), 200, "a seat's view")
             hands.append(v.you.to_dict()["hand"])
         check(len(hands[0]) == 11 and hands[0] == hands[1], f"seat {s} holds the same hand at both tables")
+    hidden = get_match.sync_detailed(r1.tokens[0].match_id, client=public)
+    check(hidden.status_code == 403 and hidden.parsed.code == "round_in_play",
+          f"a duplicate table is not public while its round is played: {hidden.content[:200]}")
     finals = [play_out(base, public, t, rng) for t in r1.tokens]
     check(all(f.scores.finished for f in finals), "both matches finished")
 
@@ -180,13 +184,17 @@ def main() -> None:
 
     r2 = ok(pair_round.sync_detailed(tid, client=org), 201, "pair round 2")
     check(r2.round_ == 2, "round 2 paired")
-    # The quick log: one game a seat from -80 to 200; a refused entry first.
+    # The quick log: one game a seat from -80 to 200; a refused entry first. Round 2's matches
+    # are still being played: an entry closes its match only when it says so.
+    live = enter_result.sync_detailed(tid, 2, 1, client=org, body=EnterResult(deals=[[150, 12, -20]]))
+    check(live.status_code == 409 and live.parsed.code == "match_in_progress", f"an entry for a table still playing is refused: {live.content[:200]}")
     bad = enter_result.sync_detailed(tid, 2, 1, client=org, body=EnterResult(deals=[[201, 0, 0]]))
     check(bad.status_code == 422 and bad.parsed.code == "result_impossible", f"an impossible P.M. game is refused: {bad.content[:200]}")
     twice = enter_result.sync_detailed(tid, 2, 1, client=org, body=EnterResult(deals=[[50, 0, 0], [0, 0, 0]]))
     check(twice.status_code == 422 and twice.parsed.code == "result_impossible", "two games in a one-game rubber are refused")
     for table, deals in ((1, [[150, 12, -20]]), (2, [[30, 12, 200]])):
-        tv = ok(enter_result.sync_detailed(tid, 2, table, client=org, body=EnterResult(deals=deals)), 200, f"enter table {table}")
+        body = EnterResult(deals=deals, abandon_match=True)
+        tv = ok(enter_result.sync_detailed(tid, 2, table, client=org, body=body), 200, f"enter table {table}")
         check(isinstance(tv, TableView) and tv.result.totals == deals[0], f"table {table}'s totals")
 
     st = ok(standings.sync_detailed(tid, client=public), 200, "standings")
