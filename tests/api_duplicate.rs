@@ -72,39 +72,6 @@ async fn duplicate_round(
     (id, org, r.body, tables)
 }
 
-/// Plays `m` with pseudo-random legal actions, each seat through its own token: `steps`
-/// actions, or to its end when `steps` is None. The host's view at the end.
-async fn play(app: &TestApp, m: &Match, mut rng: u64, steps: Option<usize>) -> Value {
-    for _ in 0..steps.unwrap_or(20_000) {
-        let v = app.view(m, Some(&m.host)).await;
-        if v["status"] == "finished" {
-            return v;
-        }
-        let (seat, token) = if v["table_to_act"] == json!(true) {
-            (None, m.host.clone())
-        } else {
-            let s = v["to_act"][0].as_u64().unwrap() as usize;
-            (Some(s), m.seats[s].clone())
-        };
-        let path = match seat {
-            Some(s) => format!("/v1/matches/{}/legal?seat={s}", m.id),
-            None => format!("/v1/matches/{}/legal", m.id),
-        };
-        let legal = app.get(&path, Some(&token)).await;
-        assert_eq!(legal.status, StatusCode::OK, "{}", legal.text);
-        let actions = legal.body["actions"].as_array().unwrap();
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let action = actions[(rng % actions.len() as u64) as usize].clone();
-        let r = app.act(m, &token, seat, action).await;
-        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
-    }
-    let v = app.view(m, Some(&m.host)).await;
-    assert!(steps.is_some(), "the match did not end: {v}");
-    v
-}
-
 /// The messages of a stream opened with `?once=true&last_event_id=0`: (status, data of each
 /// `event: event` message).
 async fn stream_events(app: &TestApp, m: &Match, token: Option<&str>) -> (StatusCode, Vec<Value>) {
@@ -199,9 +166,9 @@ async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize
         let d = app.act(m, &m.host, None, json!({"type": "deal"})).await;
         assert_eq!(d.status, StatusCode::CREATED, "{}", d.text);
     }
-    let done = play(&app, t1, 0x9e37_79b9_7f4a_7c15, None).await;
+    let done = app.play(t1, 0x9e37_79b9_7f4a_7c15, None).await;
     assert_eq!(done["status"], "finished");
-    play(&app, t2, 0x2545_f491_4f6c_dd1d, Some(steps)).await;
+    app.play(t2, 0x2545_f491_4f6c_dd1d, Some(steps)).await;
     assert_eq!(app.view(t2, Some(&t2.host)).await["status"], "in_progress");
 
     // The organiser sees table 1's result (and its match): it is the director.
@@ -305,7 +272,7 @@ async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize
         .contains("in play at the round's other tables"));
 
     // Table 2 finishes: the round is complete, and everything can be checked.
-    play(&app, t2, 0x2545_f491_4f6c_dd1d, None).await;
+    app.play(t2, 0x2545_f491_4f6c_dd1d, None).await;
     let public = app.get(&format!("/v1/tournaments/{tid}"), None).await;
     let r1 = &public.body["rounds"][0];
     assert_eq!(r1["complete"], true, "{}", public.text);
@@ -502,7 +469,7 @@ async fn a_finished_duplicate_table_cannot_be_reopened_by_undo() {
             assert_eq!(app.undo(m, &m.host).await.status, StatusCode::CREATED);
         }
     }
-    let end = play(&app, &tables[0], 7, None).await;
+    let end = app.play(&tables[0], 7, None).await;
     let seq = end["seq"].clone();
     // Table 1 is finished, table 2 plays on: no reopening (its result may complete the round).
     let undo = app.undo(&tables[0], &tables[0].host).await;
@@ -513,7 +480,7 @@ async fn a_finished_duplicate_table_cannot_be_reopened_by_undo() {
         undo.text
     );
     assert_eq!(undo.code(), "round_closed");
-    play(&app, &tables[1], 11, None).await;
+    app.play(&tables[1], 11, None).await;
     let public = app.get(&format!("/v1/tournaments/{tid}"), None).await;
     assert!(public.body["rounds"][0]["secret"].is_string());
     // The secret is out: still no reopening.

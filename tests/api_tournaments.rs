@@ -53,38 +53,6 @@ fn round_matches(round: &Value) -> Vec<Match> {
         .collect()
 }
 
-/// Plays `m` to its end with pseudo-random legal actions, each seat through its own token.
-async fn play_out(app: &TestApp, m: &Match, mut rng: u64) -> Value {
-    for _ in 0..5000 {
-        // The host's view: a duplicate table is not public while its round is played.
-        let v = app.view(m, Some(&m.host)).await;
-        if v["status"] == "finished" {
-            return v;
-        }
-        let (seat, token) = if v["table_to_act"] == json!(true) {
-            (None, m.host.clone())
-        } else {
-            let s = v["to_act"][0].as_u64().unwrap() as usize;
-            (Some(s), m.seats[s].clone())
-        };
-        let path = match seat {
-            Some(s) => format!("/v1/matches/{}/legal?seat={s}", m.id),
-            None => format!("/v1/matches/{}/legal", m.id),
-        };
-        let legal = app.get(&path, Some(&token)).await;
-        assert_eq!(legal.status, StatusCode::OK, "{}", legal.text);
-        let actions = legal.body["actions"].as_array().unwrap();
-        assert!(!actions.is_empty(), "no legal action: {v}");
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let action = actions[(rng % actions.len() as u64) as usize].clone();
-        let r = app.act(m, &token, seat, action).await;
-        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
-    }
-    panic!("the match did not end");
-}
-
 #[actix_web::test]
 async fn players_register_and_a_match_seat_names_one() {
     let app = TestApp::spawn().await;
@@ -283,8 +251,8 @@ async fn a_duplicate_swiss_round_deals_the_same_cards_and_scores_by_matchpoints(
     assert_eq!(e0[0]["commitment"], e1[0]["commitment"]);
 
     // Play both tables out (different choices, the same cards).
-    let f0 = play_out(&app, &tables[0], 0x1234_5678_9abc_def1).await;
-    let f1 = play_out(&app, &tables[1], 0x0fed_cba9_8765_4321).await;
+    let f0 = app.play(&tables[0], 0x1234_5678_9abc_def1, None).await;
+    let f1 = app.play(&tables[1], 0x0fed_cba9_8765_4321, None).await;
     // The round publishes its secret once complete, and the logs their seeds.
     let log = app.events(&tables[0], None).await;
     let deal = log.iter().find(|e| e["commitment"].is_string()).unwrap();

@@ -155,6 +155,42 @@ impl TestApp {
         self.request(Method::GET, path, token, &[], None).await
     }
 
+    /// Plays `m` with pseudo-random legal actions (xorshift from `rng`), each seat through its
+    /// own token, reading the host's view (a duplicate table is not public while its round is
+    /// played): `steps` actions, or to its end when `steps` is None (panics if it never ends).
+    /// The host's view at the end.
+    pub async fn play(&self, m: &Match, mut rng: u64, steps: Option<usize>) -> Value {
+        for _ in 0..steps.unwrap_or(20_000) {
+            let v = self.view(m, Some(&m.host)).await;
+            if v["status"] == "finished" {
+                return v;
+            }
+            let (seat, token) = if v["table_to_act"] == json!(true) {
+                (None, m.host.clone())
+            } else {
+                let s = v["to_act"][0].as_u64().unwrap() as usize;
+                (Some(s), m.seats[s].clone())
+            };
+            let path = match seat {
+                Some(s) => format!("/v1/matches/{}/legal?seat={s}", m.id),
+                None => format!("/v1/matches/{}/legal", m.id),
+            };
+            let legal = self.get(&path, Some(&token)).await;
+            assert_eq!(legal.status, StatusCode::OK, "{}", legal.text);
+            let actions = legal.body["actions"].as_array().unwrap();
+            assert!(!actions.is_empty(), "no legal action: {v}");
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let action = actions[(rng % actions.len() as u64) as usize].clone();
+            let r = self.act(m, &token, seat, action).await;
+            assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        }
+        let v = self.view(m, Some(&m.host)).await;
+        assert!(steps.is_some(), "the match did not end: {v}");
+        v
+    }
+
     /// Creates a match; panics unless 201.
     pub async fn create(&self, game: &str, players: usize, dealing: &str, config: Value) -> Match {
         let names: Vec<Value> = (0..players)
