@@ -14,6 +14,7 @@ use crate::{
     limits::{Gate, Quotas},
     matches::Matches,
     routes::{self, spec::ApiDoc, stream::Streams},
+    tournaments::service::Tournaments,
 };
 
 /// What every worker of one server shares besides the match service: the edge, the per-client
@@ -90,7 +91,7 @@ pub fn build_app(
     build_app_with(svc, Shared::default())
 }
 
-/// The actix application over `svc`, every request passing through `shared.edge` (request id,
+/// The actix application over `svc` (and a tournament service over it), every request passing through `shared.edge` (request id,
 /// access log, body deadline), every answer leaving with the security headers
 /// ([`routes::page::security_headers`]).
 pub fn build_app_with(
@@ -105,10 +106,14 @@ pub fn build_app_with(
         InitError = (),
     >,
 > {
+    // The tournament service holds the worker's match service and asks it through its tables'
+    // API; it keeps nothing of its own between requests.
+    let tournaments = web::Data::new(Tournaments::new(svc.clone().into_inner()));
     let (app, mut api) = App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
         .app_data(svc)
+        .app_data(tournaments)
         .app_data(shared.gate)
         .app_data(shared.streams)
         .app_data(routes::json_config())

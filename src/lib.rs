@@ -6,6 +6,8 @@ pub mod app;
 pub mod edge;
 /// The one error type at the edge (problem+json).
 pub mod error;
+/// Ids, tokens and times: their one form for every resource.
+pub mod ids;
 /// Per-client limits: who a client is, its streams, its unauthenticated creates.
 pub mod limits;
 /// The match service: authorize, load, apply, append.

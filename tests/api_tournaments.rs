@@ -638,3 +638,70 @@ async fn two_organisers_pairing_at_once_make_one_round() {
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
     assert_eq!(unknown.code(), "tournament_not_found");
 }
+
+/// Pairing and entering a result answer from the tournament as the request loaded it plus what
+/// it wrote (one load a request): the answer is what a fresh read shows, duplicate matchpoints
+/// (which depend on the round's other tables) and a corrected entry included.
+#[actix_web::test]
+async fn pairing_and_entering_answer_what_a_fresh_read_shows() {
+    let app = TestApp::spawn().await;
+    let (id, org, _) = tournament(
+        &app,
+        json!({"name": "Boards", "game": "clubs", "format": "swiss", "rounds": 2,
+               "table_size": 4, "duplicate": true, "record": "totals", "players": names(8)}),
+    )
+    .await;
+    let path = format!("/v1/tournaments/{id}/rounds");
+    let paired = post(&app, &path, Some(&org), json!({})).await;
+    assert_eq!(paired.status, StatusCode::CREATED, "{}", paired.text);
+    let read = app
+        .get(&format!("/v1/tournaments/{id}/rounds/1"), Some(&org))
+        .await;
+    assert_eq!(read.status, StatusCode::OK);
+    assert_eq!(paired.body, read.body);
+
+    let table = |t: u32| format!("{path}/1/tables/{t}/result");
+    let as_read = |t: &common::Answer, table: usize| t.body["rounds"][0]["tables"][table].clone();
+    // Four deals of −26 each, all to one seat: the match ends when it reaches −104.
+    let deals = |seat: usize| {
+        let mut deal = vec![0; 4];
+        deal[seat] = -26;
+        json!({"deals": vec![deal; 4]})
+    };
+    let first = put(&app, &table(1), Some(&org), deals(0)).await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.text);
+    assert_eq!(first.body["result"]["totals"], json!([-104, 0, 0, 0]));
+    // Alone on the boards so far: nothing to beat.
+    assert_eq!(first.body["result"]["matchpoints"], json!([0, 0, 0, 0]));
+    assert_eq!(first.body["result"]["max_matchpoints"], json!([0, 0, 0, 0]));
+    let t = app.get(&format!("/v1/tournaments/{id}"), Some(&org)).await;
+    assert_eq!(first.body, as_read(&t, 0));
+
+    // The second table's matchpoints compare it, seat by seat and board by board, with the
+    // first table: 2 a board beaten, 1 a board tied.
+    let second = put(&app, &table(2), Some(&org), deals(1)).await;
+    assert_eq!(second.status, StatusCode::OK, "{}", second.text);
+    assert_eq!(second.body["result"]["matchpoints"], json!([8, 0, 4, 4]));
+    assert_eq!(
+        second.body["result"]["max_matchpoints"],
+        json!([8, 8, 8, 8])
+    );
+    let t = app.get(&format!("/v1/tournaments/{id}"), Some(&org)).await;
+    assert_eq!(second.body, as_read(&t, 1));
+
+    // A correction is the entry's next version: the latest counts, in the answer as in a read.
+    let corrected = put(&app, &table(1), Some(&org), deals(2)).await;
+    assert_eq!(corrected.status, StatusCode::OK, "{}", corrected.text);
+    assert_eq!(corrected.body["result"]["matchpoints"], json!([4, 8, 0, 4]));
+    let t = app.get(&format!("/v1/tournaments/{id}"), Some(&org)).await;
+    assert_eq!(corrected.body, as_read(&t, 0));
+    assert_eq!(t.body["rounds"][0]["complete"], true);
+
+    let paired = post(&app, &path, Some(&org), json!({})).await;
+    assert_eq!(paired.status, StatusCode::CREATED, "{}", paired.text);
+    assert_eq!(paired.body["round"], 2);
+    let read = app
+        .get(&format!("/v1/tournaments/{id}/rounds/2"), Some(&org))
+        .await;
+    assert_eq!(paired.body, read.body);
+}

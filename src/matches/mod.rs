@@ -7,6 +7,7 @@
 //! sent `If-Match`. Nothing is lost or recorded twice.
 
 pub mod live;
+pub mod tables;
 pub mod views;
 
 use std::{
@@ -16,7 +17,6 @@ use std::{
 };
 
 use actix_web::http::StatusCode;
-use chrono::{SecondsFormat, Utc};
 use lru::LruCache;
 use serde_json::{value::RawValue, Value};
 use sha2::{Digest, Sha256};
@@ -28,6 +28,7 @@ use self::views::{
 };
 use crate::{
     error::ApiError,
+    ids::{is_id, new_id, new_token, now, sha256_hex},
     rules::{raw_json, ActionError, Actor, AnyGame, Dealing, ScoreSheet, Seed},
     store::{EventRow, MatchRow, Store, StoreError},
 };
@@ -160,19 +161,6 @@ pub struct WriteAnswer {
     pub replayed: bool,
     /// Whether the body is the minimal answer (`Prefer: return=minimal`).
     pub minimal: bool,
-}
-
-pub(crate) fn now() -> String {
-    Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
-}
-
-pub(crate) fn sha256_hex(data: &[u8]) -> String {
-    hex::encode(Sha256::digest(data))
-}
-
-/// A fresh random 256-bit token, hex.
-pub(crate) fn new_token() -> String {
-    hex::encode(rand::random::<[u8; 32]>())
 }
 
 pub(crate) fn internal(e: impl std::fmt::Display) -> ApiError {
@@ -501,11 +489,6 @@ fn render_event(
     }
 }
 
-/// Whether `id` has the form of a public id (32 lowercase hex digits).
-pub(crate) fn is_id(id: &str) -> bool {
-    id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
-
 /// Checks a name (the spec's `NewPlayer.name`: 1 to 64 code points, not blank).
 pub(crate) fn check_name(name: &str, what: &str) -> Result<(), ApiError> {
     if name.chars().all(views::is_blank) || name.chars().count() > 64 {
@@ -531,7 +514,7 @@ pub(crate) fn new_match(
     let player_ids: Vec<&Option<String>> = seats.iter().map(|(_, p)| p).collect();
     let row = MatchRow {
         num: 0,
-        id: hex::encode(rand::random::<[u8; 16]>()),
+        id: new_id(),
         game: game.id().to_string(),
         players: to_json(&players)?,
         config: to_json(&game.config_json())?,
@@ -845,33 +828,6 @@ impl Matches {
         let mut e = self.fresh(id).await?;
         self.reader(&mut e, token).await?;
         Ok((e.game.score_sheet(), e.seq))
-    }
-
-    /// Closes match `id` for good (its tournament table is settled by hand), with the match's
-    /// host token: an `abandon` event in its log, status `abandoned`. Nothing if it already is;
-    /// 409 `match_finished` when it is over (its sheet is its result).
-    pub(crate) async fn abandon(&self, id: &str, host_token: &str) -> Result<(), ApiError> {
-        if self.fresh(id).await?.abandoned {
-            return Ok(());
-        }
-        let meta = WriteMeta {
-            token: Some(host_token),
-            if_match: None,
-            idempotency_key: None,
-            body: &Value::Null,
-            minimal: true,
-        };
-        match self.write(id, WriteOp::Abandon, meta, ABANDON).await {
-            Ok(_) => Ok(()),
-            Err(e) if e.code == "match_abandoned" => Ok(()),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// The score sheet and the time of the last event (a tournament table's result).
-    pub(crate) async fn sheet_and_time(&self, id: &str) -> Result<(ScoreSheet, String), ApiError> {
-        let e = self.fresh(id).await?;
-        Ok((e.game.score_sheet(), e.updated_at.clone()))
     }
 
     /// What `seat` (or the table) may do now. In service dealing a seat's list reveals its hand,

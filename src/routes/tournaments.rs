@@ -12,10 +12,10 @@ use super::{bearer, from_value, normalize_integers};
 use crate::{
     error::{ApiError, Problem},
     limits::Gate,
-    matches::Matches,
     tournaments::{
         export,
         model::Standings,
+        service::Tournaments,
         views::{
             CreatePlayer, CreateTournament, CreatedTournament, EnterResult, Player,
             RoundWithTokens, TableView, TournamentView,
@@ -26,7 +26,7 @@ use crate::{
 /// A body with a strong ETag of its own bytes; 304 when `If-None-Match` names it (a page
 /// polling unchanged standings downloads nothing).
 fn with_content_etag(req: &HttpRequest, content_type: &str, body: String) -> HttpResponse {
-    let tag = format!("\"{}\"", &crate::matches::sha256_hex(body.as_bytes())[..16]);
+    let tag = format!("\"{}\"", &crate::ids::sha256_hex(body.as_bytes())[..16]);
     let fresh = req
         .headers()
         .get_all(header::IF_NONE_MATCH)
@@ -65,7 +65,7 @@ fn json_etag<T: serde::Serialize>(req: &HttpRequest, v: &T) -> Result<HttpRespon
 )]
 #[post("/v1/players")]
 pub async fn create_player(
-    svc: web::Data<Matches>,
+    svc: web::Data<Tournaments>,
     gate: web::Data<Gate>,
     http: HttpRequest,
     body: web::Json<Value>,
@@ -90,7 +90,7 @@ pub async fn create_player(
 )]
 #[get("/v1/players/{id}")]
 pub async fn get_player(
-    svc: web::Data<Matches>,
+    svc: web::Data<Tournaments>,
     id: web::Path<String>,
 ) -> Result<web::Json<Player>, ApiError> {
     Ok(web::Json(svc.player(&id).await?))
@@ -114,7 +114,7 @@ pub async fn get_player(
 )]
 #[post("/v1/tournaments")]
 pub async fn create_tournament(
-    svc: web::Data<Matches>,
+    svc: web::Data<Tournaments>,
     gate: web::Data<Gate>,
     http: HttpRequest,
     body: web::Json<Value>,
@@ -148,7 +148,7 @@ pub async fn create_tournament(
 )]
 #[get("/v1/tournaments/{id}")]
 pub async fn get_tournament(
-    svc: web::Data<Matches>,
+    svc: web::Data<Tournaments>,
     id: web::Path<String>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
@@ -174,7 +174,7 @@ pub async fn get_tournament(
 )]
 #[post("/v1/tournaments/{id}/rounds")]
 pub async fn pair_round(
-    svc: web::Data<Matches>,
+    svc: web::Data<Tournaments>,
     id: web::Path<String>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
@@ -208,7 +208,7 @@ pub async fn pair_round(
 )]
 #[get("/v1/tournaments/{id}/rounds/{round}")]
 pub async fn get_round(
-    svc: web::Data<Matches>,
+    svc: web::Data<Tournaments>,
     path: web::Path<(String, u32)>,
     req: HttpRequest,
 ) -> Result<web::Json<RoundWithTokens>, ApiError> {
@@ -247,7 +247,7 @@ pub async fn get_round(
 )]
 #[put("/v1/tournaments/{id}/rounds/{round}/tables/{table}/result")]
 pub async fn enter_result(
-    svc: web::Data<Matches>,
+    svc: web::Data<Tournaments>,
     path: web::Path<(String, u32, u32)>,
     body: web::Json<Value>,
     req: HttpRequest,
@@ -277,7 +277,7 @@ pub async fn enter_result(
 )]
 #[get("/v1/tournaments/{id}/standings")]
 pub async fn standings(
-    svc: web::Data<Matches>,
+    svc: web::Data<Tournaments>,
     id: web::Path<String>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
@@ -303,7 +303,7 @@ pub async fn standings(
 )]
 #[get("/v1/tournaments/{id}/export/{file}")]
 pub async fn export_file(
-    svc: web::Data<Matches>,
+    svc: web::Data<Tournaments>,
     path: web::Path<(String, String)>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
@@ -321,25 +321,25 @@ pub async fn export_file(
             format!("the exports are {}", known.join(", ")),
         ));
     }
-    let (name, title, entrants, results, table, duplicate) = svc.tournament_export(&id).await?;
+    let x = svc.exported(&id).await?;
     let resp = match file.as_str() {
         "standings.csv" => with_content_etag(
             &req,
             "text/csv; charset=utf-8",
-            export::standings_csv(&table),
+            export::standings_csv(&x.standings),
         ),
         "results.csv" => with_content_etag(
             &req,
             "text/csv; charset=utf-8",
-            export::results_csv(&entrants, &results, duplicate),
+            export::results_csv(&x.entrants, &x.results, x.duplicate),
         ),
         "results.json" => json_etag(
             &req,
-            &crate::tournaments::service::results_json(&entrants, &results, duplicate),
+            &export::results_json(&x.entrants, &x.results, x.duplicate),
         )?,
         _ => json_etag(
             &req,
-            &export::bgstats(&id, &name, &title, &entrants, &results),
+            &export::bgstats(&id, &x.name, &x.title, &x.entrants, &x.results),
         )?,
     };
     Ok(resp)

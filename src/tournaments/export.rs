@@ -10,6 +10,65 @@ use super::{
 };
 use crate::spreadsheet::{self, Cell};
 
+/// What the exports are made of, read once: what anyone may see of a tournament.
+pub struct Exported {
+    /// The tournament's name.
+    pub name: String,
+    /// Its game's title.
+    pub title: String,
+    /// The entrants in entry order.
+    pub entrants: Vec<Entrant>,
+    /// The results anyone may see (in duplicate play, those of complete rounds).
+    pub results: Vec<TableResult>,
+    /// The standings.
+    pub standings: Standings,
+    /// Duplicate play.
+    pub duplicate: bool,
+}
+
+/// Every table's result as JSON (the `results.json` export): per result its round, table,
+/// source, match, time, sides, totals, deals, winners, and per seat the player and matchpoints.
+pub fn results_json(entrants: &[Entrant], results: &[TableResult], duplicate: bool) -> Value {
+    let mps = table_matchpoints(results, duplicate);
+    let rows: Vec<Value> = results
+        .iter()
+        .zip(&mps)
+        .map(|(r, mp)| {
+            let seats: Vec<Value> = r
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(seat, &e)| {
+                    let unit = r.unit_of_seat(seat);
+                    json!({
+                        "seat": seat,
+                        "unit": unit,
+                        "player_id": entrants[e].player_id,
+                        "name": entrants[e].name,
+                        "total": r.totals.get(unit),
+                        "matchpoints": mp.get(unit).map(|m| m.0),
+                        "max_matchpoints": mp.get(unit).map(|m| m.1),
+                        "winner": r.winners.contains(&unit),
+                    })
+                })
+                .collect();
+            json!({
+                "round": r.round,
+                "table": r.table,
+                "source": r.source,
+                "match_id": r.match_id,
+                "at": r.at,
+                "sides": r.sides,
+                "totals": r.totals,
+                "deals": r.deals,
+                "winners": r.winners,
+                "seats": seats,
+            })
+        })
+        .collect();
+    json!({ "duplicate": duplicate, "results": rows })
+}
+
 /// The standings as CSV, best first.
 pub fn standings_csv(s: &Standings) -> String {
     let header = spreadsheet::header(&[

@@ -1,6 +1,7 @@
 //! Tournaments: players, rounds and tables, results, standings, ratings, exports (issue 12).
 
 pub mod export;
+mod loaded;
 pub mod model;
 pub mod pairing;
 pub mod quicklog;
