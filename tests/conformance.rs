@@ -6,7 +6,7 @@
 //! - a refusal changes nothing observable (views, scores, legal lists);
 //! - replaying the accepted actions into a fresh engine equals the live state, at the end;
 //! - the score sheet changes only when a line is added to it or the match ends: two states of a
-//!   playout with the same `sheet_lines()` and the same finished flag have the same sheet (the service writes the sheet's JSON once per such key, `matches::SheetMemo`).
+//!   playout with the same `sheet_lines()` and the same finished flag have the same sheet (the service writes the sheet's JSON once per such key, `SheetMemo` in `src/matches/cache.rs`).
 //!
 //! The per-game property tests (`props_*.rs`) go further with each game's whole vocabulary; this
 //! suite is the floor a new game must pass, by adding one line below.

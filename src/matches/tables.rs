@@ -5,7 +5,9 @@
 
 use serde_json::Value;
 
-use super::{new_match, views::TournamentLink, Matches, WriteMeta, WriteOp, ABANDON};
+use super::{
+    cache::ABANDON, create::new_match, views::TournamentLink, write::WriteOp, Matches, WriteMeta,
+};
 use crate::{
     error::ApiError,
     ids::sha256_hex,

@@ -1,0 +1,334 @@
+//! The cache of matches: each entry is a match's fixed facts and its state at a version, rebuilt
+//! from the log on a miss and brought up to the database's version before it is trusted (another
+//! instance may have written); the least recently used are dropped first.
+
+use std::{collections::HashMap, sync::Arc};
+
+use serde_json::{value::RawValue, Value};
+use tokio::sync::Mutex as AsyncMutex;
+
+use super::{internal, views::TournamentLink, Matches, Role};
+use crate::{
+    error::ApiError,
+    ids::{is_id, sha256_hex},
+    rules::{raw_json, Actor, AnyGame, Dealing, Seed},
+    store::{EventRow, MatchRow},
+};
+
+/// How many matches the cache keeps (least recently used are dropped first).
+pub(super) const CACHE_CAPACITY: usize = 2048;
+
+/// A standing (not retracted) action.
+#[derive(Clone, Debug)]
+pub(super) struct Standing {
+    pub(super) seq: i64,
+    /// The round the event belongs to (the engine's round after it).
+    pub(super) round: u32,
+    pub(super) actor: Actor,
+    pub(super) action: Value,
+    pub(super) seed: Option<Seed>,
+}
+
+/// One match as the cache holds it: its fixed facts and its state at version `seq`.
+pub(super) struct Entry {
+    pub(super) row: MatchRow,
+    pub(super) players: Vec<String>,
+    /// The registered player of each seat (None: a name only).
+    pub(super) player_ids: Vec<Option<String>>,
+    /// The tournament table the match is played at.
+    pub(super) tournament: Option<TournamentLink>,
+    /// Duplicate play: the round secret the deals' seeds derive from.
+    pub(super) seed_key: Option<String>,
+    /// Duplicate play: the round is complete, so its secret is published (every table has its
+    /// result; a finished duplicate match cannot be reopened, so once true it stays true).
+    pub(super) round_published: bool,
+    /// The tournament's organiser settled the table by hand: nothing more is recorded.
+    pub(super) abandoned: bool,
+    pub(super) dealing: Dealing,
+    pub(super) tokens: Vec<(String, Option<i64>)>,
+    pub(super) game: AnyGame,
+    pub(super) seq: i64,
+    pub(super) updated_at: String,
+    pub(super) standing: Vec<Standing>,
+    pub(super) retracted: HashMap<i64, i64>,
+    /// The options in force as JSON text: fixed for the match's life, written once.
+    pub(super) config_text: Box<RawValue>,
+    /// The score sheet of `game` as JSON text, written when it changes, not on every answer.
+    pub(super) sheet: SheetMemo,
+}
+
+/// A score sheet written as JSON text, with the key of the state it was written for.
+///
+/// A game's sheet changes only when a line is added to it or the match ends: two states of one
+/// line of play (one reached from the other by actions, no undo between them) with the same
+/// number of sheet lines ([`AnyGame::sheet_lines`]) and the same finished flag have the same
+/// sheet. `tests/conformance.rs` checks this of every game at every step of its random
+/// playouts. So the text written for the entry's (committed) state also serves a state one
+/// action on with the same key, and a recorded undo or events taken in from the log write the
+/// sheet anew. Only a recorded state's sheet is kept: an answer rendered for an append that then
+/// fails leaves the memo as it was.
+pub(super) struct SheetMemo {
+    pub(super) key: (u32, bool),
+    pub(super) text: Box<RawValue>,
+}
+
+impl SheetMemo {
+    pub(super) fn key(game: &AnyGame) -> (u32, bool) {
+        (game.sheet_lines(), game.is_finished())
+    }
+
+    pub(super) fn of(game: &AnyGame) -> SheetMemo {
+        SheetMemo {
+            key: SheetMemo::key(game),
+            text: raw_json(&game.score_sheet()),
+        }
+    }
+
+    /// The sheet of `game`, a state of the same line of play as the one written here.
+    pub(super) fn sheet_of(&self, game: &AnyGame) -> Box<RawValue> {
+        if SheetMemo::key(game) == self.key {
+            self.text.clone()
+        } else {
+            raw_json(&game.score_sheet())
+        }
+    }
+}
+
+impl Entry {
+    /// Rebuilds the entry from the stored match, tokens and log.
+    fn build(
+        row: MatchRow,
+        tokens: Vec<(String, Option<i64>)>,
+        events: Vec<EventRow>,
+    ) -> Result<Entry, ApiError> {
+        let players: Vec<String> = serde_json::from_str(&row.players).map_err(internal)?;
+        let dealing = match row.dealing.as_str() {
+            "service" => Dealing::Service,
+            _ => Dealing::Table,
+        };
+        let config: Value = serde_json::from_str(&row.config).map_err(internal)?;
+        let game =
+            AnyGame::new(&row.game, Some(config), players.len(), dealing).map_err(internal)?;
+        let updated_at = row.created_at.clone();
+        let config_text = raw_json(&game.config_json());
+        let (player_ids, tournament, seed_key) = match_extras(&row, players.len())?;
+        let sheet = SheetMemo::of(&game);
+        let mut entry = Entry {
+            row,
+            players,
+            player_ids,
+            tournament,
+            seed_key,
+            round_published: false,
+            abandoned: false,
+            dealing,
+            tokens,
+            game,
+            seq: 0,
+            updated_at,
+            standing: vec![],
+            retracted: HashMap::new(),
+            config_text,
+            sheet,
+        };
+        entry.absorb(events, true)?;
+        Ok(entry)
+    }
+
+    /// Takes in events newer than `seq` (in order); replays from scratch when one is an undo or
+    /// when `rebuild` is set.
+    fn absorb(&mut self, events: Vec<EventRow>, mut rebuild: bool) -> Result<(), ApiError> {
+        let before = self.seq;
+        for e in events {
+            if e.seq <= self.seq {
+                continue;
+            }
+            match e.kind.as_str() {
+                "undo" => {
+                    if let Some(s) = self.standing.pop() {
+                        self.retracted.insert(s.seq, e.seq);
+                    }
+                    rebuild = true;
+                }
+                ABANDON => self.abandoned = true,
+                _ => {
+                    let action: Value = serde_json::from_str(e.action.as_deref().unwrap_or("null"))
+                        .map_err(internal)?;
+                    let seed = match &e.seed {
+                        Some(h) => {
+                            Some(Seed::from_hex(h).ok_or_else(|| internal("bad stored seed"))?)
+                        }
+                        None => None,
+                    };
+                    let actor = Actor::from_seat(e.seat.map(|s| s as usize));
+                    if !rebuild {
+                        self.game
+                            .apply(actor, &action, seed.as_ref())
+                            .map_err(|err| {
+                                internal(format!("stored event {} does not replay: {err}", e.seq))
+                            })?;
+                    }
+                    self.standing.push(Standing {
+                        seq: e.seq,
+                        round: e.round as u32,
+                        actor,
+                        action,
+                        seed,
+                    });
+                }
+            }
+            self.seq = e.seq;
+            self.updated_at = e.created_at;
+        }
+        if rebuild {
+            self.game = self.replay(self.standing.len())?;
+        }
+        if rebuild || self.seq != before {
+            self.sheet = SheetMemo::of(&self.game);
+        }
+        Ok(())
+    }
+
+    /// The state after the first `n` standing actions.
+    pub(super) fn replay(&self, n: usize) -> Result<AnyGame, ApiError> {
+        let config: Value = serde_json::from_str(&self.row.config).map_err(internal)?;
+        let mut g = AnyGame::new(
+            &self.row.game,
+            Some(config),
+            self.players.len(),
+            self.dealing,
+        )
+        .map_err(internal)?;
+        for s in &self.standing[..n] {
+            g.apply(s.actor, &s.action, s.seed.as_ref())
+                .map_err(|err| {
+                    internal(format!("stored event {} does not replay: {err}", s.seq))
+                })?;
+        }
+        Ok(g)
+    }
+
+    /// The role of a presented token: None for no token; 401 for one this match never issued.
+    pub(super) fn role(&self, token: Option<&str>) -> Result<Option<Role>, ApiError> {
+        let Some(token) = token else { return Ok(None) };
+        let hash = sha256_hex(token.as_bytes());
+        match self.tokens.iter().find(|(h, _)| *h == hash) {
+            Some((_, None)) => Ok(Some(Role::Host)),
+            Some((_, Some(s))) => Ok(Some(Role::Seat(*s as usize))),
+            None => Err(ApiError::unauthorized(
+                "this token is not valid for this match",
+            )),
+        }
+    }
+
+    /// Takes in an event just recorded, with the state after it and, for an action, the action
+    /// as parsed from the request (the same JSON as `row.action`, not read back from it).
+    pub(super) fn record(&mut self, game: AnyGame, row: EventRow, action: Option<&Value>) {
+        if row.kind == "undo" || SheetMemo::key(&game) != self.sheet.key {
+            self.sheet = SheetMemo::of(&game);
+        }
+        if row.kind == ABANDON {
+            self.abandoned = true;
+        } else if row.kind == "undo" {
+            if let Some(s) = self.standing.pop() {
+                self.retracted.insert(s.seq, row.seq);
+            }
+        } else {
+            let action = match action {
+                Some(a) => a.clone(),
+                None => row
+                    .action
+                    .as_deref()
+                    .and_then(|a| serde_json::from_str(a).ok())
+                    .unwrap_or(Value::Null),
+            };
+            self.standing.push(Standing {
+                seq: row.seq,
+                round: row.round as u32,
+                actor: Actor::from_seat(row.seat.map(|s| s as usize)),
+                action,
+                seed: row.seed.as_deref().and_then(Seed::from_hex),
+            });
+        }
+        self.game = game;
+        self.seq = row.seq;
+        self.updated_at = row.created_at;
+    }
+}
+
+/// The kind of the event that closes a match settled by hand (a tournament table whose result the
+/// organiser entered instead of finishing the match).
+pub(super) const ABANDON: &str = "abandon";
+
+/// A stored match's seat players, tournament table and duplicate secret.
+#[allow(clippy::type_complexity)]
+pub(super) fn match_extras(
+    row: &MatchRow,
+    seats: usize,
+) -> Result<(Vec<Option<String>>, Option<TournamentLink>, Option<String>), ApiError> {
+    let player_ids = match &row.player_ids {
+        Some(j) => serde_json::from_str(j).map_err(internal)?,
+        None => vec![None; seats],
+    };
+    let tournament = match &row.tournament {
+        Some(j) => Some(serde_json::from_str(j).map_err(internal)?),
+        None => None,
+    };
+    Ok((player_ids, tournament, row.seed_key.clone()))
+}
+
+impl Matches {
+    fn cached(&self, id: &str) -> Option<Arc<AsyncMutex<Entry>>> {
+        self.cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()
+    }
+
+    /// The cache entry of match `id`, loading it on a miss (404 when there is no such match).
+    pub(super) async fn entry(&self, id: &str) -> Result<Arc<AsyncMutex<Entry>>, ApiError> {
+        if let Some(e) = self.cached(id) {
+            return Ok(e);
+        }
+        // Ids are 32 lowercase hex digits (`create`); anything else names no match and never
+        // reaches the database (PostgreSQL refuses a NUL in text: that would be a 500).
+        if !is_id(id) {
+            return Err(ApiError::match_not_found(id));
+        }
+        let (row, tokens, events) = self
+            .store
+            .load_match(id)
+            .await?
+            .ok_or_else(|| ApiError::match_not_found(id))?;
+        let entry = Arc::new(AsyncMutex::new(Entry::build(row, tokens, events)?));
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(existing) = cache.get(id) {
+            return Ok(existing.clone());
+        }
+        cache.put(id.to_string(), entry.clone());
+        Ok(entry)
+    }
+
+    /// Brings the entry up to the database's version (another instance may have written).
+    pub(super) async fn refresh(&self, e: &mut Entry) -> Result<(), ApiError> {
+        let newer = self.store.events_after(&e.row.id, e.seq, i64::MAX).await?;
+        if !newer.is_empty() {
+            e.absorb(newer, false)?;
+        }
+        Ok(())
+    }
+
+    /// The entry locked and current: one cheap version query, events read only when behind.
+    pub(super) async fn fresh(
+        &self,
+        id: &str,
+    ) -> Result<tokio::sync::OwnedMutexGuard<Entry>, ApiError> {
+        let entry = self.entry(id).await?;
+        let mut e = entry.lock_owned().await;
+        if self.store.version(id).await? != e.seq {
+            self.refresh(&mut e).await?;
+        }
+        Ok(e)
+    }
+}

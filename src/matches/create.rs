@@ -1,0 +1,189 @@
+//! Creating a match: the players checked and looked up, the game and options checked, the
+//! tokens issued (shown once, stored as hashes).
+
+use std::{collections::HashMap, sync::Arc};
+
+use actix_web::http::StatusCode;
+use serde_json::Value;
+use tokio::sync::Mutex as AsyncMutex;
+
+use super::{
+    cache::{match_extras, Entry, SheetMemo},
+    to_json,
+    views::{self, CreateMatch, Created, MatchStatus, TournamentLink},
+    Matches, Role,
+};
+use crate::{
+    error::ApiError,
+    ids::{is_id, new_id, new_token, now, sha256_hex},
+    rules::{raw_json, AnyGame, Dealing},
+    store::{MatchRow, StoreError},
+};
+
+/// Checks a name (the spec's `NewPlayer.name`: 1 to 64 code points, not blank).
+pub(crate) fn check_name(name: &str, what: &str) -> Result<(), ApiError> {
+    if name.chars().all(views::is_blank) || name.chars().count() > 64 {
+        return Err(ApiError::bad_request(
+            "invalid_player_name",
+            format!("{what} must have 1 to 64 characters (not blank)"),
+        ));
+    }
+    Ok(())
+}
+
+/// A new match's row and state (not yet stored): game and options checked, a fresh id.
+pub(super) fn new_match(
+    game_id: &str,
+    config: Option<Value>,
+    seats: &[(String, Option<String>)],
+    dealing: Dealing,
+    tournament: Option<&TournamentLink>,
+    seed_key: Option<&str>,
+) -> Result<(MatchRow, AnyGame), ApiError> {
+    let game = AnyGame::new(game_id, config, seats.len(), dealing)?;
+    let players: Vec<&String> = seats.iter().map(|(n, _)| n).collect();
+    let player_ids: Vec<&Option<String>> = seats.iter().map(|(_, p)| p).collect();
+    let row = MatchRow {
+        num: 0,
+        id: new_id(),
+        game: game.id().to_string(),
+        players: to_json(&players)?,
+        config: to_json(&game.config_json())?,
+        dealing: match dealing {
+            Dealing::Table => "table".into(),
+            Dealing::Service => "service".into(),
+        },
+        status: MatchStatus::InProgress.as_str().into(),
+        created_at: now(),
+        player_ids: if player_ids.iter().any(|p| p.is_some()) {
+            Some(to_json(&player_ids)?)
+        } else {
+            None
+        },
+        tournament: tournament.map(to_json).transpose()?,
+        seed_key: seed_key.map(String::from),
+    };
+    Ok((row, game))
+}
+
+impl Matches {
+    /// The seats' names and players: each name checked (1 to 64 characters, not blank), each
+    /// player id looked up (422 `unknown_player`).
+    pub(crate) async fn resolve_players(
+        &self,
+        players: &[views::NewPlayer],
+    ) -> Result<Vec<(String, Option<String>)>, ApiError> {
+        let ids: Vec<String> = players.iter().filter_map(|p| p.player_id.clone()).collect();
+        for (i, id) in ids.iter().enumerate() {
+            if ids[..i].contains(id) {
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "duplicate_player",
+                    format!("player {id} is named at two seats"),
+                ));
+            }
+        }
+        let known = if ids.iter().all(|id| is_id(id)) {
+            self.store.players(&ids).await?
+        } else {
+            vec![]
+        };
+        let mut out = Vec::with_capacity(players.len());
+        for (i, p) in players.iter().enumerate() {
+            if let Some(id) = &p.player_id {
+                if !known.iter().any(|k| &k.id == id) {
+                    return Err(ApiError::new(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        "unknown_player",
+                        format!("player {i}'s player_id names no player (POST /v1/players registers one)"),
+                    ));
+                }
+            }
+            let name = p.name.clone();
+            check_name(&name, &format!("player {i}'s name"))?;
+            out.push((name, p.player_id.clone()));
+        }
+        Ok(out)
+    }
+
+    /// Creates a match.
+    pub async fn create(&self, req: CreateMatch) -> Result<Created, ApiError> {
+        if req.players.len() > 16 {
+            return Err(ApiError::bad_request(
+                "too_many_players",
+                "at most 16 players",
+            ));
+        }
+        let seats = self.resolve_players(&req.players).await?;
+        let dealing = req.dealing.unwrap_or_default();
+        let (row, game) = new_match(
+            &req.game,
+            req.config.map(Value::Object),
+            &seats,
+            dealing,
+            None,
+            None,
+        )?;
+        let id = row.id.clone();
+        let created_at = row.created_at.clone();
+        let players: Vec<String> = seats.iter().map(|(n, _)| n.clone()).collect();
+        let host_token = new_token();
+        let seat_tokens: Vec<String> = players.iter().map(|_| new_token()).collect();
+        let mut hashes = vec![(sha256_hex(host_token.as_bytes()), None)];
+        hashes.extend(
+            seat_tokens
+                .iter()
+                .enumerate()
+                .map(|(s, t)| (sha256_hex(t.as_bytes()), Some(s as i64))),
+        );
+        if let Err(err) = self.store.insert_match(&row, &hashes).await {
+            // A storage fault may have struck after the commit reached the database: the id is
+            // fresh and random, so the match exists only if this creation was recorded.
+            let recorded = err.is_fault() && self.store.match_exists(&id).await.unwrap_or(false);
+            if !recorded {
+                return Err(match err {
+                    StoreError::OutcomeUnknown(_) => {
+                        tracing::error!(error = %err, "match creation: outcome unknown");
+                        ApiError::storage_unavailable(
+                            "the database became unreachable while the match was being created: \
+                             it may or may not exist. If it does, its tokens were never given to \
+                             anyone and nobody can use it: create the match again once the \
+                             database is back",
+                        )
+                    }
+                    other => other.into(),
+                });
+            }
+            tracing::warn!(error = %err, match_id = %id, "the creation's commit reported an error but the match is recorded");
+        }
+        let (player_ids, tournament, seed_key) = match_extras(&row, players.len())?;
+        let entry = Entry {
+            row,
+            players,
+            player_ids,
+            tournament,
+            seed_key,
+            round_published: false,
+            abandoned: false,
+            dealing,
+            tokens: hashes,
+            config_text: raw_json(&game.config_json()),
+            sheet: SheetMemo::of(&game),
+            game,
+            seq: 0,
+            updated_at: created_at.clone(),
+            standing: vec![],
+            retracted: HashMap::new(),
+        };
+        let view = entry.view(&entry.game, 0, &created_at, Some(Role::Host));
+        self.cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .put(id, Arc::new(AsyncMutex::new(entry)));
+        Ok(Created {
+            match_: view,
+            host_token,
+            seat_tokens,
+        })
+    }
+}

@@ -1,0 +1,398 @@
+//! The write path: record an action, an undo, or the abandonment of a match, in named steps
+//! ([`Matches::write`]): 1 authorize, 2 replay an idempotent answer, 3 the refusals that do not
+//! depend on the version, then, until the append wins its race: 4 the `If-Match` precondition,
+//! 5 judge the write on the state (re-judged once after catching up), 6 render the answer, 7
+//! append, and take the event in, or handle the conflict or the storage fault.
+
+use actix_web::http::StatusCode;
+use serde_json::Value;
+
+use super::{
+    cache::Entry,
+    prepare::{check_action, check_open, prepare_abandon, prepare_action, prepare_undo},
+    render::render_event,
+    to_json,
+    views::{ActionRequest, MatchStatus, Recorded, RecordedMinimal},
+    Matches, Role,
+};
+use crate::{
+    error::ApiError,
+    ids::{now, sha256_hex},
+    rules::AnyGame,
+    store::{EventRow, StoreError},
+};
+
+/// How often a write is retried after losing a race to another writer.
+const MAX_ATTEMPTS: usize = 16;
+/// How long a write whose connection was lost during its commit waits before it reads its event
+/// back (the server may still be finishing the statement).
+const OUTCOME_CHECK_DELAY: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// What a write does.
+pub(super) enum WriteOp {
+    Act(ActionRequest),
+    Undo,
+    /// Close the match for good: its tournament table was settled by hand (the host's token).
+    Abandon,
+}
+
+/// A write request's envelope.
+pub struct WriteMeta<'a> {
+    /// The bearer token, if any.
+    pub token: Option<&'a str>,
+    /// `If-Match` version, if any.
+    pub if_match: Option<i64>,
+    /// `Idempotency-Key`, if any.
+    pub idempotency_key: Option<String>,
+    /// SHA-256 of the canonical request body (see [`request_hash`]).
+    pub body: &'a Value,
+    /// `Prefer: return=minimal`: answer the event and what it changed, not the whole match.
+    pub minimal: bool,
+}
+
+/// The answer to a write: the status and the exact JSON body (replayed verbatim for a repeated
+/// idempotency key).
+pub struct WriteAnswer {
+    /// 201 normally.
+    pub status: StatusCode,
+    /// JSON body.
+    pub body: String,
+    /// The match version after the write (for the ETag).
+    pub seq: i64,
+    /// Whether this answer is a replay of an earlier one.
+    pub replayed: bool,
+    /// Whether the body is the minimal answer (`Prefer: return=minimal`).
+    pub minimal: bool,
+}
+
+/// The canonical hash of a write request: who sent it (token hash), where, and the body.
+pub fn request_hash(token: Option<&str>, path: &str, body: &Value) -> String {
+    let who = token.map(|t| sha256_hex(t.as_bytes())).unwrap_or_default();
+    sha256_hex(format!("{who}\n{path}\n{body}").as_bytes())
+}
+
+impl Matches {
+    /// Records one action.
+    pub async fn act(
+        &self,
+        id: &str,
+        req: ActionRequest,
+        meta: WriteMeta<'_>,
+    ) -> Result<WriteAnswer, ApiError> {
+        self.write(id, WriteOp::Act(req), meta, "actions").await
+    }
+
+    /// Retracts the last standing action (host only).
+    pub async fn undo(&self, id: &str, meta: WriteMeta<'_>) -> Result<WriteAnswer, ApiError> {
+        self.write(id, WriteOp::Undo, meta, "undo").await
+    }
+
+    /// After a storage fault on an append: whether `row` is recorded after all (`Some(true)`),
+    /// is not (`Some(false)`: its seq is free or holds another event), or cannot be known now.
+    async fn recorded_after_fault(&self, row: &EventRow) -> Option<bool> {
+        match self.store.event_at(&row.match_id, row.seq).await {
+            Ok(Some(stored)) => Some(
+                stored.kind == row.kind
+                    && stored.seat == row.seat
+                    && stored.action == row.action
+                    && stored.seed == row.seed
+                    && stored.retracts == row.retracts
+                    && stored.created_at == row.created_at
+                    && stored.idem_key == row.idem_key
+                    && stored.request_hash == row.request_hash,
+            ),
+            Ok(None) => Some(false),
+            Err(check) => {
+                tracing::warn!(error = %check, "cannot check whether a failed append was recorded");
+                None
+            }
+        }
+    }
+
+    /// The write path: every write (an action, an undo, an abandonment) takes these steps, with
+    /// the match's cache entry locked throughout, so that writes to one match in this process
+    /// are serialised; against other instances the append's `(match_id, seq)` key decides.
+    pub(super) async fn write(
+        &self,
+        id: &str,
+        op: WriteOp,
+        meta: WriteMeta<'_>,
+        path: &str,
+    ) -> Result<WriteAnswer, ApiError> {
+        let entry = self.entry(id).await?;
+        let mut e = entry.lock().await;
+        let role = authorize(&e, meta.token)?;
+        // The request's hash matters only to an idempotent retry: without a key it is not made.
+        let keyed = meta.idempotency_key.as_deref().map(|key| Keyed {
+            key,
+            hash: request_hash(meta.token, &format!("/v1/matches/{id}/{path}"), meta.body),
+        });
+        if let Some(answer) = self.replayed(id, keyed.as_ref()).await? {
+            return Ok(answer);
+        }
+        check(&e, role, &op)?;
+        let mut refreshed = false;
+        for _ in 0..MAX_ATTEMPTS {
+            self.check_version(&mut e, meta.if_match, &mut refreshed)
+                .await?;
+            let (next, row) = match prepare(&e, role, &op) {
+                Ok(p) => p,
+                // A refusal judged on a state another instance has moved past is re-judged.
+                Err(err) if err.status == StatusCode::UNPROCESSABLE_ENTITY && !refreshed => {
+                    refreshed = true;
+                    if self.caught_up(&mut e).await? {
+                        continue;
+                    }
+                    return Err(err);
+                }
+                Err(err) => return Err(err),
+            };
+            let pending = render_answer(&e, role, &op, next, row, meta.minimal, keyed.as_ref())?;
+            match self.store.append(&pending.row, pending.status_change).await {
+                Ok(()) => {
+                    let answer = pending.recorded(&mut e);
+                    self.live.published(id, e.seq);
+                    return Ok(answer);
+                }
+                Err(StoreError::Conflict) => {
+                    // Another writer took the seq: this very request (its key replays its
+                    // answer), or another one, whose events are taken in before trying again.
+                    if let Some(answer) = self.replayed(id, keyed.as_ref()).await? {
+                        return Ok(answer);
+                    }
+                    self.refresh(&mut e).await?;
+                    refreshed = true;
+                }
+                Err(err) if err.is_fault() => return self.after_fault(&mut e, pending, err).await,
+                Err(other) => return Err(other.into()),
+            }
+        }
+        Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            "too many concurrent writers on this match; try again",
+        ))
+    }
+
+    /// Step 2, the idempotent replay: a request whose `Idempotency-Key` this match has recorded
+    /// gets that answer again, verbatim; the same key with another request is 409
+    /// `idempotency_key_reused`. Asked again after losing the append's race, which may have been
+    /// lost to this same request sent twice.
+    async fn replayed(
+        &self,
+        id: &str,
+        keyed: Option<&Keyed<'_>>,
+    ) -> Result<Option<WriteAnswer>, ApiError> {
+        let Some(keyed) = keyed else { return Ok(None) };
+        match self.store.idempotent_answer(id, keyed.key).await? {
+            None => Ok(None),
+            Some(a) if a.request_hash == keyed.hash => {
+                let v = serde_json::from_str::<Value>(&a.body).unwrap_or_default();
+                let minimal = v.get("match").is_none();
+                let seq = v["match"]["seq"]
+                    .as_i64()
+                    .or_else(|| v["seq"].as_i64())
+                    .unwrap_or(0);
+                Ok(Some(WriteAnswer {
+                    status: StatusCode::from_u16(a.status).unwrap_or(StatusCode::CREATED),
+                    body: a.body,
+                    seq,
+                    replayed: true,
+                    minimal,
+                }))
+            }
+            Some(_) => Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "idempotency_key_reused",
+                "this Idempotency-Key was already used for a different request on this match",
+            )),
+        }
+    }
+
+    /// Step 4, the precondition: `If-Match` must name the match's version (412 `stale_version`
+    /// otherwise), judged after catching up with the database once, since the cache may be
+    /// behind another instance's writes.
+    async fn check_version(
+        &self,
+        e: &mut Entry,
+        if_match: Option<i64>,
+        refreshed: &mut bool,
+    ) -> Result<(), ApiError> {
+        let Some(v) = if_match else { return Ok(()) };
+        if v != e.seq && !*refreshed {
+            self.refresh(e).await?;
+            *refreshed = true;
+        }
+        if v != e.seq {
+            return Err(ApiError::new(
+                StatusCode::PRECONDITION_FAILED,
+                "stale_version",
+                format!(
+                    "If-Match names version {v} but the match is at version {}",
+                    e.seq
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether the database is ahead of the entry, which then takes in the newer events (a
+    /// refusal judged on the older state is judged again).
+    async fn caught_up(&self, e: &mut Entry) -> Result<bool, ApiError> {
+        if self.store.version(&e.row.id).await? == e.seq {
+            return Ok(false);
+        }
+        self.refresh(e).await?;
+        Ok(true)
+    }
+
+    /// Step 7 when the append failed on a storage fault. The commit failed, but a lost
+    /// connection (or a failed fsync) can strike after the database recorded it: the event is
+    /// read back before answering. After a lost connection the server may still be finishing
+    /// the statement: wait a moment first, and even then absence is not proof (see below).
+    async fn after_fault(
+        &self,
+        e: &mut Entry,
+        pending: Pending<'_>,
+        err: StoreError,
+    ) -> Result<WriteAnswer, ApiError> {
+        if matches!(err, StoreError::OutcomeUnknown(_)) {
+            tokio::time::sleep(OUTCOME_CHECK_DELAY).await;
+        }
+        match self.recorded_after_fault(&pending.row).await {
+            Some(true) => {
+                tracing::warn!(error = %err, match_id = %pending.row.match_id, seq = pending.row.seq, "the append's commit reported an error but the event is recorded");
+                Ok(pending.recorded(e))
+            }
+            // Not there: certain for a commit the database refused (nothing was recorded); after
+            // a lost connection still unknown.
+            Some(false) | None => Err(err.into()),
+        }
+    }
+}
+
+/// An `Idempotency-Key` and the hash of the request that came with it.
+struct Keyed<'a> {
+    key: &'a str,
+    hash: String,
+}
+
+/// Step 1, authorization: the token is one this match issued (401 without one, or with
+/// another).
+fn authorize(e: &Entry, token: Option<&str>) -> Result<Role, ApiError> {
+    e.role(token)?.ok_or_else(|| {
+        ApiError::unauthorized("recording needs a token: Authorization: Bearer <token>")
+    })
+}
+
+/// Step 3, the refusals that do not depend on the match's version (see [`check_action`]): who
+/// may do this, and whether the match still records anything.
+fn check(e: &Entry, role: Role, op: &WriteOp) -> Result<(), ApiError> {
+    match op {
+        WriteOp::Act(req) => check_action(e, role, req)?,
+        WriteOp::Undo | WriteOp::Abandon if role != Role::Host => {
+            return Err(ApiError::forbidden(
+                "host_only",
+                "only the host token may undo",
+            ))
+        }
+        WriteOp::Undo | WriteOp::Abandon => {}
+    }
+    check_open(e)
+}
+
+/// Step 5, judging the write on the entry's state: the state after it (on a copy) and its
+/// event, or the refusal.
+fn prepare(e: &Entry, role: Role, op: &WriteOp) -> Result<(AnyGame, EventRow), ApiError> {
+    match op {
+        WriteOp::Act(req) => prepare_action(e, role, req),
+        WriteOp::Undo => prepare_undo(e, role),
+        WriteOp::Abandon => prepare_abandon(e),
+    }
+}
+
+/// An event ready to be appended, with its answer and the state after it.
+struct Pending<'a> {
+    /// The state once it is recorded.
+    next: AnyGame,
+    /// The event, numbered, with the idempotent answer when keyed.
+    row: EventRow,
+    /// The answer, as it will stand once recorded.
+    body: String,
+    /// The match's new status, when the event changes it (kept with the event).
+    status_change: Option<&'static str>,
+    /// The action as the request sent it (for the cache: not read back from `row`).
+    sent_action: Option<&'a Value>,
+    minimal: bool,
+}
+
+impl Pending<'_> {
+    /// Step 7 once the event is recorded: the entry takes it in; the answer.
+    fn recorded(self, e: &mut Entry) -> WriteAnswer {
+        e.record(self.next, self.row, self.sent_action);
+        WriteAnswer {
+            status: StatusCode::CREATED,
+            body: self.body,
+            seq: e.seq,
+            replayed: false,
+            minimal: self.minimal,
+        }
+    }
+}
+
+/// Step 6, the answer, rendered before the append (so that a fault after it cannot leave a
+/// recorded event without its answer) as it will stand once recorded: the event numbered next
+/// after the entry's version, and the idempotent answer stored with it.
+fn render_answer<'a>(
+    e: &Entry,
+    role: Role,
+    op: &'a WriteOp,
+    next: AnyGame,
+    mut row: EventRow,
+    minimal: bool,
+    keyed: Option<&Keyed<'_>>,
+) -> Result<Pending<'a>, ApiError> {
+    row.seq = e.seq + 1;
+    row.match_id = e.row.id.clone();
+    row.created_at = now();
+    row.round = i64::from(next.round());
+    let index = (row.kind == "action").then_some(e.standing.len());
+    let event = render_event(&next, &row, index, None, Some(role), e.seeds());
+    let next_status = match op {
+        WriteOp::Abandon => MatchStatus::Abandoned,
+        _ => e.status(&next),
+    };
+    let body = if minimal {
+        let to_act = next.to_act();
+        to_json(&RecordedMinimal {
+            event,
+            seq: row.seq,
+            status: next_status,
+            round: next.round(),
+            to_act: to_act.seats,
+            table_to_act: to_act.table,
+        })?
+    } else {
+        to_json(&Recorded {
+            event,
+            match_: e.view(&next, row.seq, &row.created_at, Some(role)),
+        })?
+    };
+    if let Some(keyed) = keyed {
+        row.idem_key = Some(keyed.key.to_string());
+        row.request_hash = Some(keyed.hash.clone());
+        row.response_status = Some(201);
+        row.response = Some(body.clone());
+    }
+    Ok(Pending {
+        status_change: (next_status != e.status(&e.game)).then(|| next_status.as_str()),
+        sent_action: match op {
+            WriteOp::Act(req) => Some(&req.action),
+            WriteOp::Undo | WriteOp::Abandon => None,
+        },
+        next,
+        row,
+        body,
+        minimal,
+    })
+}
