@@ -1,5 +1,9 @@
 //! The one error type at the edge: every failure leaves as RFC 9457 `application/problem+json`
 //! with a stable machine `code`. A 500 logs the whole chain and tells the client nothing internal.
+//!
+//! The services return their own errors (`MatchError`, `TournamentError`): here, and only here,
+//! each kind of refusal gets its HTTP status and problem code, in one `match` per service; the
+//! error's message is the problem's `detail`.
 
 use actix_web::{
     http::{header, StatusCode},
@@ -10,8 +14,10 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::{
+    matches::MatchError,
     rules::{ActionError, SetupError},
     store::StoreError,
+    tournaments::TournamentError,
 };
 
 /// An RFC 9457 problem document.
@@ -105,15 +111,6 @@ impl ApiError {
     /// 403.
     pub fn forbidden(code: &'static str, detail: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::FORBIDDEN, code, detail)
-    }
-
-    /// 404 for an unknown match.
-    pub fn match_not_found(id: &str) -> ApiError {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "match_not_found",
-            format!("no match has the id '{id}'"),
-        )
     }
 
     /// 500: logs the cause, tells the client nothing internal.
@@ -214,6 +211,250 @@ impl From<ActionError> for ApiError {
             ActionError::Illegal(r) => {
                 ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, r.code, r.message)
             }
+        }
+    }
+}
+
+impl From<MatchError> for ApiError {
+    fn from(e: MatchError) -> ApiError {
+        use MatchError as E;
+        let (status, code) = match &e {
+            E::NotFound(_) => (StatusCode::NOT_FOUND, "match_not_found"),
+            E::InvalidToken
+            | E::TokenRequired
+            | E::SeatTokenRequired
+            | E::ListTokenRequired
+            | E::ListTokenUnknown => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            E::TableActionNeedsHost | E::HostOnly => (StatusCode::FORBIDDEN, "host_only"),
+            E::NotYourSeat { .. } => (StatusCode::FORBIDDEN, "not_your_seat"),
+            E::HandIsPrivate(_) => (StatusCode::FORBIDDEN, "hand_is_private"),
+            E::RoundInPlay { .. } => (StatusCode::FORBIDDEN, "round_in_play"),
+            E::NoSuchSeat(_) => (StatusCode::UNPROCESSABLE_ENTITY, "no_such_seat"),
+            E::MalformedAction(_) => (StatusCode::BAD_REQUEST, "invalid_action"),
+            E::NotInGame { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "action_not_in_game"),
+            E::Rule(r) => (StatusCode::UNPROCESSABLE_ENTITY, r.code),
+            E::NothingToUndo => (StatusCode::UNPROCESSABLE_ENTITY, "nothing_to_undo"),
+            E::DuplicateFinished { .. } | E::RoundClosed { .. } => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "round_closed")
+            }
+            E::ChoicesRevealed { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "choices_revealed"),
+            E::Abandoned => (StatusCode::CONFLICT, "match_abandoned"),
+            E::Finished => (StatusCode::CONFLICT, "match_finished"),
+            E::StaleVersion { .. } => (StatusCode::PRECONDITION_FAILED, "stale_version"),
+            E::IdempotencyKeyReused => (StatusCode::CONFLICT, "idempotency_key_reused"),
+            E::Busy => (StatusCode::SERVICE_UNAVAILABLE, "busy"),
+            E::InvalidPlayerName { .. } => (StatusCode::BAD_REQUEST, "invalid_player_name"),
+            E::DuplicatePlayer(_) => (StatusCode::UNPROCESSABLE_ENTITY, "duplicate_player"),
+            E::UnknownPlayer(_) => (StatusCode::UNPROCESSABLE_ENTITY, "unknown_player"),
+            E::TooManyPlayers => (StatusCode::BAD_REQUEST, "too_many_players"),
+            E::InvalidCursor => (StatusCode::BAD_REQUEST, "invalid_cursor"),
+            E::CreationOutcomeUnknown => return ApiError::storage_unavailable(e.to_string()),
+            E::Setup(_) | E::Store(_) | E::Internal(_) => {
+                return match e {
+                    E::Setup(s) => s.into(),
+                    E::Store(s) => s.into(),
+                    other => ApiError::internal(&other),
+                }
+            }
+        };
+        let mut api = ApiError::new(status, code, e.to_string());
+        if let E::Rule(r) = e {
+            api.legal = r.legal;
+        }
+        api
+    }
+}
+
+impl From<TournamentError> for ApiError {
+    fn from(e: TournamentError) -> ApiError {
+        use TournamentError as E;
+        let (status, code) = match &e {
+            E::NotFound(_) => (StatusCode::NOT_FOUND, "tournament_not_found"),
+            E::PlayerNotFound(_) => (StatusCode::NOT_FOUND, "player_not_found"),
+            E::RoundNotFound { .. } => (StatusCode::NOT_FOUND, "round_not_found"),
+            E::TableNotFound { .. } => (StatusCode::NOT_FOUND, "table_not_found"),
+            E::InvalidName => (StatusCode::BAD_REQUEST, "invalid_tournament_name"),
+            E::EntrantCount { .. } => (StatusCode::BAD_REQUEST, "invalid_entrants"),
+            E::EntrantsFillNoTable { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_entrants"),
+            E::NoTableSize => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_config"),
+            E::TableSize { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_table_size"),
+            E::DuplicateNotDealt { .. } => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "duplicate_not_dealt")
+            }
+            E::DuplicateNeedsServiceDealing => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "duplicate_needs_service_dealing",
+            ),
+            E::DuplicateNeedsTwoTables { .. } => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "duplicate_needs_two_tables",
+            ),
+            E::SwissRounds { .. } | E::RoundRobinRounds | E::RoundRobinTooLong { .. } => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "invalid_rounds")
+            }
+            E::OrganiserTokenRequired => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            E::OrganiserOnly => (StatusCode::FORBIDDEN, "organiser_only"),
+            E::RoundInProgress { .. } | E::RoundJustPaired { .. } => {
+                (StatusCode::CONFLICT, "round_in_progress")
+            }
+            E::Finished { .. } => (StatusCode::CONFLICT, "tournament_finished"),
+            E::ResultFromMatch { .. } => (StatusCode::CONFLICT, "result_from_match"),
+            E::MatchInProgress { .. } => (StatusCode::CONFLICT, "match_in_progress"),
+            E::ResultChanged { .. } => (StatusCode::CONFLICT, "result_changed"),
+            E::Result(q) => (StatusCode::UNPROCESSABLE_ENTITY, q.code),
+            E::CreationOutcomeUnknown => return ApiError::storage_unavailable(e.to_string()),
+            E::Setup(_) | E::Match(_) | E::Store(_) | E::Internal(_) => {
+                return match e {
+                    E::Setup(s) => s.into(),
+                    E::Match(m) => m.into(),
+                    E::Store(s) => s.into(),
+                    other => ApiError::internal(&other),
+                }
+            }
+        };
+        ApiError::new(status, code, e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{matches::RuleRefusal, tournaments::quicklog::QuickLogError};
+
+    /// Each kind of refusal leaves with its status, code and detail, word for word as the
+    /// services wrote them when they chose the status themselves (clients and tests compare
+    /// them).
+    #[test]
+    fn every_match_refusal_keeps_its_status_code_and_detail() {
+        use MatchError as E;
+        let cases: Vec<(MatchError, u16, &str, &str)> = vec![
+            (E::NotFound("x".into()), 404, "match_not_found", "no match has the id 'x'"),
+            (E::InvalidToken, 401, "unauthorized", "this token is not valid for this match"),
+            (E::TokenRequired, 401, "unauthorized", "recording needs a token: Authorization: Bearer <token>"),
+            (E::SeatTokenRequired, 401, "unauthorized", "a seat's legal actions show its private state here: send that seat's token"),
+            (E::ListTokenRequired, 401, "unauthorized", "listing matches needs a token: a match's host or seat token lists that match, the operator's token (CLUBROOM_OPERATOR_TOKEN) every match"),
+            (E::ListTokenUnknown, 401, "unauthorized", "this token belongs to no match and is not the operator's"),
+            (E::TableActionNeedsHost, 403, "host_only", "table actions (seat: null) need the host token"),
+            (E::HostOnly, 403, "host_only", "only the host token may undo"),
+            (E::NotYourSeat { token: 1, seat: 2 }, 403, "not_your_seat", "this token acts for seat 1 only, not seat 2"),
+            (E::HandIsPrivate(3), 403, "hand_is_private", "only seat 3's token may see its legal actions"),
+            (E::RoundInPlay { tournament: "t1".into(), round: 2 }, 403, "round_in_play", "this match is a duplicate table of tournament t1, round 2: the round's other tables are playing the same boards, so until every table has finished only this table's own tokens may read it"),
+            (E::NoSuchSeat(4), 422, "no_such_seat", "this match has seats 0 to 3"),
+            (E::MalformedAction("bad".into()), 400, "invalid_action", "bad"),
+            (E::NotInGame { game: "dump", message: "m".into() }, 422, "action_not_in_game", "this action belongs to another game; GET /v1/games and the spec's GameAction list dump's actions (m)"),
+            (E::NothingToUndo, 422, "nothing_to_undo", "no standing action is left to retract"),
+            (E::DuplicateFinished { seq: 7 }, 422, "round_closed", "this duplicate table's match is finished: its result counts towards its tournament round, whose secret (it derives every board of the round) is published once every table has finished, so undo may not retract seq 7 and reopen the match"),
+            (E::RoundClosed { closed: 1, seq: 41, round: 2 }, 422, "round_closed", "round 1 is closed: its shuffle seed is published and re-derives every card dealt for it, so undo may not retract seq 41 (round 2), which would reopen round 1 with every hand known to all"),
+            (E::ChoicesRevealed { seq: 9, revealed: vec![5, 7] }, 422, "choices_revealed", "undo may not retract seq 9: it completed a set of sealed choices and revealed the others (seq 5, 7) to everyone; retracting it would let its seat choose again knowing them"),
+            (E::Abandoned, 409, "match_abandoned", "this match was abandoned: its tournament's organiser entered the table's result by hand, so nothing more can be recorded here"),
+            (E::Finished, 409, "match_finished", "this match is finished: its score sheet is its result and it cannot be abandoned"),
+            (E::StaleVersion { expected: 3, actual: 5 }, 412, "stale_version", "If-Match names version 3 but the match is at version 5"),
+            (E::IdempotencyKeyReused, 409, "idempotency_key_reused", "this Idempotency-Key was already used for a different request on this match"),
+            (E::Busy, 503, "busy", "too many concurrent writers on this match; try again"),
+            (E::InvalidPlayerName { what: "player 0's name".into() }, 400, "invalid_player_name", "player 0's name must have 1 to 64 characters (not blank)"),
+            (E::DuplicatePlayer("p".into()), 422, "duplicate_player", "player p is named at two seats"),
+            (E::UnknownPlayer(2), 422, "unknown_player", "player 2's player_id names no player (POST /v1/players registers one)"),
+            (E::TooManyPlayers, 400, "too_many_players", "at most 16 players"),
+            (E::InvalidCursor, 400, "invalid_cursor", "cursor must be a next_cursor from an earlier page"),
+            (E::CreationOutcomeUnknown, 503, "storage_unavailable", "the database became unreachable while the match was being created: it may or may not exist. If it does, its tokens were never given to anyone and nobody can use it: create the match again once the database is back"),
+            (E::Setup(SetupError::UnknownGame("chess".into())), 422, "unknown_game", "no game 'chess' is implemented here; GET /v1/games lists the games"),
+            (E::Store(StoreError::Unavailable("gone".into())), 503, "storage_unavailable", "the database is unavailable (unreachable, or out of space); nothing was recorded. Retry later"),
+            (E::Store(StoreError::Corrupt("x".into())), 500, "internal_error", "the server failed to answer; nothing was recorded"),
+            (E::internal("stored event 3 does not replay"), 500, "internal_error", "the server failed to answer; nothing was recorded"),
+        ];
+        for (e, status, code, detail) in cases {
+            let shown = format!("{e:?}");
+            let api = ApiError::from(e);
+            assert_eq!(
+                (api.status.as_u16(), api.code, api.detail.as_str()),
+                (status, code, detail),
+                "{shown}"
+            );
+            assert_eq!(api.legal, None, "{shown}");
+        }
+        let storage = ApiError::from(MatchError::CreationOutcomeUnknown);
+        assert_eq!(storage.retry_after, Some(STORAGE_RETRY_AFTER_SECS));
+    }
+
+    /// A rule's refusal is told by role: its code, message and legal list to whoever may see
+    /// the seat's private state, the one `not_playable` answer and no list to anyone else.
+    #[test]
+    fn a_rule_refusal_is_told_as_the_asker_may_hear_it() {
+        let hidden = crate::rules::Rejection {
+            code: "card_not_in_hand",
+            message: "seat 1 does not hold AS".into(),
+            hidden: true,
+        };
+        let legal = || vec![serde_json::json!({"type": "play", "card": "9H"})];
+        let own = ApiError::from(MatchError::Rule(RuleRefusal::told(
+            &hidden,
+            Some(1),
+            true,
+            legal,
+        )));
+        assert_eq!(
+            (own.status.as_u16(), own.code, own.detail.as_str()),
+            (422, "card_not_in_hand", "seat 1 does not hold AS")
+        );
+        assert_eq!(own.legal, Some(legal()));
+        let other = ApiError::from(MatchError::Rule(RuleRefusal::told(
+            &hidden,
+            Some(1),
+            false,
+            legal,
+        )));
+        assert_eq!((other.status.as_u16(), other.code), (422, "not_playable"));
+        assert_eq!(other.detail, crate::rules::not_playable_detail(1));
+        assert_eq!(other.legal, None);
+        assert!(MatchError::Rule(RuleRefusal::plain(hidden)).judged_on_state());
+        assert!(MatchError::NothingToUndo.judged_on_state());
+        assert!(!MatchError::Abandoned.judged_on_state());
+        assert!(!MatchError::NoSuchSeat(2).judged_on_state());
+    }
+
+    #[test]
+    fn every_tournament_refusal_keeps_its_status_code_and_detail() {
+        use TournamentError as E;
+        let cases: Vec<(TournamentError, u16, &str, &str)> = vec![
+            (E::NotFound("t".into()), 404, "tournament_not_found", "no tournament has id t"),
+            (E::PlayerNotFound("p".into()), 404, "player_not_found", "no player has id p"),
+            (E::RoundNotFound { round: 2, paired: 0 }, 404, "round_not_found", "round 2 is not paired: no round is yet (POST .../rounds pairs the next)"),
+            (E::RoundNotFound { round: 4, paired: 3 }, 404, "round_not_found", "round 4 is not paired: rounds 1 to 3 are"),
+            (E::TableNotFound { round: 1, tables: 2 }, 404, "table_not_found", "round 1 has tables 1 to 2"),
+            (E::InvalidName, 400, "invalid_tournament_name", "the tournament's name must have 1 to 100 characters (not blank)"),
+            (E::EntrantCount { max: 256 }, 400, "invalid_entrants", "a tournament has 2 to 256 players"),
+            (E::EntrantsFillNoTable { n: 3, game: "dump".into(), table_size: 4 }, 422, "invalid_entrants", "3 players cannot fill one dump table of 4"),
+            (E::NoTableSize, 422, "invalid_config", "no table size from 2 to 8 can play these options"),
+            (E::TableSize { game: "clubs".into(), allowed: vec![3, 4], asked: 5 }, 422, "invalid_table_size", "clubs tables seat [3, 4] players here, not 5"),
+            (E::DuplicateNotDealt { game: "by-hook-or-crook".into(), games: vec!["dump", "clubs"] }, 422, "duplicate_not_dealt", "duplicate play repeats shuffled deals; by-hook-or-crook is not one of [\"dump\", \"clubs\"]"),
+            (E::DuplicateNeedsServiceDealing, 422, "duplicate_needs_service_dealing", "duplicate play deals the same cards at every table: with results from matches the service must deal (dealing: service)"),
+            (E::DuplicateNeedsTwoTables { n: 5, tables: 1, table_size: 4 }, 422, "duplicate_needs_two_tables", "duplicate play compares tables: 5 players fill 1 table(s) of 4"),
+            (E::SwissRounds { max: 30 }, 422, "invalid_rounds", "a Swiss tournament needs `rounds`, 1 to 30"),
+            (E::RoundRobinRounds, 422, "invalid_rounds", "a round robin's schedule fixes its rounds: omit `rounds`"),
+            (E::RoundRobinTooLong { n: 90, table_size: 2, rounds: 89, max: 60 }, 422, "invalid_rounds", "a round robin of 90 players at tables of 2 takes 89 rounds; at most 60 — use Swiss"),
+            (E::OrganiserTokenRequired, 401, "unauthorized", "this needs the organiser's token: Authorization: Bearer <organiser_token>"),
+            (E::OrganiserOnly, 403, "organiser_only", "only the tournament's organiser token may do this"),
+            (E::RoundInProgress { round: 1, open: vec![2, 3] }, 409, "round_in_progress", "round 1 is still being played (tables 2, 3 have no result); pair round 2 once every table has one"),
+            (E::RoundJustPaired { id: "t".into(), next: 2 }, 409, "round_in_progress", "round 2 was just paired by another request: GET /v1/tournaments/t/rounds/2 shows it"),
+            (E::Finished { rounds: 3 }, 409, "tournament_finished", "all 3 rounds are paired and complete"),
+            (E::ResultFromMatch { table: 1, duplicate: true }, 409, "result_from_match", "table 1's match is finished and its score sheet is the result (a finished duplicate table is never reopened)"),
+            (E::ResultFromMatch { table: 2, duplicate: false }, 409, "result_from_match", "table 2's match is finished and its score sheet is the result; correct it at the table (undo), not here"),
+            (E::MatchInProgress { table: 1, match_id: "m".into() }, 409, "match_in_progress", "table 1's match m is still being played, and its result will come from it when it ends; to settle the table by hand instead, send `\"abandon_match\": true` with the result: the match is then closed for good (nothing more can be recorded there)"),
+            (E::ResultChanged { table: 3 }, 409, "result_changed", "table 3's result was just entered by another request; read the tournament and enter yours again if it still needs correcting"),
+            (E::Result(QuickLogError { code: "result_missing", message: "m".into() }), 422, "result_missing", "m"),
+            (E::CreationOutcomeUnknown, 503, "storage_unavailable", "the database became unreachable while the tournament was being created: its organiser token was never given to anyone; create it again once the database is back"),
+            (E::Match(MatchError::UnknownPlayer(1)), 422, "unknown_player", "player 1's player_id names no player (POST /v1/players registers one)"),
+            (E::Setup(SetupError::BadConfig("x".into())), 422, "invalid_config", "config: x"),
+            (E::internal("spec"), 500, "internal_error", "the server failed to answer; nothing was recorded"),
+        ];
+        for (e, status, code, detail) in cases {
+            let shown = format!("{e:?}");
+            let api = ApiError::from(e);
+            assert_eq!(
+                (api.status.as_u16(), api.code, api.detail.as_str()),
+                (status, code, detail),
+                "{shown}"
+            );
         }
     }
 }

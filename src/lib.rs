@@ -4,7 +4,7 @@
 pub mod app;
 /// Request ids, the access log and the body deadline, for every request.
 pub mod edge;
-/// The one error type at the edge (problem+json).
+/// The one error type at the edge (problem+json), and the one mapping of the services' errors to it.
 pub mod error;
 /// Ids, tokens and times: their one form for every resource.
 pub mod ids;

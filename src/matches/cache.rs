@@ -7,9 +7,8 @@ use std::{collections::HashMap, sync::Arc};
 use serde_json::{value::RawValue, Value};
 use tokio::sync::Mutex as AsyncMutex;
 
-use super::{internal, views::TournamentLink, Matches, Role};
+use super::{views::TournamentLink, MatchError, Matches, Role};
 use crate::{
-    error::ApiError,
     ids::{is_id, sha256_hex},
     rules::{raw_json, Actor, AnyGame, Dealing, Seed},
     store::{EventRow, MatchRow},
@@ -100,15 +99,16 @@ impl Entry {
         row: MatchRow,
         tokens: Vec<(String, Option<i64>)>,
         events: Vec<EventRow>,
-    ) -> Result<Entry, ApiError> {
-        let players: Vec<String> = serde_json::from_str(&row.players).map_err(internal)?;
+    ) -> Result<Entry, MatchError> {
+        let players: Vec<String> =
+            serde_json::from_str(&row.players).map_err(MatchError::internal)?;
         let dealing = match row.dealing.as_str() {
             "service" => Dealing::Service,
             _ => Dealing::Table,
         };
-        let config: Value = serde_json::from_str(&row.config).map_err(internal)?;
-        let game =
-            AnyGame::new(&row.game, Some(config), players.len(), dealing).map_err(internal)?;
+        let config: Value = serde_json::from_str(&row.config).map_err(MatchError::internal)?;
+        let game = AnyGame::new(&row.game, Some(config), players.len(), dealing)
+            .map_err(MatchError::internal)?;
         let updated_at = row.created_at.clone();
         let config_text = raw_json(&game.config_json());
         let (player_ids, tournament, seed_key) = match_extras(&row, players.len())?;
@@ -137,7 +137,7 @@ impl Entry {
 
     /// Takes in events newer than `seq` (in order); replays from scratch when one is an undo or
     /// when `rebuild` is set.
-    fn absorb(&mut self, events: Vec<EventRow>, mut rebuild: bool) -> Result<(), ApiError> {
+    fn absorb(&mut self, events: Vec<EventRow>, mut rebuild: bool) -> Result<(), MatchError> {
         let before = self.seq;
         for e in events {
             if e.seq <= self.seq {
@@ -153,11 +153,12 @@ impl Entry {
                 ABANDON => self.abandoned = true,
                 _ => {
                     let action: Value = serde_json::from_str(e.action.as_deref().unwrap_or("null"))
-                        .map_err(internal)?;
+                        .map_err(MatchError::internal)?;
                     let seed = match &e.seed {
-                        Some(h) => {
-                            Some(Seed::from_hex(h).ok_or_else(|| internal("bad stored seed"))?)
-                        }
+                        Some(h) => Some(
+                            Seed::from_hex(h)
+                                .ok_or_else(|| MatchError::internal("bad stored seed"))?,
+                        ),
                         None => None,
                     };
                     let actor = Actor::from_seat(e.seat.map(|s| s as usize));
@@ -165,7 +166,10 @@ impl Entry {
                         self.game
                             .apply(actor, &action, seed.as_ref())
                             .map_err(|err| {
-                                internal(format!("stored event {} does not replay: {err}", e.seq))
+                                MatchError::internal(format!(
+                                    "stored event {} does not replay: {err}",
+                                    e.seq
+                                ))
                             })?;
                     }
                     self.standing.push(Standing {
@@ -190,34 +194,32 @@ impl Entry {
     }
 
     /// The state after the first `n` standing actions.
-    pub(super) fn replay(&self, n: usize) -> Result<AnyGame, ApiError> {
-        let config: Value = serde_json::from_str(&self.row.config).map_err(internal)?;
+    pub(super) fn replay(&self, n: usize) -> Result<AnyGame, MatchError> {
+        let config: Value = serde_json::from_str(&self.row.config).map_err(MatchError::internal)?;
         let mut g = AnyGame::new(
             &self.row.game,
             Some(config),
             self.players.len(),
             self.dealing,
         )
-        .map_err(internal)?;
+        .map_err(MatchError::internal)?;
         for s in &self.standing[..n] {
             g.apply(s.actor, &s.action, s.seed.as_ref())
                 .map_err(|err| {
-                    internal(format!("stored event {} does not replay: {err}", s.seq))
+                    MatchError::internal(format!("stored event {} does not replay: {err}", s.seq))
                 })?;
         }
         Ok(g)
     }
 
     /// The role of a presented token: None for no token; 401 for one this match never issued.
-    pub(super) fn role(&self, token: Option<&str>) -> Result<Option<Role>, ApiError> {
+    pub(super) fn role(&self, token: Option<&str>) -> Result<Option<Role>, MatchError> {
         let Some(token) = token else { return Ok(None) };
         let hash = sha256_hex(token.as_bytes());
         match self.tokens.iter().find(|(h, _)| *h == hash) {
             Some((_, None)) => Ok(Some(Role::Host)),
             Some((_, Some(s))) => Ok(Some(Role::Seat(*s as usize))),
-            None => Err(ApiError::unauthorized(
-                "this token is not valid for this match",
-            )),
+            None => Err(MatchError::InvalidToken),
         }
     }
 
@@ -265,13 +267,13 @@ pub(super) const ABANDON: &str = "abandon";
 pub(super) fn match_extras(
     row: &MatchRow,
     seats: usize,
-) -> Result<(Vec<Option<String>>, Option<TournamentLink>, Option<String>), ApiError> {
+) -> Result<(Vec<Option<String>>, Option<TournamentLink>, Option<String>), MatchError> {
     let player_ids = match &row.player_ids {
-        Some(j) => serde_json::from_str(j).map_err(internal)?,
+        Some(j) => serde_json::from_str(j).map_err(MatchError::internal)?,
         None => vec![None; seats],
     };
     let tournament = match &row.tournament {
-        Some(j) => Some(serde_json::from_str(j).map_err(internal)?),
+        Some(j) => Some(serde_json::from_str(j).map_err(MatchError::internal)?),
         None => None,
     };
     Ok((player_ids, tournament, row.seed_key.clone()))
@@ -287,20 +289,20 @@ impl Matches {
     }
 
     /// The cache entry of match `id`, loading it on a miss (404 when there is no such match).
-    pub(super) async fn entry(&self, id: &str) -> Result<Arc<AsyncMutex<Entry>>, ApiError> {
+    pub(super) async fn entry(&self, id: &str) -> Result<Arc<AsyncMutex<Entry>>, MatchError> {
         if let Some(e) = self.cached(id) {
             return Ok(e);
         }
         // Ids are 32 lowercase hex digits (`create`); anything else names no match and never
         // reaches the database (PostgreSQL refuses a NUL in text: that would be a 500).
         if !is_id(id) {
-            return Err(ApiError::match_not_found(id));
+            return Err(MatchError::NotFound(id.to_string()));
         }
         let (row, tokens, events) = self
             .store
             .load_match(id)
             .await?
-            .ok_or_else(|| ApiError::match_not_found(id))?;
+            .ok_or_else(|| MatchError::NotFound(id.to_string()))?;
         let entry = Arc::new(AsyncMutex::new(Entry::build(row, tokens, events)?));
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(existing) = cache.get(id) {
@@ -311,7 +313,7 @@ impl Matches {
     }
 
     /// Brings the entry up to the database's version (another instance may have written).
-    pub(super) async fn refresh(&self, e: &mut Entry) -> Result<(), ApiError> {
+    pub(super) async fn refresh(&self, e: &mut Entry) -> Result<(), MatchError> {
         let newer = self.store.events_after(&e.row.id, e.seq, i64::MAX).await?;
         if !newer.is_empty() {
             e.absorb(newer, false)?;
@@ -323,7 +325,7 @@ impl Matches {
     pub(super) async fn fresh(
         &self,
         id: &str,
-    ) -> Result<tokio::sync::OwnedMutexGuard<Entry>, ApiError> {
+    ) -> Result<tokio::sync::OwnedMutexGuard<Entry>, MatchError> {
         let entry = self.entry(id).await?;
         let mut e = entry.lock_owned().await;
         if self.store.version(id).await? != e.seq {

@@ -3,7 +3,6 @@
 
 use std::{collections::HashMap, sync::Arc};
 
-use actix_web::http::StatusCode;
 use serde_json::Value;
 use tokio::sync::Mutex as AsyncMutex;
 
@@ -11,22 +10,20 @@ use super::{
     cache::{match_extras, Entry, SheetMemo},
     to_json,
     views::{self, CreateMatch, Created, MatchStatus, TournamentLink},
-    Matches, Role,
+    MatchError, Matches, Role,
 };
 use crate::{
-    error::ApiError,
     ids::{is_id, new_id, new_token, now, sha256_hex},
     rules::{raw_json, AnyGame, Dealing},
     store::{MatchRow, StoreError},
 };
 
 /// Checks a name (the spec's `NewPlayer.name`: 1 to 64 code points, not blank).
-pub(crate) fn check_name(name: &str, what: &str) -> Result<(), ApiError> {
+pub(crate) fn check_name(name: &str, what: &str) -> Result<(), MatchError> {
     if name.chars().all(views::is_blank) || name.chars().count() > 64 {
-        return Err(ApiError::bad_request(
-            "invalid_player_name",
-            format!("{what} must have 1 to 64 characters (not blank)"),
-        ));
+        return Err(MatchError::InvalidPlayerName {
+            what: what.to_string(),
+        });
     }
     Ok(())
 }
@@ -39,7 +36,7 @@ pub(super) fn new_match(
     dealing: Dealing,
     tournament: Option<&TournamentLink>,
     seed_key: Option<&str>,
-) -> Result<(MatchRow, AnyGame), ApiError> {
+) -> Result<(MatchRow, AnyGame), MatchError> {
     let game = AnyGame::new(game_id, config, seats.len(), dealing)?;
     let players: Vec<&String> = seats.iter().map(|(n, _)| n).collect();
     let player_ids: Vec<&Option<String>> = seats.iter().map(|(_, p)| p).collect();
@@ -72,15 +69,11 @@ impl Matches {
     pub(crate) async fn resolve_players(
         &self,
         players: &[views::NewPlayer],
-    ) -> Result<Vec<(String, Option<String>)>, ApiError> {
+    ) -> Result<Vec<(String, Option<String>)>, MatchError> {
         let ids: Vec<String> = players.iter().filter_map(|p| p.player_id.clone()).collect();
         for (i, id) in ids.iter().enumerate() {
             if ids[..i].contains(id) {
-                return Err(ApiError::new(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "duplicate_player",
-                    format!("player {id} is named at two seats"),
-                ));
+                return Err(MatchError::DuplicatePlayer(id.clone()));
             }
         }
         let known = if ids.iter().all(|id| is_id(id)) {
@@ -92,11 +85,7 @@ impl Matches {
         for (i, p) in players.iter().enumerate() {
             if let Some(id) = &p.player_id {
                 if !known.iter().any(|k| &k.id == id) {
-                    return Err(ApiError::new(
-                        StatusCode::UNPROCESSABLE_ENTITY,
-                        "unknown_player",
-                        format!("player {i}'s player_id names no player (POST /v1/players registers one)"),
-                    ));
+                    return Err(MatchError::UnknownPlayer(i));
                 }
             }
             let name = p.name.clone();
@@ -107,12 +96,9 @@ impl Matches {
     }
 
     /// Creates a match.
-    pub async fn create(&self, req: CreateMatch) -> Result<Created, ApiError> {
+    pub async fn create(&self, req: CreateMatch) -> Result<Created, MatchError> {
         if req.players.len() > 16 {
-            return Err(ApiError::bad_request(
-                "too_many_players",
-                "at most 16 players",
-            ));
+            return Err(MatchError::TooManyPlayers);
         }
         let seats = self.resolve_players(&req.players).await?;
         let dealing = req.dealing.unwrap_or_default();
@@ -144,12 +130,7 @@ impl Matches {
                 return Err(match err {
                     StoreError::OutcomeUnknown(_) => {
                         tracing::error!(error = %err, "match creation: outcome unknown");
-                        ApiError::storage_unavailable(
-                            "the database became unreachable while the match was being created: \
-                             it may or may not exist. If it does, its tokens were never given to \
-                             anyone and nobody can use it: create the match again once the \
-                             database is back",
-                        )
+                        MatchError::CreationOutcomeUnknown
                     }
                     other => other.into(),
                 });

@@ -15,6 +15,7 @@
 
 mod cache;
 mod create;
+mod error;
 pub mod live;
 mod prepare;
 mod read;
@@ -34,10 +35,11 @@ use tokio::sync::Mutex as AsyncMutex;
 use self::cache::{Entry, CACHE_CAPACITY};
 pub(crate) use self::create::check_name;
 pub use self::{
+    error::{MatchError, RuleRefusal},
     prepare::duplicate_seed,
     write::{request_hash, WriteAnswer, WriteMeta},
 };
-use crate::{error::ApiError, ids::sha256_hex, store::Store};
+use crate::{ids::sha256_hex, store::Store};
 
 /// Who a token says the caller is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,12 +50,9 @@ pub enum Role {
     Seat(usize),
 }
 
-pub(crate) fn internal(e: impl std::fmt::Display) -> ApiError {
-    ApiError::internal(&e)
-}
-
-pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> Result<String, ApiError> {
-    serde_json::to_string(v).map_err(internal)
+/// `v` as JSON text (a failure is the service's own fault).
+pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> Result<String, MatchError> {
+    serde_json::to_string(v).map_err(MatchError::internal)
 }
 
 /// The match service.

@@ -1,7 +1,6 @@
 //! What a write records, judged on the entry's state: the checks and the event of an action, an
 //! undo or an abandonment, and the state after it (on a copy: a refusal changes nothing).
 
-use actix_web::http::StatusCode;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -9,10 +8,9 @@ use super::{
     cache::{Entry, ABANDON},
     to_json,
     views::{self, ActionRequest},
-    Role,
+    MatchError, Role, RuleRefusal,
 };
 use crate::{
-    error::ApiError,
     rules::{ActionError, Actor, AnyGame, Dealing, Seed},
     store::EventRow,
 };
@@ -26,27 +24,13 @@ pub fn duplicate_seed(secret: &str, k: usize) -> Seed {
 /// not have, a token that may not act for the seat, an action outside the game's vocabulary. They
 /// are judged before `If-Match`: a request that fails anyway is not judged on its precondition
 /// (RFC 9110, 13.2.1), so a malformed request is 400 even when its `If-Match` is stale.
-pub(super) fn check_action(e: &Entry, role: Role, req: &ActionRequest) -> Result<(), ApiError> {
+pub(super) fn check_action(e: &Entry, role: Role, req: &ActionRequest) -> Result<(), MatchError> {
     let players = e.players.len();
     match (req.seat, role) {
-        (Some(s), _) if s >= players => {
-            return Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "no_such_seat",
-                format!("this match has seats 0 to {}", players - 1),
-            ))
-        }
-        (None, Role::Seat(_)) => {
-            return Err(ApiError::forbidden(
-                "host_only",
-                "table actions (seat: null) need the host token",
-            ))
-        }
+        (Some(s), _) if s >= players => return Err(MatchError::NoSuchSeat(players)),
+        (None, Role::Seat(_)) => return Err(MatchError::TableActionNeedsHost),
         (Some(s), Role::Seat(t)) if s != t => {
-            return Err(ApiError::forbidden(
-                "not_your_seat",
-                format!("this token acts for seat {t} only, not seat {s}"),
-            ))
+            return Err(MatchError::NotYourSeat { token: t, seat: s })
         }
         _ => {}
     }
@@ -61,7 +45,7 @@ pub(super) fn prepare_action(
     e: &Entry,
     role: Role,
     req: &ActionRequest,
-) -> Result<(AnyGame, EventRow), ApiError> {
+) -> Result<(AnyGame, EventRow), MatchError> {
     check_open(e)?;
     check_action(e, role, req)?;
     let actor = Actor::from_seat(req.seat);
@@ -104,12 +88,14 @@ pub(super) fn prepare_action(
             // refused it (`Rejection::told`; the engines judge public facts first).
             let own = matches!((role, req.seat), (Role::Seat(t), Some(s)) if t == s);
             let privileged = own || e.dealing == Dealing::Table;
-            let mut api = action_error(&e.game, &req.action, err.clone());
-            if let ActionError::Illegal(r) = &err {
-                (api.code, api.detail) = r.told(req.seat, privileged);
-                api.legal = privileged.then(|| e.game.legal_actions(actor));
-            }
-            Err(api)
+            Err(match err {
+                ActionError::Illegal(r) => {
+                    MatchError::Rule(RuleRefusal::told(&r, req.seat, privileged, || {
+                        e.game.legal_actions(actor)
+                    }))
+                }
+                malformed => action_error(&e.game, &req.action, malformed),
+            })
         }
     }
 }
@@ -117,17 +103,16 @@ pub(super) fn prepare_action(
 /// The answer to a refused action. An action that fits no game's vocabulary is malformed (400
 /// `invalid_action`); one that fits another game's is well-formed by the spec, whose action schema
 /// is the union of every game's, so it is refused like a rule (422 `action_not_in_game`).
-fn action_error(game: &AnyGame, action: &Value, err: ActionError) -> ApiError {
+fn action_error(game: &AnyGame, action: &Value, err: ActionError) -> MatchError {
     match err {
-        ActionError::Malformed(m) if AnyGame::in_some_vocabulary(action) => ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "action_not_in_game",
-            format!(
-                "this action belongs to another game; GET /v1/games and the spec's GameAction list {}'s actions ({m})",
-                game.id()
-            ),
-        ),
-        other => other.into(),
+        ActionError::Malformed(message) if AnyGame::in_some_vocabulary(action) => {
+            MatchError::NotInGame {
+                game: game.id(),
+                message,
+            }
+        }
+        ActionError::Malformed(m) => MatchError::MalformedAction(m),
+        ActionError::Illegal(r) => MatchError::Rule(RuleRefusal::plain(r)),
     }
 }
 
@@ -167,45 +152,28 @@ fn revealed_by_last(e: &Entry, next: &AnyGame) -> Vec<i64> {
 }
 
 /// Checks an undo; the state without the last standing action and the event row to record.
-pub(super) fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), ApiError> {
+pub(super) fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow), MatchError> {
     if role != Role::Host {
-        return Err(ApiError::forbidden(
-            "host_only",
-            "only the host token may undo",
-        ));
+        return Err(MatchError::HostOnly);
     }
     check_open(e)?;
     let Some(last) = e.standing.last() else {
-        return Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "nothing_to_undo",
-            "no standing action is left to retract",
-        ));
+        return Err(MatchError::NothingToUndo);
     };
     // A finished duplicate table's result may be the one that completes its round, and the
     // complete round publishes its secret, which derives every board the round's tables played:
     // the match may never be reopened (an ordinary service-dealt match cannot be either: its
     // last round's seed is out once it ends). So a round's completeness, once reached, stays.
     if e.seed_key.is_some() && e.game.is_finished() {
-        return Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "round_closed",
-            format!(
-                "this duplicate table's match is finished: its result counts towards its tournament round, whose secret (it derives every board of the round) is published once every table has finished, so undo may not retract seq {} and reopen the match",
-                last.seq
-            ),
-        ));
+        return Err(MatchError::DuplicateFinished { seq: last.seq });
     }
     let next = e.replay(e.standing.len() - 1)?;
     if let Some(closed) = closed_by_published_seed(e, &next) {
-        return Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "round_closed",
-            format!(
-                "round {closed} is closed: its shuffle seed is published and re-derives every card dealt for it, so undo may not retract seq {} (round {}), which would reopen round {closed} with every hand known to all",
-                last.seq, last.round
-            ),
-        ));
+        return Err(MatchError::RoundClosed {
+            closed,
+            seq: last.seq,
+            round: last.round,
+        });
     }
     // The choice that completed a set of sealed choices (By Hook or Crook's locations, action
     // cards and exhibits, Members Only's finals) revealed the others to everyone. Undoing it would
@@ -214,15 +182,10 @@ pub(super) fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow),
     // known.
     let revealed = revealed_by_last(e, &next);
     if !revealed.is_empty() {
-        return Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "choices_revealed",
-            format!(
-                "undo may not retract seq {}: it completed a set of sealed choices and revealed the others (seq {}) to everyone; retracting it would let its seat choose again knowing them",
-                last.seq,
-                revealed.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-            ),
-        ));
+        return Err(MatchError::ChoicesRevealed {
+            seq: last.seq,
+            revealed,
+        });
     }
     let outcome = serde_json::json!([views::UndoOutcome::Retracted { seq: last.seq }]);
     Ok((
@@ -237,27 +200,19 @@ pub(super) fn prepare_undo(e: &Entry, role: Role) -> Result<(AnyGame, EventRow),
 }
 
 /// Refuses any write to a match settled by hand (409 `match_abandoned`).
-pub(super) fn check_open(e: &Entry) -> Result<(), ApiError> {
+pub(super) fn check_open(e: &Entry) -> Result<(), MatchError> {
     if e.abandoned {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "match_abandoned",
-            "this match was abandoned: its tournament's organiser entered the table's result by hand, so nothing more can be recorded here",
-        ));
+        return Err(MatchError::Abandoned);
     }
     Ok(())
 }
 
 /// Checks an abandonment: only a match still being played is abandoned; a finished one's score
 /// sheet is its result (409 `match_finished`).
-pub(super) fn prepare_abandon(e: &Entry) -> Result<(AnyGame, EventRow), ApiError> {
+pub(super) fn prepare_abandon(e: &Entry) -> Result<(AnyGame, EventRow), MatchError> {
     check_open(e)?;
     if e.game.is_finished() {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "match_finished",
-            "this match is finished: its score sheet is its result and it cannot be abandoned",
-        ));
+        return Err(MatchError::Finished);
     }
     Ok((
         e.game.clone(),

@@ -2,18 +2,14 @@
 //! reads the entry brought up to date with the database, and refuses a reader a duplicate table's
 //! secrets while its round is played.
 
-use actix_web::http::StatusCode;
-
 use super::{
     cache::{match_extras, Entry},
-    internal,
     views::{
         EventPage, EventView, Legal, MatchPage, MatchStatus, MatchSummary, MatchView, PlayerView,
     },
-    Matches, Role,
+    MatchError, Matches, Role,
 };
 use crate::{
-    error::ApiError,
     ids::sha256_hex,
     rules::{Actor, Dealing, ScoreSheet},
 };
@@ -22,7 +18,7 @@ impl Matches {
     /// Whether the tournament round of duplicate match `e` is complete (its secret published),
     /// asked of the store while it is not known to be: it can be only once this match is over,
     /// and once it is, it stays so (see `prepare_undo`).
-    pub(super) async fn round_published(&self, e: &mut Entry) -> Result<bool, ApiError> {
+    pub(super) async fn round_published(&self, e: &mut Entry) -> Result<bool, MatchError> {
         if e.seed_key.is_none() || e.round_published {
             return Ok(e.round_published);
         }
@@ -37,25 +33,20 @@ impl Matches {
     /// duplicate table whose round is still being played: its log, view and score sheet show
     /// cards and results of the boards the round's other tables still play. Its own table's
     /// tokens (host and seats) read it as any match.
-    async fn reader(&self, e: &mut Entry, token: Option<&str>) -> Result<Option<Role>, ApiError> {
+    async fn reader(&self, e: &mut Entry, token: Option<&str>) -> Result<Option<Role>, MatchError> {
         let role = e.role(token)?;
         if role.is_none() && e.seed_key.is_some() && !self.round_published(e).await? {
-            let (t, r) = e
+            let (tournament, round) = e
                 .tournament
                 .as_ref()
                 .map_or((String::new(), 0), |t| (t.id.clone(), t.round));
-            return Err(ApiError::forbidden(
-                "round_in_play",
-                format!(
-                    "this match is a duplicate table of tournament {t}, round {r}: the round's other tables are playing the same boards, so until every table has finished only this table's own tokens may read it"
-                ),
-            ));
+            return Err(MatchError::RoundInPlay { tournament, round });
         }
         Ok(role)
     }
 
     /// The match view for the bearer of `token` (public without one).
-    pub async fn view(&self, id: &str, token: Option<&str>) -> Result<MatchView, ApiError> {
+    pub async fn view(&self, id: &str, token: Option<&str>) -> Result<MatchView, MatchError> {
         let mut e = self.fresh(id).await?;
         let role = self.reader(&mut e, token).await?;
         Ok(e.view(&e.game, e.seq, &e.updated_at, role))
@@ -66,7 +57,7 @@ impl Matches {
         &self,
         id: &str,
         token: Option<&str>,
-    ) -> Result<(ScoreSheet, i64), ApiError> {
+    ) -> Result<(ScoreSheet, i64), MatchError> {
         let mut e = self.fresh(id).await?;
         self.reader(&mut e, token).await?;
         Ok((e.game.score_sheet(), e.seq))
@@ -79,18 +70,14 @@ impl Matches {
         id: &str,
         token: Option<&str>,
         seat: Option<usize>,
-    ) -> Result<(Legal, i64), ApiError> {
+    ) -> Result<(Legal, i64), MatchError> {
         let mut e = self.fresh(id).await?;
         let role = self.reader(&mut e, token).await?;
         if let Some(s) = seat {
             if s >= e.players.len() {
                 // 422 as for an action naming that seat: the seat is well-formed (0 to 15, the
                 // spec's range), this match just has fewer.
-                return Err(ApiError::new(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "no_such_seat",
-                    format!("this match has seats 0 to {}", e.players.len() - 1),
-                ));
+                return Err(MatchError::NoSuchSeat(e.players.len()));
             }
             // In service dealing a seat's legal list shows its hand (its own token only); in By
             // Hook or Crook it can show the seat's sealed choices (its own token or the host's).
@@ -99,8 +86,8 @@ impl Matches {
                 || (e.dealing == Dealing::Table && role == Some(Role::Host));
             if private && !allowed {
                 return Err(match role {
-                    None => ApiError::unauthorized("a seat's legal actions show its private state here: send that seat's token"),
-                    Some(_) => ApiError::forbidden("hand_is_private", format!("only seat {s}'s token may see its legal actions")),
+                    None => MatchError::SeatTokenRequired,
+                    Some(_) => MatchError::HandIsPrivate(s),
                 });
             }
         }
@@ -120,7 +107,7 @@ impl Matches {
         token: Option<&str>,
         after: i64,
         limit: i64,
-    ) -> Result<EventPage, ApiError> {
+    ) -> Result<EventPage, MatchError> {
         let mut e = self.fresh(id).await?;
         let role = self.reader(&mut e, token).await?;
         // Its own table's tokens see the seeds once the round publishes its secret.
@@ -145,24 +132,17 @@ impl Matches {
         status: Option<MatchStatus>,
         cursor: Option<&str>,
         limit: i64,
-    ) -> Result<MatchPage, ApiError> {
+    ) -> Result<MatchPage, MatchError> {
         let cursor = match cursor {
             // 1 to 18 digits, the spec's pattern (`parse` alone would take `-5` and `+5` too).
             Some(c) if (1..=18).contains(&c.len()) && c.bytes().all(|b| b.is_ascii_digit()) => {
                 Some(c.parse::<i64>().expect("18 digits fit an i64"))
             }
-            Some(_) => {
-                return Err(ApiError::bad_request(
-                    "invalid_cursor",
-                    "cursor must be a next_cursor from an earlier page",
-                ))
-            }
+            Some(_) => return Err(MatchError::InvalidCursor),
             None => None,
         };
         let Some(token) = token else {
-            return Err(ApiError::unauthorized(
-                "listing matches needs a token: a match's host or seat token lists that match, the operator's token (CLUBROOM_OPERATOR_TOKEN) every match",
-            ));
+            return Err(MatchError::ListTokenRequired);
         };
         let hash = sha256_hex(token.as_bytes());
         let holder = if self.operator_hash.as_deref() == Some(hash.as_str()) {
@@ -170,9 +150,7 @@ impl Matches {
         } else if self.store.token_exists(&hash).await? {
             Some(hash.as_str())
         } else {
-            return Err(ApiError::unauthorized(
-                "this token belongs to no match and is not the operator's",
-            ));
+            return Err(MatchError::ListTokenUnknown);
         };
         if game.is_some_and(|g| g.contains('\0')) {
             // No game id holds a NUL, and PostgreSQL refuses one in text (a 500): nothing matches.
@@ -188,7 +166,8 @@ impl Matches {
         let more = rows.len() as i64 > limit;
         let mut matches = Vec::new();
         for r in rows.iter().take(limit as usize) {
-            let names: Vec<String> = serde_json::from_str(&r.row.players).map_err(internal)?;
+            let names: Vec<String> =
+                serde_json::from_str(&r.row.players).map_err(MatchError::internal)?;
             let (player_ids, _, _) = match_extras(&r.row, names.len())?;
             matches.push(MatchSummary {
                 id: r.row.id.clone(),

@@ -6,10 +6,10 @@
 use serde_json::Value;
 
 use super::{
-    cache::ABANDON, create::new_match, views::TournamentLink, write::WriteOp, Matches, WriteMeta,
+    cache::ABANDON, create::new_match, views::TournamentLink, write::WriteOp, MatchError, Matches,
+    WriteMeta,
 };
 use crate::{
-    error::ApiError,
     ids::sha256_hex,
     matches::views::MatchStatus,
     rules::{Dealing, ScoreSheet},
@@ -41,7 +41,7 @@ impl Matches {
         &self,
         t: TableMatch<'_>,
         token: impl Fn(&str, Option<usize>) -> String,
-    ) -> Result<NewMatch, ApiError> {
+    ) -> Result<NewMatch, MatchError> {
         let (row, _) = new_match(
             t.game,
             Some(t.config.clone()),
@@ -62,13 +62,13 @@ impl Matches {
 
     /// The score sheet of match `id` and the time of its last event: a tournament table's
     /// result once the sheet is finished.
-    pub async fn sheet_and_time(&self, id: &str) -> Result<(ScoreSheet, String), ApiError> {
+    pub async fn sheet_and_time(&self, id: &str) -> Result<(ScoreSheet, String), MatchError> {
         let e = self.fresh(id).await?;
         Ok((e.game.score_sheet(), e.updated_at.clone()))
     }
 
     /// Whether match `id` is being played, finished or abandoned.
-    pub async fn status(&self, id: &str) -> Result<MatchStatus, ApiError> {
+    pub async fn status(&self, id: &str) -> Result<MatchStatus, MatchError> {
         let e = self.fresh(id).await?;
         Ok(e.status(&e.game))
     }
@@ -76,7 +76,7 @@ impl Matches {
     /// Closes match `id` for good (its tournament table is settled by hand), with the match's
     /// host token: an `abandon` event in its log, status `abandoned`. Nothing if it already is;
     /// 409 `match_finished` when it is over (its sheet is its result).
-    pub async fn abandon(&self, id: &str, host_token: &str) -> Result<(), ApiError> {
+    pub async fn abandon(&self, id: &str, host_token: &str) -> Result<(), MatchError> {
         if self.fresh(id).await?.abandoned {
             return Ok(());
         }
@@ -88,8 +88,7 @@ impl Matches {
             minimal: true,
         };
         match self.write(id, WriteOp::Abandon, meta, ABANDON).await {
-            Ok(_) => Ok(()),
-            Err(e) if e.code == "match_abandoned" => Ok(()),
+            Ok(_) | Err(MatchError::Abandoned) => Ok(()),
             Err(e) => Err(e),
         }
     }

@@ -4,7 +4,6 @@
 //! 5 judge the write on the state (re-judged once after catching up), 6 render the answer, 7
 //! append, and take the event in, or handle the conflict or the storage fault.
 
-use actix_web::http::StatusCode;
 use serde_json::Value;
 
 use super::{
@@ -13,10 +12,9 @@ use super::{
     render::render_event,
     to_json,
     views::{ActionRequest, MatchStatus, Recorded, RecordedMinimal},
-    Matches, Role,
+    MatchError, Matches, Role,
 };
 use crate::{
-    error::ApiError,
     ids::{now, sha256_hex},
     rules::AnyGame,
     store::{EventRow, StoreError},
@@ -53,8 +51,9 @@ pub struct WriteMeta<'a> {
 /// The answer to a write: the status and the exact JSON body (replayed verbatim for a repeated
 /// idempotency key).
 pub struct WriteAnswer {
-    /// 201 normally.
-    pub status: StatusCode,
+    /// The HTTP status to answer with: 201 for a write recorded now; a replay repeats the one
+    /// recorded with its key (201 too).
+    pub status: u16,
     /// JSON body.
     pub body: String,
     /// The match version after the write (for the ETag).
@@ -78,12 +77,12 @@ impl Matches {
         id: &str,
         req: ActionRequest,
         meta: WriteMeta<'_>,
-    ) -> Result<WriteAnswer, ApiError> {
+    ) -> Result<WriteAnswer, MatchError> {
         self.write(id, WriteOp::Act(req), meta, "actions").await
     }
 
     /// Retracts the last standing action (host only).
-    pub async fn undo(&self, id: &str, meta: WriteMeta<'_>) -> Result<WriteAnswer, ApiError> {
+    pub async fn undo(&self, id: &str, meta: WriteMeta<'_>) -> Result<WriteAnswer, MatchError> {
         self.write(id, WriteOp::Undo, meta, "undo").await
     }
 
@@ -118,7 +117,7 @@ impl Matches {
         op: WriteOp,
         meta: WriteMeta<'_>,
         path: &str,
-    ) -> Result<WriteAnswer, ApiError> {
+    ) -> Result<WriteAnswer, MatchError> {
         let entry = self.entry(id).await?;
         let mut e = entry.lock().await;
         let role = authorize(&e, meta.token)?;
@@ -138,7 +137,7 @@ impl Matches {
             let (next, row) = match prepare(&e, role, &op) {
                 Ok(p) => p,
                 // A refusal judged on a state another instance has moved past is re-judged.
-                Err(err) if err.status == StatusCode::UNPROCESSABLE_ENTITY && !refreshed => {
+                Err(err) if err.judged_on_state() && !refreshed => {
                     refreshed = true;
                     if self.caught_up(&mut e).await? {
                         continue;
@@ -167,11 +166,7 @@ impl Matches {
                 Err(other) => return Err(other.into()),
             }
         }
-        Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "busy",
-            "too many concurrent writers on this match; try again",
-        ))
+        Err(MatchError::Busy)
     }
 
     /// Step 2, the idempotent replay: a request whose `Idempotency-Key` this match has recorded
@@ -182,7 +177,7 @@ impl Matches {
         &self,
         id: &str,
         keyed: Option<&Keyed<'_>>,
-    ) -> Result<Option<WriteAnswer>, ApiError> {
+    ) -> Result<Option<WriteAnswer>, MatchError> {
         let Some(keyed) = keyed else { return Ok(None) };
         match self.store.idempotent_answer(id, keyed.key).await? {
             None => Ok(None),
@@ -194,18 +189,14 @@ impl Matches {
                     .or_else(|| v["seq"].as_i64())
                     .unwrap_or(0);
                 Ok(Some(WriteAnswer {
-                    status: StatusCode::from_u16(a.status).unwrap_or(StatusCode::CREATED),
+                    status: a.status,
                     body: a.body,
                     seq,
                     replayed: true,
                     minimal,
                 }))
             }
-            Some(_) => Err(ApiError::new(
-                StatusCode::CONFLICT,
-                "idempotency_key_reused",
-                "this Idempotency-Key was already used for a different request on this match",
-            )),
+            Some(_) => Err(MatchError::IdempotencyKeyReused),
         }
     }
 
@@ -217,28 +208,24 @@ impl Matches {
         e: &mut Entry,
         if_match: Option<i64>,
         refreshed: &mut bool,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), MatchError> {
         let Some(v) = if_match else { return Ok(()) };
         if v != e.seq && !*refreshed {
             self.refresh(e).await?;
             *refreshed = true;
         }
         if v != e.seq {
-            return Err(ApiError::new(
-                StatusCode::PRECONDITION_FAILED,
-                "stale_version",
-                format!(
-                    "If-Match names version {v} but the match is at version {}",
-                    e.seq
-                ),
-            ));
+            return Err(MatchError::StaleVersion {
+                expected: v,
+                actual: e.seq,
+            });
         }
         Ok(())
     }
 
     /// Whether the database is ahead of the entry, which then takes in the newer events (a
     /// refusal judged on the older state is judged again).
-    async fn caught_up(&self, e: &mut Entry) -> Result<bool, ApiError> {
+    async fn caught_up(&self, e: &mut Entry) -> Result<bool, MatchError> {
         if self.store.version(&e.row.id).await? == e.seq {
             return Ok(false);
         }
@@ -255,7 +242,7 @@ impl Matches {
         e: &mut Entry,
         pending: Pending<'_>,
         err: StoreError,
-    ) -> Result<WriteAnswer, ApiError> {
+    ) -> Result<WriteAnswer, MatchError> {
         if matches!(err, StoreError::OutcomeUnknown(_)) {
             tokio::time::sleep(OUTCOME_CHECK_DELAY).await;
         }
@@ -279,23 +266,16 @@ struct Keyed<'a> {
 
 /// Step 1, authorization: the token is one this match issued (401 without one, or with
 /// another).
-fn authorize(e: &Entry, token: Option<&str>) -> Result<Role, ApiError> {
-    e.role(token)?.ok_or_else(|| {
-        ApiError::unauthorized("recording needs a token: Authorization: Bearer <token>")
-    })
+fn authorize(e: &Entry, token: Option<&str>) -> Result<Role, MatchError> {
+    e.role(token)?.ok_or(MatchError::TokenRequired)
 }
 
 /// Step 3, the refusals that do not depend on the match's version (see [`check_action`]): who
 /// may do this, and whether the match still records anything.
-fn check(e: &Entry, role: Role, op: &WriteOp) -> Result<(), ApiError> {
+fn check(e: &Entry, role: Role, op: &WriteOp) -> Result<(), MatchError> {
     match op {
         WriteOp::Act(req) => check_action(e, role, req)?,
-        WriteOp::Undo | WriteOp::Abandon if role != Role::Host => {
-            return Err(ApiError::forbidden(
-                "host_only",
-                "only the host token may undo",
-            ))
-        }
+        WriteOp::Undo | WriteOp::Abandon if role != Role::Host => return Err(MatchError::HostOnly),
         WriteOp::Undo | WriteOp::Abandon => {}
     }
     check_open(e)
@@ -303,7 +283,7 @@ fn check(e: &Entry, role: Role, op: &WriteOp) -> Result<(), ApiError> {
 
 /// Step 5, judging the write on the entry's state: the state after it (on a copy) and its
 /// event, or the refusal.
-fn prepare(e: &Entry, role: Role, op: &WriteOp) -> Result<(AnyGame, EventRow), ApiError> {
+fn prepare(e: &Entry, role: Role, op: &WriteOp) -> Result<(AnyGame, EventRow), MatchError> {
     match op {
         WriteOp::Act(req) => prepare_action(e, role, req),
         WriteOp::Undo => prepare_undo(e, role),
@@ -331,7 +311,7 @@ impl Pending<'_> {
     fn recorded(self, e: &mut Entry) -> WriteAnswer {
         e.record(self.next, self.row, self.sent_action);
         WriteAnswer {
-            status: StatusCode::CREATED,
+            status: 201,
             body: self.body,
             seq: e.seq,
             replayed: false,
@@ -351,7 +331,7 @@ fn render_answer<'a>(
     mut row: EventRow,
     minimal: bool,
     keyed: Option<&Keyed<'_>>,
-) -> Result<Pending<'a>, ApiError> {
+) -> Result<Pending<'a>, MatchError> {
     row.seq = e.seq + 1;
     row.match_id = e.row.id.clone();
     row.created_at = now();

@@ -33,7 +33,7 @@ fn prefers_minimal(req: &HttpRequest) -> bool {
 }
 
 fn answer(a: WriteAnswer) -> HttpResponse {
-    let mut r = HttpResponse::build(a.status);
+    let mut r = HttpResponse::build(StatusCode::from_u16(a.status).unwrap_or(StatusCode::CREATED));
     r.insert_header(super::etag(a.seq))
         .content_type("application/json");
     if a.replayed {

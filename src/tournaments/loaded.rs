@@ -9,14 +9,11 @@ use super::{
     model::{Entrant, Pairing, RatingSystem, ResultSource, Standings, TableResult},
     standings,
     views::{Format, Record, RoundView, TableResultView, TableView, TournamentView},
+    TournamentError,
 };
 use crate::{
-    error::ApiError,
     ids::sha256_hex,
-    matches::{
-        internal,
-        views::{MatchStatus, PlayerView},
-    },
+    matches::views::{MatchStatus, PlayerView},
     rules::{AnyGame, Dealing},
     store::{ResultRow, TournamentRow},
 };
@@ -55,14 +52,14 @@ impl Spec {
         table: u32,
         seats: &[usize],
         e: &ResultRow,
-    ) -> Result<TableResult, ApiError> {
+    ) -> Result<TableResult, TournamentError> {
         #[derive(Deserialize)]
         struct Stored {
             totals: Vec<i64>,
             deals: Vec<Vec<i64>>,
             match_id: Option<String>,
         }
-        let s: Stored = serde_json::from_str(&e.result).map_err(internal)?;
+        let s: Stored = serde_json::from_str(&e.result).map_err(TournamentError::internal)?;
         let (winners, _) = crate::rules::sheet::winners_and_margin(&s.totals);
         Ok(TableResult {
             round,
@@ -178,16 +175,11 @@ impl Loaded {
     }
 
     /// The organiser's token, checked (401 without a token, 403 with another one).
-    pub fn organiser<'t>(&self, token: Option<&'t str>) -> Result<&'t str, ApiError> {
+    pub fn organiser<'t>(&self, token: Option<&'t str>) -> Result<&'t str, TournamentError> {
         match token {
-            None => Err(ApiError::unauthorized(
-                "this needs the organiser's token: Authorization: Bearer <organiser_token>",
-            )),
+            None => Err(TournamentError::OrganiserTokenRequired),
             Some(tok) if self.is_organiser(Some(tok)) => Ok(tok),
-            Some(_) => Err(ApiError::forbidden(
-                "organiser_only",
-                "only the tournament's organiser token may do this",
-            )),
+            Some(_) => Err(TournamentError::OrganiserOnly),
         }
     }
 

@@ -1,5 +1,6 @@
 //! Tournaments: players, rounds and tables, results, standings, ratings, exports (issue 12).
 
+mod error;
 pub mod export;
 mod loaded;
 pub mod model;
@@ -8,3 +9,5 @@ pub mod quicklog;
 pub mod service;
 pub mod standings;
 pub mod views;
+
+pub use self::error::TournamentError;

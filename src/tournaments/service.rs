@@ -19,12 +19,12 @@ use super::{
         CreatePlayer, CreateTournament, CreatedTournament, EnterResult, Format, Player, Record,
         RoundView, RoundWithTokens, TableTokens, TableView, TournamentView,
     },
+    TournamentError,
 };
 use crate::{
-    error::ApiError,
     ids::{is_id, new_id, new_token, now, sha256_hex},
     matches::{
-        check_name, internal,
+        check_name,
         tables::TableMatch,
         to_json,
         views::{MatchStatus, TournamentLink},
@@ -48,46 +48,6 @@ pub struct Tournaments {
     store: Store,
 }
 
-fn tournament_not_found(id: &str) -> ApiError {
-    ApiError::new(
-        actix_web::http::StatusCode::NOT_FOUND,
-        "tournament_not_found",
-        format!("no tournament has id {id}"),
-    )
-}
-
-fn player_not_found(id: &str) -> ApiError {
-    ApiError::new(
-        actix_web::http::StatusCode::NOT_FOUND,
-        "player_not_found",
-        format!("no player has id {id}"),
-    )
-}
-
-fn unprocessable(code: &'static str, detail: impl Into<String>) -> ApiError {
-    ApiError::new(
-        actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
-        code,
-        detail,
-    )
-}
-
-fn conflict(code: &'static str, detail: impl Into<String>) -> ApiError {
-    ApiError::new(actix_web::http::StatusCode::CONFLICT, code, detail)
-}
-
-fn round_not_found(round: u32, paired: usize) -> ApiError {
-    ApiError::new(
-        actix_web::http::StatusCode::NOT_FOUND,
-        "round_not_found",
-        if paired == 0 {
-            format!("round {round} is not paired: no round is yet (POST .../rounds pairs the next)")
-        } else {
-            format!("round {round} is not paired: rounds 1 to {paired} are")
-        },
-    )
-}
-
 /// A table's match token, derived from the organiser's token so that the organiser can ask for
 /// it again (the service keeps only hashes): SHA-256 of `clubroom-table:<organiser token>:<match
 /// id>:<host|seat n>`.
@@ -103,12 +63,9 @@ fn allowed_sizes(game: &str, config: &Value, dealing: Dealing) -> Vec<usize> {
         .collect()
 }
 
-fn check_tournament_name(name: &str) -> Result<(), ApiError> {
+fn check_tournament_name(name: &str) -> Result<(), TournamentError> {
     if name.chars().all(crate::matches::views::is_blank) || name.chars().count() > 100 {
-        return Err(ApiError::bad_request(
-            "invalid_tournament_name",
-            "the tournament's name must have 1 to 100 characters (not blank)",
-        ));
+        return Err(TournamentError::InvalidName);
     }
     Ok(())
 }
@@ -116,7 +73,10 @@ fn check_tournament_name(name: &str) -> Result<(), ApiError> {
 /// The game a new tournament's tables play, as every table will play it: its id, its options
 /// with the defaults filled in, and the table sizes those allow (unknown game, bad options:
 /// refused here).
-fn settle_game(req: &CreateTournament, dealing: Dealing) -> Result<(String, Value), ApiError> {
+fn settle_game(
+    req: &CreateTournament,
+    dealing: Dealing,
+) -> Result<(String, Value), TournamentError> {
     let probe = (2..=8).find_map(|n| {
         AnyGame::new(&req.game, req.config.clone().map(Value::Object), n, dealing).ok()
     });
@@ -133,13 +93,7 @@ fn settle_game(req: &CreateTournament, dealing: Dealing) -> Result<(String, Valu
             dealing,
         )
         .err()
-        .map(ApiError::from)
-        .unwrap_or_else(|| {
-            unprocessable(
-                "invalid_config",
-                "no table size from 2 to 8 can play these options",
-            )
-        }));
+        .map_or(TournamentError::NoTableSize, TournamentError::from));
     };
     Ok((probe.id().to_string(), probe.config_json()))
 }
@@ -150,13 +104,14 @@ fn settle_table_size(
     game: &str,
     asked: Option<usize>,
     allowed: &[usize],
-) -> Result<usize, ApiError> {
+) -> Result<usize, TournamentError> {
     match asked {
         Some(s) if allowed.contains(&s) => Ok(s),
-        Some(s) => Err(unprocessable(
-            "invalid_table_size",
-            format!("{game} tables seat {allowed:?} players here, not {s}"),
-        )),
+        Some(s) => Err(TournamentError::TableSize {
+            game: game.to_string(),
+            allowed: allowed.to_vec(),
+            asked: s,
+        }),
         None => Ok(allowed
             .iter()
             .copied()
@@ -174,29 +129,22 @@ fn check_duplicate(
     dealing: Dealing,
     n: usize,
     table_size: usize,
-) -> Result<(), ApiError> {
+) -> Result<(), TournamentError> {
     if !DUPLICATE_GAMES.contains(&game) {
-        return Err(unprocessable(
-            "duplicate_not_dealt",
-            format!(
-                "duplicate play repeats shuffled deals; {game} is not one of {DUPLICATE_GAMES:?}"
-            ),
-        ));
+        return Err(TournamentError::DuplicateNotDealt {
+            game: game.to_string(),
+            games: DUPLICATE_GAMES.to_vec(),
+        });
     }
     if record == Record::Matches && dealing != Dealing::Service {
-        return Err(unprocessable(
-            "duplicate_needs_service_dealing",
-            "duplicate play deals the same cards at every table: with results from matches the service must deal (dealing: service)",
-        ));
+        return Err(TournamentError::DuplicateNeedsServiceDealing);
     }
     if n / table_size < 2 {
-        return Err(unprocessable(
-            "duplicate_needs_two_tables",
-            format!(
-                "duplicate play compares tables: {n} players fill {} table(s) of {table_size}",
-                n / table_size
-            ),
-        ));
+        return Err(TournamentError::DuplicateNeedsTwoTables {
+            n,
+            tables: n / table_size,
+            table_size,
+        });
     }
     Ok(())
 }
@@ -244,7 +192,7 @@ impl Tournaments {
     }
 
     /// Registers a player.
-    pub async fn create_player(&self, req: CreatePlayer) -> Result<Player, ApiError> {
+    pub async fn create_player(&self, req: CreatePlayer) -> Result<Player, TournamentError> {
         check_name(&req.name, "the name")?;
         let row = PlayerRow {
             id: new_id(),
@@ -260,16 +208,16 @@ impl Tournaments {
     }
 
     /// A registered player.
-    pub async fn player(&self, id: &str) -> Result<Player, ApiError> {
+    pub async fn player(&self, id: &str) -> Result<Player, TournamentError> {
         if !is_id(id) {
-            return Err(player_not_found(id));
+            return Err(TournamentError::PlayerNotFound(id.to_string()));
         }
         let row = self
             .store
             .players(&[id.to_string()])
             .await?
             .pop()
-            .ok_or_else(|| player_not_found(id))?;
+            .ok_or_else(|| TournamentError::PlayerNotFound(id.to_string()))?;
         Ok(Player {
             id: row.id,
             name: row.name,
@@ -282,13 +230,10 @@ impl Tournaments {
     pub async fn create_tournament(
         &self,
         req: CreateTournament,
-    ) -> Result<CreatedTournament, ApiError> {
+    ) -> Result<CreatedTournament, TournamentError> {
         check_tournament_name(&req.name)?;
         if req.players.len() < 2 || req.players.len() > MAX_ENTRANTS {
-            return Err(ApiError::bad_request(
-                "invalid_entrants",
-                format!("a tournament has 2 to {MAX_ENTRANTS} players"),
-            ));
+            return Err(TournamentError::EntrantCount { max: MAX_ENTRANTS });
         }
         let dealing = req.dealing.unwrap_or_default();
         let (game, config) = settle_game(&req, dealing)?;
@@ -302,10 +247,11 @@ impl Tournaments {
         }
         let (sizes, _) = pairing::table_sizes(n, table_size, &allowed, duplicate);
         if sizes.is_empty() {
-            return Err(unprocessable(
-                "invalid_entrants",
-                format!("{n} players cannot fill one {game} table of {table_size}"),
-            ));
+            return Err(TournamentError::EntrantsFillNoTable {
+                n,
+                game,
+                table_size,
+            });
         }
         // The rounds and the entrants are filled in below.
         let mut spec = Spec {
@@ -339,9 +285,7 @@ impl Tournaments {
             .insert_tournament(&row, &new_players)
             .await
             .map_err(|e| match e {
-                StoreError::OutcomeUnknown(_) => ApiError::storage_unavailable(
-                    "the database became unreachable while the tournament was being created: its organiser token was never given to anyone; create it again once the database is back",
-                ),
+                StoreError::OutcomeUnknown(_) => TournamentError::CreationOutcomeUnknown,
                 other => other.into(),
             })?;
         let loaded = Loaded {
@@ -357,21 +301,22 @@ impl Tournaments {
 
     /// Loads tournament `id` and reads each table's result: an entered one (the latest
     /// version), or its match's finished score sheet.
-    async fn load(&self, id: &str) -> Result<Loaded, ApiError> {
+    async fn load(&self, id: &str) -> Result<Loaded, TournamentError> {
         if !is_id(id) {
-            return Err(tournament_not_found(id));
+            return Err(TournamentError::NotFound(id.to_string()));
         }
         let (row, round_rows, entered) = self
             .store
             .load_tournament(id)
             .await?
-            .ok_or_else(|| tournament_not_found(id))?;
-        let spec: Spec = serde_json::from_str(&row.spec).map_err(internal)?;
+            .ok_or_else(|| TournamentError::NotFound(id.to_string()))?;
+        let spec: Spec = serde_json::from_str(&row.spec).map_err(TournamentError::internal)?;
         let mut rounds = Vec::with_capacity(round_rows.len());
         for r in round_rows {
-            let pairing: Pairing = serde_json::from_str(&r.pairing).map_err(internal)?;
+            let pairing: Pairing =
+                serde_json::from_str(&r.pairing).map_err(TournamentError::internal)?;
             let match_ids: Vec<Option<String>> =
-                serde_json::from_str(&r.match_ids).map_err(internal)?;
+                serde_json::from_str(&r.match_ids).map_err(TournamentError::internal)?;
             let round = r.round as u32;
             let mut tables = Vec::with_capacity(pairing.tables.len());
             for (i, seats) in pairing.tables.into_iter().enumerate() {
@@ -410,7 +355,7 @@ impl Tournaments {
         table: u32,
         seats: &[usize],
         m: &str,
-    ) -> Result<Option<TableResult>, ApiError> {
+    ) -> Result<Option<TableResult>, TournamentError> {
         let (sheet, at) = self.matches.sheet_and_time(m).await?;
         Ok(sheet.finished.then(|| TableResult {
             round,
@@ -431,18 +376,18 @@ impl Tournaments {
         &self,
         id: &str,
         token: Option<&str>,
-    ) -> Result<TournamentView, ApiError> {
+    ) -> Result<TournamentView, TournamentError> {
         let t = self.load(id).await?;
         Ok(t.render(t.is_organiser(token)))
     }
 
     /// The standings.
-    pub async fn standings(&self, id: &str) -> Result<Standings, ApiError> {
+    pub async fn standings(&self, id: &str) -> Result<Standings, TournamentError> {
         Ok(self.load(id).await?.standings())
     }
 
     /// What the exports show: the standings and the results anyone may see.
-    pub async fn exported(&self, id: &str) -> Result<Exported, ApiError> {
+    pub async fn exported(&self, id: &str) -> Result<Exported, TournamentError> {
         let t = self.load(id).await?;
         let title = AnyGame::catalogue()
             .iter()
@@ -464,7 +409,7 @@ impl Tournaments {
         &self,
         id: &str,
         token: Option<&str>,
-    ) -> Result<RoundWithTokens, ApiError> {
+    ) -> Result<RoundWithTokens, TournamentError> {
         let mut t = self.load(id).await?;
         let organiser_token = t.organiser(token)?;
         let next = t.rounds.len() as u32 + 1;
@@ -515,10 +460,10 @@ impl Tournaments {
         match self.store.insert_round(id, &round_row, &matches).await {
             Ok(()) => {}
             Err(StoreError::Conflict) => {
-                return Err(conflict(
-                    "round_in_progress",
-                    format!("round {next} was just paired by another request: GET /v1/tournaments/{id}/rounds/{next} shows it"),
-                ))
+                return Err(TournamentError::RoundJustPaired {
+                    id: id.to_string(),
+                    next,
+                })
             }
             Err(e) if e.is_fault() => {
                 // The round may be recorded after all: its tokens derive from the organiser's,
@@ -559,7 +504,7 @@ impl Tournaments {
         id: &str,
         round: u32,
         token: Option<&str>,
-    ) -> Result<RoundWithTokens, ApiError> {
+    ) -> Result<RoundWithTokens, TournamentError> {
         let t = self.load(id).await?;
         let organiser_token = t.organiser(token)?;
         with_tokens(&t, round, organiser_token)
@@ -573,36 +518,32 @@ impl Tournaments {
         table: u32,
         token: Option<&str>,
         req: EnterResult,
-    ) -> Result<TableView, ApiError> {
+    ) -> Result<TableView, TournamentError> {
         let mut t = self.load(id).await?;
         let organiser_token = t.organiser(token)?;
         let r = (round as usize)
             .checked_sub(1)
             .and_then(|i| t.rounds.get(i))
-            .ok_or_else(|| round_not_found(round, t.rounds.len()))?;
+            .ok_or(TournamentError::RoundNotFound {
+                round,
+                paired: t.rounds.len(),
+            })?;
         let tb = (table as usize)
             .checked_sub(1)
             .and_then(|i| r.tables.get(i))
-            .ok_or_else(|| {
-                ApiError::new(
-                    actix_web::http::StatusCode::NOT_FOUND,
-                    "table_not_found",
-                    format!("round {round} has tables 1 to {}", r.tables.len()),
-                )
+            .ok_or(TournamentError::TableNotFound {
+                round,
+                tables: r.tables.len(),
             })?;
         if tb
             .result
             .as_ref()
             .is_some_and(|r| r.source == ResultSource::Match)
         {
-            return Err(conflict(
-                "result_from_match",
-                if t.spec.duplicate {
-                    format!("table {table}'s match is finished and its score sheet is the result (a finished duplicate table is never reopened)")
-                } else {
-                    format!("table {table}'s match is finished and its score sheet is the result; correct it at the table (undo), not here")
-                },
-            ));
+            return Err(TournamentError::ResultFromMatch {
+                table,
+                duplicate: t.spec.duplicate,
+            });
         }
         let units = AnyGame::new(
             &t.spec.game,
@@ -610,7 +551,7 @@ impl Tournaments {
             tb.seats.len(),
             t.spec.dealing,
         )
-        .map_err(internal)?
+        .map_err(TournamentError::internal)?
         .score_sheet()
         .totals
         .len();
@@ -622,7 +563,7 @@ impl Tournaments {
             req.deals,
             t.spec.duplicate,
         )
-        .map_err(|e| unprocessable(e.code, e.message))?;
+        .map_err(TournamentError::Result)?;
         // A table whose match is still being played is settled by hand only by closing the
         // match for good (`abandon_match`): a result entered while the table plays on would
         // count (and, in duplicate play, could complete the round and publish the boards the
@@ -630,8 +571,14 @@ impl Tournaments {
         // stored; should that fail, the match stays abandoned and the same request entered
         // again completes it).
         if let Some(m) = &tb.match_id {
-            self.settle_match(m, table, organiser_token, req.abandon_match)
-                .await?;
+            self.settle_match(
+                m,
+                table,
+                t.spec.duplicate,
+                organiser_token,
+                req.abandon_match,
+            )
+            .await?;
         }
         let stored = serde_json::json!({
             "totals": totals,
@@ -647,12 +594,7 @@ impl Tournaments {
         };
         match self.store.insert_result(id, &row).await {
             Ok(()) => {}
-            Err(StoreError::Conflict) => {
-                return Err(conflict(
-                    "result_changed",
-                    format!("table {table}'s result was just entered by another request; read the tournament and enter yours again if it still needs correcting"),
-                ))
-            }
+            Err(StoreError::Conflict) => return Err(TournamentError::ResultChanged { table }),
             Err(e) => return Err(e.into()),
         }
         // Answered from what was loaded and the entry just stored.
@@ -671,24 +613,21 @@ impl Tournaments {
         &self,
         m: &str,
         table: u32,
+        duplicate: bool,
         organiser_token: &str,
         abandon: bool,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), TournamentError> {
         match self.matches.status(m).await? {
-            MatchStatus::InProgress if !abandon => Err(conflict(
-                "match_in_progress",
-                format!(
-                    "table {table}'s match {m} is still being played, and its result will come from it when it ends; to settle the table by hand instead, send `\"abandon_match\": true` with the result: the match is then closed for good (nothing more can be recorded there)"
-                ),
-            )),
+            MatchStatus::InProgress if !abandon => Err(TournamentError::MatchInProgress {
+                table,
+                match_id: m.to_string(),
+            }),
             MatchStatus::InProgress => {
                 let host = table_token(organiser_token, m, None);
-                self.matches.abandon(m, &host).await
+                Ok(self.matches.abandon(m, &host).await?)
             }
-            MatchStatus::Finished => Err(conflict(
-                "result_from_match",
-                format!("table {table}'s match is finished and its score sheet is the result; correct it at the table (undo), not here"),
-            )),
+            // Finished since the tournament was loaded: its sheet is the result after all.
+            MatchStatus::Finished => Err(TournamentError::ResultFromMatch { table, duplicate }),
             MatchStatus::Abandoned => Ok(()),
         }
     }
@@ -699,17 +638,11 @@ async fn plan_rounds(
     spec: &Spec,
     n: usize,
     asked: Option<u32>,
-) -> Result<(u32, Option<Vec<Pairing>>), ApiError> {
+) -> Result<(u32, Option<Vec<Pairing>>), TournamentError> {
     match (spec.format, asked) {
         (Format::Swiss, Some(r)) if (1..=MAX_ROUNDS).contains(&r) => Ok((r, None)),
-        (Format::Swiss, _) => Err(unprocessable(
-            "invalid_rounds",
-            format!("a Swiss tournament needs `rounds`, 1 to {MAX_ROUNDS}"),
-        )),
-        (Format::RoundRobin, Some(_)) => Err(unprocessable(
-            "invalid_rounds",
-            "a round robin's schedule fixes its rounds: omit `rounds`",
-        )),
+        (Format::Swiss, _) => Err(TournamentError::SwissRounds { max: MAX_ROUNDS }),
+        (Format::RoundRobin, Some(_)) => Err(TournamentError::RoundRobinRounds),
         (Format::RoundRobin, None) => {
             let table_size = spec.table_size;
             let tables = pairing::Tables::new(table_size, &spec.allowed, spec.duplicate, |size| {
@@ -719,12 +652,14 @@ async fn plan_rounds(
             // worker thread, on the blocking pool.
             let s = actix_web::web::block(move || pairing::round_robin(n, &tables))
                 .await
-                .map_err(internal)?;
+                .map_err(TournamentError::internal)?;
             if s.len() as u32 > 2 * MAX_ROUNDS {
-                return Err(unprocessable(
-                    "invalid_rounds",
-                    format!("a round robin of {n} players at tables of {table_size} takes {} rounds; at most {} — use Swiss", s.len(), 2 * MAX_ROUNDS),
-                ));
+                return Err(TournamentError::RoundRobinTooLong {
+                    n,
+                    table_size,
+                    rounds: s.len(),
+                    max: 2 * MAX_ROUNDS,
+                });
             }
             Ok((s.len() as u32, Some(s)))
         }
@@ -732,31 +667,25 @@ async fn plan_rounds(
 }
 
 /// Whether round `next` may be paired: the last one is complete and the tournament has more.
-fn check_pairable(t: &Loaded, next: u32) -> Result<(), ApiError> {
+fn check_pairable(t: &Loaded, next: u32) -> Result<(), TournamentError> {
     if let Some(last) = t.rounds.last() {
         if !last.complete() {
-            let open: Vec<String> = last
-                .tables
-                .iter()
-                .enumerate()
-                .filter(|(_, tb)| tb.result.is_none())
-                .map(|(i, _)| (i + 1).to_string())
-                .collect();
-            return Err(conflict(
-                "round_in_progress",
-                format!(
-                    "round {} is still being played (tables {} have no result); pair round {next} once every table has one",
-                    last.round,
-                    open.join(", ")
-                ),
-            ));
+            return Err(TournamentError::RoundInProgress {
+                round: last.round,
+                open: last
+                    .tables
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, tb)| tb.result.is_none())
+                    .map(|(i, _)| i + 1)
+                    .collect(),
+            });
         }
     }
     if next > t.spec.rounds {
-        return Err(conflict(
-            "tournament_finished",
-            format!("all {} rounds are paired and complete", t.spec.rounds),
-        ));
+        return Err(TournamentError::Finished {
+            rounds: t.spec.rounds,
+        });
     }
     Ok(())
 }
@@ -797,10 +726,15 @@ fn swiss_pairing(t: &Loaded, next: u32) -> Pairing {
 }
 
 /// Round `round` of `t` as the organiser sees it, with its tables' tokens.
-fn with_tokens(t: &Loaded, round: u32, organiser_token: &str) -> Result<RoundWithTokens, ApiError> {
-    let round_view: RoundView = t
-        .round_view(round)
-        .ok_or_else(|| round_not_found(round, t.rounds.len()))?;
+fn with_tokens(
+    t: &Loaded,
+    round: u32,
+    organiser_token: &str,
+) -> Result<RoundWithTokens, TournamentError> {
+    let round_view: RoundView = t.round_view(round).ok_or(TournamentError::RoundNotFound {
+        round,
+        paired: t.rounds.len(),
+    })?;
     let tokens = round_view
         .tables
         .iter()

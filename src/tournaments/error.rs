@@ -1,0 +1,133 @@
+//! Why the tournament service refused a request or failed: one variant per kind of refusal,
+//! carrying what its message needs. The message (`Display`) is the problem's `detail`, word for
+//! word; the HTTP status and the problem's `code` are decided in one place, `crate::error`.
+
+use super::quicklog::QuickLogError;
+use crate::{matches::MatchError, rules::SetupError, store::StoreError};
+
+/// A refusal or failure of the tournament service.
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentError {
+    /// No tournament has this id.
+    #[error("no tournament has id {0}")]
+    NotFound(String),
+    /// No player has this id.
+    #[error("no player has id {0}")]
+    PlayerNotFound(String),
+    /// Round `round` is not paired (`paired` rounds are).
+    #[error("{}", if *.paired == 0 {
+        format!("round {round} is not paired: no round is yet (POST .../rounds pairs the next)")
+    } else {
+        format!("round {round} is not paired: rounds 1 to {paired} are")
+    })]
+    RoundNotFound { round: u32, paired: usize },
+    /// Round `round` has no such table (it has `tables`).
+    #[error("round {round} has tables 1 to {tables}")]
+    TableNotFound { round: u32, tables: usize },
+    /// A blank or too long tournament name.
+    #[error("the tournament's name must have 1 to 100 characters (not blank)")]
+    InvalidName,
+    /// Too few or too many entrants (at most `max`).
+    #[error("a tournament has 2 to {max} players")]
+    EntrantCount { max: usize },
+    /// The entrants cannot fill one table.
+    #[error("{n} players cannot fill one {game} table of {table_size}")]
+    EntrantsFillNoTable {
+        n: usize,
+        game: String,
+        table_size: usize,
+    },
+    /// The options are accepted at no table size the game allows.
+    #[error("no table size from 2 to 8 can play these options")]
+    NoTableSize,
+    /// A table size the game does not allow with these options.
+    #[error("{game} tables seat {allowed:?} players here, not {asked}")]
+    TableSize {
+        game: String,
+        allowed: Vec<usize>,
+        asked: usize,
+    },
+    /// Duplicate play of a game without shuffled deals (`games` are those with them).
+    #[error("duplicate play repeats shuffled deals; {game} is not one of {games:?}")]
+    DuplicateNotDealt {
+        game: String,
+        games: Vec<&'static str>,
+    },
+    /// Duplicate play recorded by matches the service does not deal.
+    #[error("duplicate play deals the same cards at every table: with results from matches the service must deal (dealing: service)")]
+    DuplicateNeedsServiceDealing,
+    /// Duplicate play with fewer than two tables.
+    #[error("duplicate play compares tables: {n} players fill {tables} table(s) of {table_size}")]
+    DuplicateNeedsTwoTables {
+        n: usize,
+        tables: usize,
+        table_size: usize,
+    },
+    /// A Swiss tournament without a valid number of rounds (1 to `max`).
+    #[error("a Swiss tournament needs `rounds`, 1 to {max}")]
+    SwissRounds { max: u32 },
+    /// A round robin given a number of rounds.
+    #[error("a round robin's schedule fixes its rounds: omit `rounds`")]
+    RoundRobinRounds,
+    /// A round robin whose schedule is longer than `max` rounds.
+    #[error("a round robin of {n} players at tables of {table_size} takes {rounds} rounds; at most {max} — use Swiss")]
+    RoundRobinTooLong {
+        n: usize,
+        table_size: usize,
+        rounds: usize,
+        max: u32,
+    },
+    /// The organiser's token is needed, and none was sent.
+    #[error("this needs the organiser's token: Authorization: Bearer <organiser_token>")]
+    OrganiserTokenRequired,
+    /// Another token than the organiser's.
+    #[error("only the tournament's organiser token may do this")]
+    OrganiserOnly,
+    /// The last round still has tables without a result (`open`, from 1).
+    #[error("round {round} is still being played (tables {} have no result); pair round {} once every table has one", .open.iter().map(usize::to_string).collect::<Vec<_>>().join(", "), .round + 1)]
+    RoundInProgress { round: u32, open: Vec<usize> },
+    /// Round `next` was paired by a concurrent request.
+    #[error("round {next} was just paired by another request: GET /v1/tournaments/{id}/rounds/{next} shows it")]
+    RoundJustPaired { id: String, next: u32 },
+    /// Every round is paired and complete.
+    #[error("all {rounds} rounds are paired and complete")]
+    Finished { rounds: u32 },
+    /// The table's result is its finished match's score sheet.
+    #[error("{}", if *.duplicate {
+        format!("table {table}'s match is finished and its score sheet is the result (a finished duplicate table is never reopened)")
+    } else {
+        format!("table {table}'s match is finished and its score sheet is the result; correct it at the table (undo), not here")
+    })]
+    ResultFromMatch { table: u32, duplicate: bool },
+    /// The table's match is still being played, and the organiser did not ask to abandon it.
+    #[error("table {table}'s match {match_id} is still being played, and its result will come from it when it ends; to settle the table by hand instead, send `\"abandon_match\": true` with the result: the match is then closed for good (nothing more can be recorded there)")]
+    MatchInProgress { table: u32, match_id: String },
+    /// A concurrent entry took the version of the table's result.
+    #[error("table {table}'s result was just entered by another request; read the tournament and enter yours again if it still needs correcting")]
+    ResultChanged { table: u32 },
+    /// The entered result breaks what the game fixes (the quick log's checks).
+    #[error("{}", .0.message)]
+    Result(QuickLogError),
+    /// The game or its options refused.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// A refusal or failure of a table's match (or of a seat's player).
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    /// The database failed (see `StoreError`).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The database became unreachable while a tournament was being created.
+    #[error("the database became unreachable while the tournament was being created: its organiser token was never given to anyone; create it again once the database is back")]
+    CreationOutcomeUnknown,
+    /// A fault of the service itself: logged, and told to nobody.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl TournamentError {
+    /// A fault of the service, with its cause (for the log only).
+    pub fn internal(cause: impl std::fmt::Display) -> TournamentError {
+        TournamentError::Internal(cause.to_string())
+    }
+}
