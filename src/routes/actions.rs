@@ -6,7 +6,12 @@ use serde_json::Value;
 use utoipa::IntoParams;
 
 use super::{
-    bearer, from_value, idempotency_key, if_match, json_with_etag, normalize_integers, WriteHeaders,
+    bearer, from_value, idempotency_key, if_match, json_with_etag, normalize_integers,
+    responses::{
+        BodyTooLarge, MatchNotFound, NotJson, StorageUnavailable, VersionNotModified,
+        WriteUnauthorized, WriteUnavailable,
+    },
+    WriteHeaders,
 };
 use crate::{
     error::{ApiError, Problem},
@@ -61,16 +66,16 @@ fn answer(a: WriteAnswer) -> HttpResponse {
     responses(
         (status = 201, description = "Recorded", body = RecordedAnswer, headers(("ETag" = String, description = "The new version"), ("Preference-Applied" = String, description = "`return=minimal` when the answer is the minimal one"))),
         (status = 400, description = "Malformed body or action, unknown field, wrong type; `invalid_if_match`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No token, or a token not valid for this match", body = Problem, content_type = "application/problem+json"),
+        WriteUnauthorized,
         (status = 403, description = "`not_your_seat` or `host_only`", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
+        MatchNotFound,
         (status = 409, description = "`idempotency_key_reused` with a different body; `match_abandoned`: the tournament's organiser settled the table by hand and closed the match", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`stale_version`: If-Match does not match", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        BodyTooLarge,
+        NotJson,
         (status = 422, description = "Illegal under the rules: `not_your_turn`, `must_follow_suit`, `card_not_in_hand`, `card_already_played`, `no_such_card`, `deal_expected`, `match_finished`, ...; carries `legal` where the caller may see it. In service dealing an action is judged on public facts first (the turn, the phase, the card's existence and public history, the move on the public board) and only then against the acting seat's hidden hand (or, in By Hook or Crook, a location it has sealed). A refusal the hidden hand decides (`card_not_in_hand`, `must_follow_suit` in Dump and Clubs, `not_best_set`, `no_set_to_exhibit`, ...) is told to the seat's own token only; anyone else (the host acting for the seat) gets `not_playable`, one answer whichever card or rule refused it (`detail`: \"seat 2 cannot do this: the reason lies in what only seat 2 knows (its hidden hand or a choice it has sealed: a card it does not hold, a rule its cards impose), so only seat 2's own token is told it\"), and no `legal`. Bonus-Malus's `must_follow_suit` and `must_trump` are public: the backs show every hand's suits", body = Problem, content_type = "application/problem+json",
          example = json!({"type": "urn:clubroom:problem:must_follow_suit", "title": "Illegal action", "status": 422, "detail": "seat 2 holds hearts and must follow suit (H was led)", "code": "must_follow_suit", "legal": [{"type": "play", "card": "9H"}]})),
-        (status = 503, description = "`busy`: too many concurrent writers on this match; `storage_unavailable`: the database cannot be reached or cannot store right now, the detail says whether anything was recorded (when unknown, retry with the same Idempotency-Key)", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying (`storage_unavailable`)"))),
+        WriteUnavailable,
     ),
     security(("bearer" = []))
 )]
@@ -119,13 +124,13 @@ pub struct LegalQuery {
     params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"), ("If-None-Match" = Option<String>, Header, description = "A version the client holds (its `ETag`, e.g. `\"12\"`): 304 with no body while the match is still at it"), LegalQuery),
     responses(
         (status = 200, description = "The legal actions", body = Legal),
-        (status = 304, description = "Not modified: `If-None-Match` names the current version; no body", headers(("ETag" = String, description = "The version"))),
+        VersionNotModified,
         (status = 400, description = "A malformed query (`invalid_query`)", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Service dealing needs the seat's token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`hand_is_private`; `round_in_play`: a duplicate tournament table read without a token while its round is being played", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
+        MatchNotFound,
         (status = 422, description = "`no_such_seat`: the match has fewer seats", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        StorageUnavailable,
     ),
     security((), ("bearer" = []))
 )]
@@ -161,15 +166,15 @@ pub struct UndoRequest {}
     responses(
         (status = 201, description = "Retracted", body = RecordedAnswer, headers(("ETag" = String, description = "The new version"), ("Preference-Applied" = String, description = "`return=minimal` when the answer is the minimal one"))),
         (status = 400, description = "A body that is not `{}`; `invalid_if_match`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No token, or a token not valid for this match", body = Problem, content_type = "application/problem+json"),
+        WriteUnauthorized,
         (status = 403, description = "`host_only`", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
+        MatchNotFound,
         (status = 409, description = "`idempotency_key_reused`; `match_abandoned`: the match was closed (its tournament table settled by hand)", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "`stale_version`", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        BodyTooLarge,
         (status = 422, description = "`nothing_to_undo`; `round_closed`: the action belongs to a round whose shuffle seed is published (service dealing: the round is over and the seed re-derives its hands), so undo cannot reopen it, and a finished duplicate tournament table is never reopened (its result may complete the round, which publishes every board); `choices_revealed`: the action completed a set of sealed choices and revealed the others to everyone, so undo cannot seal them again", body = Problem, content_type = "application/problem+json",
          example = json!({"type": "urn:clubroom:problem:round_closed", "title": "Illegal action", "status": 422, "detail": "round 1 is closed: its shuffle seed is published and re-derives every card dealt for it, so undo may not retract seq 41 (round 1), which would reopen round 1 with every hand known to all", "code": "round_closed"})),
-        (status = 503, description = "`busy`: too many concurrent writers on this match; `storage_unavailable`: the database cannot be reached or cannot store right now, the detail says whether anything was recorded (when unknown, retry with the same Idempotency-Key)", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying (`storage_unavailable`)"))),
+        WriteUnavailable,
     ),
     security(("bearer" = []))
 )]

@@ -4,7 +4,10 @@ use actix_web::{get, web, HttpRequest};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use super::bearer;
+use super::{
+    bearer,
+    responses::{InvalidMatchToken, MatchNotFound, RoundInPlay, StorageUnavailable},
+};
 use crate::{
     error::{ApiError, Problem},
     matches::{views::EventPage, Matches},
@@ -31,10 +34,10 @@ pub struct EventsQuery {
     responses(
         (status = 200, description = "A page of the log", body = EventPage),
         (status = 400, description = "Bad paging", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "A token not valid for this match", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "`round_in_play`: a duplicate tournament table read without a token while its round is being played (only the table's own tokens read it until every table of the round has finished)", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        InvalidMatchToken,
+        RoundInPlay,
+        MatchNotFound,
+        StorageUnavailable,
     ),
     security((), ("bearer" = []))
 )]

@@ -5,7 +5,13 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::IntoParams;
 
-use super::{bearer, from_value, json_with_etag, normalize_integers};
+use super::{
+    bearer, from_value, json_with_etag, normalize_integers,
+    responses::{
+        BodyTooLarge, MatchNotFound, NotJson, RoundInPlay, StorageUnavailable, TooManyCreates,
+        VersionNotModified,
+    },
+};
 use crate::{
     error::{ApiError, Problem},
     limits::Gate,
@@ -24,12 +30,12 @@ use crate::{
         (status = 201, description = "Created; `Location` names the match", body = Created,
          headers(("Location" = String, description = "/v1/matches/{id}"), ("ETag" = String, description = "The version, \"0\""))),
         (status = 400, description = "Malformed body, unknown field, wrong type, blank name", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        BodyTooLarge,
+        NotJson,
         (status = 422, description = "`unknown_game`, `bad_player_count` or `invalid_config`", body = Problem, content_type = "application/problem+json",
          example = json!({"type": "urn:clubroom:problem:unknown_game", "title": "Illegal action", "status": 422, "detail": "no game 'chess' is implemented here; GET /v1/games lists the games", "code": "unknown_game"})),
-        (status = 429, description = "`too_many_creates`: this client created too many players, tournaments or matches without a token lately; nothing was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds until the next create is allowed"))),
-        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        TooManyCreates,
+        StorageUnavailable,
     )
 )]
 #[post("/v1/matches")]
@@ -79,7 +85,7 @@ pub struct ListQuery {
         (status = 200, description = "A page of matches", body = MatchPage),
         (status = 400, description = "Bad filter, limit or cursor", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No token, or one that is neither a match's nor the operator's", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        StorageUnavailable,
     ),
     security(("bearer" = []))
 )]
@@ -115,11 +121,11 @@ pub async fn list_matches(
     params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"), ("If-None-Match" = Option<String>, Header, description = "A version the client holds (its `ETag`, e.g. `\"12\"`): 304 with no body while the match is still at it")),
     responses(
         (status = 200, description = "The match", body = MatchView, headers(("ETag" = String, description = "The version, e.g. \"12\""))),
-        (status = 304, description = "Not modified: `If-None-Match` names the current version; no body", headers(("ETag" = String, description = "The version"))),
+        VersionNotModified,
         (status = 401, description = "A token that is not valid for this match", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "`round_in_play`: a duplicate tournament table read without a token while its round is being played (only the table's own tokens read it until every table of the round has finished)", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        RoundInPlay,
+        MatchNotFound,
+        StorageUnavailable,
     ),
     security((), ("bearer" = []))
 )]

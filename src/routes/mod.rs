@@ -8,6 +8,7 @@ pub mod games;
 pub mod health;
 pub mod matches;
 pub mod page;
+pub mod responses;
 pub mod scores;
 pub mod spec;
 pub mod stream;

@@ -2,12 +2,13 @@
 
 use actix_web::{get, http::header, web, HttpRequest, HttpResponse};
 
-use super::{bearer, etag};
-use crate::{
-    error::{ApiError, Problem},
-    matches::Matches,
-    rules::ScoreSheet,
+use super::{
+    bearer, etag,
+    responses::{
+        InvalidMatchToken, MatchNotFound, RoundInPlay, StorageUnavailable, VersionNotModified,
+    },
 };
+use crate::{error::ApiError, matches::Matches, rules::ScoreSheet};
 
 fn wants_csv(req: &HttpRequest) -> bool {
     req.headers()
@@ -45,11 +46,11 @@ async fn csv(svc: &Matches, id: &str, req: &HttpRequest) -> Result<HttpResponse,
             (ScoreSheet = "application/json"),
             (String = "text/csv", example = "round,label,multiplier,Ada & Cy,Ben & Di\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),
         ), headers(("ETag" = String, description = "The version"))),
-        (status = 304, description = "Not modified: `If-None-Match` names the current version; no body", headers(("ETag" = String, description = "The version"))),
-        (status = 401, description = "A token not valid for this match", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "`round_in_play`: a duplicate tournament table read without a token while its round is being played (only the table's own tokens read it until every table of the round has finished)", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        VersionNotModified,
+        InvalidMatchToken,
+        RoundInPlay,
+        MatchNotFound,
+        StorageUnavailable,
     ),
     security((), ("bearer" = []))
 )]
@@ -83,10 +84,10 @@ pub async fn scores(
     responses(
         (status = 200, description = "The score sheet as CSV", content_type = "text/csv", body = String,
          example = "round,label,multiplier,Ada & Cy,Ben & Di\n1,Deal 1,1,15,0\ntotal,Total,,15,0\n"),
-        (status = 401, description = "A token not valid for this match", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "`round_in_play`: a duplicate tournament table read without a token while its round is being played (only the table's own tokens read it until every table of the round has finished)", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`storage_unavailable`: the database cannot be reached or cannot store right now; the detail says whether anything was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        InvalidMatchToken,
+        RoundInPlay,
+        MatchNotFound,
+        StorageUnavailable,
     ),
     security((), ("bearer" = []))
 )]

@@ -22,7 +22,10 @@ use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
 use utoipa::IntoParams;
 
-use super::bearer;
+use super::{
+    bearer,
+    responses::{InvalidMatchToken, MatchNotFound},
+};
 use crate::{
     error::{ApiError, Problem},
     limits::{too_many, Gate, Quotas, STREAM_RETRY_AFTER_SECS},
@@ -398,8 +401,8 @@ struct Rendered {
         (status = 200, description = "The stream (`once=true`: what is there now, then the end); each message is a `StreamMessage`", content_type = "text/event-stream", body = StreamMessage,
          example = "id: 3\nevent: event\ndata: {\"seq\":3,\"kind\":\"action\",\"seat\":1,\"action\":{\"type\":\"play\",\"card\":\"7H\"},\"round\":1,\"outcome\":[],\"created_at\":\"2026-01-01T00:00:00.000Z\"}\n\nid: 3\nevent: match\ndata: {\"id\":\"...\",\"seq\":3}\n\n"),
         (status = 400, description = "Bad `Last-Event-ID` or query", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "A token not valid for this match", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such match", body = Problem, content_type = "application/problem+json"),
+        InvalidMatchToken,
+        MatchNotFound,
         (status = 429, description = "`too_many_streams`: this client holds as many streams as it may, or this match as many tokenless ones", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
         (status = 503, description = "`busy`: too many open streams on this server; `server_stopping`: the server is restarting; `storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
     ),

@@ -8,7 +8,13 @@ use actix_web::{
 };
 use serde_json::Value;
 
-use super::{bearer, from_value, normalize_integers};
+use super::{
+    bearer, from_value, normalize_integers,
+    responses::{
+        BodyTooLarge, ContentNotModified, NotJson, OrganiserOnly, OrganiserTokenMissing,
+        StorageUnavailableBrief, TooManyCreates, TournamentNotFound,
+    },
+};
 use crate::{
     error::{ApiError, Problem},
     limits::Gate,
@@ -57,10 +63,10 @@ fn json_etag<T: serde::Serialize>(req: &HttpRequest, v: &T) -> Result<HttpRespon
     responses(
         (status = 201, description = "Registered", body = Player, headers(("Location" = String, description = "/v1/players/{id}"))),
         (status = 400, description = "Malformed body, blank or too long name", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`too_many_creates`: this client created too many players, tournaments or matches without a token lately; nothing was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds until the next create is allowed"))),
-        (status = 503, description = "`storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        BodyTooLarge,
+        NotJson,
+        TooManyCreates,
+        StorageUnavailableBrief,
     )
 )]
 #[post("/v1/players")]
@@ -85,7 +91,7 @@ pub async fn create_player(
     responses(
         (status = 200, description = "The player", body = Player),
         (status = 404, description = "`player_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        StorageUnavailableBrief,
     )
 )]
 #[get("/v1/players/{id}")]
@@ -105,11 +111,11 @@ pub async fn get_player(
     responses(
         (status = 201, description = "Created", body = CreatedTournament, headers(("Location" = String, description = "/v1/tournaments/{id}"))),
         (status = 400, description = "Malformed body, blank name, too few or too many entrants", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        BodyTooLarge,
+        NotJson,
         (status = 422, description = "`unknown_game`, `invalid_config`, `invalid_table_size`, `invalid_rounds`, `invalid_entrants`, `unknown_player`, `duplicate_player`, `duplicate_not_dealt`, `duplicate_needs_service_dealing`, `duplicate_needs_two_tables`", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`too_many_creates`: this client created too many players, tournaments or matches without a token lately; nothing was recorded", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds until the next create is allowed"))),
-        (status = 503, description = "`storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        TooManyCreates,
+        StorageUnavailableBrief,
     )
 )]
 #[post("/v1/tournaments")]
@@ -139,10 +145,10 @@ pub async fn create_tournament(
     params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$")),
     responses(
         (status = 200, description = "The tournament", body = TournamentView, headers(("ETag" = String, description = "Changes with any change"))),
-        (status = 304, description = "Not modified: `If-None-Match` names the current ETag"),
+        ContentNotModified,
         (status = 401, description = "A malformed Authorization header", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`tournament_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        TournamentNotFound,
+        StorageUnavailableBrief,
     ),
     security((), ("bearer" = []))
 )]
@@ -164,11 +170,11 @@ pub async fn get_tournament(
     params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$")),
     responses(
         (status = 201, description = "Paired", body = RoundWithTokens, headers(("Location" = String, description = "/v1/tournaments/{id}/rounds/{round}"))),
-        (status = 401, description = "No token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "`organiser_only`", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "`tournament_not_found`", body = Problem, content_type = "application/problem+json"),
+        OrganiserTokenMissing,
+        OrganiserOnly,
+        TournamentNotFound,
         (status = 409, description = "`round_in_progress` (a table of the last round has no result) or `tournament_finished`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        StorageUnavailableBrief,
     ),
     security(("bearer" = []))
 )]
@@ -199,10 +205,10 @@ pub async fn pair_round(
     responses(
         (status = 200, description = "The round", body = RoundWithTokens),
         (status = 400, description = "A round that is not a number", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "`organiser_only`", body = Problem, content_type = "application/problem+json"),
+        OrganiserTokenMissing,
+        OrganiserOnly,
         (status = 404, description = "`tournament_not_found`, `round_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        StorageUnavailableBrief,
     ),
     security(("bearer" = []))
 )]
@@ -234,14 +240,14 @@ pub async fn get_round(
     responses(
         (status = 200, description = "The table with its result", body = TableView),
         (status = 400, description = "Malformed body or path", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "`organiser_only`", body = Problem, content_type = "application/problem+json"),
+        OrganiserTokenMissing,
+        OrganiserOnly,
         (status = 404, description = "`tournament_not_found`, `round_not_found`, `table_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`result_from_match` (the table's match is finished), `match_in_progress` (the table's match is still being played: send `abandon_match: true` to close it and enter the result in its place) or `result_changed` (a concurrent entry)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        BodyTooLarge,
+        NotJson,
         (status = 422, description = "`result_missing`, `result_shape`, `points_out_of_range` (a number beyond ±1,000,000, entered or summed), `result_totals_mismatch`, `result_impossible`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        StorageUnavailableBrief,
     ),
     security(("bearer" = []))
 )]
@@ -270,9 +276,9 @@ pub async fn enter_result(
     params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$")),
     responses(
         (status = 200, description = "The standings", body = Standings, headers(("ETag" = String, description = "Changes with the standings"))),
-        (status = 304, description = "Not modified: `If-None-Match` names the current ETag"),
-        (status = 404, description = "`tournament_not_found`", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        ContentNotModified,
+        TournamentNotFound,
+        StorageUnavailableBrief,
     )
 )]
 #[get("/v1/tournaments/{id}/standings")]
@@ -298,7 +304,7 @@ pub async fn standings(
             (Object = "application/json"),
         )),
         (status = 404, description = "`tournament_not_found`, or no such export", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        StorageUnavailableBrief,
     )
 )]
 #[get("/v1/tournaments/{id}/export/{file}")]
