@@ -321,6 +321,20 @@ mod tests {
     use super::*;
     use crate::{matches::RuleRefusal, tournaments::quicklog::QuickLogError};
 
+    /// Each error answers its status, code and detail, and no legal list.
+    fn assert_answers<E: Into<ApiError> + std::fmt::Debug>(cases: Vec<(E, u16, &str, &str)>) {
+        for (e, status, code, detail) in cases {
+            let shown = format!("{e:?}");
+            let api: ApiError = e.into();
+            assert_eq!(
+                (api.status.as_u16(), api.code, api.detail.as_str()),
+                (status, code, detail),
+                "{shown}"
+            );
+            assert_eq!(api.legal, None, "{shown}");
+        }
+    }
+
     /// Each kind of refusal leaves with its status, code and detail, word for word as the
     /// services wrote them when they chose the status themselves (clients and tests compare
     /// them).
@@ -362,16 +376,7 @@ mod tests {
             (E::Store(StoreError::Corrupt("x".into())), 500, "internal_error", "the server failed to answer; nothing was recorded"),
             (E::internal("stored event 3 does not replay"), 500, "internal_error", "the server failed to answer; nothing was recorded"),
         ];
-        for (e, status, code, detail) in cases {
-            let shown = format!("{e:?}");
-            let api = ApiError::from(e);
-            assert_eq!(
-                (api.status.as_u16(), api.code, api.detail.as_str()),
-                (status, code, detail),
-                "{shown}"
-            );
-            assert_eq!(api.legal, None, "{shown}");
-        }
+        assert_answers(cases);
         let storage = ApiError::from(MatchError::CreationOutcomeUnknown);
         assert_eq!(storage.retry_after, Some(STORAGE_RETRY_AFTER_SECS));
     }
@@ -447,14 +452,6 @@ mod tests {
             (E::Setup(SetupError::BadConfig("x".into())), 422, "invalid_config", "config: x"),
             (E::internal("spec"), 500, "internal_error", "the server failed to answer; nothing was recorded"),
         ];
-        for (e, status, code, detail) in cases {
-            let shown = format!("{e:?}");
-            let api = ApiError::from(e);
-            assert_eq!(
-                (api.status.as_u16(), api.code, api.detail.as_str()),
-                (status, code, detail),
-                "{shown}"
-            );
-        }
+        assert_answers(cases);
     }
 }

@@ -67,16 +67,16 @@ pub(super) struct Entry {
 /// sheet anew. Only a recorded state's sheet is kept: an answer rendered for an append that then
 /// fails leaves the memo as it was.
 pub(super) struct SheetMemo {
-    pub(super) key: (u32, bool),
-    pub(super) text: Box<RawValue>,
+    key: (u32, bool),
+    text: Box<RawValue>,
 }
 
 impl SheetMemo {
-    pub(super) fn key(game: &AnyGame) -> (u32, bool) {
+    fn key(game: &AnyGame) -> (u32, bool) {
         (game.sheet_lines(), game.is_finished())
     }
 
-    pub(super) fn of(game: &AnyGame) -> SheetMemo {
+    fn of(game: &AnyGame) -> SheetMemo {
         SheetMemo {
             key: SheetMemo::key(game),
             text: raw_json(&game.score_sheet()),
@@ -94,6 +94,36 @@ impl SheetMemo {
 }
 
 impl Entry {
+    /// The entry of a match at version 0 (before any event): its row, seat names, dealing,
+    /// token hashes and new game.
+    pub(super) fn new(
+        row: MatchRow,
+        players: Vec<String>,
+        dealing: Dealing,
+        tokens: Vec<(String, Option<i64>)>,
+        game: AnyGame,
+    ) -> Result<Entry, MatchError> {
+        let (player_ids, tournament, seed_key) = match_extras(&row, players.len())?;
+        Ok(Entry {
+            updated_at: row.created_at.clone(),
+            row,
+            players,
+            player_ids,
+            tournament,
+            seed_key,
+            round_published: false,
+            abandoned: false,
+            dealing,
+            tokens,
+            config_text: raw_json(&game.config_json()),
+            sheet: SheetMemo::of(&game),
+            game,
+            seq: 0,
+            standing: vec![],
+            retracted: HashMap::new(),
+        })
+    }
+
     /// Rebuilds the entry from the stored match, tokens and log.
     fn build(
         row: MatchRow,
@@ -109,28 +139,7 @@ impl Entry {
         let config: Value = serde_json::from_str(&row.config).map_err(MatchError::internal)?;
         let game = AnyGame::new(&row.game, Some(config), players.len(), dealing)
             .map_err(MatchError::internal)?;
-        let updated_at = row.created_at.clone();
-        let config_text = raw_json(&game.config_json());
-        let (player_ids, tournament, seed_key) = match_extras(&row, players.len())?;
-        let sheet = SheetMemo::of(&game);
-        let mut entry = Entry {
-            row,
-            players,
-            player_ids,
-            tournament,
-            seed_key,
-            round_published: false,
-            abandoned: false,
-            dealing,
-            tokens,
-            game,
-            seq: 0,
-            updated_at,
-            standing: vec![],
-            retracted: HashMap::new(),
-            config_text,
-            sheet,
-        };
+        let mut entry = Entry::new(row, players, dealing, tokens, game)?;
         entry.absorb(events, true)?;
         Ok(entry)
     }

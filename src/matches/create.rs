@@ -1,20 +1,20 @@
 //! Creating a match: the players checked and looked up, the game and options checked, the
 //! tokens issued (shown once, stored as hashes).
 
-use std::{collections::HashMap, sync::Arc};
+use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::sync::Mutex as AsyncMutex;
 
 use super::{
-    cache::{match_extras, Entry, SheetMemo},
+    cache::Entry,
     to_json,
     views::{self, CreateMatch, Created, MatchStatus, TournamentLink},
     MatchError, Matches, Role,
 };
 use crate::{
     ids::{is_id, new_id, new_token, now, sha256_hex},
-    rules::{raw_json, AnyGame, Dealing},
+    rules::{AnyGame, Dealing},
     store::{MatchRow, StoreError},
 };
 
@@ -137,25 +137,7 @@ impl Matches {
             }
             tracing::warn!(error = %err, match_id = %id, "the creation's commit reported an error but the match is recorded");
         }
-        let (player_ids, tournament, seed_key) = match_extras(&row, players.len())?;
-        let entry = Entry {
-            row,
-            players,
-            player_ids,
-            tournament,
-            seed_key,
-            round_published: false,
-            abandoned: false,
-            dealing,
-            tokens: hashes,
-            config_text: raw_json(&game.config_json()),
-            sheet: SheetMemo::of(&game),
-            game,
-            seq: 0,
-            updated_at: created_at.clone(),
-            standing: vec![],
-            retracted: HashMap::new(),
-        };
+        let entry = Entry::new(row, players, dealing, hashes, game)?;
         let view = entry.view(&entry.game, 0, &created_at, Some(Role::Host));
         self.cache
             .lock()

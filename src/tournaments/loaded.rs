@@ -99,6 +99,17 @@ impl LoadedRound {
     pub fn complete(&self) -> bool {
         self.tables.iter().all(|t| t.result.is_some())
     }
+
+    /// Table `table` (from 1).
+    pub fn table(&self, table: u32) -> Result<&LoadedTable, TournamentError> {
+        (table as usize)
+            .checked_sub(1)
+            .and_then(|i| self.tables.get(i))
+            .ok_or(TournamentError::TableNotFound {
+                round: self.round,
+                tables: self.tables.len(),
+            })
+    }
 }
 
 /// A tournament as loaded, its results read from the tables' matches and the entries.
@@ -213,17 +224,27 @@ impl Loaded {
         }
     }
 
-    /// Round `round`'s view as the organiser sees it (None: no such round is paired).
-    pub fn round_view(&self, round: u32) -> Option<RoundView> {
-        let r = self.rounds.get((round as usize).checked_sub(1)?)?;
-        Some(self.render_round(r, true, &Marks::of(self)))
+    /// Round `round` (from 1), paired.
+    pub fn round(&self, round: u32) -> Result<&LoadedRound, TournamentError> {
+        (round as usize)
+            .checked_sub(1)
+            .and_then(|i| self.rounds.get(i))
+            .ok_or(TournamentError::RoundNotFound {
+                round,
+                paired: self.rounds.len(),
+            })
     }
 
-    /// Table `table` of round `round` as the organiser sees it (None: no such table).
-    pub fn table_view(&self, round: u32, table: u32) -> Option<TableView> {
-        let r = self.rounds.get((round as usize).checked_sub(1)?)?;
-        let i = (table as usize).checked_sub(1)?;
-        Some(self.render_table(r, i, r.tables.get(i)?, true, &Marks::of(self)))
+    /// Round `round`'s view as the organiser sees it.
+    pub fn round_view(&self, round: u32) -> Result<RoundView, TournamentError> {
+        Ok(self.render_round(self.round(round)?, true, &Marks::of(self)))
+    }
+
+    /// Table `table` of round `round` as the organiser sees it.
+    pub fn table_view(&self, round: u32, table: u32) -> Result<TableView, TournamentError> {
+        let r = self.round(round)?;
+        let i = r.table(table).map(|_| table as usize - 1)?;
+        Ok(self.render_table(r, i, &r.tables[i], true, &Marks::of(self)))
     }
 
     fn render_round(&self, r: &LoadedRound, organiser: bool, marks: &Marks) -> RoundView {

@@ -17,7 +17,7 @@ use super::{
     pairing, quicklog,
     views::{
         CreatePlayer, CreateTournament, CreatedTournament, EnterResult, Format, Player, Record,
-        RoundView, RoundWithTokens, TableTokens, TableView, TournamentView,
+        RoundWithTokens, TableTokens, TableView, TournamentView,
     },
     TournamentError,
 };
@@ -521,20 +521,7 @@ impl Tournaments {
     ) -> Result<TableView, TournamentError> {
         let mut t = self.load(id).await?;
         let organiser_token = t.organiser(token)?;
-        let r = (round as usize)
-            .checked_sub(1)
-            .and_then(|i| t.rounds.get(i))
-            .ok_or(TournamentError::RoundNotFound {
-                round,
-                paired: t.rounds.len(),
-            })?;
-        let tb = (table as usize)
-            .checked_sub(1)
-            .and_then(|i| r.tables.get(i))
-            .ok_or(TournamentError::TableNotFound {
-                round,
-                tables: r.tables.len(),
-            })?;
+        let tb = t.round(round)?.table(table)?;
         if tb
             .result
             .as_ref()
@@ -599,11 +586,11 @@ impl Tournaments {
         }
         // Answered from what was loaded and the entry just stored.
         let result = t.spec.entered_result(round, table, &tb.seats, &row)?;
+        // (The table was found above: its round and number are in range.)
         let tb = &mut t.rounds[round as usize - 1].tables[table as usize - 1];
         tb.result = Some(result);
         tb.entered_version = row.version;
-        Ok(t.table_view(round, table)
-            .expect("the table was found above"))
+        t.table_view(round, table)
     }
 
     /// Before a result is entered at a table whose match is `m`: a match still being played is
@@ -731,10 +718,7 @@ fn with_tokens(
     round: u32,
     organiser_token: &str,
 ) -> Result<RoundWithTokens, TournamentError> {
-    let round_view: RoundView = t.round_view(round).ok_or(TournamentError::RoundNotFound {
-        round,
-        paired: t.rounds.len(),
-    })?;
+    let round_view = t.round_view(round)?;
     let tokens = round_view
         .tables
         .iter()
