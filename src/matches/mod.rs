@@ -51,7 +51,7 @@ pub enum Role {
 }
 
 /// `v` as JSON text (a failure is the service's own fault).
-pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> Result<String, MatchError> {
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String, MatchError> {
     serde_json::to_string(v).map_err(MatchError::internal)
 }
 

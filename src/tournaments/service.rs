@@ -26,7 +26,6 @@ use crate::{
     matches::{
         check_name,
         tables::TableMatch,
-        to_json,
         views::{MatchStatus, TournamentLink},
         Matches,
     },
@@ -46,6 +45,11 @@ const DUPLICATE_GAMES: [&str; 5] = ["dump", "clubs", "bonus-malus", "plus-minus"
 pub struct Tournaments {
     matches: Arc<Matches>,
     store: Store,
+}
+
+/// `v` as JSON text (a failure is the service's own fault).
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String, TournamentError> {
+    serde_json::to_string(v).map_err(TournamentError::internal)
 }
 
 /// A table's match token, derived from the organiser's token so that the organiser can ask for
