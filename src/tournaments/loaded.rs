@@ -15,7 +15,7 @@ use crate::{
     ids::sha256_hex,
     matches::views::{MatchStatus, PlayerView},
     rules::{AnyGame, Dealing},
-    store::{ResultRow, TournamentRow},
+    store::{ResultRow, RoundRow, TournamentRow},
 };
 
 /// A tournament's fixed settings, as stored.
@@ -96,6 +96,28 @@ pub(super) struct LoadedRound {
 }
 
 impl LoadedRound {
+    /// A round just paired (`row`, its `pairing` and its tables' `match_ids`): no table has a
+    /// result yet.
+    pub fn paired(row: RoundRow, pairing: Pairing, match_ids: Vec<Option<String>>) -> LoadedRound {
+        LoadedRound {
+            round: row.round as u32,
+            secret: row.secret,
+            byes: pairing.byes,
+            tables: pairing
+                .tables
+                .into_iter()
+                .zip(match_ids)
+                .map(|(seats, match_id)| LoadedTable {
+                    seats,
+                    match_id,
+                    result: None,
+                    entered_version: 0,
+                })
+                .collect(),
+            created_at: row.created_at,
+        }
+    }
+
     pub fn complete(&self) -> bool {
         self.tables.iter().all(|t| t.result.is_some())
     }

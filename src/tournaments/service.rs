@@ -30,7 +30,7 @@ use crate::{
         Matches,
     },
     rules::{AnyGame, Dealing},
-    store::{PlayerRow, ResultRow, RoundRow, Store, StoreError, TournamentRow},
+    store::{NewMatch, PlayerRow, ResultRow, RoundRow, Store, StoreError, TournamentRow},
 };
 
 /// The most entrants a tournament takes.
@@ -423,37 +423,8 @@ impl Tournaments {
             None => swiss_pairing(&t, next),
         };
         let secret = hex::encode(rand::random::<[u8; 32]>());
-        let mut matches = vec![];
-        let mut match_ids = vec![];
-        for (i, seats) in pairing.tables.iter().enumerate() {
-            if t.spec.record == Record::Totals {
-                match_ids.push(None);
-                continue;
-            }
-            let table = TableMatch {
-                game: &t.spec.game,
-                config: &t.spec.config,
-                dealing: t.spec.dealing,
-                seats: seats
-                    .iter()
-                    .map(|&e| {
-                        let en = &t.spec.entrants[e];
-                        (en.name.clone(), Some(en.player_id.clone()))
-                    })
-                    .collect(),
-                link: TournamentLink {
-                    id: t.row.id.clone(),
-                    round: next,
-                    table: i as u32 + 1,
-                },
-                seed_key: t.spec.duplicate.then_some(secret.as_str()),
-            };
-            let new = self
-                .matches
-                .table_match(table, |m, seat| table_token(organiser_token, m, seat))?;
-            match_ids.push(Some(new.0.id.clone()));
-            matches.push(new);
-        }
+        let (matches, match_ids) =
+            self.table_matches(&t, next, &pairing, &secret, organiser_token)?;
         let round_row = RoundRow {
             round: i64::from(next),
             secret,
@@ -481,25 +452,55 @@ impl Tournaments {
             }
             Err(e) => return Err(e.into()),
         }
-        // The new round's tables have no result yet: answered from what was just written.
-        t.rounds.push(LoadedRound {
-            round: next,
-            secret: round_row.secret,
-            byes: pairing.byes,
-            tables: pairing
-                .tables
-                .into_iter()
-                .zip(match_ids)
-                .map(|(seats, match_id)| LoadedTable {
-                    seats,
-                    match_id,
-                    result: None,
-                    entered_version: 0,
-                })
-                .collect(),
-            created_at: round_row.created_at,
-        });
+        // Answered from what was just written: the new round's tables have no result yet.
+        t.rounds
+            .push(LoadedRound::paired(round_row, pairing, match_ids));
         with_tokens(&t, next, organiser_token)
+    }
+
+    /// The matches of round `next`'s tables (none when results are entered as totals), not yet
+    /// recorded, and each table's match id.
+    fn table_matches(
+        &self,
+        t: &Loaded,
+        next: u32,
+        pairing: &Pairing,
+        secret: &str,
+        organiser_token: &str,
+    ) -> Result<(Vec<NewMatch>, Vec<Option<String>>), TournamentError> {
+        if t.spec.record == Record::Totals {
+            return Ok((vec![], vec![None; pairing.tables.len()]));
+        }
+        let mut matches = Vec::with_capacity(pairing.tables.len());
+        for (i, seats) in pairing.tables.iter().enumerate() {
+            let table = TableMatch {
+                game: &t.spec.game,
+                config: &t.spec.config,
+                dealing: t.spec.dealing,
+                seats: seats
+                    .iter()
+                    .map(|&e| {
+                        let en = &t.spec.entrants[e];
+                        (en.name.clone(), Some(en.player_id.clone()))
+                    })
+                    .collect(),
+                link: TournamentLink {
+                    id: t.row.id.clone(),
+                    round: next,
+                    table: i as u32 + 1,
+                },
+                seed_key: t.spec.duplicate.then_some(secret),
+            };
+            matches.push(
+                self.matches
+                    .table_match(table, |m, seat| table_token(organiser_token, m, seat))?,
+            );
+        }
+        let ids = matches
+            .iter()
+            .map(|(row, _)| Some(row.id.clone()))
+            .collect();
+        Ok((matches, ids))
     }
 
     /// Round `round` with its tables' tokens (organiser).
