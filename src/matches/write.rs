@@ -42,7 +42,8 @@ pub struct WriteMeta<'a> {
     pub if_match: Option<i64>,
     /// `Idempotency-Key`, if any.
     pub idempotency_key: Option<String>,
-    /// SHA-256 of the canonical request body (see [`request_hash`]).
+    /// The request body as parsed (an idempotent retry is recognised by its hash with the token
+    /// and path, see [`request_hash`]).
     pub body: &'a Value,
     /// `Prefer: return=minimal`: answer the event and what it changed, not the whole match.
     pub minimal: bool,
