@@ -188,9 +188,10 @@ await run("privacy", async (browser) => {
   await old.evaluate(({ id, hostToken, seatTokens, fakeOrganiser }) => {
     localStorage.setItem("clubroom.mine", JSON.stringify([{ id, game: "dump", host: hostToken, seats: seatTokens, players: ["Ada", "Ben"], at: "2026-01-01T00:00:00Z" }]));
     localStorage.setItem("clubroom.tournaments", JSON.stringify([{ id: "f".repeat(32), name: "Old night", token: fakeOrganiser, at: "2026-01-01T00:00:00Z" }]));
-    // A play for seat 1 queued by the host page before the upgrade (refused when sent: the host
-    // plays no card in service dealing).
-    localStorage.setItem(`clubroom.queue.${id}.${hostToken.slice(0, 16)}`, JSON.stringify([{ key: "queued-before-the-upgrade", seat: 1, action: { type: "play", card: "2C" }, at: 0 }]));
+    // An action for seat 1 queued by the host page before the upgrade, refused when sent whatever
+    // the deal (a deal is the table's action, not a seat's, and one is in progress). A card play
+    // here would be accepted whenever seat 1 happened to be on turn holding it.
+    localStorage.setItem(`clubroom.queue.${id}.${hostToken.slice(0, 16)}`, JSON.stringify([{ key: "queued-before-the-upgrade", seat: 1, action: { type: "deal" }, at: 0 }]));
   }, { id, hostToken, seatTokens, fakeOrganiser });
   await old.reload();
   await old.waitForSelector(`#kept [data-match="${id}"]`);
