@@ -1166,7 +1166,7 @@ async fn members_only_refusals_to_the_host_are_one_answer_whatever_the_hand_hold
     assert!(compared > 0, "no refusal of a held card was compared");
 }
 
-/// Every card of By Hook or Crook's default collection (RULES.md: the k-th card of letter i is
+/// Every card of By Hook or Crook's default collection (docs/rules.md#by-hook-or-crook-collection: the k-th card of letter i is
 /// dated 1500 + 60k + 7i; A 8, B 7, C 8, D 7, E 8, F 7 cards).
 fn collection() -> Vec<String> {
     let mut out = vec![];
@@ -1181,7 +1181,7 @@ fn collection() -> Vec<String> {
     out
 }
 
-/// RULES.md: a set is at least three cards whose letters form one unbroken run.
+/// docs/rules.md#by-hook-or-crook-sets: a set is at least three cards whose letters form one unbroken run.
 fn is_set(cards: &[&String]) -> bool {
     let mut letters: Vec<u8> = cards.iter().map(|c| c.as_bytes()[0]).collect();
     letters.sort();
@@ -1256,7 +1256,7 @@ async fn by_hook_or_crook_refusals_to_the_host_do_not_tell_a_sealed_location() {
         .await;
     let deal = app.act(&m, &m.host, None, json!({"type": "deal"})).await;
     assert_eq!(deal.status, StatusCode::CREATED, "{}", deal.text);
-    // RULES.md defaults: seat p has checks 8000+100p, 11000+100p, 14000-100p, 17000-100p and
+    // docs/rules.md#by-hook-or-crook-cards-per-player defaults: seat p has checks 8000+100p, 11000+100p, 14000-100p, 17000-100p and
     // thieves p+1, p+6.
     let own = [
         "check:8000",

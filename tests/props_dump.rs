@@ -40,7 +40,7 @@ impl Rng {
     }
 }
 
-/// Card points as RULES.md "Dump" states them: A = 1, 2 3 7 8 9 10 at face value, J Q K nothing.
+/// Card points as docs/rules.md#dump-card-points states them: A = 1, 2 3 7 8 9 10 at face value, J Q K nothing.
 fn points(c: Card) -> u32 {
     match c.rank() {
         14 => 1,

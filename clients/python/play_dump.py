@@ -429,7 +429,7 @@ def play_dump_match(base_url: str, rng: random.Random) -> str:
 
 
 def clubs_points(taken: list[dict[str, Any]]) -> tuple[list[int], bool]:
-    """The Clubs tally (RULES.md): -1 a card, +3 a club except J♣, -10 more for J♣; if any tally is
+    """The Clubs tally (docs/rules.md#clubs-tally): -1 a card, +3 a club except J♣, -10 more for J♣; if any tally is
     -26 or worse, everyone recounts: -3 a club except J♣, +10 for J♣."""
     normal = [-t["cards"] + 3 * t["clubs"] - 10 * int(t["jack"]) for t in taken]
     if any(p <= -26 for p in normal):

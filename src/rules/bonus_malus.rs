@@ -1,7 +1,7 @@
 //! Bonus-Malus (Alex Randolph, "Indiscretion", 1987): tricks whose trump is the suit showing on
 //! the back of the stock's top card.
 //!
-//! RULES.md "Bonus-Malus": 2–4 players (4 = partnerships: seats 0+2 against 1+3), 52 cards, ace
+//! docs/rules.md#bonus-malus: 2–4 players (4 = partnerships: seats 0+2 against 1+3), 52 cards, ace
 //! high, 7 each, the rest is the stock. The player left of the dealer leads; the trick winner leads
 //! next. The trump of a trick is the suit showing on top of the stock (card backs show suits); with
 //! the stock empty, no trump. Follow suit if able; else trump if able; else anything. After each
@@ -32,6 +32,7 @@ pub const HAND: usize = 7;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct BonusMalusConfig {
+    // Rule: docs/rules.md#bonus-malus-target.
     /// The total a side (or, with 2 or 3 players, a player) must reach or exceed at the end of a
     /// deal to win (RULES.md: 155).
     #[schema(minimum = 1, maximum = 1000000, example = 155)]
@@ -257,7 +258,7 @@ pub enum BonusMalusError {
 
 impl RuleError for BonusMalusError {
     /// Only whether the seat holds the card is hidden. Following and trumping are public:
-    /// RULES.md "the BACK of every card shows its suit", so everyone sees which suits a hand
+    /// docs/rules.md#bonus-malus-backs: the backs show the suits, so everyone sees which suits a hand
     /// holds (`backs` in the table view), and `must_follow_suit` / `must_trump` tell nothing
     /// more; they are judged before the hand (see [`BonusMalus::check_play`]).
     fn hidden(&self) -> bool {
@@ -710,7 +711,7 @@ impl BonusMalus {
             value: t.note.value,
         }));
         // The draws: the winner first, then the others in turn from his left, while the stock
-        // can serve everyone (RULES.md; with 3 players the odd last card is set aside).
+        // can serve everyone (docs/rules.md#bonus-malus-draws; with 3 players the odd last card is set aside).
         if d.stock_left >= players {
             let order: Vec<usize> = (0..players).map(|k| (winner + k) % players).collect();
             for &s in &order {

@@ -2,7 +2,7 @@
 //! written rank then suit (`TC` is the ten of clubs; `10C` is accepted as input), sets of cards as
 //! bitmasks, deck builders, and the seeded shuffle used by service dealing.
 //!
-//! RULES.md "Shared conventions": ranks `2 3 4 5 6 7 8 9 T J Q K A`, suits `S H D C`.
+//! docs/rules.md#card-notation: ranks `2 3 4 5 6 7 8 9 T J Q K A`, suits `S H D C`.
 
 use std::{fmt, str::FromStr};
 

@@ -1,6 +1,6 @@
 //! Clubs (Alex Chen, James Cook, Patrick LaVictoire, 2004): tricks where clubs are a semi-trump.
 //!
-//! RULES.md "Clubs": 3 or 4 players, 52 cards; 4 players get 13 each, 3 players 17 each and the last
+//! docs/rules.md#clubs: 3 or 4 players, 52 cards; 4 players get 13 each, 3 players 17 each and the last
 //! card lies face down and goes, counted, to the winner of the last trick. The holder of 2♣ leads it
 //! (3♣ when 2♣ is the face-down card). A club lead declares a suit or clubs alone; the **called
 //! suit** (the led suit, or the declared one) governs following (called suit or a club; anything only
@@ -22,7 +22,7 @@ use super::{
     Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
 };
 
-/// What every deal's tallies sum to, under either formula (RULES.md "Clubs").
+/// What every deal's tallies sum to, under either formula (docs/rules.md#clubs-tally).
 pub const DEAL_SUM: i64 = -26;
 /// The match ends after the deal in which any total reaches this or below.
 pub const END_AT: i64 = -100;

@@ -1,6 +1,6 @@
 //! Dump (Alex Randolph, "Indiscretion", 1987): tricks without trumps, 40 cards, card points.
 //!
-//! RULES.md "Dump": 2 or 4 players (4 = partnerships: seats 0+2 against 1+3), the 4s, 5s and 6s
+//! docs/rules.md#dump: 2 or 4 players (4 = partnerships: seats 0+2 against 1+3), the 4s, 5s and 6s
 //! removed, ace high; 10 cards each with 4 players, 20 with 2. Follow suit if able, else anything;
 //! the highest card of the led suit wins and the winner leads next. A = 1, 2 3 7 8 9 10 at face
 //! value, J Q K nothing: 160 per deal. The side with 81 or more scores the amount over 80 (80-80
@@ -29,6 +29,7 @@ pub const MAX_TARGET: i64 = 100_000;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DumpConfig {
+    // Rule: docs/rules.md#dump-scoring.
     /// The total a side must reach or exceed at the end of a deal to win (RULES.md: 100).
     #[schema(minimum = 1, maximum = 100000, example = 100)]
     pub target: i64,
@@ -395,7 +396,7 @@ impl Dump {
         Some(self.deal.as_ref()?.tp.to_play())
     }
 
-    /// The following rule: the led suit, if able (RULES.md "Dump").
+    /// The following rule: the led suit, if able (docs/rules.md#dump-play).
     fn duty(d: &DealState) -> Vec<SuitSet> {
         d.tp.trick()
             .lead()

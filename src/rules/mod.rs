@@ -300,7 +300,7 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     /// Most players.
     const MAX_PLAYERS: usize;
 
-    /// Match options (defaults from RULES.md); unknown fields are refused.
+    /// Match options (defaults from docs/rules.md#match-options); unknown fields are refused.
     type Config: Serialize + DeserializeOwned + Default + Clone + Debug + utoipa::ToSchema;
     /// One action of the game's vocabulary (`{type, ...}`); unknown fields are refused.
     type Action: Serialize + DeserializeOwned + Clone + Debug + utoipa::ToSchema;
@@ -389,7 +389,7 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     }
 }
 
-/// The dealer of `round` (from 1): RULES.md "Shared conventions": the dealer of round 1 is
+/// The dealer of `round` (from 1): docs/rules.md#rounds-and-dealers: the dealer of round 1 is
 /// `first_dealer` and the deal passes to the left (seat + 1) each round.
 pub fn dealer_of(first_dealer: usize, round: u32, players: usize) -> usize {
     (first_dealer + round.saturating_sub(1) as usize) % players.max(1)
@@ -742,7 +742,7 @@ impl AnyGame {
     }
 
     /// How a retracted action appears to `viewer` in the log: a sealed choice stays sealed for
-    /// ever to everyone but the seat that made it (RULES.md: sealed choices are "revealed
+    /// ever to everyone but the seat that made it (docs/rules.md#sealed-choices: sealed choices are "revealed
     /// together"; a retracted one never was). The host, though it may record for any seat, is
     /// not that seat: it sees the stub too, as it does for a sealed choice still standing.
     pub fn render_retracted(&self, action: &Value, actor: Actor, viewer: Option<usize>) -> Value {

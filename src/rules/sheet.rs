@@ -57,7 +57,7 @@ pub struct ScoreSheet {
 impl ScoreSheet {
     /// A sheet whose winners (all holders of the best total) and margin follow from the totals
     /// once the match is `finished`. With `partnerships` it is kept per side (seats 0 and 2 are
-    /// side 0, seats 1 and 3 side 1: RULES.md "Shared conventions"), else per seat.
+    /// side 0, seats 1 and 3 side 1: docs/rules.md#partnerships), else per seat.
     pub fn from_totals(
         partnerships: bool,
         rounds: Vec<RoundScore>,

@@ -1,5 +1,5 @@
 //! The quick log: checks a table's result entered as final totals and/or per-deal points against
-//! what each game fixes (RULES.md), so that a typo is refused rather than ranked.
+//! what each game fixes (docs/rules.md, each game's scoring), so that a typo is refused rather than ranked.
 
 use serde_json::Value;
 
@@ -166,7 +166,7 @@ pub fn check(
         Ok(())
     };
     match game {
-        // RULES.md Clubs: "Both formulas sum to −26 over the deck: a check on every deal"; the
+        // docs/rules.md#clubs-tally: either way a deal's tallies add up to −26, a check on every deal; the
         // match ends after the deal in which any total reaches −100 or below.
         "clubs" => {
             for (k, d) in deals.iter().enumerate() {
@@ -202,7 +202,7 @@ pub fn check(
                 }
             }
         }
-        // RULES.md Dump: 160 card points a deal; the side with 81 or more scores the excess over
+        // docs/rules.md#dump-scoring: 160 card points a deal; the side with 81 or more scores the excess over
         // 80, 80–80 scores nothing; first to `target` at the end of a deal wins.
         "dump" => {
             for (k, d) in deals.iter().enumerate() {
@@ -219,7 +219,7 @@ pub fn check(
             }
             reached_last(int("target", 100), "side")?;
         }
-        // RULES.md Bonus-Malus: a plus total scores, multiplied by the deal's number; cards are
+        // docs/rules.md#bonus-malus-values: a plus total scores, multiplied by the deal's number; cards are
         // worth multiples of 5, at most 130 + 65 = 195 before the multiplier; with two sides only
         // one can be plus.
         "bonus-malus" => {
@@ -246,7 +246,7 @@ pub fn check(
             }
             reached_last(int("target", 155), "player or side")?;
         }
-        // RULES.md P.M.: 50 for each man home, −20 for each on the stars, the number (1..24) for
+        // docs/rules.md#plus-minus-game-end: 50 for each man home, −20 for each on the stars, the number (1..24) for
         // the others: a game scores −80 to 200 a seat; `rubber_games` games make the match.
         "plus-minus" => {
             let games = int("rubber_games", 5);
@@ -273,7 +273,7 @@ pub fn check(
                 )));
             }
         }
-        // RULES.md Members Only: each player adds his markers standing at 5..10: 0 to 50.
+        // docs/rules.md#members-only-game-end: each player adds his markers standing at 5..10: 0 to 50.
         "members-only" => {
             if totals.iter().any(|&t| !(0..=50).contains(&t)) {
                 return Err(impossible(

@@ -38,7 +38,7 @@ const MAX_ENTRANTS: usize = 256;
 /// The most Swiss rounds.
 const MAX_ROUNDS: u32 = 30;
 /// The games whose deals duplicate play can repeat (By Hook or Crook has no shuffled deal to
-/// repeat: RULES.md deals collection cards, but its play is not compared deal by deal).
+/// repeat: docs/rules.md#duplicate-games: it deals collection cards, but its play is not compared deal by deal).
 const DUPLICATE_GAMES: [&str; 5] = ["dump", "clubs", "bonus-malus", "plus-minus", "members-only"];
 
 /// The tournament service.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent reference model of Clubs and Bonus-Malus (written from RULES.md, not from the
+"""An independent reference model of Clubs and Bonus-Malus (written from docs/rules.md#clubs and #bonus-malus, not from the
 Rust engines) that generates the long full-deal scenario files under tests/scenarios/clubs/ and
 tests/scenarios/bonus_malus/: the shuffle of service dealing (cards::shuffled), the deal, random
 legal play, every trick's winner and the scores. The short scenarios are written by hand.

@@ -1,4 +1,4 @@
-//! The match options of By Hook or Crook (RULES.md names each in `code font`).
+//! The match options of By Hook or Crook (docs/rules.md#by-hook-or-crook names each in `code font`).
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -12,7 +12,7 @@ pub const MAX_SEATS: usize = 5;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Collection {
-    /// The default deck of RULES.md: A 8, B 7, C 8, D 7, E 8, F 7 cards, the k-th card of the i-th
+    /// The default deck of docs/rules.md#by-hook-or-crook-collection: A 8, B 7, C 8, D 7, E 8, F 7 cards, the k-th card of the i-th
     /// letter dated 1500 + 60k + 7i (A1500, A1560, …, B1507, …).
     #[default]
     Default,
@@ -74,7 +74,7 @@ pub struct Board {
 }
 
 impl Default for Board {
-    /// RULES.md: twelve castles of three spaces over spaces 1–36, rewards 4|2 for castles 1–3,
+    /// docs/rules.md#by-hook-or-crook-board: twelve castles of three spaces over spaces 1–36, rewards 4|2 for castles 1–3,
     /// 3|2 for 4–6, 3|1 for 7–9, 2|1 for 10–12; every space from 37 on is pink.
     fn default() -> Board {
         let castles = (0..12)
@@ -135,6 +135,7 @@ pub struct BhocConfig {
     /// steals first. Default: seat p has thieves p+1 and p+6.
     #[schema(example = json!([[1, 6], [2, 7], [3, 8]]))]
     pub thieves: Vec<[u32; 2]>,
+    // Rule: docs/rules.md#by-hook-or-crook-collection.
     /// Which collection cards exist: `default` (RULES.md's dated deck) or `open`.
     pub collection: Collection,
     /// How a successful detective's standing is counted: `dense` (default) or `competition`.

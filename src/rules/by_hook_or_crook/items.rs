@@ -1,6 +1,6 @@
 //! Collection cards (the 45 "items" in series A–F, each dated) and SETS.
 //!
-//! RULES.md "By Hook or Crook": a card is written letter plus year (`C1710`); the older card is
+//! docs/rules.md#by-hook-or-crook-collection: a card is written letter plus year (`C1710`); the older card is
 //! worth more in ties. The default deck dates the k-th card of the i-th letter 1500 + 60k + 7i.
 //! A SET is at least three cards whose letters form one unbroken run ("AABB, CCD, EEE, DEF are
 //! sets; AAC, BCF, DE, AAACE are not"); the biggest set wins, ties broken by the oldest card.

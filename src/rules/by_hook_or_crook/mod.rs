@@ -1,7 +1,7 @@
 //! By Hook or Crook / Adel Verpflichtet (Klaus Teuber, 1990): sealed simultaneous choices, an
 //! auction, exhibitions at castles, thieves, detectives and a prison.
 //!
-//! RULES.md "By Hook or Crook" and the seed text `004_ed924eb0498f4b83.txt`. A turn: every seat
+//! docs/rules.md#by-hook-or-crook and the seed text `004_ed924eb0498f4b83.txt`. A turn: every seat
 //! chooses a location (sealed, revealed together), then an action card (sealed, revealed together);
 //! the auction is resolved (`buy`), then the castle (`exhibit`, sealed among the exhibitors; `steal`
 //! in descending thief order; detectives and prison). When a pawn enters a pink space the turn is
@@ -422,7 +422,7 @@ impl Game for ByHookOrCrook {
         self.records.len() as u32 + u32::from(self.final_record.is_some())
     }
 
-    /// Locations, action cards, exhibits and final exhibits are sealed choices (RULES.md: "sealed,
+    /// Locations, action cards, exhibits and final exhibits are sealed choices (docs/rules.md#by-hook-or-crook-turn: "sealed,
     /// revealed together"; exhibitors "each lay down one set" knowing only how many thieves are
     /// present).
     fn is_sealed(&self, action: &Action) -> bool {

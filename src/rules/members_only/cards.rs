@@ -123,7 +123,7 @@ impl Space {
         Space::Ge8,
     ];
 
-    /// The circled number on the printed board (RULES.md: 5 3 2 1 | 1 2 3 5).
+    /// The circled number on the printed board (docs/rules.md#members-only-spaces: 5 3 2 1 | 1 2 3 5).
     pub fn points(self) -> u32 {
         match self {
             Space::Le1 | Space::Ge8 => 5,

@@ -1,7 +1,7 @@
 //! Members Only (Reiner Knizia, 1996): bets on how many cards of five categories will be revealed
 //! in a heat, scored on five tracks.
 //!
-//! RULES.md "Members Only" with the seed text: 3–5 players; 65 cards, five categories of 11 normal
+//! docs/rules.md#members-only with the seed text: 3–5 players; 65 cards, five categories of 11 normal
 //! and 2 NO! cards. A heat deals 11 / 9 / 7 cards to each of 3 / 4 / 5 players and turns two face up;
 //! the rest sit out unseen. In turn each player may place one betting piece on a vacant space
 //! (`le1`..`le4`, `ge5`..`ge8` per category) and then reveals two cards; round 1 reveals nothing and
@@ -1539,12 +1539,12 @@ impl Game for MembersOnly {
 
     /// A final choice's discard is shown only to its own seat; while the heat's final choices are
     /// still coming in (sealed), the reveal is hidden from other viewers too.
-    /// The end-of-heat discard and reveal are made "at once" and face down (RULES.md, Rule Three).
+    /// The end-of-heat discard and reveal are made "at once" and face down (docs/rules.md#members-only-end-of-heat, Rule Three).
     fn is_sealed(&self, action: &Action) -> bool {
         matches!(action, Action::Final { .. })
     }
 
-    /// RULES.md, Rule Three: each player discards one card face down, "never counted" and never
+    /// docs/rules.md#members-only-end-of-heat, Rule Three: each player discards one card face down, "never counted" and never
     /// revealed. The seed of a service deal re-derives every hand, and with the public reveals
     /// every discard, so it is never published: the commitment stays, binding the deal.
     fn seed_withheld(&self) -> Option<&'static str> {

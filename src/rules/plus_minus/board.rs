@@ -58,7 +58,7 @@ pub enum MoveFault {
     StarsBustHarmless,
 }
 
-/// Where the man on `from` would land with `total`, under RULES.md's legal destinations.
+/// Where the man on `from` would land with `total`, under the legal destinations of docs/rules.md#plus-minus-destinations.
 pub fn destination(board: &Board, total: i32, from: u8) -> Result<Landing, MoveFault> {
     if !board.contains(&from) {
         return Err(MoveFault::NoManThere);

@@ -1,7 +1,7 @@
 //! P.M. — Plus and Minus (c. 1935): a race of four men from the stars to 25, driven by the sum of
 //! the card you play and the card the previous player played.
 //!
-//! RULES.md "P.M.": 2–8 players; a pack is 44 cards, 39 black PLUS and 5 red MINUS cards (the
+//! docs/rules.md#plus-minus: 2–8 players; a pack is 44 cards, 39 black PLUS and 5 red MINUS cards (the
 //! default `deck`: PLUS 1–9 three times, PLUS 10–15 twice, MINUS 3 5 7 9 11); 5–8 players shuffle
 //! two packs together. Eleven cards each, undealt cards stay hidden; the player left of the dealer
 //! leads and must lead a PLUS card. Every card is added to the TOP card only (the previous player's
