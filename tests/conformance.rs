@@ -9,7 +9,9 @@
 //!   playout with the same `sheet_lines()` and the same finished flag have the same sheet (the service writes the sheet's JSON once per such key, `SheetMemo` in `src/matches/cache.rs`).
 //!
 //! The per-game property tests (`props_*.rs`) go further with each game's whole vocabulary; this
-//! suite is the floor a new game must pass, by adding one line below.
+//! suite is the floor a new game must pass, by adding its run below (its player counts and
+//! playout lengths) and one line to `RUNS`: a game of the catalogue without a run fails
+//! `every_game_of_the_catalogue_has_a_conformance_run`, which names it.
 
 mod trick_props;
 
@@ -17,7 +19,7 @@ use std::collections::HashMap;
 
 use clubroom::rules::{
     bonus_malus::BonusMalus, by_hook_or_crook::ByHookOrCrook, clubs::Clubs, dump::Dump,
-    members_only::MembersOnly, plus_minus::PlusMinus, Actor, Dealing, Game, ScoreSheet,
+    members_only::MembersOnly, plus_minus::PlusMinus, Actor, AnyGame, Dealing, Game, ScoreSheet,
 };
 use trick_props::{snapshot, Playout, Rng};
 
@@ -148,4 +150,27 @@ fn members_only_conforms() {
 #[test]
 fn by_hook_or_crook_conforms() {
     conformance::<ByHookOrCrook>(3, 1, 200, 13, true);
+}
+
+/// Each game's run above, by id.
+const RUNS: &[(&str, fn())] = &[
+    (Dump::ID, dump_conforms),
+    (Clubs::ID, clubs_conforms),
+    (BonusMalus::ID, bonus_malus_conforms),
+    (PlusMinus::ID, plus_minus_conforms),
+    (MembersOnly::ID, members_only_conforms),
+    (ByHookOrCrook::ID, by_hook_or_crook_conforms),
+];
+
+/// The runs cover the catalogue: a game added to the registry without a conformance run fails
+/// here (a run needs the game's type, so it cannot be made from the catalogue alone).
+#[test]
+fn every_game_of_the_catalogue_has_a_conformance_run() {
+    for game in AnyGame::catalogue() {
+        assert!(
+            RUNS.iter().any(|(id, _)| *id == game.id),
+            "{} has no conformance run in tests/conformance.rs",
+            game.id
+        );
+    }
 }

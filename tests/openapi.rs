@@ -46,16 +46,23 @@ fn every_action_variant_has_a_title_of_its_own_for_generated_clients() {
     let spec: Value = serde_json::from_str(&clubroom::app::openapi_json()).unwrap();
     let schemas = spec["components"]["schemas"].as_object().unwrap();
     let mut names: Vec<String> = schemas.keys().cloned().collect();
-    let games = [
-        "Dump",
-        "Clubs",
-        "BonusMalus",
-        "MembersOnly",
-        "PlusMinus",
-        "ByHookOrCrook",
-    ];
-    for game in games {
-        let union = &schemas[&format!("{game}Action")];
+    // Every game of the catalogue: its actions are the model `GameAction` lists under its title.
+    for game in clubroom::rules::AnyGame::catalogue() {
+        let model = schemas["GameAction"]["anyOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["description"] == game.title)
+            .and_then(|m| m["$ref"].as_str())
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: GameAction lists no model titled {:?}",
+                    game.id, game.title
+                )
+            })
+            .trim_start_matches("#/components/schemas/");
+        let game = model.trim_end_matches("Action");
+        let union = &schemas[model];
         let variants = union["oneOf"]
             .as_array()
             .expect("a game's actions are a oneOf");

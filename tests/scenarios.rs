@@ -282,6 +282,16 @@ fn every_scenario_file_plays_out_as_written() {
     scenario_files(&root, &mut files);
     files.sort();
     assert!(!files.is_empty(), "expected scenario files under {root:?}");
+    // Every game of the catalogue has its scenarios, in its directory (its id, `_` for `-`).
+    for game in AnyGame::catalogue() {
+        let dir = root.join(game.id.replace('-', "_"));
+        assert!(
+            files.iter().any(|f| f.starts_with(&dir)),
+            "{}: no scenario file in {}",
+            game.id,
+            dir.display()
+        );
+    }
     let only = std::env::var("SCENARIO").ok();
     let mut failures = vec![];
     let mut ran = 0;

@@ -46,9 +46,29 @@ fn component(name: &str) -> jsonschema::Validator {
     validator(&json!({"$ref": format!("#/components/schemas/{name}")}))
 }
 
+/// The prefix of game `id`'s models in the spec (`DumpTable`, `DumpAction`, ...): the model the
+/// `GameAction` union lists under the game's title.
+fn prefix(id: &str) -> String {
+    let title = AnyGame::catalogue()
+        .into_iter()
+        .find(|g| g.id == id)
+        .unwrap_or_else(|| panic!("a scenario of an unknown game {id}"))
+        .title;
+    let union = schema("GameAction")["anyOf"].as_array().unwrap();
+    let model = union
+        .iter()
+        .find(|m| m["description"] == title)
+        .and_then(|m| m["$ref"].as_str())
+        .unwrap_or_else(|| panic!("GameAction lists no model titled {title:?} ({id})"));
+    model
+        .trim_start_matches("#/components/schemas/")
+        .trim_end_matches("Action")
+        .to_string()
+}
+
 /// The schemas a game's values must fit: its own models, and the unions the API declares.
 struct Schemas {
-    game: &'static str,
+    game: String,
     table: jsonschema::Validator,
     seat: jsonschema::Validator,
     outcome: jsonschema::Validator,
@@ -67,14 +87,14 @@ struct Schemas {
 }
 
 impl Schemas {
-    fn new(game: &'static str) -> Schemas {
+    fn new(game: &str) -> Schemas {
         let property = |model: &str, field: &str| {
             let p = &schema(model)["properties"][field];
             assert!(p.is_object(), "{model}.{field} in the spec");
             validator(p)
         };
         Schemas {
-            game,
+            game: game.to_string(),
             table: component(&format!("{game}Table")),
             seat: component(&format!("{game}Seat")),
             outcome: component(&format!("{game}Outcome")),
@@ -233,21 +253,21 @@ const BOTH: &[Dealing] = &[Dealing::Service, Dealing::Table];
 
 #[test]
 fn dump_views_fit_their_schemas() {
-    let mut s = Schemas::new("Dump");
+    let mut s = Schemas::new(&prefix(Dump::ID));
     typed::<Dump>(&mut s, 4, BOTH, 3, 400);
     typed::<Dump>(&mut s, 2, BOTH, 3, 400);
 }
 
 #[test]
 fn clubs_views_fit_their_schemas() {
-    let mut s = Schemas::new("Clubs");
+    let mut s = Schemas::new(&prefix(Clubs::ID));
     typed::<Clubs>(&mut s, 4, BOTH, 2, 300);
     typed::<Clubs>(&mut s, 3, BOTH, 2, 300);
 }
 
 #[test]
 fn bonus_malus_views_fit_their_schemas() {
-    let mut s = Schemas::new("BonusMalus");
+    let mut s = Schemas::new(&prefix(BonusMalus::ID));
     typed::<BonusMalus>(&mut s, 4, BOTH, 2, 400);
     typed::<BonusMalus>(&mut s, 3, BOTH, 2, 400);
     typed::<BonusMalus>(&mut s, 2, BOTH, 1, 400);
@@ -255,14 +275,14 @@ fn bonus_malus_views_fit_their_schemas() {
 
 #[test]
 fn plus_minus_views_fit_their_schemas() {
-    let mut s = Schemas::new("PlusMinus");
+    let mut s = Schemas::new(&prefix(PlusMinus::ID));
     typed::<PlusMinus>(&mut s, 3, BOTH, 2, 400);
     typed::<PlusMinus>(&mut s, 5, BOTH, 1, 400);
 }
 
 #[test]
 fn members_only_views_fit_their_schemas() {
-    let mut s = Schemas::new("MembersOnly");
+    let mut s = Schemas::new(&prefix(MembersOnly::ID));
     typed::<MembersOnly>(&mut s, 4, BOTH, 2, 200);
     typed::<MembersOnly>(&mut s, 3, BOTH, 2, 200);
     assert!(s.redacted[0] > 0 && s.redacted[1] > 0, "{:?}", s.redacted);
@@ -270,11 +290,34 @@ fn members_only_views_fit_their_schemas() {
 
 #[test]
 fn by_hook_or_crook_views_fit_their_schemas() {
-    let mut s = Schemas::new("ByHookOrCrook");
+    let mut s = Schemas::new(&prefix(ByHookOrCrook::ID));
     typed::<ByHookOrCrook>(&mut s, 3, BOTH, 2, 300);
     typed::<ByHookOrCrook>(&mut s, 2, BOTH, 2, 300);
     typed::<ByHookOrCrook>(&mut s, 5, &[Dealing::Service], 1, 300);
     assert!(s.redacted[0] > 0, "{:?}", s.redacted);
+}
+
+/// Each game's playouts above, by id.
+const RUNS: &[(&str, fn())] = &[
+    (Dump::ID, dump_views_fit_their_schemas),
+    (Clubs::ID, clubs_views_fit_their_schemas),
+    (BonusMalus::ID, bonus_malus_views_fit_their_schemas),
+    (PlusMinus::ID, plus_minus_views_fit_their_schemas),
+    (MembersOnly::ID, members_only_views_fit_their_schemas),
+    (ByHookOrCrook::ID, by_hook_or_crook_views_fit_their_schemas),
+];
+
+/// The playouts cover the catalogue: a game added to the registry without playouts here fails
+/// (they need the game's type and its player counts, so they cannot come from the catalogue).
+#[test]
+fn every_game_of_the_catalogue_has_typed_playouts() {
+    for game in AnyGame::catalogue() {
+        assert!(
+            RUNS.iter().any(|(id, _)| *id == game.id),
+            "{} has no playouts in tests/typed_views.rs",
+            game.id
+        );
+    }
 }
 
 /// A closed object model (`additionalProperties: false`), or a union of them.
@@ -296,18 +339,20 @@ fn the_view_schemas_are_typed_models() {
         serde_json::from_value(schema(name)["required"].clone())
             .unwrap_or_else(|_| panic!("{name} lists its required fields"))
     };
-    for game in [
-        "Dump",
-        "Clubs",
-        "BonusMalus",
-        "PlusMinus",
-        "MembersOnly",
-        "ByHookOrCrook",
-    ] {
+    let games = AnyGame::catalogue();
+    for game in games.iter().map(|g| prefix(g.id)) {
+        let game = game.as_str();
         let table = format!("{game}Table");
-        assert!(required(&table).contains(&"phase".to_string()), "{table}");
+        // The view contract of the `Game` trait (`Game::Table`, `Game::Seat`).
+        assert!(
+            required(&table).contains(&"phase".to_string()),
+            "{table} requires `phase`"
+        );
         let seat = format!("{game}Seat");
-        assert!(required(&seat).contains(&"seat".to_string()), "{seat}");
+        assert!(
+            required(&seat).contains(&"seat".to_string()),
+            "{seat} requires `seat`"
+        );
         for name in [table, seat, format!("{game}RoundDetail")] {
             assert_closed(schema(&name), &name);
         }
@@ -324,10 +369,15 @@ fn the_view_schemas_are_typed_models() {
     }
     let api = spec();
     let any_of = |v: &Value| v["anyOf"].as_array().map(Vec::len).unwrap_or(0);
-    assert_eq!(any_of(schema("GameTable")), 6);
-    assert_eq!(any_of(schema("GameSeat")), 6);
-    assert_eq!(any_of(schema("GameOutcome")), 7, "six games and the undo");
-    assert_eq!(any_of(schema("GameRoundDetail")), 6);
+    let n = games.len();
+    assert_eq!(any_of(schema("GameTable")), n);
+    assert_eq!(any_of(schema("GameSeat")), n);
+    assert_eq!(
+        any_of(schema("GameOutcome")),
+        n + 1,
+        "the games and the undo"
+    );
+    assert_eq!(any_of(schema("GameRoundDetail")), n);
     let you = &api["components"]["schemas"]["MatchView"]["properties"]["you"];
     assert!(
         you.to_string().contains("#/components/schemas/GameSeat"),
@@ -449,15 +499,6 @@ impl Schemas {
 /// (Refused steps are skipped; `tests/scenarios.rs` checks them.)
 #[test]
 fn the_scenarios_views_fit_their_schemas() {
-    let prefix = |id: &str| match id {
-        "dump" => "Dump",
-        "clubs" => "Clubs",
-        "bonus-malus" => "BonusMalus",
-        "plus-minus" => "PlusMinus",
-        "members-only" => "MembersOnly",
-        "by-hook-or-crook" => "ByHookOrCrook",
-        other => panic!("a scenario of an unknown game {other}"),
-    };
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
     let mut files = Vec::new();
     for dir in std::fs::read_dir(&root).unwrap() {
@@ -473,6 +514,7 @@ fn the_scenarios_views_fit_their_schemas() {
     }
     files.sort();
     let mut accepted = 0;
+    let mut games_played = std::collections::BTreeSet::new();
     for path in &files {
         let sc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         if sc.get("create_error").is_some() {
@@ -484,7 +526,7 @@ fn the_scenarios_views_fit_their_schemas() {
             serde_json::from_value(sc.get("dealing").cloned().unwrap_or(json!("table"))).unwrap();
         let config = sc.get("config").cloned();
         let mut g = AnyGame::new(id, config, players, dealing).unwrap();
-        let mut s = Schemas::new(prefix(id));
+        let mut s = Schemas::new(&prefix(id));
         let sole = |g: &AnyGame| {
             let t = g.to_act();
             match (t.seats.as_slice(), t.table) {
@@ -521,6 +563,7 @@ fn the_scenarios_views_fit_their_schemas() {
                     break;
                 };
                 accepted += 1;
+                games_played.insert(id.to_string());
                 s.check_outcomes(&outcomes);
                 s.check_any(&g, players);
             }
@@ -531,4 +574,11 @@ fn the_scenarios_views_fit_their_schemas() {
         "{} files, {accepted} actions",
         files.len()
     );
+    for game in AnyGame::catalogue() {
+        assert!(
+            games_played.contains(game.id),
+            "{}: no scenario in tests/scenarios has an action accepted",
+            game.id
+        );
+    }
 }

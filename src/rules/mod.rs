@@ -305,9 +305,11 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     /// One action of the game's vocabulary (`{type, ...}`); unknown fields are refused.
     type Action: Serialize + DeserializeOwned + Clone + Debug + utoipa::ToSchema;
     /// The model of [`Game::table_view`]; the spec's `GameTable` lists every game's (built from
-    /// the registry, `routes/spec.rs`), and so for the three below.
+    /// the registry, `routes/spec.rs`), and so for the three below. It has a required `phase`
+    /// field, the stage of play clients show (checked for every game by `tests/typed_views.rs`).
     type Table: Serialize + utoipa::ToSchema;
-    /// The model of [`Game::seat_view`].
+    /// The model of [`Game::seat_view`]. It has a required `seat` field, the seat it shows: the
+    /// table page tells a seat's view from the host's by it (checked by `tests/typed_views.rs`).
     type Seat: Serialize + utoipa::ToSchema;
     /// The model of one outcome of an action.
     type Outcome: utoipa::ToSchema;
