@@ -19,7 +19,6 @@ use std::hint::black_box;
 use clubroom::rules::{
     bonus_malus::BonusMalus,
     by_hook_or_crook::ByHookOrCrook,
-    cards::Seed,
     clubs::Clubs,
     dump::{Action, Dump, DumpConfig, MAX_TARGET},
     members_only::MembersOnly,
@@ -28,26 +27,8 @@ use clubroom::rules::{
 };
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-/// SplitMix64: a few instructions per number, deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn seed(&mut self) -> Seed {
-        let mut b = [0u8; 32];
-        for chunk in b.chunks_mut(8) {
-            chunk.copy_from_slice(&self.next().to_le_bytes());
-        }
-        Seed(b)
-    }
-}
+// The deals' seeds and choices: deterministic, a few instructions per number.
+use clubroom::rng::SplitMix64 as Rng;
 
 /// One whole 4-player service-dealing deal, from the deal to the score, seeded by `n`.
 fn random_dump_deal(n: u64) -> Dump {
@@ -57,12 +38,12 @@ fn random_dump_deal(n: u64) -> Dump {
         ..DumpConfig::default()
     };
     let mut g = Dump::new(config, 4, Dealing::Service).expect("4 players, valid config");
-    let mut rng = Rng(n);
+    let mut rng = Rng::new(n);
     g.apply(Actor::Table, &Action::Deal {}, Some(&rng.seed()))
         .expect("the first deal");
     while let &[seat] = g.to_act().seats.as_slice() {
         let legal = g.legal_actions(Actor::Seat(seat));
-        let action = &legal[(rng.next() % legal.len() as u64) as usize];
+        let action = &legal[(rng.next_u64() % legal.len() as u64) as usize];
         g.apply(Actor::Seat(seat), action, None)
             .expect("a legal play");
     }
@@ -87,16 +68,16 @@ fn dump_deals(c: &mut Criterion) {
 /// round.
 fn random_round<G: Game>(n: u64) -> G {
     let mut g = G::new(G::Config::default(), 4, Dealing::Service).expect("4 players, defaults");
-    let mut rng = Rng(n);
+    let mut rng = Rng::new(n);
     while g.rounds_completed() == 0 {
         let to = g.to_act();
         let actor = match to.seats.as_slice() {
             [] if to.table => Actor::Table,
             [] => break, // finished
-            seats => Actor::Seat(seats[(rng.next() % seats.len() as u64) as usize]),
+            seats => Actor::Seat(seats[(rng.next_u64() % seats.len() as u64) as usize]),
         };
         let legal = g.legal_actions(actor);
-        let action = &legal[(rng.next() % legal.len() as u64) as usize];
+        let action = &legal[(rng.next_u64() % legal.len() as u64) as usize];
         let seed = g.needs_seed(action).then(|| rng.seed());
         g.apply(actor, action, seed.as_ref())
             .expect("a legal action");

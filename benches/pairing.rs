@@ -12,16 +12,13 @@ use criterion::{criterion_group, criterion_main, Criterion};
 fn field(n: usize, rounds: u32, tables: &Tables) -> (Vec<usize>, Vec<i64>, History) {
     let mut h = History::new(n);
     let mut score = vec![0i64; n];
-    let mut x: u64 = 7;
+    let mut rng = clubroom::rng::SplitMix64::new(7);
     for round in 1..=rounds {
         let mut ranked: Vec<usize> = (0..n).collect();
         ranked.sort_by_key(|&e| std::cmp::Reverse(score[e]));
         let p: Pairing = pairing::swiss(&ranked, &score, &h, round, tables);
         for t in &p.tables {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            score[t[(x >> 33) as usize % t.len()]] += 2;
+            score[*rng.pick(t)] += 2;
         }
         h.record(&p, tables);
     }

@@ -12,6 +12,9 @@ pub mod ids;
 pub mod limits;
 /// The match service: authorize, load, apply, append.
 pub mod matches;
+/// The one small deterministic generator (SplitMix64): the pairing's fixed-seed search, the tests'
+/// and benches' playouts.
+pub mod rng;
 /// HTTP routes, one module per resource.
 pub mod routes;
 /// Pure rules engines, one per game, behind one trait.

@@ -18,13 +18,8 @@ async fn play_to_the_end(
 ) -> Value {
     // A fixed pseudo-random choice among the legal actions: always the first one can loop forever
     // (every Bonus-Malus deal a tie, say).
-    let mut pick = 0x2545_f491_4f6c_dd1du64;
-    let mut choose = |n: usize| {
-        pick ^= pick << 13;
-        pick ^= pick >> 7;
-        pick ^= pick << 17;
-        (pick % n as u64) as usize
-    };
+    let mut pick = clubroom::rng::SplitMix64::new(0x2545_f491_4f6c_dd1d);
+    let mut choose = |n: usize| pick.below(n);
     for _ in 0..20_000 {
         let v = app.view(m, None).await;
         if v["status"] == "finished" {

@@ -45,7 +45,7 @@ async fn step(app: &TestApp, m: &Match) -> bool {
     };
     // A pseudo-random choice by version: always the first can loop for ever.
     let seq = v["seq"].as_u64().unwrap();
-    let pick = (seq.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 33) as usize % legal.len().max(1);
+    let pick = clubroom::rng::SplitMix64::new(seq).below(legal.len());
     let action = legal
         .get(pick)
         .cloned()

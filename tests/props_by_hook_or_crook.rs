@@ -15,26 +15,8 @@ use clubroom::rules::{
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-/// SplitMix64: the playouts' own dice, seeded by proptest.
-struct Dice(u64);
-
-impl Dice {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
+// The playouts' own dice, seeded by proptest.
+use clubroom::rng::SplitMix64 as Dice;
 
 /// Most actions a playout may take before it counts as stuck.
 const MAX_ACTIONS: usize = 6000;
@@ -152,7 +134,7 @@ fn playout(
     mut each: impl FnMut(&ByHookOrCrook, Actor, &Action, usize, &mut Dice) -> Result<(), TestCaseError>,
 ) -> Result<(ByHookOrCrook, Vec<(Actor, Action, Option<Seed>)>), TestCaseError> {
     let mut g = new_game(players, two, Dealing::Service);
-    let mut dice = Dice(dice_seed);
+    let mut dice = Dice::new(dice_seed);
     let mut log = Vec::new();
     look_everywhere(&g);
     let seed = Seed(seed);
@@ -394,7 +376,7 @@ fn observed(g: &ByHookOrCrook, hidden_seat: usize, log: &[(usize, Actor, Action)
 fn others_errors(g: &ByHookOrCrook, hidden_seat: usize, dice_seed: u64) -> Vec<String> {
     let players = g.positions().len();
     let mut out = vec![];
-    let mut dice = Dice(dice_seed);
+    let mut dice = Dice::new(dice_seed);
     let others: Vec<usize> = (0..players).filter(|&s| s != hidden_seat).collect();
     let tries = candidates(g, others[dice.below(others.len())], &mut dice);
     for &s in &others {
@@ -435,7 +417,7 @@ fn sealed_is_invisible(
     let mut log_a = vec![(index, Actor::Seat(seat), a.clone())];
     let mut log_b = vec![(index, Actor::Seat(seat), b.clone())];
     let mut next = index + 1;
-    let err_seed = dice.next();
+    let err_seed = dice.next_u64();
     prop_assert_eq!(
         others_errors(&ga, seat, err_seed),
         others_errors(&gb, seat, err_seed)
@@ -544,7 +526,7 @@ fn table_follows_service(
     let mut truth = new_game(players, two, Dealing::Service);
     let mut table = new_game(players, two, Dealing::Table);
     look_everywhere(&table);
-    let mut dice = Dice(dice_seed);
+    let mut dice = Dice::new(dice_seed);
     truth
         .apply(
             Actor::Table,

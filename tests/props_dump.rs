@@ -14,31 +14,8 @@ use clubroom::rules::{
 use proptest::prelude::*;
 use serde_json::Value;
 
-/// A tiny deterministic generator (SplitMix64) driven by a proptest-chosen seed, so one `u64`
-/// stands for a whole playout.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn seed(&mut self) -> Seed {
-        let mut b = [0u8; 32];
-        for chunk in b.chunks_mut(8) {
-            chunk.copy_from_slice(&self.next().to_le_bytes());
-        }
-        Seed(b)
-    }
-}
+// The playouts' choices: one proptest-chosen `u64` stands for a whole playout.
+use clubroom::rng::SplitMix64 as Rng;
 
 /// Card points as docs/rules.md#dump-card-points states them: A = 1, 2 3 7 8 9 10 at face value, J Q K nothing.
 fn points(c: Card) -> u32 {
@@ -377,7 +354,7 @@ proptest! {
     ) {
         let config = DumpConfig { target: MAX_TARGET, first_dealer: first_dealer % players, ..DumpConfig::default() };
         let mut g = Dump::new(config.clone(), players, dealing).unwrap();
-        let mut rng = Rng(choices);
+        let mut rng = Rng::new(choices);
         let mut log = vec![];
         let mut totals = [0i64; 2];
         for deal in 0..3 {
@@ -408,7 +385,7 @@ proptest! {
     ) {
         let config = DumpConfig::default();
         let mut g = Dump::new(config.clone(), players, dealing).unwrap();
-        let mut rng = Rng(choices);
+        let mut rng = Rng::new(choices);
         let mut log = vec![];
         play_random_deal(&mut g, players, dealing, &mut rng, &mut log, true)?;
         // Between deals, too.
@@ -446,7 +423,7 @@ fn random_action(g: &Dump, players: usize, rng: &mut Rng) -> (Actor, Action, Opt
             }
         }
         2 => Action::Tally {
-            points: [rng.next() as u32, rng.next() as u32],
+            points: [rng.next_u64() as u32, rng.next_u64() as u32],
         },
         _ => Action::Play {
             card: full_deck().to_vec()[rng.below(52)],
@@ -472,7 +449,7 @@ proptest! {
     ) {
         let config = DumpConfig { target, ..DumpConfig::default() };
         let mut g = Dump::new(config.clone(), players, dealing).unwrap();
-        let mut rng = Rng(choices);
+        let mut rng = Rng::new(choices);
         let mut log = vec![];
         for _ in 0..250 {
             let (actor, action, seed) = random_action(&g, players, &mut rng);
@@ -518,7 +495,7 @@ proptest! {
     ) {
         let config = DumpConfig { target, ..DumpConfig::default() };
         let mut g = Dump::new(config.clone(), players, dealing).unwrap();
-        let mut rng = Rng(choices);
+        let mut rng = Rng::new(choices);
         let mut log = vec![];
         let mut deals = 0;
         while !g.score_sheet().finished {

@@ -17,34 +17,8 @@ use clubroom::rules::{
 use proptest::prelude::*;
 use serde_json::Value;
 
-/// splitmix64: the playout's choices, from one proptest-chosen number.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-
-    fn seed(&mut self) -> Seed {
-        let mut b = [0u8; 32];
-        for chunk in b.chunks_mut(8) {
-            chunk.copy_from_slice(&self.next().to_le_bytes());
-        }
-        Seed(b)
-    }
-}
+// The playout's choices, from one proptest-chosen number.
+use clubroom::rng::SplitMix64 as Rng;
 
 type Multiset = BTreeMap<Card, usize>;
 
@@ -470,7 +444,7 @@ fn play(players: usize, service: bool, choice: u64, max_heats: usize, probes: us
     } else {
         Dealing::Table
     };
-    let mut rng = Rng(choice);
+    let mut rng = Rng::new(choice);
     let mut p = Playout::new(players, dealing);
     let mut steps = 0;
     while !p.game.to_act().seats.is_empty() || p.game.to_act().table {

@@ -13,22 +13,8 @@ use clubroom::tournaments::{
 };
 use proptest::prelude::*;
 
-/// SplitMix64, driven by a proptest-chosen seed: one `u64` stands for a whole tournament.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+// One proptest-chosen `u64` stands for a whole tournament.
+use clubroom::rng::SplitMix64 as Rng;
 
 fn partnership(target: usize, allowed: &[usize]) -> Tables {
     Tables::new(target, allowed, false, |s| {
@@ -123,12 +109,12 @@ fn repeats(p: &Pairing, h: &History) -> u32 {
 /// Plays a Swiss tournament of `n` entrants for `rounds` rounds with random results, checking
 /// every round's pairing against every seating.
 fn simulate(n: usize, rounds: u32, tables: &Tables, seed: u64) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut h = History::new(n);
     let mut score = vec![0i64; n];
     for round in 1..=rounds {
         // Standings: score, then a random tie order (as wins and totals would break it).
-        let tiebreak: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+        let tiebreak: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
         let mut ranked: Vec<usize> = (0..n).collect();
         ranked.sort_by_key(|&e| (std::cmp::Reverse(score[e]), tiebreak[e]));
         let p = pairing::swiss(&ranked, &score, &h, round, tables);
@@ -173,7 +159,7 @@ fn simulate(n: usize, rounds: u32, tables: &Tables, seed: u64) {
         );
         // Results: each table's matchpoints (2 a result beaten, 1 a tie), a bye half a table's.
         for t in &p.tables {
-            let totals: Vec<u64> = t.iter().map(|_| rng.next() % 3).collect();
+            let totals: Vec<u64> = t.iter().map(|_| rng.next_u64() % 3).collect();
             for (i, &e) in t.iter().enumerate() {
                 score[e] += totals
                     .iter()
@@ -229,7 +215,7 @@ proptest! {
     ) {
         let n = k * t;
         let tables = plain(k, &[k]);
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let mut h = History::new(n);
         let mut score = vec![0i64; n];
         let mut r = 0;

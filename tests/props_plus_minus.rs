@@ -13,23 +13,9 @@ use serde_json::{json, Value};
 /// One recorded action with its actor and (service deal) seed.
 type Logged = (Actor, Action, Option<Seed>);
 
-/// A small deterministic generator driven by the proptest input, so that every case is
-/// reproducible from its shrunk input.
-struct Dice(u64);
-
-impl Dice {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+// The playouts' dice, driven by the proptest input, so that every case is reproducible from
+// its shrunk input.
+use clubroom::rng::SplitMix64 as Dice;
 
 fn seed_for(base: u64, round: u32) -> Seed {
     let mut b = [0u8; 32];
@@ -155,7 +141,7 @@ fn random_rubber(
     base: u64,
 ) -> Result<(PlusMinus, Vec<Logged>), TestCaseError> {
     let mut g = PlusMinus::new(config.clone(), players, dealing).unwrap();
-    let mut dice = Dice(base | 1);
+    let mut dice = Dice::new(base | 1);
     let mut log: Vec<Logged> = vec![];
     let bound = config.rubber_games as usize * (HAND_SIZE * players + 1);
     for _ in 0..=bound {

@@ -10,6 +10,7 @@ use std::{
 use integer_blossom::min_weight_perfect_matching;
 
 use super::model::Pairing;
+use crate::rng::SplitMix64;
 
 /// Table sizes for `n` entrants. `allowed`: the player counts the game accepts (ascending);
 /// `target`: the organiser's table size. Each size is in `allowed` and at most `target`; as few
@@ -893,29 +894,6 @@ pub fn round_robin(n: usize, tables: &Tables) -> Vec<Pairing> {
         .collect()
 }
 
-/// SplitMix64: the annealing's fixed-seed generator (a few lines, not a dependency, because the
-/// schedule must not change when a crate changes its stream).
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// The annealing's energy of a pair that meets `c` times.
 fn pair_energy(c: usize) -> i64 {
     if c == 0 {
@@ -1078,7 +1056,8 @@ impl Schedule {
         }
         let moves = (self.rounds.len() as u64 * self.n as u64 * ANNEAL_MOVES_PER_SEAT)
             .clamp(ANNEAL_MOVES_MIN, ANNEAL_MOVES_MAX);
-        let mut rng = SplitMix(0x5EED_C1AB_0000 ^ self.n as u64);
+        // A fixed seed: the schedule is the same every time (crate::rng says why it is ours).
+        let mut rng = SplitMix64::new(0x5EED_C1AB_0000 ^ self.n as u64);
         let mut best = self.clone();
         // From a temperature at which a step of +4 energy is taken one time in three, down to
         // one at which a step of +1 is taken one time in a million, geometrically.

@@ -155,11 +155,12 @@ impl TestApp {
         self.request(Method::GET, path, token, &[], None).await
     }
 
-    /// Plays `m` with pseudo-random legal actions (xorshift from `rng`), each seat through its
+    /// Plays `m` with pseudo-random legal actions (SplitMix64 from `seed`), each seat through its
     /// own token, reading the host's view (a duplicate table is not public while its round is
     /// played): `steps` actions, or to its end when `steps` is None (panics if it never ends).
     /// The host's view at the end.
-    pub async fn play(&self, m: &Match, mut rng: u64, steps: Option<usize>) -> Value {
+    pub async fn play(&self, m: &Match, seed: u64, steps: Option<usize>) -> Value {
+        let mut rng = clubroom::rng::SplitMix64::new(seed);
         for _ in 0..steps.unwrap_or(20_000) {
             let v = self.view(m, Some(&m.host)).await;
             if v["status"] == "finished" {
@@ -179,10 +180,7 @@ impl TestApp {
             assert_eq!(legal.status, StatusCode::OK, "{}", legal.text);
             let actions = legal.body["actions"].as_array().unwrap();
             assert!(!actions.is_empty(), "no legal action: {v}");
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            let action = actions[(rng % actions.len() as u64) as usize].clone();
+            let action = rng.pick(actions).clone();
             let r = self.act(m, &token, seat, action).await;
             assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         }

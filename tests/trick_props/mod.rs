@@ -8,36 +8,8 @@
 use clubroom::rules::{Actor, Dealing, Game, RuleError, Seed};
 use serde_json::{json, Value};
 
-/// splitmix64: the playouts' choices, reproducible from one proptest-chosen number.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in 0..n (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// A shuffle seed for a service deal.
-    pub fn seed(&mut self) -> Seed {
-        let mut b = [0u8; 32];
-        for chunk in b.chunks_mut(8) {
-            chunk.copy_from_slice(&self.next().to_le_bytes());
-        }
-        Seed(b)
-    }
-}
+/// The playouts' choices, reproducible from one proptest-chosen number.
+pub use clubroom::rng::SplitMix64 as Rng;
 
 /// Everything observable about a game, for comparing two states.
 pub fn snapshot<G: Game>(g: &G, players: usize) -> Value {
