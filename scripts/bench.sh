@@ -31,8 +31,7 @@
 # the figures mean nothing):
 #   BENCH_PROFILE=debug BENCH_SECONDS=2 BENCH_ROUNDS=1 BENCH_READ_SECONDS=1 BENCH_LONG_EVENTS=200 \
 #   BENCH_SHEET_ROUNDS=50 scripts/bench.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 SECS=${BENCH_SECONDS:-10}
 ROUNDS=${BENCH_ROUNDS:-3}
 CONCURRENCY=${BENCH_CONCURRENCY:-"16 64"}
@@ -89,10 +88,6 @@ fresh_database() {
   psql -q "$BASE_URL" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null
   PG_DATABASES+=("$db")
   python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$BASE_URL" "$db"
-}
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 # start NAME COMMAND...: runs a server in the background on a fresh database (not in a subshell,

@@ -16,9 +16,7 @@
 #   CLUBROOM_BIN  a server binary to use instead of `cargo build`'s target/debug/clubroom
 #   CHROMIUM      the browser executable (default /usr/bin/chromium)
 #   BROWSER_TESTS the tests to run, by name (default "clubs games tournament privacy")
-set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
+. "$(dirname "$0")/lib.sh"
 
 PW_VERSION=1.65.1
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
@@ -38,54 +36,17 @@ if [ ! -f "$PW_DIR/node_modules/playwright-core/package.json" ]; then
   (cd "$PW_DIR" && npm install --no-audit --no-fund --silent "playwright-core@$PW_VERSION")
 fi
 
-if [ -n "${CLUBROOM_BIN:-}" ]; then
-  BIN=$CLUBROOM_BIN
-else
-  echo "== cargo build"
-  cargo build
-  BIN=${CARGO_TARGET_DIR:-target}/debug/clubroom
-fi
+BIN=$(debug_bin)
 
 WORK=$(mktemp -d -t clubroom-browser.XXXXXX)
-SERVER_PID=
 cleanup() {
-  if [ -n "$SERVER_PID" ]; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-  fi
+  stop_server
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-BASE=
-for _ in 1 2 3; do
-  PORT=$(free_port)
-  rm -f "$WORK"/clubroom.db*
-  RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" \
-    --database-url "sqlite://$WORK/clubroom.db?mode=rwc" >"$WORK/server.log" 2>&1 &
-  SERVER_PID=$!
-  for _ in $(seq 1 100); do
-    if curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1; then
-      BASE=http://127.0.0.1:$PORT
-      break 2
-    fi
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.2
-  done
-  kill "$SERVER_PID" 2>/dev/null || true
-  wait "$SERVER_PID" 2>/dev/null || true
-  SERVER_PID=
-done
-if [ -z "$BASE" ]; then
-  echo "browser: the server did not start"
-  cat "$WORK/server.log"
-  exit 1
-fi
+start_server browser "$WORK"
 
 rm -rf "$ARTIFACTS"
 mkdir -p "$ARTIFACTS"

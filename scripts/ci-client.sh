@@ -9,9 +9,7 @@
 #
 # The generator lives in a venv under ~/.cache/clubroom-ci (reused across runs; its name carries
 # the pinned version). Set CLUBROOM_BIN to a built server to skip the cargo build.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
+. "$(dirname "$0")/lib.sh"
 
 GENERATOR_VERSION=0.29.1
 CACHE=${CLUBROOM_CI_CACHE:-$HOME/.cache/clubroom-ci}
@@ -20,13 +18,8 @@ GEN_DIR=$ROOT/clients/python/generated
 PKG=clubroom_client
 
 WORK=$(mktemp -d)
-SERVER=
 cleanup() {
-  if [ -n "$SERVER" ] && kill -0 "$SERVER" 2>/dev/null; then
-    kill "$SERVER" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$SERVER" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$SERVER" 2>/dev/null || true
-  fi
+  stop_server
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -62,32 +55,15 @@ echo "generated $OPS operations, $MODELS models"
 "$VENV/bin/python" -c "import sys; sys.path.insert(0, '$GEN_DIR'); import $PKG.api.matches.record_action" \
   || fail "the generated client does not import"
 
+BIN=$(debug_bin)
 if [ -z "${CLUBROOM_BIN:-}" ]; then
-  echo "== cargo build (debug)"
-  cargo build -q
-  TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
   # A private copy: a shared target dir may be rebuilt by someone else while the server runs.
-  cp "$TARGET/debug/clubroom" "$WORK/clubroom"
-  CLUBROOM_BIN=$WORK/clubroom
+  cp "$BIN" "$WORK/clubroom"
+  BIN=$WORK/clubroom
 fi
 
-# A free port: bind port 0 on the loopback, read it back, close it (the server binds it next).
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-BASE=http://127.0.0.1:$PORT
-echo "== server on $BASE (fresh SQLite $WORK/client.db)"
-DATABASE_URL="sqlite://$WORK/client.db?mode=rwc" RUST_LOG=warn \
-  "$CLUBROOM_BIN" serve --bind "127.0.0.1:$PORT" > "$WORK/server.log" 2>&1 &
-SERVER=$!
-UP=
-for _ in $(seq 1 100); do
-  if curl -sf "$BASE/healthz" > /dev/null 2>&1; then UP=1; break; fi
-  kill -0 "$SERVER" 2>/dev/null || break
-  sleep 0.1
-done
-if [ -z "$UP" ]; then
-  cat "$WORK/server.log"
-  fail "the server did not come up on $BASE"
-fi
+start_server ci-client "$WORK" || fail "the server did not come up"
+echo "== server on $BASE (fresh SQLite $WORK/clubroom.db)"
 
 echo "== play_dump.py through the generated client"
 START=$(date +%s)

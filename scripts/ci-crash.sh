@@ -6,23 +6,8 @@
 # replays with score totals equal to its tallies (scripts/crash_check.py, Python stdlib only).
 # Prints "crash check: PASS: kills=.. acknowledged=.. found=.. lost=0".
 # Env: CLUBROOM_BIN (use this binary, skip the build), CRASH_KILLS (default 25), CRASH_SEED.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-BIN=${CLUBROOM_BIN:-$(scripts/build-debug.sh)}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/clubroom-crash.XXXXXX")
-PY=
-cleanup() {
-  local rc=$?
-  set +e
-  [ -n "$PY" ] && kill "$PY" 2>/dev/null && wait "$PY" 2>/dev/null
-  # Backstop: servers the checker started (it kills them itself unless it was killed hard).
-  for f in "$WORK"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
-  if [ "$rc" = 0 ]; then rm -rf "$WORK"; else echo "crash check: logs kept in $WORK"; fi
-  return 0
-}
-trap cleanup EXIT
-trap 'exit 143' INT TERM
-python3 scripts/crash_check.py --bin "$BIN" --workdir "$WORK" \
-  --kills "${CRASH_KILLS:-25}" ${CRASH_SEED:+--seed "$CRASH_SEED"} &
-PY=$!
-wait "$PY"
+. "$(dirname "$0")/lib.sh"
+BIN=$(debug_bin)
+checker_workdir crash "crash check"
+run_checker python3 scripts/crash_check.py --bin "$BIN" --workdir "$WORK" \
+  --kills "${CRASH_KILLS:-25}" ${CRASH_SEED:+--seed "$CRASH_SEED"}

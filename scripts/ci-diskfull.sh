@@ -6,26 +6,13 @@
 # (scripts/diskfull_check.py, Python stdlib only).
 # Prints "diskfull: PASS acknowledged=.. found=.. lost=0 refused_503=..".
 # Env: CLUBROOM_BIN (use this binary, skip the build).
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 if [ "$(id -u)" != 0 ]; then
   echo "diskfull: needs root to mount a tmpfs" >&2
   exit 1
 fi
-BIN=${CLUBROOM_BIN:-$(scripts/build-debug.sh)}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/clubroom-diskfull.XXXXXX")
-PY=
-cleanup() {
-  local rc=$?
-  set +e
-  [ -n "$PY" ] && kill "$PY" 2>/dev/null && wait "$PY" 2>/dev/null
-  for f in "$WORK"/*.pid; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
-  mountpoint -q "$WORK/mnt" && umount -l "$WORK/mnt"
-  if [ "$rc" = 0 ]; then rm -rf "$WORK"; else echo "diskfull: logs kept in $WORK"; fi
-  return 0
-}
-trap cleanup EXIT
-trap 'exit 143' INT TERM
-python3 scripts/diskfull_check.py --bin "$BIN" --workdir "$WORK" &
-PY=$!
-wait "$PY"
+BIN=$(debug_bin)
+# The tmpfs the checker mounted, before WORK is removed.
+on_exit() { mountpoint -q "$WORK/mnt" && umount -l "$WORK/mnt"; }
+checker_workdir diskfull diskfull
+run_checker python3 scripts/diskfull_check.py --bin "$BIN" --workdir "$WORK"

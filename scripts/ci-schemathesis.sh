@@ -13,9 +13,7 @@
 #
 # Installs schemathesis (pinned) from PyPI into a venv under ~/.cache/clubroom-ci. The server
 # binds 127.0.0.1 on a free port, on a fresh SQLite file in a temp dir; both are removed at exit.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
+. "$(dirname "$0")/lib.sh"
 
 ST_VERSION=4.32.5
 MAX_EXAMPLES=${ST_MAX_EXAMPLES:-60}
@@ -32,57 +30,19 @@ if ! "$VENV/bin/st" --version 2>/dev/null | grep -q "$ST_VERSION"; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$ST_VERSION"
 fi
 
-if [ -n "${CLUBROOM_BIN:-}" ]; then
-  BIN=$CLUBROOM_BIN
-else
-  echo "== cargo build"
-  cargo build
-  BIN=${CARGO_TARGET_DIR:-target}/debug/clubroom
-fi
+BIN=$(debug_bin)
 
 WORK=$(mktemp -d -t clubroom-schemathesis.XXXXXX)
-SERVER_PID=
 cleanup() {
-  if [ -n "$SERVER_PID" ]; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-  fi
+  stop_server
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-# Start the server; a port taken between choosing and binding gets another try (3 at most).
-BASE=
-for _ in 1 2 3; do
-  PORT=$(free_port)
-  rm -f "$WORK"/clubroom.db*
-  # Every case comes from one client, far past the create rate a club needs: no create limit
-  # here (the limit itself is tested in tests/api_limits.rs), so the stateful phase has matches.
-  CLUBROOM_CREATES_PER_MINUTE=0 RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" \
-    --database-url "sqlite://$WORK/clubroom.db?mode=rwc" >"$WORK/server.log" 2>&1 &
-  SERVER_PID=$!
-  for _ in $(seq 1 100); do # 20 s at most
-    if curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1; then
-      BASE=http://127.0.0.1:$PORT
-      break 2
-    fi
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.2
-  done
-  kill "$SERVER_PID" 2>/dev/null || true
-  wait "$SERVER_PID" 2>/dev/null || true
-  SERVER_PID=
-done
-if [ -z "$BASE" ]; then
-  echo "schemathesis: the server did not start"
-  cat "$WORK/server.log"
-  exit 1
-fi
+# Every case comes from one client, far past the create rate a club needs: no create limit here
+# (the limit itself is tested in tests/api_limits.rs), so the stateful phase has matches.
+start_server schemathesis "$WORK" CLUBROOM_CREATES_PER_MINUTE=0
 echo "== schemathesis $ST_VERSION against $BASE (seed $SEED, $MAX_EXAMPLES examples per operation)"
 
 status=0

@@ -2,8 +2,7 @@
 # HTTP load: builds the release server, starts it on a fresh SQLite file and drives
 # POST /v1/matches/{id}/actions across N concurrent matches with wrk, printing actions/s, p50, p99.
 # Usage: scripts/load.sh [matches=64] [seconds=15]
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 MATCHES=${1:-64}
 SECONDS_=${2:-15}
 PORT=${PORT:-18181}
@@ -13,7 +12,7 @@ WORK=$(mktemp -d)
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
 CLUBROOM_CREATES_PER_MINUTE=0 CLUBROOM_OPERATOR_TOKEN=load-operator DATABASE_URL="sqlite://$WORK/load.db?mode=rwc" RUST_LOG=warn ./target/release/clubroom serve --bind 127.0.0.1:$PORT &
 SERVER=$!
-for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
+wait_healthy "http://127.0.0.1:$PORT" "$SERVER" 50 0.1 || { echo "load: the server did not start" >&2; exit 1; }
 
 # N two-player Dump matches with a target no load run reaches; each action is a whole-deal tally
 # (a real action through the full path: token check, cache, rules, append).

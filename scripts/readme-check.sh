@@ -5,15 +5,12 @@
 # and the tournament of docs/tournaments.md (from "## A small tournament with curl"). Each session
 # runs in a shell of its own. Checked: the score sheets exactly, each documented refusal's code,
 # the tournament's printed lines and standings, and no server error anywhere.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo build -q
+. "$(dirname "$0")/lib.sh"
+BIN=$(debug_bin)
 WORK=$(mktemp -d)
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-DATABASE_URL="sqlite://$WORK/readme.db?mode=rwc" RUST_LOG=warn ./target/debug/clubroom serve --bind 127.0.0.1:$PORT &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
+trap 'stop_server; rm -rf "$WORK"' EXIT
+start_server readme-check "$WORK"
+PORT=${BASE##*:}
 python3 - "$WORK" <<'PY'
 import re, sys
 # (name, file, where the session starts, where it ends: None for the end of the file)

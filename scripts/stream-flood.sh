@@ -10,8 +10,7 @@
 # CLUBROOM_MAX_PUBLIC_STREAMS_PER_MATCH=$WATCHERS (1,000 tokenless watchers on one match, beyond
 # the default of 128); the 4,096 streams come from 16 loopback addresses, 256 each (the default
 # cap per client).
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-3}
 if [ -z "${CLUBROOM_BIN:-}" ]; then
   cargo build --release -q --bin clubroom
