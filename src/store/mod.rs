@@ -29,7 +29,7 @@ use futures_util::future::BoxFuture;
 use sqlx::{
     any::{AnyConnectOptions, AnyPoolOptions},
     pool::{PoolConnection, PoolConnectionMetadata},
-    Any, AnyPool, Connection, Executor, Row,
+    Any, AnyPool, Connection, Executor, FromRow,
 };
 use tokio::sync::{oneshot, Semaphore};
 
@@ -162,8 +162,8 @@ impl Default for StoreOptions {
     }
 }
 
-/// A match row.
-#[derive(Clone, Debug, Default)]
+/// A match row (read by column name: [`MATCH_COLUMNS`]).
+#[derive(Clone, Debug, Default, sqlx::FromRow)]
 pub struct MatchRow {
     /// Listing order.
     pub num: i64,
@@ -190,9 +190,10 @@ pub struct MatchRow {
 }
 
 /// A match row with its current version and last change, for listings.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct MatchSummaryRow {
     /// The match.
+    #[sqlx(flatten)]
     pub row: MatchRow,
     /// The sequence number of its last event (0: none).
     pub seq: i64,
@@ -200,8 +201,9 @@ pub struct MatchSummaryRow {
     pub updated_at: String,
 }
 
-/// An event row.
-#[derive(Clone, Debug, Default)]
+/// An event row (read by column name: [`EVENT_COLUMNS`], and the idempotency columns where a
+/// query selects them; a column not selected reads as None).
+#[derive(Clone, Debug, Default, sqlx::FromRow)]
 pub struct EventRow {
     /// The match.
     pub match_id: String,
@@ -224,12 +226,16 @@ pub struct EventRow {
     /// RFC 3339.
     pub created_at: String,
     /// Idempotency key.
+    #[sqlx(default)]
     pub idem_key: Option<String>,
     /// Hash of the request that recorded it.
+    #[sqlx(default)]
     pub request_hash: Option<String>,
     /// Status of the first answer.
+    #[sqlx(default)]
     pub response_status: Option<i64>,
     /// Body of the first answer.
+    #[sqlx(default)]
     pub response: Option<String>,
 }
 
@@ -309,36 +315,19 @@ const EVENT_COLUMNS: &str =
 const MATCH_COLUMNS: &str =
     "num, id, game, players, config, dealing, status, created_at, player_ids, tournament, seed_key";
 
-fn event_from_row(r: &sqlx::any::AnyRow) -> Result<EventRow, sqlx::Error> {
-    Ok(EventRow {
-        match_id: r.try_get("match_id")?,
-        seq: r.try_get("seq")?,
-        kind: r.try_get("kind")?,
-        seat: r.try_get("seat")?,
-        action: r.try_get("action")?,
-        seed: r.try_get("seed")?,
-        retracts: r.try_get("retracts")?,
-        round: r.try_get("round")?,
-        outcome: r.try_get("outcome")?,
-        created_at: r.try_get("created_at")?,
-        ..EventRow::default()
-    })
+/// A key `RETURNING` names: an event that went in.
+#[derive(sqlx::FromRow)]
+struct Inserted {
+    match_id: String,
+    seq: i64,
 }
 
-fn match_from_row(r: &sqlx::any::AnyRow) -> Result<MatchRow, sqlx::Error> {
-    Ok(MatchRow {
-        num: r.try_get("num")?,
-        id: r.try_get("id")?,
-        game: r.try_get("game")?,
-        players: r.try_get("players")?,
-        config: r.try_get("config")?,
-        dealing: r.try_get("dealing")?,
-        status: r.try_get("status")?,
-        created_at: r.try_get("created_at")?,
-        player_ids: r.try_get("player_ids")?,
-        tournament: r.try_get("tournament")?,
-        seed_key: r.try_get("seed_key")?,
-    })
+/// The idempotency columns of an event.
+#[derive(sqlx::FromRow)]
+struct Remembered {
+    request_hash: Option<String>,
+    response_status: Option<i64>,
+    response: Option<String>,
 }
 
 /// Per-connection SQLite settings: WAL, fsync on every commit, wait (not fail) on a lock.
@@ -491,7 +480,7 @@ async fn insert_chunk(
     let rows = query.fetch_all(&mut *conn).await?;
     let mut inserted = vec![false; events.len()];
     for row in &rows {
-        let (id, seq): (String, i64) = (row.try_get("match_id")?, row.try_get("seq")?);
+        let Inserted { match_id: id, seq } = Inserted::from_row(row)?;
         // `events` is in key order (see `commit_batch`): the first event with this key is the
         // one that went in (a later one with the same key came after it in the statement).
         let i = events.partition_point(|e| (e.match_id.as_str(), e.seq) < (id.as_str(), seq));
@@ -830,18 +819,13 @@ impl Store {
     /// Event `seq` of match `id` as stored, with its idempotency columns (None: no such event).
     /// Used to learn whether an append whose commit failed was recorded after all.
     pub async fn event_at(&self, id: &str, seq: i64) -> Result<Option<EventRow>, StoreError> {
-        let row = sqlx::query(&format!(
+        Ok(sqlx::query_as(&format!(
             "SELECT {EVENT_COLUMNS}, idem_key, request_hash FROM events WHERE match_id = $1 AND seq = $2"
         ))
         .bind(id)
         .bind(seq)
         .fetch_optional(&self.reader)
-        .await?;
-        let Some(r) = row else { return Ok(None) };
-        let mut e = event_from_row(&r)?;
-        e.idem_key = r.try_get("idem_key")?;
-        e.request_hash = r.try_get("request_hash")?;
-        Ok(Some(e))
+        .await?)
     }
 
     /// Whether the database answers a trivial query within `timeout` (for `/healthz`).
@@ -859,7 +843,7 @@ impl Store {
         &self,
         id: &str,
     ) -> Result<Option<(MatchRow, Vec<(String, Option<i64>)>, Vec<EventRow>)>, StoreError> {
-        let Some(row) = sqlx::query(&format!(
+        let Some(m) = sqlx::query_as(&format!(
             "SELECT {MATCH_COLUMNS} FROM matches WHERE id = $1"
         ))
         .bind(id)
@@ -868,14 +852,10 @@ impl Store {
         else {
             return Ok(None);
         };
-        let m = match_from_row(&row)?;
-        let tokens = sqlx::query("SELECT hash, seat FROM tokens WHERE match_id = $1")
+        let tokens = sqlx::query_as("SELECT hash, seat FROM tokens WHERE match_id = $1")
             .bind(id)
             .fetch_all(&self.reader)
-            .await?
-            .iter()
-            .map(|r| Ok((r.try_get("hash")?, r.try_get("seat")?)))
-            .collect::<Result<Vec<_>, sqlx::Error>>()?;
+            .await?;
         let events = self.events_after(id, 0, i64::MAX).await?;
         Ok(Some((m, tokens, events)))
     }
@@ -887,24 +867,24 @@ impl Store {
         after: i64,
         limit: i64,
     ) -> Result<Vec<EventRow>, StoreError> {
-        let rows = sqlx::query(&format!(
+        Ok(sqlx::query_as(&format!(
             "SELECT {EVENT_COLUMNS} FROM events WHERE match_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
         ))
         .bind(id)
         .bind(after)
         .bind(limit)
         .fetch_all(&self.reader)
-        .await?;
-        Ok(rows.iter().map(event_from_row).collect::<Result<_, _>>()?)
+        .await?)
     }
 
     /// The current version of match `id`: the seq of its last event (0: none yet).
     pub async fn version(&self, id: &str) -> Result<i64, StoreError> {
-        let row = sqlx::query("SELECT COALESCE(MAX(seq), 0) AS v FROM events WHERE match_id = $1")
-            .bind(id)
-            .fetch_one(&self.reader)
-            .await?;
-        Ok(row.try_get("v")?)
+        Ok(
+            sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) AS v FROM events WHERE match_id = $1")
+                .bind(id)
+                .fetch_one(&self.reader)
+                .await?,
+        )
     }
 
     /// The remembered answer to the request that used `key` on match `id`, if any.
@@ -913,23 +893,17 @@ impl Store {
         id: &str,
         key: &str,
     ) -> Result<Option<IdempotentAnswer>, StoreError> {
-        let row = sqlx::query(
+        let row: Option<Remembered> = sqlx::query_as(
             "SELECT request_hash, response_status, response FROM events WHERE match_id = $1 AND idem_key = $2",
         )
         .bind(id)
         .bind(key)
         .fetch_optional(&self.reader)
         .await?;
-        let Some(r) = row else { return Ok(None) };
-        let status: Option<i64> = r.try_get("response_status")?;
-        Ok(Some(IdempotentAnswer {
-            request_hash: r
-                .try_get::<Option<String>, _>("request_hash")?
-                .unwrap_or_default(),
-            status: status.unwrap_or(201) as u16,
-            body: r
-                .try_get::<Option<String>, _>("response")?
-                .unwrap_or_default(),
+        Ok(row.map(|r| IdempotentAnswer {
+            request_hash: r.request_hash.unwrap_or_default(),
+            status: r.response_status.unwrap_or(201) as u16,
+            body: r.response.unwrap_or_default(),
         }))
     }
 
@@ -999,15 +973,13 @@ impl Store {
         action: &str,
     ) -> Result<i64, StoreError> {
         let mut tx = conn.begin().await?;
-        let row =
-            sqlx::query("SELECT seq FROM events WHERE match_id = $1 ORDER BY seq DESC LIMIT 1")
-                .bind(id)
-                .fetch_optional(&mut *tx)
-                .await?;
-        let seq = match row {
-            Some(r) => r.try_get::<i64, _>("seq")? + 1,
-            None => 1,
-        };
+        let last: Option<i64> = sqlx::query_scalar(
+            "SELECT seq FROM events WHERE match_id = $1 ORDER BY seq DESC LIMIT 1",
+        )
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let seq = last.map_or(1, |s| s + 1);
         let created_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let inserted = sqlx::query(
             "INSERT INTO events (match_id, seq, kind, action, round, outcome, created_at) \
@@ -1074,23 +1046,13 @@ impl Store {
             cols = MATCH_COLUMNS.split(", ").map(|c| format!("m.{c}")).collect::<Vec<_>>().join(", "),
             filters = filters.join(" AND "),
         );
-        let mut query = sqlx::query(&sql)
+        let mut query = sqlx::query_as(&sql)
             .bind(cursor.unwrap_or(i64::MAX))
             .bind(limit);
         for b in binds {
             query = query.bind(b);
         }
-        let rows = query.fetch_all(&self.reader).await?;
-        rows.iter()
-            .map(|r| {
-                Ok(MatchSummaryRow {
-                    row: match_from_row(r)?,
-                    seq: r.try_get("seq")?,
-                    updated_at: r.try_get("updated_at")?,
-                })
-            })
-            .collect::<Result<_, sqlx::Error>>()
-            .map_err(StoreError::from)
+        Ok(query.fetch_all(&self.reader).await?)
     }
 
     /// Closes the pools.

@@ -1,11 +1,11 @@
 //! Storage of players, tournaments, their rounds (with the tables' matches) and entered results.
 
-use sqlx::{Connection, Row};
+use sqlx::Connection;
 
 use super::{discard, is_unique_violation, sent_write_error, MatchRow, Store, StoreError};
 
 /// A player row.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct PlayerRow {
     /// Public id.
     pub id: String,
@@ -16,7 +16,7 @@ pub struct PlayerRow {
 }
 
 /// A tournament row.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct TournamentRow {
     /// Public id.
     pub id: String,
@@ -29,7 +29,7 @@ pub struct TournamentRow {
 }
 
 /// A paired round.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct RoundRow {
     /// From 1.
     pub round: i64,
@@ -44,7 +44,7 @@ pub struct RoundRow {
 }
 
 /// An entered result (one version of one table's).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, sqlx::FromRow)]
 pub struct ResultRow {
     /// Round.
     pub round: i64,
@@ -84,16 +84,13 @@ impl Store {
     pub async fn players(&self, ids: &[String]) -> Result<Vec<PlayerRow>, StoreError> {
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
-            if let Some(r) = sqlx::query("SELECT id, name, created_at FROM players WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&self.reader)
-                .await?
+            if let Some(p) =
+                sqlx::query_as("SELECT id, name, created_at FROM players WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&self.reader)
+                    .await?
             {
-                out.push(PlayerRow {
-                    id: r.try_get("id")?,
-                    name: r.try_get("name")?,
-                    created_at: r.try_get("created_at")?,
-                });
+                out.push(p);
             }
         }
         Ok(out)
@@ -139,7 +136,7 @@ impl Store {
         &self,
         id: &str,
     ) -> Result<Option<(TournamentRow, Vec<RoundRow>, Vec<ResultRow>)>, StoreError> {
-        let Some(r) = sqlx::query(
+        let Some(t) = sqlx::query_as(
             "SELECT id, organiser_hash, spec, created_at FROM tournaments WHERE id = $1",
         )
         .bind(id)
@@ -148,30 +145,13 @@ impl Store {
         else {
             return Ok(None);
         };
-        let t = TournamentRow {
-            id: r.try_get("id")?,
-            organiser_hash: r.try_get("organiser_hash")?,
-            spec: r.try_get("spec")?,
-            created_at: r.try_get("created_at")?,
-        };
-        let rounds = sqlx::query(
+        let rounds = sqlx::query_as(
             "SELECT round, secret, pairing, match_ids, created_at FROM tournament_rounds WHERE tournament_id = $1 ORDER BY round",
         )
         .bind(id)
         .fetch_all(&self.reader)
-        .await?
-        .iter()
-        .map(|r| {
-            Ok(RoundRow {
-                round: r.try_get("round")?,
-                secret: r.try_get("secret")?,
-                pairing: r.try_get("pairing")?,
-                match_ids: r.try_get("match_ids")?,
-                created_at: r.try_get("created_at")?,
-            })
-        })
-        .collect::<Result<Vec<_>, sqlx::Error>>()?;
-        let results = sqlx::query(
+        .await?;
+        let results = sqlx::query_as(
             "SELECT r.round, r.table_no, r.version, r.result, r.entered_at FROM tournament_results r \
              WHERE r.tournament_id = $1 AND r.version = (SELECT MAX(x.version) FROM tournament_results x \
                WHERE x.tournament_id = r.tournament_id AND x.round = r.round AND x.table_no = r.table_no) \
@@ -179,18 +159,7 @@ impl Store {
         )
         .bind(id)
         .fetch_all(&self.reader)
-        .await?
-        .iter()
-        .map(|r| {
-            Ok(ResultRow {
-                round: r.try_get("round")?,
-                table_no: r.try_get("table_no")?,
-                version: r.try_get("version")?,
-                result: r.try_get("result")?,
-                entered_at: r.try_get("entered_at")?,
-            })
-        })
-        .collect::<Result<Vec<_>, sqlx::Error>>()?;
+        .await?;
         Ok(Some((t, rounds, results)))
     }
 
@@ -271,7 +240,7 @@ impl Store {
         tournament_id: &str,
         round: u32,
     ) -> Result<bool, StoreError> {
-        let Some(r) = sqlx::query(
+        let Some(match_ids) = sqlx::query_scalar::<_, String>(
             "SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1 AND round = $2",
         )
         .bind(tournament_id)
@@ -281,30 +250,25 @@ impl Store {
         else {
             return Ok(false);
         };
-        let match_ids: String = r.try_get("match_ids")?;
         let match_ids: Vec<Option<String>> =
             serde_json::from_str(&match_ids).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let entered: Vec<i64> = sqlx::query(
+        let entered: Vec<i64> = sqlx::query_scalar(
             "SELECT DISTINCT table_no FROM tournament_results WHERE tournament_id = $1 AND round = $2",
         )
         .bind(tournament_id)
         .bind(i64::from(round))
         .fetch_all(&self.reader)
-        .await?
-        .iter()
-        .map(|r| r.try_get("table_no"))
-        .collect::<Result<_, _>>()?;
+        .await?;
         for (i, m) in match_ids.iter().enumerate() {
             if entered.contains(&(i as i64 + 1)) {
                 continue;
             }
             let Some(m) = m else { return Ok(false) };
-            let status: Option<String> = sqlx::query("SELECT status FROM matches WHERE id = $1")
-                .bind(m)
-                .fetch_optional(&self.reader)
-                .await?
-                .map(|r| r.try_get("status"))
-                .transpose()?;
+            let status: Option<String> =
+                sqlx::query_scalar("SELECT status FROM matches WHERE id = $1")
+                    .bind(m)
+                    .fetch_optional(&self.reader)
+                    .await?;
             if status.as_deref() != Some("finished") {
                 return Ok(false);
             }
