@@ -38,14 +38,24 @@ pub enum MatchError {
     HostOnly,
     /// A seat's token acted for another seat.
     #[error("this token acts for seat {token} only, not seat {seat}")]
-    NotYourSeat { token: usize, seat: usize },
+    NotYourSeat {
+        /// The seat the token belongs to.
+        token: usize,
+        /// The seat the action was sent for.
+        seat: usize,
+    },
     /// A seat's legal list asked for with another seat's token, where it shows the seat's
     /// private state.
     #[error("only seat {0}'s token may see its legal actions")]
     HandIsPrivate(usize),
     /// A duplicate table read without its tokens while its tournament round is played.
     #[error("this match is a duplicate table of tournament {tournament}, round {round}: the round's other tables are playing the same boards, so until every table has finished only this table's own tokens may read it")]
-    RoundInPlay { tournament: String, round: u32 },
+    RoundInPlay {
+        /// The tournament's id.
+        tournament: String,
+        /// The tournament round the table belongs to.
+        round: u32,
+    },
     /// A seat this match does not have (it has `.0` seats).
     #[error("this match has seats 0 to {}", .0 - 1)]
     NoSuchSeat(usize),
@@ -55,7 +65,12 @@ pub enum MatchError {
     /// An action of another game's vocabulary (the spec's action schema is the union of every
     /// game's, so it is well-formed, and refused like a rule).
     #[error("this action belongs to another game; GET /v1/games and the spec's GameAction list {game}'s actions ({message})")]
-    NotInGame { game: &'static str, message: String },
+    NotInGame {
+        /// The match's game id.
+        game: &'static str,
+        /// Why the game's own vocabulary refused the action.
+        message: String,
+    },
     /// The game's rules refuse the action, as the asker may be told.
     #[error(transparent)]
     Rule(RuleRefusal),
@@ -65,13 +80,28 @@ pub enum MatchError {
     /// An undo that would reopen a finished duplicate table (its result may have completed its
     /// tournament round, which publishes every board).
     #[error("this duplicate table's match is finished: its result counts towards its tournament round, whose secret (it derives every board of the round) is published once every table has finished, so undo may not retract seq {seq} and reopen the match")]
-    DuplicateFinished { seq: i64 },
+    DuplicateFinished {
+        /// The seq of the action the undo would retract.
+        seq: i64,
+    },
     /// An undo that would reopen a round whose shuffle seed is published.
     #[error("round {closed} is closed: its shuffle seed is published and re-derives every card dealt for it, so undo may not retract seq {seq} (round {round}), which would reopen round {closed} with every hand known to all")]
-    RoundClosed { closed: u32, seq: i64, round: u32 },
+    RoundClosed {
+        /// The round whose seed is published.
+        closed: u32,
+        /// The seq of the action the undo would retract.
+        seq: i64,
+        /// The round that action belongs to.
+        round: u32,
+    },
     /// An undo of the choice that revealed a set of sealed choices to everyone.
     #[error("undo may not retract seq {seq}: it completed a set of sealed choices and revealed the others (seq {}) to everyone; retracting it would let its seat choose again knowing them", .revealed.iter().map(i64::to_string).collect::<Vec<_>>().join(", "))]
-    ChoicesRevealed { seq: i64, revealed: Vec<i64> },
+    ChoicesRevealed {
+        /// The seq of the choice the undo would retract.
+        seq: i64,
+        /// The seqs of the other choices it revealed.
+        revealed: Vec<i64>,
+    },
     /// A write to a match settled by hand.
     #[error("this match was abandoned: its tournament's organiser entered the table's result by hand, so nothing more can be recorded here")]
     Abandoned,
@@ -80,7 +110,12 @@ pub enum MatchError {
     Finished,
     /// `If-Match` names another version.
     #[error("If-Match names version {expected} but the match is at version {actual}")]
-    StaleVersion { expected: i64, actual: i64 },
+    StaleVersion {
+        /// The version `If-Match` named.
+        expected: i64,
+        /// The match's version now.
+        actual: i64,
+    },
     /// An `Idempotency-Key` already used with another request.
     #[error("this Idempotency-Key was already used for a different request on this match")]
     IdempotencyKeyReused,
@@ -89,7 +124,10 @@ pub enum MatchError {
     Busy,
     /// A blank or too long name (`what` names it in the message).
     #[error("{what} must have 1 to 64 characters (not blank)")]
-    InvalidPlayerName { what: String },
+    InvalidPlayerName {
+        /// Which name, as the message says it (`player 0's name`, `the name`).
+        what: String,
+    },
     /// One registered player named at two seats.
     #[error("player {0} is named at two seats")]
     DuplicatePlayer(String),

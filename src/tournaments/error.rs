@@ -20,21 +20,37 @@ pub enum TournamentError {
     } else {
         format!("round {round} is not paired: rounds 1 to {paired} are")
     })]
-    RoundNotFound { round: u32, paired: usize },
+    RoundNotFound {
+        /// The round asked for.
+        round: u32,
+        /// How many rounds are paired.
+        paired: usize,
+    },
     /// Round `round` has no such table (it has `tables`).
     #[error("round {round} has tables 1 to {tables}")]
-    TableNotFound { round: u32, tables: usize },
+    TableNotFound {
+        /// The round asked for.
+        round: u32,
+        /// How many tables it has.
+        tables: usize,
+    },
     /// A blank or too long tournament name.
     #[error("the tournament's name must have 1 to 100 characters (not blank)")]
     InvalidName,
     /// Too few or too many entrants (at most `max`).
     #[error("a tournament has 2 to {max} players")]
-    EntrantCount { max: usize },
+    EntrantCount {
+        /// The most entrants a tournament may have.
+        max: usize,
+    },
     /// The entrants cannot fill one table.
     #[error("{n} players cannot fill one {game} table of {table_size}")]
     EntrantsFillNoTable {
+        /// How many entrants.
         n: usize,
+        /// The game's id.
         game: String,
+        /// The table size asked for.
         table_size: usize,
     },
     /// The options are accepted at no table size the game allows.
@@ -43,14 +59,19 @@ pub enum TournamentError {
     /// A table size the game does not allow with these options.
     #[error("{game} tables seat {allowed:?} players here, not {asked}")]
     TableSize {
+        /// The game's id.
         game: String,
+        /// The table sizes the game allows with these options.
         allowed: Vec<usize>,
+        /// The table size asked for.
         asked: usize,
     },
     /// Duplicate play of a game without shuffled deals (`games` are those with them).
     #[error("duplicate play repeats shuffled deals; {game} is not one of {games:?}")]
     DuplicateNotDealt {
+        /// The game's id.
         game: String,
+        /// The ids of the games that can be played in duplicate.
         games: Vec<&'static str>,
     },
     /// Duplicate play recorded by matches the service does not deal.
@@ -59,22 +80,32 @@ pub enum TournamentError {
     /// Duplicate play with fewer than two tables.
     #[error("duplicate play compares tables: {n} players fill {tables} table(s) of {table_size}")]
     DuplicateNeedsTwoTables {
+        /// How many entrants.
         n: usize,
+        /// How many tables they fill.
         tables: usize,
+        /// The table size.
         table_size: usize,
     },
     /// A Swiss tournament without a valid number of rounds (1 to `max`).
     #[error("a Swiss tournament needs `rounds`, 1 to {max}")]
-    SwissRounds { max: u32 },
+    SwissRounds {
+        /// The most rounds a Swiss tournament may have.
+        max: u32,
+    },
     /// A round robin given a number of rounds.
     #[error("a round robin's schedule fixes its rounds: omit `rounds`")]
     RoundRobinRounds,
     /// A round robin whose schedule is longer than `max` rounds.
     #[error("a round robin of {n} players at tables of {table_size} takes {rounds} rounds; at most {max} — use Swiss")]
     RoundRobinTooLong {
+        /// How many entrants.
         n: usize,
+        /// The table size.
         table_size: usize,
+        /// How many rounds the schedule would take.
         rounds: usize,
+        /// The most rounds a round robin may have.
         max: u32,
     },
     /// The organiser's token is needed, and none was sent.
@@ -85,26 +116,52 @@ pub enum TournamentError {
     OrganiserOnly,
     /// The last round still has tables without a result (`open`, from 1).
     #[error("round {round} is still being played (tables {} have no result); pair round {} once every table has one", .open.iter().map(usize::to_string).collect::<Vec<_>>().join(", "), .round + 1)]
-    RoundInProgress { round: u32, open: Vec<usize> },
+    RoundInProgress {
+        /// The last paired round.
+        round: u32,
+        /// Its tables without a result, from 1.
+        open: Vec<usize>,
+    },
     /// Round `next` was paired by a concurrent request.
     #[error("round {next} was just paired by another request: GET /v1/tournaments/{id}/rounds/{next} shows it")]
-    RoundJustPaired { id: String, next: u32 },
+    RoundJustPaired {
+        /// The tournament's id.
+        id: String,
+        /// The round the other request paired.
+        next: u32,
+    },
     /// Every round is paired and complete.
     #[error("all {rounds} rounds are paired and complete")]
-    Finished { rounds: u32 },
+    Finished {
+        /// The tournament's number of rounds.
+        rounds: u32,
+    },
     /// The table's result is its finished match's score sheet.
     #[error("{}", if *.duplicate {
         format!("table {table}'s match is finished and its score sheet is the result (a finished duplicate table is never reopened)")
     } else {
         format!("table {table}'s match is finished and its score sheet is the result; correct it at the table (undo), not here")
     })]
-    ResultFromMatch { table: u32, duplicate: bool },
+    ResultFromMatch {
+        /// The table, from 1.
+        table: u32,
+        /// Whether the tournament is played in duplicate.
+        duplicate: bool,
+    },
     /// The table's match is still being played, and the organiser did not ask to abandon it.
     #[error("table {table}'s match {match_id} is still being played, and its result will come from it when it ends; to settle the table by hand instead, send `\"abandon_match\": true` with the result: the match is then closed for good (nothing more can be recorded there)")]
-    MatchInProgress { table: u32, match_id: String },
+    MatchInProgress {
+        /// The table, from 1.
+        table: u32,
+        /// The id of the table's match.
+        match_id: String,
+    },
     /// A concurrent entry took the version of the table's result.
     #[error("table {table}'s result was just entered by another request; read the tournament and enter yours again if it still needs correcting")]
-    ResultChanged { table: u32 },
+    ResultChanged {
+        /// The table, from 1.
+        table: u32,
+    },
     /// The entered result breaks what the game fixes (the quick log's checks).
     #[error("{}", .0.message)]
     Result(QuickLogError),

@@ -10,95 +10,184 @@ use crate::rules::RuleError;
 /// An illegal action or option.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BhocError {
+    /// A player count the game cannot seat, at creation (the count asked for).
     #[error(
         "By Hook or Crook is played by 3 to 5 players (2 with the two-player variant), not {0}"
     )]
     PlayerCount(usize),
+    /// Options that do not read or cannot be played, at creation (why).
     #[error("config: {0}")]
     InvalidConfig(String),
+    /// Any action once the match is over.
     #[error("the match is finished; nothing more can be recorded")]
     MatchFinished,
+    /// An action before the table has recorded the deal.
     #[error("the collection cards are not dealt yet: the table records a deal first")]
     DealExpected,
+    /// A second deal: the game has a single one.
     #[error("the collection cards were dealt at the start; the game has a single deal")]
     AlreadyDealt,
+    /// A seat sent an action only the table records (the action's type).
     #[error("{0} is an action of the table (seat: null, host token)")]
     TableActionOnly(&'static str),
+    /// The table sent a player's action (the action's type).
     #[error("{0} is a player's action; say which seat acts")]
     SeatActionOnly(&'static str),
+    /// An action for a seat the match does not have.
     #[error("there is no seat {seat}: seats are 0 to {max}")]
-    NoSuchSeat { seat: usize, max: usize },
+    NoSuchSeat {
+        /// The seat named.
+        seat: usize,
+        /// The highest seat of the match.
+        max: usize,
+    },
+    /// A service deal without the service's shuffle seed.
     #[error("a service deal needs the service's shuffle seed")]
     SeedMissing,
+    /// A seed sent with a deal in table dealing.
     #[error("in table dealing the cards are dealt at the table; no seed is taken")]
     SeedNotTaken,
+    /// A deal whose `pile_sizes` do not add up to the cards left after dealing the hands.
     #[error("pile_sizes must add up to the {expected} cards left after dealing four to each player, not {got}")]
-    BadPileSizes { expected: u64, got: u64 },
+    BadPileSizes {
+        /// The cards left after the deal.
+        expected: u64,
+        /// The sum of the sizes given.
+        got: u64,
+    },
+    /// Table dealing: another action while an auction pile's face-up card is still to be
+    /// recorded (the pile).
     #[error(
         "the table must first record the card turned face up on auction pile {0} (reveal_pile)"
     )]
     RevealExpected(usize),
+    /// A `reveal_pile` when that pile waits for no face-up card (why not).
     #[error("no auction pile is waiting for its face-up card: {0}")]
     NoRevealExpected(String),
+    /// A `reveal_pile` in service dealing, where the service turns the piles' cards itself.
     #[error("reveal_pile is for table dealing; the service turns the piles' cards itself")]
     TableDealingOnly,
+    /// An action the current phase does not take.
     #[error("{action} is not possible now: {now}")]
-    WrongPhase { action: &'static str, now: String },
+    WrongPhase {
+        /// The action's type.
+        action: &'static str,
+        /// What the game waits for now.
+        now: String,
+    },
+    /// A seat acting out of turn (who acts now).
     #[error("{0}")]
     NotYourTurn(String),
+    /// A seat choosing again in a set of sealed choices it has already made its choice in
+    /// (the seat).
     #[error(
         "seat {0} has already made this choice; it stays face down until every seat has chosen"
     )]
     AlreadyChosen(usize),
+    /// Two players, combined: an action card chosen before the seat's location (the seat).
     #[error("seat {0} must choose a location before its action card (two players, combined)")]
     LocationFirst(usize),
+    /// A location where the seat has no action card it could play.
     #[error("seat {seat} cannot go to the {} with no card to play there: a player must be able to play a card at the location he picks (checks all spent, thieves in prison)", place.name())]
-    NothingToPlayThere { seat: usize, place: Place },
+    NothingToPlayThere {
+        /// The seat choosing.
+        seat: usize,
+        /// The location it chose.
+        place: Place,
+    },
+    /// An action card played at a location it cannot be played at.
     #[error("{card} can be played {}; seat {seat} is at the {}", card.allowed_text(), place.name())]
     CardNotAllowedHere {
+        /// The seat playing.
         seat: usize,
+        /// The action card.
         card: ActionCard,
+        /// The seat's location.
         place: Place,
         /// Whether the seat's location is still sealed (two players, combined: chosen with the
         /// card), so that the refusal tells it.
         sealed: bool,
     },
+    /// A thief played while it is in prison.
     #[error("thief {thief} of seat {seat} is in prison and cannot be played until released")]
-    ThiefInPrison { seat: usize, thief: u32 },
+    ThiefInPrison {
+        /// The seat owning the thief.
+        seat: usize,
+        /// The thief's number.
+        thief: u32,
+    },
+    /// An exhibit card played by a seat without a set in hand (the seat).
     #[error("seat {0} cannot exhibit: an exhibit needs a set of at least three collection cards in hand")]
     NoSetToExhibit(usize),
+    /// A check played that is already in the cash register (its value).
     #[error("check {0} has been spent: a check left in the cash register is out of the game")]
     CheckAlreadySpent(u32),
+    /// An action card played by a seat that does not own it.
     #[error("{card} is not seat {seat}'s card")]
-    NotYourCard { seat: usize, card: ActionCard },
+    NotYourCard {
+        /// The seat playing.
+        seat: usize,
+        /// The action card.
+        card: ActionCard,
+    },
+    /// A card, check or thief this match does not have (which).
     #[error("{0}")]
     NoSuchCard(String),
+    /// An auction pile other than 0 and 1 (the pile named).
     #[error("there is no auction pile {0}: the piles are 0 and 1")]
     NoSuchPile(usize),
+    /// A purchase from an empty auction pile (the pile).
     #[error("auction pile {0} is empty: buy from the other pile")]
     PileEmpty(usize),
+    /// A collection card named in an action while it is known to be somewhere else.
     #[error("{card} cannot be here: {place}")]
-    CardElsewhere { card: Item, place: String },
+    CardElsewhere {
+        /// The collection card.
+        card: Item,
+        /// Where it is known to be.
+        place: String,
+    },
+    /// Collection cards the seat does not hold, or more than its hand can hold (which).
     #[error("{0}")]
     CardNotInHand(String),
+    /// A collection card listed twice in one action.
     #[error("{0} is listed twice")]
     DuplicateCard(Item),
+    /// Cards exhibited or shown that do not form a set (which).
     #[error("{0}")]
     NotASet(String),
+    /// A collection card in two exhibits laid down in the same turn.
     #[error("{0} also lies in another exhibit laid down this turn: a card cannot be in two places; one of the exhibits was recorded wrongly")]
     CardInTwoExhibits(Item),
+    /// A theft from a seat with no exhibit at the castle (that seat).
     #[error("seat {0} has no exhibit on display at the castle")]
     NotExhibiting(usize),
+    /// A thief taking a second card from an exhibit it has already taken one from.
     #[error("thief {thief} has already taken a card from seat {from}'s exhibit: one card from each exhibit")]
-    AlreadyStolenFrom { thief: u32, from: usize },
+    AlreadyStolenFrom {
+        /// The thief's number.
+        thief: u32,
+        /// The seat whose exhibit it stole from.
+        from: usize,
+    },
+    /// A theft of a card the exhibit does not show.
     #[error("{card} is not in seat {from}'s exhibit (it shows {shows})")]
     CardNotInExhibit {
+        /// The card named.
         card: Item,
+        /// The seat whose exhibit it is.
         from: usize,
+        /// The cards the exhibit shows.
         shows: String,
     },
+    /// A final exhibit weaker than the best set the seat holds.
     #[error("{detail}")]
-    NotBestSet { seat: usize, detail: String },
+    NotBestSet {
+        /// The seat exhibiting.
+        seat: usize,
+        /// The message: the better set the seat holds.
+        detail: String,
+    },
 }
 
 impl RuleError for BhocError {

@@ -97,74 +97,135 @@ pub const SEED_WITHHELD: &str = "Members Only never publishes its shuffle seed: 
 /// Why Members Only refused an action.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MembersOnlyError {
+    /// A player count the game cannot seat, at creation (the count asked for).
     #[error("Members Only is played by 3 to 5 players, not {0}")]
     PlayerCount(usize),
+    /// A `first_player` option that is not a seat, at creation.
     #[error("first_player must be a seat, 0 to {max}, not {got}")]
-    BadFirstPlayer { max: usize, got: usize },
+    BadFirstPlayer {
+        /// The highest seat.
+        max: usize,
+        /// The seat asked for.
+        got: usize,
+    },
+    /// Any action once the game is over.
     #[error("the game is over (every category had a marker at 5 or more after the last heat); nothing more can be recorded")]
     MatchFinished,
+    /// An action for a seat the match does not have.
     #[error("there is no seat {seat}: this match has seats 0 to {max}")]
-    NoSuchSeat { seat: usize, max: usize },
+    NoSuchSeat {
+        /// The seat named.
+        seat: usize,
+        /// The highest seat of the match.
+        max: usize,
+    },
+    /// A turn or final while no heat is in progress (the table records the next deal first).
     #[error("no heat is in progress: the table records the deal of the next heat first")]
     DealExpected,
+    /// A deal while a heat is still being played (the heat).
     #[error("heat {0} is in progress: it must be played out and scored before the next deal")]
     HeatInProgress(u32),
+    /// A seat sent an action only the table records (the action's type).
     #[error("{0} is an action of the table (seat: null, host token)")]
     TableActionOnly(&'static str),
+    /// The table sent a player's action (the action's type).
     #[error("{0} is a player's action: say which seat takes it")]
     SeatActionOnly(&'static str),
+    /// A turn taken by a seat other than the one to play.
     #[error("it is seat {expected}'s turn, not seat {got}'s (play proceeds clockwise from the heat's starter)")]
-    NotYourTurn { expected: usize, got: usize },
+    NotYourTurn {
+        /// The seat to play.
+        expected: usize,
+        /// The seat that tried.
+        got: usize,
+    },
+    /// A turn once every hand holds 3 cards and only the final discards and reveals remain.
     #[error("betting has ended: every hand holds 3 cards, so no further bets are placed and each player records a final discard and reveal (Rule Three)")]
     BettingClosed,
+    /// A final discard and reveal from a seat whose hand does not yet hold 3 cards.
     #[error("a heat ends when every hand holds exactly 3 cards (Rule Three); seat {seat} still holds {held}, so it takes a turn instead")]
-    FinalTooEarly { seat: usize, held: u8 },
-    #[error("seat {0} has already recorded its discard and reveal for this heat")]
-    FinalAlreadyRecorded(usize),
-    #[error("the {category} space '{words}' ({space}) is already taken by seat {by}: pieces go on vacant spaces only, one piece per space (Rule One)")]
-    SpaceTaken {
-        category: Category,
-        space: &'static str,
-        words: &'static str,
-        by: usize,
-    },
-    #[error("seat {seat} has no {piece} piece left to place ({reason})")]
-    NoPieceLeft {
+    FinalTooEarly {
+        /// The seat recording its final.
         seat: usize,
-        piece: &'static str,
-        reason: &'static str,
-    },
-    #[error("{rule}: seat {seat} must reveal {expected} cards, not {got}")]
-    WrongRevealCount {
-        seat: usize,
-        expected: &'static str,
-        got: usize,
-        rule: &'static str,
-    },
-    #[error("seat {seat} does not hold {wanted} × {card} (holds {held})")]
-    CardNotInHand {
-        seat: usize,
-        card: Card,
-        wanted: u8,
+        /// The cards its hand holds.
         held: u8,
     },
+    /// A second final discard and reveal from the same seat in one heat (the seat).
+    #[error("seat {0} has already recorded its discard and reveal for this heat")]
+    FinalAlreadyRecorded(usize),
+    /// A bet on a space that already holds a piece.
+    #[error("the {category} space '{words}' ({space}) is already taken by seat {by}: pieces go on vacant spaces only, one piece per space (Rule One)")]
+    SpaceTaken {
+        /// The category bet on.
+        category: Category,
+        /// The space's wire name.
+        space: &'static str,
+        /// The space in words.
+        words: &'static str,
+        /// The seat whose piece is there.
+        by: usize,
+    },
+    /// A bet with a kind of piece the seat has no more of.
+    #[error("seat {seat} has no {piece} piece left to place ({reason})")]
+    NoPieceLeft {
+        /// The seat betting.
+        seat: usize,
+        /// The kind of piece (`single` or `double`).
+        piece: &'static str,
+        /// Where its pieces of that kind are.
+        reason: &'static str,
+    },
+    /// A turn or final revealing the wrong number of cards.
+    #[error("{rule}: seat {seat} must reveal {expected} cards, not {got}")]
+    WrongRevealCount {
+        /// The seat revealing.
+        seat: usize,
+        /// How many cards it must reveal, in words.
+        expected: &'static str,
+        /// How many it revealed.
+        got: usize,
+        /// The rule that says so.
+        rule: &'static str,
+    },
+    /// Cards revealed or discarded that the seat's hand does not hold (service dealing).
+    #[error("seat {seat} does not hold {wanted} × {card} (holds {held})")]
+    CardNotInHand {
+        /// The seat acting.
+        seat: usize,
+        /// The card named.
+        card: Card,
+        /// How many of it the action needs.
+        wanted: u8,
+        /// How many of it the hand holds.
+        held: u8,
+    },
+    /// Table dealing: more copies of a card recorded in a heat than the deck holds.
     #[error("the deck holds only {copies} × {card} and {known} are already accounted for in this heat, so {wanted} more cannot be right")]
     CardCountExceeded {
+        /// The card named.
         card: Card,
+        /// How many of it the deck holds.
         copies: u8,
+        /// How many are already accounted for in this heat.
         known: u8,
+        /// How many more the action names.
         wanted: u8,
     },
+    /// Service dealing: a final without the discard named (the seat).
     #[error("in service dealing seat {0} names the card it discards face down (Rule Three); the service reveals the other two")]
     DiscardRequired(usize),
+    /// A table deal turning up other than two cards (the number given).
     #[error("a table deal turns exactly two cards face up (Rule One): face_up must list 2 cards, not {0}")]
     WrongFaceUpCount(usize),
+    /// A service deal that names the cards turned face up.
     #[error(
         "in service dealing the service turns the two cards face up; send the deal without face_up"
     )]
     FaceUpNotTaken,
+    /// A service deal without the service's shuffle seed.
     #[error("a service deal needs the service's shuffle seed")]
     SeedMissing,
+    /// A seed sent with a deal in table dealing.
     #[error("in table dealing the cards are dealt at the table; no seed is taken")]
     SeedNotTaken,
 }

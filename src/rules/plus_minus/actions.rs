@@ -191,77 +191,171 @@ impl fmt::Display for MoveFacts {
 /// Why P.M. refused an action.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlusMinusError {
+    /// A player count the game cannot seat, at creation (the count asked for).
     #[error("P.M. is played by 2 to 8 players, not {0}")]
     PlayerCount(usize),
+    /// A `deck` option that is not a playable pack, at creation (why).
     #[error("deck: {0}")]
     BadDeck(String),
+    /// A `rubber_games` option outside 1 to 100, at creation (the number asked for).
     #[error("rubber_games must be 1 to 100, not {0}")]
     BadRubber(u32),
+    /// A `first_dealer` option that is not a seat, at creation.
     #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
-    BadDealer { max: usize, got: usize },
+    BadDealer {
+        /// The highest seat.
+        max: usize,
+        /// The seat asked for.
+        got: usize,
+    },
+    /// Any action once the rubber is over.
     #[error("the rubber is finished; nothing more can be recorded")]
     MatchFinished,
+    /// A card played while no game is in progress (the table records a deal first).
     #[error("no game is in progress: the table records a deal first")]
     DealExpected,
+    /// A deal while a game is still being played.
     #[error("a game is in progress: finish it (or tally it before any card is played) first")]
     DealInProgress,
+    /// A seat sent an action only the table records (the action's type).
     #[error("{0} is an action of the table (seat: null, host token)")]
     TableActionOnly(&'static str),
+    /// The table sent a card play, which a seat makes.
     #[error("the table cannot play a card; say which seat plays it")]
     SeatActionOnly,
+    /// A card played by a seat other than the one to play.
     #[error("it is seat {expected}'s turn to play, not seat {got}'s")]
-    NotYourTurn { expected: usize, got: usize },
+    NotYourTurn {
+        /// The seat to play.
+        expected: usize,
+        /// The seat that tried.
+        got: usize,
+    },
+    /// A card the pack (or packs) in play does not hold.
     #[error("{card} is not in the pack{s} ({detail})", s = if *packs > 1 { "s" } else { "" })]
     NoSuchCard {
+        /// The card named.
         card: PmCard,
+        /// How many packs are in play.
         packs: usize,
+        /// What the packs hold.
         detail: String,
     },
+    /// Table dealing: a card of which every copy has already been played this game.
     #[error("all {count} {card} card{s} of the pack{p} have already been played this game", s = if *count == 1 { "" } else { "s" }, p = if *packs > 1 { "s" } else { "" })]
     CardAlreadyPlayed {
+        /// The card named.
         card: PmCard,
+        /// How many copies of it the packs hold.
         count: u32,
+        /// How many packs are in play.
         packs: usize,
     },
+    /// Service dealing: a card the seat does not hold.
     #[error("seat {seat} does not hold {card}")]
-    CardNotInHand { seat: usize, card: PmCard },
+    CardNotInHand {
+        /// The seat playing.
+        seat: usize,
+        /// The card named.
+        card: PmCard,
+    },
+    /// A MINUS card led to start a game.
     #[error("MINUS cards must not be used by the leader to start the game: seat {seat} must lead a PLUS card, not {card}")]
-    MinusCardLead { seat: usize, card: PmCard },
+    MinusCardLead {
+        /// The leader.
+        seat: usize,
+        /// The MINUS card led.
+        card: PmCard,
+    },
+    /// A card played without moving a man (`from: null`) while a move is possible (the
+    /// move's facts).
     #[error("any possible move must be made, even a bust: `from` cannot be null here; {0}")]
     MoveRequired(MoveFacts),
+    /// A move from a number where the seat has no man.
     #[error("seat {seat} has no man on {from} (board {board}); {facts}")]
     NoManThere {
+        /// The seat moving.
         seat: usize,
+        /// The number named in `from`.
         from: i64,
+        /// The seat's board: where its men are.
         board: String,
+        /// The move's facts.
         facts: MoveFacts,
     },
+    /// A move of a man already home on 25 (the move's facts).
     #[error("men on 25 are home and never move; {0}")]
     ManHome(MoveFacts),
+    /// A move by a total of 0, which moves nobody (the move's facts).
     #[error("a total of 0 moves nobody (red equal to black: neither forward nor back); {0}")]
     ZeroTotal(MoveFacts),
+    /// A backward move of a man on the stars (the move's facts).
     #[error("a man on the stars cannot move backwards; {0}")]
     StarsBackward(MoveFacts),
+    /// A move landing on a number where the seat already has a man.
     #[error("no player can have two men on the same number (except 25): the man on {from} would land on {to}, where seat {} already has a man; {facts}", facts.seat)]
-    NumberOccupied { from: u8, to: u8, facts: MoveFacts },
+    NumberOccupied {
+        /// Where the man stands.
+        from: u8,
+        /// Where it would land.
+        to: u8,
+        /// The move's facts.
+        facts: MoveFacts,
+    },
+    /// A bust of a man from the stars while the seat has a man on 1 to 24 (the move's
+    /// facts).
     #[error("a player cannot bust a man from the stars while he has a man on 1 to 24; {0}")]
     StarsBustForbidden(MoveFacts),
+    /// A tally in service dealing, where every card is played.
     #[error("tally is for table dealing only; with service dealing every card is played")]
     TallyNeedsTableDealing,
+    /// A tally after cards of the game have been played.
     #[error("a tally records a whole game: it cannot follow cards already played in this game")]
     TallyMidGame,
+    /// A tally with other than one board per seat.
     #[error("a tally needs one board per seat ({expected}), not {got}")]
-    TallySeats { expected: usize, got: usize },
+    TallySeats {
+        /// The number of seats.
+        expected: usize,
+        /// The number of boards given.
+        got: usize,
+    },
+    /// A tally board with other than four men.
     #[error("seat {seat}'s board in the tally must list its four men, not {got}")]
-    TallyMen { seat: usize, got: usize },
+    TallyMen {
+        /// The seat whose board it is.
+        seat: usize,
+        /// The number of men given.
+        got: usize,
+    },
+    /// A tally board with a man outside 0 (the stars) to 25 (home).
     #[error("seat {seat}'s man on {position}: positions run from 0 (the stars) to 25 (home)")]
-    TallyPosition { seat: usize, position: i64 },
+    TallyPosition {
+        /// The seat whose board it is.
+        seat: usize,
+        /// The position given.
+        position: i64,
+    },
+    /// A tally board with two men on the same number below 25.
     #[error("seat {seat} cannot have two men on {position}: no player can have two men on the same number (except 25)")]
-    TallyOccupied { seat: usize, position: i64 },
+    TallyOccupied {
+        /// The seat whose board it is.
+        seat: usize,
+        /// The number held twice.
+        position: i64,
+    },
+    /// A tally in which two seats have all four men home.
     #[error("seats {first} and {second} cannot both have four men on 25: the game ends at once when the first player's fourth man reaches 25")]
-    TallyTwoFinished { first: usize, second: usize },
+    TallyTwoFinished {
+        /// One of the two seats.
+        first: usize,
+        /// The other.
+        second: usize,
+    },
+    /// A service deal without the service's shuffle seed.
     #[error("a service deal needs the service's shuffle seed")]
     SeedMissing,
+    /// A seed sent with a deal in table dealing.
     #[error("in table dealing the cards are dealt at the table; no seed is taken")]
     SeedNotTaken,
 }
