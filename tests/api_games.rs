@@ -179,6 +179,25 @@ async fn complete_match(game: &str, players: usize, dealing: &str, config: Value
     end
 }
 
+/// Every game `GET /v1/games` lists, with its fewest players and its default options, is played
+/// to its end in service dealing (where every legal action is listed, so the random legal choices
+/// of `play_to_the_end` finish any game), each seat through its own token. The tests below add
+/// each game's own checks, and table dealing.
+#[actix_web::test]
+async fn every_game_of_the_catalogue_is_played_to_its_end_over_http() {
+    let games = TestApp::spawn().await.get("/v1/games", None).await.body;
+    let games = games.as_array().expect("the catalogue is a list");
+    assert!(!games.is_empty());
+    for g in games {
+        let (id, players) = (
+            g["id"].as_str().unwrap(),
+            g["min_players"].as_u64().unwrap(),
+        );
+        let end = complete_match(id, players as usize, "service", json!({})).await;
+        assert_eq!(end["status"], "finished", "{id}");
+    }
+}
+
 #[actix_web::test]
 async fn a_complete_clubs_match_is_played_over_http_with_service_dealing() {
     let end = complete_match("clubs", 4, "service", json!({})).await;
