@@ -10,6 +10,7 @@ pub mod dump;
 pub mod members_only;
 pub mod plus_minus;
 pub mod sheet;
+pub mod spec;
 pub mod trick;
 
 use std::fmt::{Debug, Display};
@@ -305,7 +306,7 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     /// One action of the game's vocabulary (`{type, ...}`); unknown fields are refused.
     type Action: Serialize + DeserializeOwned + Clone + Debug + utoipa::ToSchema;
     /// The model of [`Game::table_view`]; the spec's `GameTable` lists every game's (built from
-    /// the registry, `routes/spec.rs`), and so for the three below.
+    /// the registry, `rules/spec.rs`), and so for the three below.
     type Table: Serialize + utoipa::ToSchema;
     /// The model of [`Game::seat_view`].
     type Seat: Serialize + utoipa::ToSchema;
@@ -447,7 +448,7 @@ pub enum SetupError {
 
 /// The game registry: the one list of implemented games, in catalogue order. Everything in the
 /// engine that enumerates games expands it (`AnyGame`, its dispatch, the catalogue, creation by
-/// id, the union vocabulary), and so does the spec (`routes/spec.rs`: the unions of the games'
+/// id, the union vocabulary), and so does the spec (`spec.rs`: the unions of the games'
 /// actions, views, outcomes and round details, from the models each game names in its `Game`
 /// impl, and the option schemas), so a new game is one line here. `$m` is called with
 /// `{ $args }` then the list, each entry `Variant(module::Type)`.
