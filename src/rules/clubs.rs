@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use utoipa::ToSchema;
 
+use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
@@ -877,6 +878,51 @@ impl Game for Clubs {
     type Outcome = ClubsOutcome;
     type RoundDetail = ClubsRoundDetail;
     type Error = ClubsError;
+
+    const DUPLICATE: bool = true;
+
+    /// docs/rules.md#clubs-tally: either way a deal's tallies add up to −26, a check on every deal; the
+    /// match ends after the deal in which any total reaches −100 or below.
+    fn check_entered(e: &Entered<'_>) -> Result<(), EntryError> {
+        for (k, d) in e.deals.iter().enumerate() {
+            let s = entered::sum(d)?;
+            if s != -26 {
+                return Err(entered::impossible(format!(
+                    "deal {}'s points sum to {s}; every Clubs deal sums to −26",
+                    k + 1
+                )));
+            }
+        }
+        let s = entered::sum(e.totals)?;
+        if s >= 0 || s % 26 != 0 {
+            return Err(entered::impossible(format!(
+                "the totals sum to {s}; every Clubs deal sums to −26, so the totals sum to −26 × the deals played"
+            )));
+        }
+        if e.totals.iter().all(|&t| t > -100) {
+            return Err(entered::impossible(
+                "the match ends after the deal in which a total reaches −100 or below; no total has",
+            ));
+        }
+        let mut running = vec![0; e.units];
+        for (k, d) in e
+            .deals
+            .iter()
+            .enumerate()
+            .take(e.deals.len().saturating_sub(1))
+        {
+            for (r, x) in running.iter_mut().zip(d) {
+                *r = entered::add(*r, *x)?;
+            }
+            if running.iter().any(|&r| r <= -100) {
+                return Err(entered::impossible(format!(
+                    "a total reached −100 after deal {}: the match ended there",
+                    k + 1
+                )));
+            }
+        }
+        Ok(())
+    }
 
     fn new(config: ClubsConfig, players: usize, dealing: Dealing) -> Result<Clubs, ClubsError> {
         if !(Self::MIN_PLAYERS..=Self::MAX_PLAYERS).contains(&players) {

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
+use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{deck_without_ranks, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
@@ -555,6 +556,26 @@ impl Game for Dump {
     type Outcome = DumpOutcome;
     type RoundDetail = DumpRoundDetail;
     type Error = DumpError;
+
+    const DUPLICATE: bool = true;
+
+    /// docs/rules.md#dump-scoring: 160 card points a deal; the side with 81 or more scores the excess over
+    /// 80, 80–80 scores nothing; first to `target` at the end of a deal wins.
+    fn check_entered(e: &Entered<'_>) -> Result<(), EntryError> {
+        for (k, d) in e.deals.iter().enumerate() {
+            let scoring: Vec<i64> = d.iter().copied().filter(|&x| x != 0).collect();
+            if scoring.len() > 1 || scoring.iter().any(|&x| !(1..=80).contains(&x)) {
+                return Err(entered::impossible(format!(
+                    "deal {}: {d:?}; in a Dump deal one side at most scores, 1 to 80 (what it took over 80 of 160)",
+                    k + 1
+                )));
+            }
+        }
+        if e.totals.iter().any(|&t| t < 0) {
+            return Err(entered::impossible("Dump totals are never negative"));
+        }
+        e.reached_last(e.int("target", 100), "side")
+    }
 
     fn new(config: DumpConfig, players: usize, dealing: Dealing) -> Result<Dump, DumpError> {
         if players != 2 && players != 4 {
