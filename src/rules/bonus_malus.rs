@@ -215,7 +215,7 @@ pub enum BonusMalusError {
     BadTarget(i64),
     #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
     BadDealer { max: usize, got: usize },
-    #[error("the match is finished; nothing more can be recorded")]
+    #[error("{}", super::MATCH_FINISHED_DETAIL)]
     MatchFinished,
     #[error("no deal is in progress: the table records a deal first")]
     DealExpected,
@@ -271,7 +271,7 @@ impl RuleError for BonusMalusError {
         match self {
             PlayerCount(_) => "bad_player_count",
             BadTarget(_) | BadDealer { .. } => "invalid_config",
-            MatchFinished => "match_finished",
+            MatchFinished => super::MATCH_FINISHED,
             DealExpected => "deal_expected",
             DealInProgress => "deal_in_progress",
             TableActionOnly(_) => "table_action_only",
@@ -1098,8 +1098,12 @@ impl Game for BonusMalus {
         }
     }
 
-    fn needs_seed(&self, action: &Action) -> bool {
-        self.dealing == Dealing::Service && matches!(action, Action::Deal { .. })
+    fn dealing(&self) -> Dealing {
+        self.dealing
+    }
+
+    fn is_deal(action: &Action) -> bool {
+        matches!(action, Action::Deal { .. })
     }
 
     fn apply(
@@ -1239,13 +1243,9 @@ impl Game for BonusMalus {
     }
 
     fn dealer(&self) -> Option<usize> {
-        if self.deal.is_some() {
-            Some(self.dealer_of(self.round))
-        } else if self.finished {
-            None
-        } else {
-            Some(self.next_dealer())
-        }
+        super::dealer_now(self.deal.is_some(), self.finished, self.round, |r| {
+            self.dealer_of(r)
+        })
     }
 
     fn rounds_completed(&self) -> u32 {

@@ -98,7 +98,7 @@ pub enum ClubsError {
     PlayerCount(usize),
     #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
     BadDealer { max: usize, got: usize },
-    #[error("the match is finished; nothing more can be recorded")]
+    #[error("{}", super::MATCH_FINISHED_DETAIL)]
     MatchFinished,
     #[error("no deal is in progress: the table records a deal first")]
     DealExpected,
@@ -168,7 +168,7 @@ impl RuleError for ClubsError {
         match self {
             PlayerCount(_) => "bad_player_count",
             BadDealer { .. } => "invalid_config",
-            MatchFinished => "match_finished",
+            MatchFinished => super::MATCH_FINISHED,
             DealExpected => "deal_expected",
             DealInProgress => "deal_in_progress",
             TableActionOnly(_) => "table_action_only",
@@ -1000,8 +1000,12 @@ impl Game for Clubs {
         }
     }
 
-    fn needs_seed(&self, action: &Action) -> bool {
-        self.dealing == Dealing::Service && matches!(action, Action::Deal {})
+    fn dealing(&self) -> Dealing {
+        self.dealing
+    }
+
+    fn is_deal(action: &Action) -> bool {
+        matches!(action, Action::Deal {})
     }
 
     fn apply(
@@ -1114,13 +1118,9 @@ impl Game for Clubs {
     }
 
     fn dealer(&self) -> Option<usize> {
-        if self.deal.is_some() {
-            Some(self.dealer_of(self.round))
-        } else if self.finished {
-            None
-        } else {
-            Some(self.next_dealer())
-        }
+        super::dealer_now(self.deal.is_some(), self.finished, self.round, |r| {
+            self.dealer_of(r)
+        })
     }
 
     fn rounds_completed(&self) -> u32 {

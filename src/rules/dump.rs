@@ -102,7 +102,7 @@ pub enum DumpError {
     BadTarget(i64),
     #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
     BadDealer { max: usize, got: usize },
-    #[error("the match is finished; nothing more can be recorded")]
+    #[error("{}", super::MATCH_FINISHED_DETAIL)]
     MatchFinished,
     #[error("no deal is in progress: the table records a deal first")]
     DealExpected,
@@ -153,7 +153,7 @@ impl RuleError for DumpError {
         match self {
             PlayerCount(_) => "bad_player_count",
             BadTarget(_) | BadDealer { .. } => "invalid_config",
-            MatchFinished => "match_finished",
+            MatchFinished => super::MATCH_FINISHED,
             DealExpected => "deal_expected",
             DealInProgress => "deal_in_progress",
             TableActionOnly(_) => "table_action_only",
@@ -638,8 +638,12 @@ impl Game for Dump {
         }
     }
 
-    fn needs_seed(&self, action: &Action) -> bool {
-        self.dealing == Dealing::Service && matches!(action, Action::Deal {})
+    fn dealing(&self) -> Dealing {
+        self.dealing
+    }
+
+    fn is_deal(action: &Action) -> bool {
+        matches!(action, Action::Deal {})
     }
 
     fn apply(
@@ -747,13 +751,9 @@ impl Game for Dump {
     }
 
     fn dealer(&self) -> Option<usize> {
-        if self.deal.is_some() {
-            Some(self.dealer_of(self.round))
-        } else if self.finished {
-            None
-        } else {
-            Some(self.next_dealer())
-        }
+        super::dealer_now(self.deal.is_some(), self.finished, self.round, |r| {
+            self.dealer_of(r)
+        })
     }
 
     fn rounds_completed(&self) -> u32 {

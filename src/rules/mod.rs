@@ -353,8 +353,14 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     fn to_act(&self) -> ToAct;
     /// What `actor` may do now (`apply` accepts exactly these, for enumerable games).
     fn legal_actions(&self, actor: Actor) -> Vec<Self::Action>;
-    /// Whether `action` needs a service shuffle seed (a deal in service dealing).
-    fn needs_seed(&self, action: &Self::Action) -> bool;
+    /// Who deals the match's cards.
+    fn dealing(&self) -> Dealing;
+    /// Whether `action` is a deal: the action the service shuffles for in service dealing.
+    fn is_deal(action: &Self::Action) -> bool;
+    /// Whether `action` needs a service shuffle seed: a deal in service dealing, in every game.
+    fn needs_seed(&self, action: &Self::Action) -> bool {
+        self.dealing() == Dealing::Service && Self::is_deal(action)
+    }
     /// Validates and applies `action` by `actor`; on error the state is untouched.
     fn apply(
         &mut self,
@@ -423,6 +429,29 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
 pub fn dealer_of(first_dealer: usize, round: u32, players: usize) -> usize {
     (first_dealer + round.saturating_sub(1) as usize) % players.max(1)
 }
+
+/// [`Game::dealer`] of a game dealt round by round from a first dealer: the dealer of the deal
+/// under way (`round`, from 1), or between deals the next one's; none once the match is over.
+/// `dealer_of` gives the dealer of a round.
+pub fn dealer_now(
+    deal_under_way: bool,
+    finished: bool,
+    round: u32,
+    dealer_of: impl Fn(u32) -> usize,
+) -> Option<usize> {
+    if deal_under_way {
+        Some(dealer_of(round))
+    } else if finished {
+        None
+    } else {
+        Some(dealer_of(round + 1))
+    }
+}
+
+/// The code of every game's refusal of an action once the match is over.
+pub const MATCH_FINISHED: &str = "match_finished";
+/// The detail of that refusal, in the games that have no word of their own for the match's end.
+pub const MATCH_FINISHED_DETAIL: &str = "the match is finished; nothing more can be recorded";
 
 /// A game's catalogue entry.
 #[derive(Clone, Debug, Serialize, ToSchema)]

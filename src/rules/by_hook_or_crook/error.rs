@@ -16,7 +16,7 @@ pub enum BhocError {
     PlayerCount(usize),
     #[error("config: {0}")]
     InvalidConfig(String),
-    #[error("the match is finished; nothing more can be recorded")]
+    #[error("{}", crate::rules::MATCH_FINISHED_DETAIL)]
     MatchFinished,
     #[error("the collection cards are not dealt yet: the table records a deal first")]
     DealExpected,
@@ -107,7 +107,7 @@ impl RuleError for BhocError {
         match self {
             PlayerCount(_) => "bad_player_count",
             InvalidConfig(_) => "invalid_config",
-            MatchFinished => "match_finished",
+            MatchFinished => crate::rules::MATCH_FINISHED,
             DealExpected => "deal_expected",
             AlreadyDealt => "already_dealt",
             TableActionOnly(_) => "table_action_only",

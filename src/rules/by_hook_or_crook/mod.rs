@@ -386,8 +386,12 @@ impl Game for ByHookOrCrook {
         self.legal(actor)
     }
 
-    fn needs_seed(&self, action: &Action) -> bool {
-        self.dealing == Dealing::Service && matches!(action, Action::Deal { .. })
+    fn dealing(&self) -> Dealing {
+        self.dealing
+    }
+
+    fn is_deal(action: &Action) -> bool {
+        matches!(action, Action::Deal { .. })
     }
 
     fn apply(

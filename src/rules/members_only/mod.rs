@@ -1333,8 +1333,12 @@ impl Game for MembersOnly {
         }
     }
 
-    fn needs_seed(&self, action: &Action) -> bool {
-        self.dealing == Dealing::Service && matches!(action, Action::Deal { .. })
+    fn dealing(&self) -> Dealing {
+        self.dealing
+    }
+
+    fn is_deal(action: &Action) -> bool {
+        matches!(action, Action::Deal { .. })
     }
 
     fn apply(
@@ -1545,13 +1549,9 @@ impl Game for MembersOnly {
     }
 
     fn dealer(&self) -> Option<usize> {
-        if self.heat.is_some() {
-            Some(self.dealer_of(self.round))
-        } else if self.finished {
-            None
-        } else {
-            Some(self.dealer_of(self.round + 1))
-        }
+        super::dealer_now(self.heat.is_some(), self.finished, self.round, |r| {
+            self.dealer_of(r)
+        })
     }
 
     fn rounds_completed(&self) -> u32 {
