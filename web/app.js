@@ -58,14 +58,17 @@ function sortCards(cards) {
 
 // ---------- games ----------
 
-const TRICK_GAMES = ["clubs", "dump", "bonus-malus"];
+// A trick game's table (Clubs, Dump, Bonus-Malus, and any other whose model has them): the trick
+// on the table and the tricks taken, drawn by one panel. Told by the table's model, not by a list
+// of game ids, so that a new trick game is drawn without an edit here.
+const isTrickTable = (t) => Array.isArray(t.trick);
 
 // ---------- the create page ----------
 
 async function createPage() {
   setConn("", "");
   const list = await games();
-  const state = { game: list[0]?.id || "clubs", n: 4, dealing: "service" };
+  const state = { game: list[0]?.id, n: 4, dealing: "service" };
   const names = ["Ada", "Ben", "Cy", "Di", "Eve", "Fay", "Gus", "Hal"];
   const root = h("div");
   const tournamentForm = newTournamentForm(list);
@@ -439,7 +442,7 @@ function playersPanel(v, me) {
 function tablePanel(v) {
   const t = v.table || {};
   const names = v.players.map((p) => p.name);
-  if (TRICK_GAMES.includes(v.game)) {
+  if (isTrickTable(t)) {
     const trick = t.trick || [];
     const last = (t.tricks || []).at(-1);
     return h("div", { class: "felt", id: "table" },

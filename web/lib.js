@@ -50,6 +50,9 @@ export function say(where, cls, text) {
   if (box) box.replaceChildren(...(text ? [h("div", { class: `msg ${cls}`, role: cls === "bad" ? "alert" : null }, text)] : []));
 }
 
+// The sides of a partnership game (RULES.md: 4 players, seats 0 & 2 against 1 & 3), or null.
+// `GET /v1/games` does not say which games play in partnerships (its entries carry the id, title,
+// player counts and default options only), so the two are named here.
 export function partnerships(game, n) {
   return (game === "dump" || game === "bonus-malus") && n === 4 ? [[0, 2], [1, 3]] : null;
 }

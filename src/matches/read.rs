@@ -79,9 +79,9 @@ impl Matches {
                 // spec's range), this match just has fewer.
                 return Err(MatchError::NoSuchSeat(e.players.len()));
             }
-            // In service dealing a seat's legal list shows its hand (its own token only); in By
-            // Hook or Crook it can show the seat's sealed choices (its own token or the host's).
-            let private = e.dealing == Dealing::Service || e.row.game == "by-hook-or-crook";
+            // In service dealing a seat's legal list shows its hand (its own token only); in some
+            // games it can show the seat's sealed choices (its own token or the host's).
+            let private = e.dealing == Dealing::Service || e.game.legal_list_private();
             let allowed = role == Some(Role::Seat(s))
                 || (e.dealing == Dealing::Table && role == Some(Role::Host));
             if private && !allowed {

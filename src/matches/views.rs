@@ -151,11 +151,11 @@ pub struct MatchView {
     /// Whether the table (the host token, `seat: null`) is expected to act.
     pub table_to_act: bool,
     /// The game's public state (`trick`, `leader`, `revokes`, ...): the game's table model.
-    #[schema(value_type = crate::routes::spec::GameTable)]
+    #[schema(value_type = crate::rules::spec::GameTable)]
     pub table: Box<RawValue>,
     /// With a seat token: that seat's private state (`seat`, `hand`, ...), the game's seat
     /// model. Otherwise null.
-    #[schema(value_type = Option<crate::routes::spec::GameSeat>)]
+    #[schema(value_type = Option<crate::rules::spec::GameSeat>)]
     pub you: Option<Box<RawValue>>,
     /// The score sheet.
     #[schema(value_type = ScoreSheet)]
@@ -189,7 +189,7 @@ pub struct ActionRequest {
     #[schema(minimum = 0, maximum = 15)]
     pub seat: Option<usize>,
     /// The action, `{type, ...}`, from the match's game vocabulary.
-    #[schema(value_type = crate::routes::spec::GameAction)]
+    #[schema(value_type = crate::rules::spec::GameAction)]
     pub action: Value,
 }
 
@@ -207,7 +207,7 @@ pub struct EventView {
     /// The action as recorded (private parts shown only to whom they belong: a sealed choice is
     /// `{type, sealed: true}` to the others until revealed, a Members Only discard `hidden`); null
     /// for an undo.
-    #[schema(value_type = Option<crate::routes::spec::LoggedAction>)]
+    #[schema(value_type = Option<crate::rules::spec::LoggedAction>)]
     pub action: Option<Value>,
     /// For an undo: the seq of the retracted event.
     pub retracts: Option<i64>,
@@ -217,7 +217,7 @@ pub struct EventView {
     pub round: u32,
     /// What it produced (trick won, revoke spotted, round scored...): the game's outcomes, or
     /// for an undo the `retracted` outcome.
-    #[schema(value_type = Vec<crate::routes::spec::GameOutcome>)]
+    #[schema(value_type = Vec<crate::rules::spec::GameOutcome>)]
     pub outcome: Value,
     /// Service dealing: SHA-256 (hex) of the shuffle seed, published with the deal.
     pub commitment: Option<String>,
@@ -288,7 +288,7 @@ pub struct Legal {
     pub seat: Option<usize>,
     /// Each action `apply` would accept now (enumerable actions; tallies are not listed), from
     /// the match's game vocabulary.
-    #[schema(value_type = Vec<crate::routes::spec::GameAction>)]
+    #[schema(value_type = Vec<crate::rules::spec::GameAction>)]
     pub actions: Vec<Value>,
 }
 

@@ -1,108 +1,21 @@
-//! The OpenAPI document: its `info`, the bearer scheme, and the union of every game's action
-//! vocabulary (so the spec shows each game's actions).
+//! The OpenAPI document: its `info`, the bearer scheme, links, and the finishing touches the
+//! derive macros cannot express. The unions of the games' models it lists are built next to the
+//! game registry (`rules::spec`).
 
-use serde::Serialize;
 use utoipa::{
     openapi::{
         link::Link,
-        schema::{AdditionalProperties, AnyOf, Ref, Schema},
+        schema::{AdditionalProperties, AnyOf, Schema},
         security::{HttpAuthScheme, HttpBuilder, SecurityScheme},
         RefOr,
     },
-    Modify, OpenApi, ToSchema,
+    Modify, OpenApi,
 };
 
-use crate::rules::{members_only, with_games, Game};
-
-/// Defines a union of one model per registered game (`with_games!`): a marker type whose schema
-/// is the `anyOf` of every game's `Game::$model` (references; the models themselves, and what they
-/// refer to, are registered with it), plus `$extra` models. The order of the branches is settled
-/// in [`finish`] (see [`order_union`]).
-macro_rules! game_union {
-    ({ $name:ident, $model:ident, [$($extra:ty),*], $doc:literal }
-     $($variant:ident($module:ident :: $game:ident),)*) => {
-        #[doc = $doc]
-        #[derive(Serialize)]
-        pub struct $name;
-
-        impl utoipa::PartialSchema for $name {
-            fn schema() -> RefOr<Schema> {
-                let mut any = AnyOf::new();
-                $(any.items.push(RefOr::Ref({
-                    let mut r = Ref::from_schema_name(
-                        <<crate::rules::$module::$game as Game>::$model as ToSchema>::name(),
-                    );
-                    r.description = <crate::rules::$module::$game as Game>::TITLE.into();
-                    r
-                }));)*
-                $(any.items.push(RefOr::Ref(Ref::from_schema_name(<$extra as ToSchema>::name())));)*
-                any.description = Some($doc.into());
-                Schema::AnyOf(any).into()
-            }
-        }
-
-        impl ToSchema for $name {
-            fn schemas(out: &mut Vec<(String, RefOr<Schema>)>) {
-                $(register::<<crate::rules::$module::$game as Game>::$model>(out);)*
-                $(register::<$extra>(out);)*
-            }
-        }
-    };
-}
-
-/// Adds `T`'s schema, and those it refers to, to `out`.
-fn register<T: ToSchema>(out: &mut Vec<(String, RefOr<Schema>)>) {
-    out.push((T::name().into_owned(), T::schema()));
-    T::schemas(out);
-}
-
-with_games!(game_union! {
-    GameAction, Action, [],
-    "An action of the match's game: `{type, ...}`, one of the actions of that game's vocabulary (`GET /v1/games` lists the games)."
-});
-with_games!(game_union! {
-    GameTable, Table, [],
-    "A game's public state (`table` in the match view): one model per game."
-});
-with_games!(game_union! {
-    GameSeat, Seat, [],
-    "A seat's private state (`you` in the match view): one model per game."
-});
-with_games!(game_union! {
-    GameOutcome, Outcome, [crate::matches::views::UndoOutcome],
-    "One thing an event produced (`outcome` in the log): the game's outcomes, or an undo's."
-});
-with_games!(game_union! {
-    GameRoundDetail, RoundDetail, [],
-    "The raw figures of a scored round (`detail` of a score sheet round): one model per game."
-});
-
-/// The options of a game (`config` of a new match), one model per game: registered so that the
-/// spec documents each game's options (a new match's `config` is checked by its game: 422
-/// `invalid_config`).
-macro_rules! game_configs {
-    ({} $($variant:ident($module:ident :: $game:ident),)*) => {
-        fn game_configs(out: &mut Vec<(String, RefOr<Schema>)>) {
-            $(register::<<crate::rules::$module::$game as Game>::Config>(out);)*
-        }
-    };
-}
-with_games!(game_configs! {});
-
-/// An action as the log shows it to one viewer (`EventView.action`): the action as recorded, or,
-/// where it is private to its seat, what this viewer may see of it.
-#[derive(Serialize, ToSchema)]
-#[serde(untagged)]
-pub enum LoggedAction {
-    /// A sealed choice not revealed to this viewer (By Hook or Crook's locations, cards and
-    /// exhibits, Members Only's final choices; a retracted one for ever): only its type. (First:
-    /// Members Only's `final` action has no required field but its type.)
-    Sealed(crate::rules::SealedAction),
-    /// Members Only: a final choice once revealed, to anyone but its seat: the discard withheld.
-    MembersOnlyFinal(members_only::MembersOnlyFinalShown),
-    /// The action as recorded (every public action, and a seat's own actions to that seat).
-    Action(GameAction),
-}
+use crate::rules::spec::{
+    game_configs, GameAction, GameOutcome, GameRoundDetail, GameSeat, GameTable, LoggedAction,
+    GAME_UNIONS,
+};
 
 /// The derived unions that utoipa writes `oneOf` and the spec writes `anyOf` (see [`finish`]); the
 /// game unions (`game_union!`) are built `anyOf`.
@@ -268,15 +181,6 @@ pub fn finish(api: &mut utoipa::openapi::OpenApi) {
         &[("GetPlayer", "get_player", "The player")],
     );
 }
-
-/// The unions of one model per game (`game_union!`), whose order [`order_union`] settles.
-const GAME_UNIONS: &[&str] = &[
-    "GameAction",
-    "GameTable",
-    "GameSeat",
-    "GameOutcome",
-    "GameRoundDetail",
-];
 
 /// The order of a union's branches (indices into `branches`, a JSON array of schemas or
 /// references into `components`) for generated clients that take the first model whose required

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use utoipa::ToSchema;
 
+use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
@@ -214,7 +215,7 @@ pub enum BonusMalusError {
     BadTarget(i64),
     #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
     BadDealer { max: usize, got: usize },
-    #[error("the match is finished; nothing more can be recorded")]
+    #[error("{}", super::MATCH_FINISHED_DETAIL)]
     MatchFinished,
     #[error("no deal is in progress: the table records a deal first")]
     DealExpected,
@@ -270,7 +271,7 @@ impl RuleError for BonusMalusError {
         match self {
             PlayerCount(_) => "bad_player_count",
             BadTarget(_) | BadDealer { .. } => "invalid_config",
-            MatchFinished => "match_finished",
+            MatchFinished => super::MATCH_FINISHED,
             DealExpected => "deal_expected",
             DealInProgress => "deal_in_progress",
             TableActionOnly(_) => "table_action_only",
@@ -990,6 +991,36 @@ impl Game for BonusMalus {
     type RoundDetail = BonusMalusRoundDetail;
     type Error = BonusMalusError;
 
+    const DUPLICATE: bool = true;
+
+    /// docs/rules.md#bonus-malus-values: a plus total scores, multiplied by the deal's number; cards are
+    /// worth multiples of 5, at most 130 + 65 = 195 before the multiplier; with two sides only
+    /// one can be plus.
+    fn check_entered(e: &Entered<'_>) -> Result<(), EntryError> {
+        // n is at most the quick log's 200 deals: 195 × n is far inside i64.
+        for (k, d) in e.deals.iter().enumerate() {
+            let n = k as i64 + 1;
+            if d.iter().any(|&x| x < 0 || x % (5 * n) != 0 || x > 195 * n) {
+                return Err(entered::impossible(format!(
+                    "deal {n}: {d:?}; Bonus-Malus deal {n} scores 0 or a multiple of {} up to {}",
+                    5 * n,
+                    195 * n
+                )));
+            }
+            if e.units == 2 && d.iter().filter(|&&x| x > 0).count() > 1 {
+                return Err(entered::impossible(format!(
+                    "deal {n}: {d:?}; with two sides only the one with a plus total scores"
+                )));
+            }
+        }
+        if e.totals.iter().any(|&t| t < 0 || t % 5 != 0) {
+            return Err(entered::impossible(
+                "Bonus-Malus totals are sums of multiples of 5, never negative",
+            ));
+        }
+        e.reached_last(e.int("target", 155), "player or side")
+    }
+
     fn new(
         config: BonusMalusConfig,
         players: usize,
@@ -1067,8 +1098,12 @@ impl Game for BonusMalus {
         }
     }
 
-    fn needs_seed(&self, action: &Action) -> bool {
-        self.dealing == Dealing::Service && matches!(action, Action::Deal { .. })
+    fn dealing(&self) -> Dealing {
+        self.dealing
+    }
+
+    fn is_deal(action: &Action) -> bool {
+        matches!(action, Action::Deal { .. })
     }
 
     fn apply(
@@ -1208,13 +1243,9 @@ impl Game for BonusMalus {
     }
 
     fn dealer(&self) -> Option<usize> {
-        if self.deal.is_some() {
-            Some(self.dealer_of(self.round))
-        } else if self.finished {
-            None
-        } else {
-            Some(self.next_dealer())
-        }
+        super::dealer_now(self.deal.is_some(), self.finished, self.round, |r| {
+            self.dealer_of(r)
+        })
     }
 
     fn rounds_completed(&self) -> u32 {

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use utoipa::ToSchema;
 
+use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
@@ -97,7 +98,7 @@ pub enum ClubsError {
     PlayerCount(usize),
     #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
     BadDealer { max: usize, got: usize },
-    #[error("the match is finished; nothing more can be recorded")]
+    #[error("{}", super::MATCH_FINISHED_DETAIL)]
     MatchFinished,
     #[error("no deal is in progress: the table records a deal first")]
     DealExpected,
@@ -167,7 +168,7 @@ impl RuleError for ClubsError {
         match self {
             PlayerCount(_) => "bad_player_count",
             BadDealer { .. } => "invalid_config",
-            MatchFinished => "match_finished",
+            MatchFinished => super::MATCH_FINISHED,
             DealExpected => "deal_expected",
             DealInProgress => "deal_in_progress",
             TableActionOnly(_) => "table_action_only",
@@ -878,6 +879,51 @@ impl Game for Clubs {
     type RoundDetail = ClubsRoundDetail;
     type Error = ClubsError;
 
+    const DUPLICATE: bool = true;
+
+    /// docs/rules.md#clubs-tally: either way a deal's tallies add up to −26, a check on every deal; the
+    /// match ends after the deal in which any total reaches −100 or below.
+    fn check_entered(e: &Entered<'_>) -> Result<(), EntryError> {
+        for (k, d) in e.deals.iter().enumerate() {
+            let s = entered::sum(d)?;
+            if s != -26 {
+                return Err(entered::impossible(format!(
+                    "deal {}'s points sum to {s}; every Clubs deal sums to −26",
+                    k + 1
+                )));
+            }
+        }
+        let s = entered::sum(e.totals)?;
+        if s >= 0 || s % 26 != 0 {
+            return Err(entered::impossible(format!(
+                "the totals sum to {s}; every Clubs deal sums to −26, so the totals sum to −26 × the deals played"
+            )));
+        }
+        if e.totals.iter().all(|&t| t > -100) {
+            return Err(entered::impossible(
+                "the match ends after the deal in which a total reaches −100 or below; no total has",
+            ));
+        }
+        let mut running = vec![0; e.units];
+        for (k, d) in e
+            .deals
+            .iter()
+            .enumerate()
+            .take(e.deals.len().saturating_sub(1))
+        {
+            for (r, x) in running.iter_mut().zip(d) {
+                *r = entered::add(*r, *x)?;
+            }
+            if running.iter().any(|&r| r <= -100) {
+                return Err(entered::impossible(format!(
+                    "a total reached −100 after deal {}: the match ended there",
+                    k + 1
+                )));
+            }
+        }
+        Ok(())
+    }
+
     fn new(config: ClubsConfig, players: usize, dealing: Dealing) -> Result<Clubs, ClubsError> {
         if !(Self::MIN_PLAYERS..=Self::MAX_PLAYERS).contains(&players) {
             return Err(ClubsError::PlayerCount(players));
@@ -954,8 +1000,12 @@ impl Game for Clubs {
         }
     }
 
-    fn needs_seed(&self, action: &Action) -> bool {
-        self.dealing == Dealing::Service && matches!(action, Action::Deal {})
+    fn dealing(&self) -> Dealing {
+        self.dealing
+    }
+
+    fn is_deal(action: &Action) -> bool {
+        matches!(action, Action::Deal {})
     }
 
     fn apply(
@@ -1068,13 +1118,9 @@ impl Game for Clubs {
     }
 
     fn dealer(&self) -> Option<usize> {
-        if self.deal.is_some() {
-            Some(self.dealer_of(self.round))
-        } else if self.finished {
-            None
-        } else {
-            Some(self.next_dealer())
-        }
+        super::dealer_now(self.deal.is_some(), self.finished, self.round, |r| {
+            self.dealer_of(r)
+        })
     }
 
     fn rounds_completed(&self) -> u32 {

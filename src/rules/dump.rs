@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
+use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{deck_without_ranks, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
@@ -101,7 +102,7 @@ pub enum DumpError {
     BadTarget(i64),
     #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
     BadDealer { max: usize, got: usize },
-    #[error("the match is finished; nothing more can be recorded")]
+    #[error("{}", super::MATCH_FINISHED_DETAIL)]
     MatchFinished,
     #[error("no deal is in progress: the table records a deal first")]
     DealExpected,
@@ -152,7 +153,7 @@ impl RuleError for DumpError {
         match self {
             PlayerCount(_) => "bad_player_count",
             BadTarget(_) | BadDealer { .. } => "invalid_config",
-            MatchFinished => "match_finished",
+            MatchFinished => super::MATCH_FINISHED,
             DealExpected => "deal_expected",
             DealInProgress => "deal_in_progress",
             TableActionOnly(_) => "table_action_only",
@@ -556,6 +557,26 @@ impl Game for Dump {
     type RoundDetail = DumpRoundDetail;
     type Error = DumpError;
 
+    const DUPLICATE: bool = true;
+
+    /// docs/rules.md#dump-scoring: 160 card points a deal; the side with 81 or more scores the excess over
+    /// 80, 80–80 scores nothing; first to `target` at the end of a deal wins.
+    fn check_entered(e: &Entered<'_>) -> Result<(), EntryError> {
+        for (k, d) in e.deals.iter().enumerate() {
+            let scoring: Vec<i64> = d.iter().copied().filter(|&x| x != 0).collect();
+            if scoring.len() > 1 || scoring.iter().any(|&x| !(1..=80).contains(&x)) {
+                return Err(entered::impossible(format!(
+                    "deal {}: {d:?}; in a Dump deal one side at most scores, 1 to 80 (what it took over 80 of 160)",
+                    k + 1
+                )));
+            }
+        }
+        if e.totals.iter().any(|&t| t < 0) {
+            return Err(entered::impossible("Dump totals are never negative"));
+        }
+        e.reached_last(e.int("target", 100), "side")
+    }
+
     fn new(config: DumpConfig, players: usize, dealing: Dealing) -> Result<Dump, DumpError> {
         if players != 2 && players != 4 {
             return Err(DumpError::PlayerCount(players));
@@ -617,8 +638,12 @@ impl Game for Dump {
         }
     }
 
-    fn needs_seed(&self, action: &Action) -> bool {
-        self.dealing == Dealing::Service && matches!(action, Action::Deal {})
+    fn dealing(&self) -> Dealing {
+        self.dealing
+    }
+
+    fn is_deal(action: &Action) -> bool {
+        matches!(action, Action::Deal {})
     }
 
     fn apply(
@@ -726,13 +751,9 @@ impl Game for Dump {
     }
 
     fn dealer(&self) -> Option<usize> {
-        if self.deal.is_some() {
-            Some(self.dealer_of(self.round))
-        } else if self.finished {
-            None
-        } else {
-            Some(self.next_dealer())
-        }
+        super::dealer_now(self.deal.is_some(), self.finished, self.round, |r| {
+            self.dealer_of(r)
+        })
     }
 
     fn rounds_completed(&self) -> u32 {

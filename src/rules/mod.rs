@@ -7,18 +7,29 @@ pub mod by_hook_or_crook;
 pub mod cards;
 pub mod clubs;
 pub mod dump;
+pub mod entered;
 pub mod members_only;
+#[cfg(feature = "test-game")]
+pub mod odd_or_even;
 pub mod plus_minus;
 pub mod sheet;
+pub mod spec;
 pub mod trick;
 
-use std::fmt::{Debug, Display};
+use std::{
+    fmt::{Debug, Display},
+    ops::RangeInclusive,
+};
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use serde_json::{value::RawValue, Value};
 use utoipa::ToSchema;
 
-pub use self::{cards::Seed, sheet::ScoreSheet};
+pub use self::{
+    cards::Seed,
+    entered::{Entered, EntryError},
+    sheet::ScoreSheet,
+};
 
 /// Spec shapes the derive macros cannot express on a field: bounded array items and fixed-size
 /// arrays (`[u32; 2]` is an array of any length to utoipa). Used with `#[schema(schema_with = ..)]`
@@ -293,19 +304,33 @@ pub(crate) fn raw_json<T: Serialize + ?Sized>(model: &T) -> Box<RawValue> {
 pub trait Game: Clone + Send + Sync + Sized + 'static {
     /// The game's service id, e.g. `dump`.
     const ID: &'static str;
-    /// The game's title.
+    /// The game's human name (`title` in `GET /v1/games`; the page shows it), e.g.
+    /// `By Hook or Crook`.
     const TITLE: &'static str;
-    /// Fewest players.
+    /// Fewest players: [`Game::new`] is tried from this count to [`Game::MAX_PLAYERS`] (a
+    /// tournament's table sizes are those counts the options allow), any other is refused.
     const MIN_PLAYERS: usize;
     /// Most players.
     const MAX_PLAYERS: usize;
+    /// Whether duplicate play can repeat the game's deals at several tables of a tournament round
+    /// (a service deal derived from a seed, compared deal by deal).
+    const DUPLICATE: bool;
+    /// Whether a seat's legal list is private to that seat's token (and the host's in table
+    /// dealing) even when the table deals its own cards: the list shows something of the seat's
+    /// own that the table does not see (By Hook or Crook's sealed choices). In service dealing
+    /// every seat's list is private anyway (it shows the hand).
+    const LEGAL_LIST_PRIVATE: bool = false;
+    /// Why a result entered by hand (a tournament's quick log) does not have totals equal to the
+    /// sums of its deals, so that totals must be entered (Members Only: the final count is the
+    /// markers, not the heats' advances). None: the totals are the deals' sums.
+    const TOTALS_NOT_DEAL_SUMS: Option<&'static str> = None;
 
     /// Match options (defaults from docs/rules.md#match-options); unknown fields are refused.
     type Config: Serialize + DeserializeOwned + Default + Clone + Debug + utoipa::ToSchema;
     /// One action of the game's vocabulary (`{type, ...}`); unknown fields are refused.
     type Action: Serialize + DeserializeOwned + Clone + Debug + utoipa::ToSchema;
     /// The model of [`Game::table_view`]; the spec's `GameTable` lists every game's (built from
-    /// the registry, `routes/spec.rs`), and so for the three below. It has a required `phase`
+    /// the registry, `rules/spec.rs`), and so for the three below. It has a required `phase`
     /// field, the stage of play clients show (checked for every game by `tests/typed_views.rs`).
     type Table: Serialize + utoipa::ToSchema;
     /// The model of [`Game::seat_view`]. It has a required `seat` field, the seat it shows: the
@@ -318,6 +343,12 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     /// The game's illegal-action enum.
     type Error: RuleError;
 
+    /// Checks a finished table's result entered by hand (a tournament's quick log) against what
+    /// the game's rules fix: how a deal can score, how the match ends (a 422 `result_impossible`
+    /// otherwise). Its shape is checked before (one number per score column, within bounds, the
+    /// totals the deals' sums unless [`Game::TOTALS_NOT_DEAL_SUMS`]).
+    fn check_entered(entered: &Entered<'_>) -> Result<(), EntryError>;
+
     /// A new match; refuses a player count or option the game cannot play.
     fn new(config: Self::Config, players: usize, dealing: Dealing) -> Result<Self, Self::Error>;
     /// The options in force (with every default filled in).
@@ -326,8 +357,14 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     fn to_act(&self) -> ToAct;
     /// What `actor` may do now (`apply` accepts exactly these, for enumerable games).
     fn legal_actions(&self, actor: Actor) -> Vec<Self::Action>;
-    /// Whether `action` needs a service shuffle seed (a deal in service dealing).
-    fn needs_seed(&self, action: &Self::Action) -> bool;
+    /// Who deals the match's cards.
+    fn dealing(&self) -> Dealing;
+    /// Whether `action` is a deal: the action the service shuffles for in service dealing.
+    fn is_deal(action: &Self::Action) -> bool;
+    /// Whether `action` needs a service shuffle seed: a deal in service dealing, in every game.
+    fn needs_seed(&self, action: &Self::Action) -> bool {
+        self.dealing() == Dealing::Service && Self::is_deal(action)
+    }
     /// Validates and applies `action` by `actor`; on error the state is untouched.
     fn apply(
         &mut self,
@@ -397,6 +434,29 @@ pub fn dealer_of(first_dealer: usize, round: u32, players: usize) -> usize {
     (first_dealer + round.saturating_sub(1) as usize) % players.max(1)
 }
 
+/// [`Game::dealer`] of a game dealt round by round from a first dealer: the dealer of the deal
+/// under way (`round`, from 1), or between deals the next one's; none once the match is over.
+/// `dealer_of` gives the dealer of a round.
+pub fn dealer_now(
+    deal_under_way: bool,
+    finished: bool,
+    round: u32,
+    dealer_of: impl Fn(u32) -> usize,
+) -> Option<usize> {
+    if deal_under_way {
+        Some(dealer_of(round))
+    } else if finished {
+        None
+    } else {
+        Some(dealer_of(round + 1))
+    }
+}
+
+/// The code of every game's refusal of an action once the match is over.
+pub const MATCH_FINISHED: &str = "match_finished";
+/// The detail of that refusal, in the games that have no word of their own for the match's end.
+pub const MATCH_FINISHED_DETAIL: &str = "the match is finished; nothing more can be recorded";
+
 /// A game's catalogue entry.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct GameInfo {
@@ -449,14 +509,14 @@ pub enum SetupError {
 
 /// The game registry: the one list of implemented games, in catalogue order. Everything in the
 /// engine that enumerates games expands it (`AnyGame`, its dispatch, the catalogue, creation by
-/// id, the union vocabulary), and so does the spec (`routes/spec.rs`: the unions of the games'
+/// id, the union vocabulary), and so does the spec (`spec.rs`: the unions of the games'
 /// actions, views, outcomes and round details, from the models each game names in its `Game`
 /// impl, and the option schemas), so a new game is one line here. `$m` is called with
 /// `{ $args }` then the list, each entry `Variant(module::Type)`.
 macro_rules! with_games {
     ($m:ident! { $($args:tt)* }) => {
-        $m! {
-            { $($args)* }
+        $crate::rules::with_test_game! {
+            $m! { $($args)* }
             Dump(dump::Dump),
             MembersOnly(members_only::MembersOnly),
             Clubs(clubs::Clubs),
@@ -467,7 +527,24 @@ macro_rules! with_games {
     };
 }
 
-pub(crate) use with_games;
+/// The end of the registry: calls `$m` with `{ $args }` then the games. With the `test-game`
+/// feature (tests only: `tests/eighth_game.rs`) the throwaway eighth game is the registry's last
+/// line, and nothing else in the service names it.
+#[cfg(not(feature = "test-game"))]
+macro_rules! with_test_game {
+    ($m:ident! { $($args:tt)* } $($games:tt)*) => {
+        $m! { { $($args)* } $($games)* }
+    };
+}
+
+#[cfg(feature = "test-game")]
+macro_rules! with_test_game {
+    ($m:ident! { $($args:tt)* } $($games:tt)*) => {
+        $m! { { $($args)* } $($games)* OddOrEven(odd_or_even::OddOrEven), }
+    };
+}
+
+pub(crate) use {with_games, with_test_game};
 
 /// Defines [`AnyGame`] from the registry.
 macro_rules! define_any_game {
@@ -521,6 +598,18 @@ macro_rules! create_by_id {
             }
         )*
         Err(SetupError::UnknownGame(id.to_string()))
+    }};
+}
+
+/// `Some($f::<Game>(args))` for the registered game of id `$id`, None for an unknown id.
+macro_rules! on_id {
+    ({ $id:expr, $f:ident() } $($variant:ident($ty:ty),)*) => {{
+        let id: &str = $id;
+        $( if id == <$ty as Game>::ID { Some($f::<$ty>()) } else )* { None }
+    }};
+    ({ $id:expr, $f:ident($arg:expr) } $($variant:ident($ty:ty),)*) => {{
+        let id: &str = $id;
+        $( if id == <$ty as Game>::ID { Some($f::<$ty>($arg)) } else )* { None }
     }};
 }
 
@@ -609,6 +698,51 @@ impl AnyGame {
     /// The catalogue of implemented games.
     pub fn catalogue() -> Vec<GameInfo> {
         with_games!(map_games! { info() })
+    }
+
+    /// The player counts game `id` is played by (None: no such game). Its options may refuse
+    /// some of them (a partnership option, say).
+    pub fn player_counts(id: &str) -> Option<RangeInclusive<usize>> {
+        fn counts<G: Game>() -> RangeInclusive<usize> {
+            G::MIN_PLAYERS..=G::MAX_PLAYERS
+        }
+        with_games!(on_id! { id, counts() })
+    }
+
+    /// The games duplicate play can deal ([`Game::DUPLICATE`]), in catalogue order.
+    pub fn duplicate_games() -> Vec<&'static str> {
+        fn duplicate<G: Game>() -> Option<&'static str> {
+            G::DUPLICATE.then_some(G::ID)
+        }
+        let games: Vec<Option<&'static str>> = with_games!(map_games! { duplicate() });
+        games.into_iter().flatten().collect()
+    }
+
+    /// Checks a result of game `id` entered by hand ([`Game::check_entered`]); None: no such
+    /// game.
+    pub fn check_entered(id: &str, entered: &Entered<'_>) -> Option<Result<(), EntryError>> {
+        fn check<G: Game>(entered: &Entered<'_>) -> Result<(), EntryError> {
+            G::check_entered(entered)
+        }
+        with_games!(on_id! { id, check(entered) })
+    }
+
+    /// Why an entered result of game `id` has totals other than its deals' sums
+    /// ([`Game::TOTALS_NOT_DEAL_SUMS`]); None for a game whose totals are the sums, or no game.
+    pub fn totals_not_deal_sums(id: &str) -> Option<&'static str> {
+        fn why<G: Game>() -> Option<&'static str> {
+            G::TOTALS_NOT_DEAL_SUMS
+        }
+        with_games!(on_id! { id, why() }).flatten()
+    }
+
+    /// Whether a seat's legal list is private even in table dealing
+    /// ([`Game::LEGAL_LIST_PRIVATE`]).
+    pub fn legal_list_private(&self) -> bool {
+        fn private<G: Game>(_: &G) -> bool {
+            G::LEGAL_LIST_PRIVATE
+        }
+        each_game!(self, g => private(g))
     }
 
     /// A new match of game `id`.
@@ -787,6 +921,60 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn the_games_facts_come_from_each_game() {
+        // Duplicate play deals every game but By Hook or Crook (one deal of collection cards,
+        // not compared deal by deal), in catalogue order.
+        assert_eq!(
+            AnyGame::duplicate_games(),
+            ["dump", "members-only", "clubs", "bonus-malus", "plus-minus"]
+        );
+        // docs/rules.md's player counts, as a new match with the default options takes them (Dump: 2
+        // or 4; By Hook or Crook: 2 with its two-player variant, on by default), and no other count.
+        let rules: [(&str, &[usize]); 6] = [
+            ("dump", &[2, 4]),
+            ("members-only", &[3, 4, 5]),
+            ("clubs", &[3, 4]),
+            ("bonus-malus", &[2, 3, 4]),
+            ("plus-minus", &[2, 3, 4, 5, 6, 7, 8]),
+            ("by-hook-or-crook", &[2, 3, 4, 5]),
+        ];
+        let ids: Vec<&str> = AnyGame::catalogue().iter().map(|g| g.id).collect();
+        assert_eq!(ids, rules.map(|(id, _)| id));
+        for (id, counts) in rules {
+            let range = AnyGame::player_counts(id).unwrap();
+            let taken: Vec<usize> = (0..=20)
+                .filter(|&n| AnyGame::new(id, None, n, Dealing::Table).is_ok())
+                .collect();
+            assert_eq!(taken, counts, "{id}");
+            assert!(taken.iter().all(|n| range.contains(n)), "{id}");
+        }
+        assert_eq!(AnyGame::player_counts("chess"), None);
+        // Only By Hook or Crook's legal lists show sealed choices; only Members Only's entered
+        // totals are not its deals' sums.
+        for g in AnyGame::catalogue() {
+            let n = AnyGame::player_counts(g.id).unwrap().max().unwrap();
+            let game = AnyGame::new(g.id, None, n, Dealing::Table).unwrap();
+            assert_eq!(game.legal_list_private(), g.id == "by-hook-or-crook");
+            assert_eq!(
+                AnyGame::totals_not_deal_sums(g.id).is_some(),
+                g.id == "members-only"
+            );
+        }
+        assert_eq!(
+            AnyGame::check_entered(
+                "chess",
+                &Entered {
+                    config: &Value::Null,
+                    units: 2,
+                    totals: &[1, 2],
+                    deals: &[]
+                }
+            ),
+            None
+        );
+    }
 
     #[test]
     fn a_hidden_refusal_is_one_not_playable_answer_to_anyone_but_the_seat() {

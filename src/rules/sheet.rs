@@ -31,7 +31,7 @@ pub struct RoundScore {
     /// What the round adds to the totals, per seat or side, multiplier applied.
     pub points: Vec<i64>,
     /// The raw figures behind the points: the game's round detail model.
-    #[schema(value_type = crate::routes::spec::GameRoundDetail)]
+    #[schema(value_type = crate::rules::spec::GameRoundDetail)]
     pub detail: Value,
 }
 

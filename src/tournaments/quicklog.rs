@@ -3,30 +3,13 @@
 
 use serde_json::Value;
 
+use crate::rules::{
+    entered::{err, out_of_range, sum, Entered},
+    AnyGame,
+};
+
 /// Why entered totals are refused (422; `code` is the problem's code).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QuickLogError {
-    /// `result_missing`, `result_shape`, `points_out_of_range`, `result_totals_mismatch` or
-    /// `result_impossible`.
-    pub code: &'static str,
-    /// What is wrong, and what would be right.
-    pub message: String,
-}
-
-fn err(code: &'static str, message: impl Into<String>) -> QuickLogError {
-    QuickLogError {
-        code,
-        message: message.into(),
-    }
-}
-
-fn impossible(message: impl Into<String>) -> QuickLogError {
-    err("result_impossible", message)
-}
-
-fn out_of_range(message: impl Into<String>) -> QuickLogError {
-    err("points_out_of_range", message)
-}
+pub use crate::rules::entered::EntryError as QuickLogError;
 
 /// The most deals a result may list.
 const MAX_DEALS: usize = 200;
@@ -41,29 +24,12 @@ fn beyond_bound(line: &[i64]) -> Option<i64> {
         .find(|x| !(-MAX_POINTS..=MAX_POINTS).contains(x))
 }
 
-/// `a + b` of points. Within the bound (at most 200 deals of ±1,000,000) no sum comes near
-/// i64's ends; checked all the same, so that no later bound can make a sum wrap or panic.
-fn add(a: i64, b: i64) -> Result<i64, QuickLogError> {
-    a.checked_add(b)
-        .ok_or_else(|| out_of_range(format!("{a} + {b} is beyond any score")))
-}
-
-/// The sum of `points`, checked as [`add`] is.
-fn sum<'a>(points: impl IntoIterator<Item = &'a i64>) -> Result<i64, QuickLogError> {
-    points.into_iter().try_fold(0, |s, &x| add(s, x))
-}
-
-/// `a × b` of a bound, checked as [`add`] is.
-fn mul(a: i64, b: i64) -> Result<i64, QuickLogError> {
-    a.checked_mul(b)
-        .ok_or_else(|| out_of_range(format!("{a} × {b} is beyond any score")))
-}
-
 /// Checks a quick-logged result of `game` (service id) played with `config` (every default
 /// filled in) with `units` score columns (seats, or sides in partnership play). Totals, deals or
-/// both: with both, the totals must be the deals' sums (Members Only excepted: its final count is
-/// the markers, not the heats' advances); with deals only, the totals are their sums. The match
-/// is over, so the game's end must have been reached. Returns (totals, deals).
+/// both: with both, the totals must be the deals' sums (unless the game's final count is something
+/// else: `Game::TOTALS_NOT_DEAL_SUMS`, Members Only's markers); with deals only, the totals are
+/// their sums. The match is over, so the game's end must have been reached: what else a result
+/// must be is the game's own check (`Game::check_entered`). Returns (totals, deals).
 pub fn check(
     game: &str,
     config: &Value,
@@ -101,7 +67,8 @@ pub fn check(
     if let Some(t) = &totals {
         line("totals", t)?;
     }
-    let members_only = game == "members-only";
+    // Whether the game's final count is something other than the deals' sums (and why).
+    let not_deal_sums = AnyGame::totals_not_deal_sums(game);
     let deals = deals.unwrap_or_default();
     if deals.len() > MAX_DEALS {
         return Err(err("result_shape", format!("at most {MAX_DEALS} deals")));
@@ -114,7 +81,7 @@ pub fn check(
         .collect::<Result<Vec<i64>, _>>()?;
     let totals = match totals {
         Some(t) => {
-            if !deals.is_empty() && !members_only && t != sums {
+            if !deals.is_empty() && not_deal_sums.is_none() && t != sums {
                 return Err(err(
                     "result_totals_mismatch",
                     format!("the totals {t:?} are not the sums of the deals {sums:?}"),
@@ -122,13 +89,10 @@ pub fn check(
             }
             t
         }
-        None if members_only => {
-            return Err(err(
-                "result_missing",
-                "Members Only's final count is the markers standing at 5..10, not the heats' advances: enter `totals`",
-            ))
-        }
         None => {
+            if let Some(why) = not_deal_sums {
+                return Err(err("result_missing", format!("{why}: enter `totals`")));
+            }
             // Totals taken from the deals keep the bound an entered total keeps.
             if let Some(x) = beyond_bound(&sums) {
                 return Err(out_of_range(format!(
@@ -138,161 +102,15 @@ pub fn check(
             sums
         }
     };
-    let int = |key: &str, default: i64| config.get(key).and_then(Value::as_i64).unwrap_or(default);
-    // Whether some unit reached `target` only on the last deal (the match ends at the end of the
-    // deal in which somebody reaches it).
-    let reached_last = |target: i64, what: &str| -> Result<(), QuickLogError> {
-        if totals.iter().all(|&t| t < target) {
-            return Err(impossible(format!(
-                "the match ends when a {what} reaches {target}; the best total is {}",
-                totals.iter().max().unwrap_or(&0)
-            )));
-        }
-        if !deals.is_empty() {
-            let mut running = vec![0; units];
-            for (k, d) in deals[..deals.len() - 1].iter().enumerate() {
-                for (r, x) in running.iter_mut().zip(d) {
-                    *r = add(*r, *x)?;
-                }
-                if running.iter().any(|&r| r >= target) {
-                    return Err(impossible(format!(
-                        "a {what} reached {target} after deal {}: the match ended there, not after deal {}",
-                        k + 1,
-                        deals.len()
-                    )));
-                }
-            }
-        }
-        Ok(())
+    // What the game's own rules fix (each game's `Game::check_entered`).
+    let entered = Entered {
+        config,
+        units,
+        totals: &totals,
+        deals: &deals,
     };
-    match game {
-        // docs/rules.md#clubs-tally: either way a deal's tallies add up to −26, a check on every deal; the
-        // match ends after the deal in which any total reaches −100 or below.
-        "clubs" => {
-            for (k, d) in deals.iter().enumerate() {
-                let s = sum(d)?;
-                if s != -26 {
-                    return Err(impossible(format!(
-                        "deal {}'s points sum to {s}; every Clubs deal sums to −26",
-                        k + 1
-                    )));
-                }
-            }
-            let s = sum(&totals)?;
-            if s >= 0 || s % 26 != 0 {
-                return Err(impossible(format!(
-                    "the totals sum to {s}; every Clubs deal sums to −26, so the totals sum to −26 × the deals played"
-                )));
-            }
-            if totals.iter().all(|&t| t > -100) {
-                return Err(impossible(
-                    "the match ends after the deal in which a total reaches −100 or below; no total has",
-                ));
-            }
-            let mut running = vec![0; units];
-            for (k, d) in deals.iter().enumerate().take(deals.len().saturating_sub(1)) {
-                for (r, x) in running.iter_mut().zip(d) {
-                    *r = add(*r, *x)?;
-                }
-                if running.iter().any(|&r| r <= -100) {
-                    return Err(impossible(format!(
-                        "a total reached −100 after deal {}: the match ended there",
-                        k + 1
-                    )));
-                }
-            }
-        }
-        // docs/rules.md#dump-scoring: 160 card points a deal; the side with 81 or more scores the excess over
-        // 80, 80–80 scores nothing; first to `target` at the end of a deal wins.
-        "dump" => {
-            for (k, d) in deals.iter().enumerate() {
-                let scoring: Vec<i64> = d.iter().copied().filter(|&x| x != 0).collect();
-                if scoring.len() > 1 || scoring.iter().any(|&x| !(1..=80).contains(&x)) {
-                    return Err(impossible(format!(
-                        "deal {}: {d:?}; in a Dump deal one side at most scores, 1 to 80 (what it took over 80 of 160)",
-                        k + 1
-                    )));
-                }
-            }
-            if totals.iter().any(|&t| t < 0) {
-                return Err(impossible("Dump totals are never negative"));
-            }
-            reached_last(int("target", 100), "side")?;
-        }
-        // docs/rules.md#bonus-malus-values: a plus total scores, multiplied by the deal's number; cards are
-        // worth multiples of 5, at most 130 + 65 = 195 before the multiplier; with two sides only
-        // one can be plus.
-        "bonus-malus" => {
-            // n is at most MAX_DEALS (200): 195 × n is far inside i64.
-            for (k, d) in deals.iter().enumerate() {
-                let n = k as i64 + 1;
-                if d.iter().any(|&x| x < 0 || x % (5 * n) != 0 || x > 195 * n) {
-                    return Err(impossible(format!(
-                        "deal {n}: {d:?}; Bonus-Malus deal {n} scores 0 or a multiple of {} up to {}",
-                        5 * n,
-                        195 * n
-                    )));
-                }
-                if units == 2 && d.iter().filter(|&&x| x > 0).count() > 1 {
-                    return Err(impossible(format!(
-                        "deal {n}: {d:?}; with two sides only the one with a plus total scores"
-                    )));
-                }
-            }
-            if totals.iter().any(|&t| t < 0 || t % 5 != 0) {
-                return Err(impossible(
-                    "Bonus-Malus totals are sums of multiples of 5, never negative",
-                ));
-            }
-            reached_last(int("target", 155), "player or side")?;
-        }
-        // docs/rules.md#plus-minus-game-end: 50 for each man home, −20 for each on the stars, the number (1..24) for
-        // the others: a game scores −80 to 200 a seat; `rubber_games` games make the match.
-        "plus-minus" => {
-            let games = int("rubber_games", 5);
-            for (k, d) in deals.iter().enumerate() {
-                if d.iter().any(|&x| !(-80..=200).contains(&x)) {
-                    return Err(impossible(format!(
-                        "game {}: {d:?}; a P.M. game scores −80 to 200 a seat (four men)",
-                        k + 1
-                    )));
-                }
-            }
-            if !deals.is_empty() && deals.len() as i64 != games {
-                return Err(impossible(format!(
-                    "{} games entered; the rubber is {games} games",
-                    deals.len()
-                )));
-            }
-            // `rubber_games` is the match's option (1 to 100 once the game has checked it);
-            // this check takes any config, so its bounds are checked products.
-            let (least, most) = (mul(-80, games)?, mul(200, games)?);
-            if totals.iter().any(|&t| t < least || t > most) {
-                return Err(impossible(format!(
-                    "a P.M. rubber of {games} games totals {least} to {most} a seat"
-                )));
-            }
-        }
-        // docs/rules.md#members-only-game-end: each player adds his markers standing at 5..10: 0 to 50.
-        "members-only" => {
-            if totals.iter().any(|&t| !(0..=50).contains(&t)) {
-                return Err(impossible(
-                    "a Members Only total is the sum of five markers counting 5 to 10 each (or 0): 0 to 50",
-                ));
-            }
-            if deals.iter().flatten().any(|&x| !(0..=50).contains(&x)) {
-                return Err(impossible(
-                    "a heat advances a player's five markers by 0 to 10 each: 0 to 50",
-                ));
-            }
-        }
-        // By Hook or Crook: pawns only move forward.
-        _ => {
-            if totals.iter().chain(deals.iter().flatten()).any(|&x| x < 0) {
-                return Err(impossible("pawns only move forward: no negative numbers"));
-            }
-        }
-    }
+    AnyGame::check_entered(game, &entered)
+        .unwrap_or_else(|| Err(err("result_impossible", format!("no game '{game}'"))))?;
     Ok((totals, deals))
 }
 

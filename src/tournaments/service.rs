@@ -37,9 +37,6 @@ use crate::{
 const MAX_ENTRANTS: usize = 256;
 /// The most Swiss rounds.
 const MAX_ROUNDS: u32 = 30;
-/// The games whose deals duplicate play can repeat (By Hook or Crook has no shuffled deal to
-/// repeat: docs/rules.md#duplicate-games: it deals collection cards, but its play is not compared deal by deal).
-const DUPLICATE_GAMES: [&str; 5] = ["dump", "clubs", "bonus-malus", "plus-minus", "members-only"];
 
 /// The tournament service.
 pub struct Tournaments {
@@ -60,9 +57,12 @@ fn table_token(organiser_token: &str, match_id: &str, seat: Option<usize>) -> St
     sha256_hex(format!("clubroom-table:{organiser_token}:{match_id}:{role}").as_bytes())
 }
 
-/// The player counts `game` accepts with `config` and `dealing`, from 2 to 8.
+/// The player counts `game` accepts with `config` and `dealing`: those of the game's own range
+/// its options allow.
 fn allowed_sizes(game: &str, config: &Value, dealing: Dealing) -> Vec<usize> {
-    (2..=8)
+    AnyGame::player_counts(game)
+        .into_iter()
+        .flatten()
         .filter(|&n| AnyGame::new(game, Some(config.clone()), n, dealing).is_ok())
         .collect()
 }
@@ -81,15 +81,14 @@ fn settle_game(
     req: &CreateTournament,
     dealing: Dealing,
 ) -> Result<(String, Value), TournamentError> {
-    let probe = (2..=8).find_map(|n| {
+    let counts = AnyGame::player_counts(&req.game);
+    let probe = counts.clone().into_iter().flatten().find_map(|n| {
         AnyGame::new(&req.game, req.config.clone().map(Value::Object), n, dealing).ok()
     });
     let Some(probe) = probe else {
-        // No player count works: report the game's own refusal at its smallest count.
-        let min = AnyGame::catalogue()
-            .iter()
-            .find(|g| g.id == req.game)
-            .map_or(2, |g| g.min_players);
+        // No player count works: report the game's own refusal at its smallest count (an
+        // unknown game is refused whatever the count).
+        let min = counts.map_or(2, |c| *c.start());
         return Err(AnyGame::new(
             &req.game,
             req.config.clone().map(Value::Object),
@@ -134,10 +133,11 @@ fn check_duplicate(
     n: usize,
     table_size: usize,
 ) -> Result<(), TournamentError> {
-    if !DUPLICATE_GAMES.contains(&game) {
+    let games = AnyGame::duplicate_games();
+    if !games.contains(&game) {
         return Err(TournamentError::DuplicateNotDealt {
             game: game.to_string(),
-            games: DUPLICATE_GAMES.to_vec(),
+            games,
         });
     }
     if record == Record::Matches && dealing != Dealing::Service {

@@ -19,7 +19,7 @@ pub enum BhocError {
     #[error("config: {0}")]
     InvalidConfig(String),
     /// Any action once the match is over.
-    #[error("the match is finished; nothing more can be recorded")]
+    #[error("{}", crate::rules::MATCH_FINISHED_DETAIL)]
     MatchFinished,
     /// An action before the table has recorded the deal.
     #[error("the collection cards are not dealt yet: the table records a deal first")]
@@ -196,7 +196,7 @@ impl RuleError for BhocError {
         match self {
             PlayerCount(_) => "bad_player_count",
             InvalidConfig(_) => "invalid_config",
-            MatchFinished => "match_finished",
+            MatchFinished => crate::rules::MATCH_FINISHED,
             DealExpected => "deal_expected",
             AlreadyDealt => "already_dealt",
             TableActionOnly(_) => "table_action_only",

@@ -40,6 +40,7 @@ pub use self::{
     error::BhocError,
     items::Item,
 };
+use super::entered::{self, Entered, EntryError};
 use super::{Actor, Dealing, Game, Outcomes, ScoreSheet, Seed, ToAct};
 
 /// Most sets `legal_actions` lists for one exhibit (best first); bigger hands are rare.
@@ -309,6 +310,27 @@ impl Game for ByHookOrCrook {
     type RoundDetail = ByHookOrCrookRoundDetail;
     type Error = BhocError;
 
+    /// docs/rules.md#duplicate-games: one deal of collection cards, and play not compared deal by
+    /// deal: no duplicate play.
+    const DUPLICATE: bool = false;
+    /// A seat's legal list can show the choices it has sealed (a location, an action card, an
+    /// exhibit), which the table does not see even when it deals its own cards.
+    const LEGAL_LIST_PRIVATE: bool = true;
+
+    /// By Hook or Crook: pawns only move forward.
+    fn check_entered(e: &Entered<'_>) -> Result<(), EntryError> {
+        if e.totals
+            .iter()
+            .chain(e.deals.iter().flatten())
+            .any(|&x| x < 0)
+        {
+            return Err(entered::impossible(
+                "pawns only move forward: no negative numbers",
+            ));
+        }
+        Ok(())
+    }
+
     fn new(config: BhocConfig, players: usize, dealing: Dealing) -> Result<Self, BhocError> {
         if !(Self::MIN_PLAYERS..=Self::MAX_PLAYERS).contains(&players) {
             return Err(BhocError::PlayerCount(players));
@@ -364,8 +386,12 @@ impl Game for ByHookOrCrook {
         self.legal(actor)
     }
 
-    fn needs_seed(&self, action: &Action) -> bool {
-        self.dealing == Dealing::Service && matches!(action, Action::Deal { .. })
+    fn dealing(&self) -> Dealing {
+        self.dealing
+    }
+
+    fn is_deal(action: &Action) -> bool {
+        matches!(action, Action::Deal { .. })
     }
 
     fn apply(

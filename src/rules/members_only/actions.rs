@@ -242,7 +242,7 @@ impl RuleError for MembersOnlyError {
         match self {
             PlayerCount(_) => "bad_player_count",
             BadFirstPlayer { .. } => "invalid_config",
-            MatchFinished => "match_finished",
+            MatchFinished => crate::rules::MATCH_FINISHED,
             NoSuchSeat { .. } => "no_such_seat",
             DealExpected => "deal_expected",
             HeatInProgress(_) => "heat_in_progress",

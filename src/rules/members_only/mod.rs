@@ -21,6 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use super::entered::{self, Entered, EntryError};
 use super::{
     cards::Seed,
     sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
@@ -1180,6 +1181,26 @@ impl Game for MembersOnly {
     type RoundDetail = MembersOnlyRoundDetail;
     type Error = MembersOnlyError;
 
+    const DUPLICATE: bool = true;
+    const TOTALS_NOT_DEAL_SUMS: Option<&'static str> = Some(
+        "Members Only's final count is the markers standing at 5..10, not the heats' advances",
+    );
+
+    /// docs/rules.md#members-only-game-end: each player adds his markers standing at 5..10: 0 to 50.
+    fn check_entered(e: &Entered<'_>) -> Result<(), EntryError> {
+        if e.totals.iter().any(|&t| !(0..=50).contains(&t)) {
+            return Err(entered::impossible(
+                "a Members Only total is the sum of five markers counting 5 to 10 each (or 0): 0 to 50",
+            ));
+        }
+        if e.deals.iter().flatten().any(|&x| !(0..=50).contains(&x)) {
+            return Err(entered::impossible(
+                "a heat advances a player's five markers by 0 to 10 each: 0 to 50",
+            ));
+        }
+        Ok(())
+    }
+
     fn new(
         config: MembersOnlyConfig,
         players: usize,
@@ -1312,8 +1333,12 @@ impl Game for MembersOnly {
         }
     }
 
-    fn needs_seed(&self, action: &Action) -> bool {
-        self.dealing == Dealing::Service && matches!(action, Action::Deal { .. })
+    fn dealing(&self) -> Dealing {
+        self.dealing
+    }
+
+    fn is_deal(action: &Action) -> bool {
+        matches!(action, Action::Deal { .. })
     }
 
     fn apply(
@@ -1524,13 +1549,9 @@ impl Game for MembersOnly {
     }
 
     fn dealer(&self) -> Option<usize> {
-        if self.heat.is_some() {
-            Some(self.dealer_of(self.round))
-        } else if self.finished {
-            None
-        } else {
-            Some(self.dealer_of(self.round + 1))
-        }
+        super::dealer_now(self.heat.is_some(), self.finished, self.round, |r| {
+            self.dealer_of(r)
+        })
     }
 
     fn rounds_completed(&self) -> u32 {

@@ -372,7 +372,7 @@ impl RuleError for PlusMinusError {
         match self {
             PlayerCount(_) => "bad_player_count",
             BadDeck(_) | BadRubber(_) | BadDealer { .. } => "invalid_config",
-            MatchFinished => "match_finished",
+            MatchFinished => crate::rules::MATCH_FINISHED,
             DealExpected => "deal_expected",
             DealInProgress => "deal_in_progress",
             TableActionOnly(_) => "table_action_only",

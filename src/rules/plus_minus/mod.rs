@@ -29,6 +29,7 @@ use serde::Serialize;
 
 use utoipa::ToSchema;
 
+use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{shuffled, Seed},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
@@ -822,6 +823,37 @@ impl Game for PlusMinus {
     type RoundDetail = PlusMinusRoundDetail;
     type Error = PlusMinusError;
 
+    const DUPLICATE: bool = true;
+
+    /// docs/rules.md#plus-minus-game-end: 50 for each man home, −20 for each on the stars, the number (1..24) for
+    /// the others: a game scores −80 to 200 a seat; `rubber_games` games make the match.
+    fn check_entered(e: &Entered<'_>) -> Result<(), EntryError> {
+        let games = e.int("rubber_games", 5);
+        for (k, d) in e.deals.iter().enumerate() {
+            if d.iter().any(|&x| !(-80..=200).contains(&x)) {
+                return Err(entered::impossible(format!(
+                    "game {}: {d:?}; a P.M. game scores −80 to 200 a seat (four men)",
+                    k + 1
+                )));
+            }
+        }
+        if !e.deals.is_empty() && e.deals.len() as i64 != games {
+            return Err(entered::impossible(format!(
+                "{} games entered; the rubber is {games} games",
+                e.deals.len()
+            )));
+        }
+        // `rubber_games` is the match's option (1 to 100 once the game has checked it);
+        // this check takes any config, so its bounds are checked products.
+        let (least, most) = (entered::mul(-80, games)?, entered::mul(200, games)?);
+        if e.totals.iter().any(|&t| t < least || t > most) {
+            return Err(entered::impossible(format!(
+                "a P.M. rubber of {games} games totals {least} to {most} a seat"
+            )));
+        }
+        Ok(())
+    }
+
     fn new(
         config: PlusMinusConfig,
         players: usize,
@@ -948,8 +980,12 @@ impl Game for PlusMinus {
         }
     }
 
-    fn needs_seed(&self, action: &Action) -> bool {
-        self.dealing == Dealing::Service && matches!(action, Action::Deal {})
+    fn dealing(&self) -> Dealing {
+        self.dealing
+    }
+
+    fn is_deal(action: &Action) -> bool {
+        matches!(action, Action::Deal {})
     }
 
     fn apply(
