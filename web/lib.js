@@ -50,7 +50,7 @@ export function say(where, cls, text) {
   if (box) box.replaceChildren(...(text ? [h("div", { class: `msg ${cls}`, role: cls === "bad" ? "alert" : null }, text)] : []));
 }
 
-// The sides of a partnership game (RULES.md: 4 players, seats 0 & 2 against 1 & 3), or null.
+// The sides of a partnership game (docs/rules.md#partnerships: 4 players, seats 0 & 2 against 1 & 3), or null.
 // `GET /v1/games` does not say which games play in partnerships (its entries carry the id, title,
 // player counts and default options only), so the two are named here.
 export function partnerships(game, n) {
