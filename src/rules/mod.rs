@@ -494,7 +494,7 @@ pub enum SetupError {
     /// The player count is outside the game's range.
     #[error("{game} is played by {min} to {max} players, not {got}")]
     PlayerCount {
-        /// The game's id.
+        /// The game's title.
         game: &'static str,
         /// The fewest players the game seats.
         min: usize,
