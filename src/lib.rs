@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Clubroom: a REST companion for a real card or board game table.
 
 /// The one application builder shared by the server, the tests and the spec writer.

@@ -209,50 +209,92 @@ pub fn suit_value(suit: Suit) -> i64 {
 /// Why Bonus-Malus refused an action.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BonusMalusError {
+    /// A player count the game cannot seat, at creation (the count asked for).
     #[error("Bonus-Malus is played by 2 to 4 players (4 as partnerships), not {0}")]
     PlayerCount(usize),
+    /// A `target` option outside 1 to [`MAX_TARGET`], at creation (the target given).
     #[error("target must be 1 to {MAX_TARGET}, not {0}")]
     BadTarget(i64),
+    /// A `first_dealer` option that is not a seat of the match, at creation.
     #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
-    BadDealer { max: usize, got: usize },
+    BadDealer {
+        /// The highest seat of the match.
+        max: usize,
+        /// The seat given.
+        got: usize,
+    },
+    /// Any action once the match is over.
     #[error("{}", super::MATCH_FINISHED_DETAIL)]
     MatchFinished,
+    /// A play before the table has recorded the deal.
     #[error("no deal is in progress: the table records a deal first")]
     DealExpected,
+    /// A deal while the previous deal is still in progress.
     #[error("a deal is in progress: finish it (or tally it before any card is played) first")]
     DealInProgress,
+    /// A seat sent an action only the table records (the action's type).
     #[error("{0} is an action of the table (seat: null, host token)")]
     TableActionOnly(&'static str),
+    /// The table sent a play: only a seat plays a card.
     #[error("the table cannot play a card; say which seat plays it")]
     SeatActionOnly,
+    /// A play refused by the shared trick bookkeeping (turn, deck, card played, hand).
     #[error(transparent)]
     Play(PlayError),
+    /// Service dealing: a seat holding the led suit played another suit.
     #[error("seat {seat} holds {} and must follow suit ({led} was led)", led.one())]
-    MustFollowSuit { seat: usize, led: Suit },
+    MustFollowSuit {
+        /// The seat that played.
+        seat: usize,
+        /// The suit led to the trick.
+        led: Suit,
+    },
+    /// Service dealing: a seat holding no card of the led suit but a trump played another suit.
     #[error("seat {seat} cannot follow {} but holds {}: must trump ({trump} is trump)", led.name(), trump.one())]
-    MustTrump { seat: usize, led: Suit, trump: Suit },
+    MustTrump {
+        /// The seat that played.
+        seat: usize,
+        /// The suit led to the trick.
+        led: Suit,
+        /// The trick's trump suit.
+        trump: Suit,
+    },
+    /// Table dealing: a deal without `trump`, the suit showing on top of the stock.
     #[error(
         "in table dealing the deal records the suit showing on top of the stock: add \"trump\""
     )]
     TrumpRequired,
+    /// Service dealing: a deal with a `trump`; the service knows the stock.
     #[error("in service dealing the service knows the stock; a deal takes no \"trump\"")]
     TrumpNotTaken,
+    /// Table dealing: a play while the suit now on top of the stock is still to be recorded
+    /// (after a trick's draws).
     #[error("the table records the suit now showing on top of the stock (stock_top) before the next lead")]
     StockTopExpected,
+    /// A `stock_top` when no stock top is awaited (why not).
     #[error("{0}")]
     StockTopNotExpected(&'static str),
+    /// A `stock_top` naming a suit whose 13 cards are all known to be outside the stock (the
+    /// suit).
     #[error("no {} can be on top of the stock: all 13 are accounted for (played, or drawn with the suit showing)", .0.name())]
     SuitExhausted(Suit),
+    /// A tally in service dealing, where every card is played.
     #[error("tally is for table dealing only; with service dealing every card is played")]
     TallyNeedsTableDealing,
+    /// A tally after cards of the deal in progress have been played.
     #[error("a tally records a whole deal: it cannot follow cards already played in this deal")]
     TallyMidDeal,
+    /// A tally whose counts do not add up: a suit's 13 cards, or the cards taken in a deal
+    /// (why).
     #[error("tally: {0}")]
     TallySum(String),
+    /// A tally with the wrong number of entries, or a count that is not whole tricks (why).
     #[error("tally: {0}")]
     TallyInconsistent(String),
+    /// A service deal without the service's shuffle seed.
     #[error("a service deal needs the service's shuffle seed")]
     SeedMissing,
+    /// A seed sent with a deal in table dealing.
     #[error("in table dealing the cards are dealt at the table; no seed is taken")]
     SeedNotTaken,
 }

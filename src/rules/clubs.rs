@@ -94,52 +94,97 @@ pub struct Taken {
 /// Why Clubs refused an action.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ClubsError {
+    /// A player count the game cannot seat, at creation (the count asked for).
     #[error("Clubs is played by 3 or 4 players, not {0}")]
     PlayerCount(usize),
+    /// A `first_dealer` option that is not a seat of the match, at creation.
     #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
-    BadDealer { max: usize, got: usize },
+    BadDealer {
+        /// The highest seat of the match.
+        max: usize,
+        /// The seat given.
+        got: usize,
+    },
+    /// Any action once the match is over.
     #[error("{}", super::MATCH_FINISHED_DETAIL)]
     MatchFinished,
+    /// A play before the table has recorded the deal.
     #[error("no deal is in progress: the table records a deal first")]
     DealExpected,
+    /// A deal while the previous deal is still in progress.
     #[error("a deal is in progress: finish it (or tally it before any card is played) first")]
     DealInProgress,
+    /// A seat sent an action only the table records (the action's type).
     #[error("{0} is an action of the table (seat: null, host token)")]
     TableActionOnly(&'static str),
+    /// The table sent a play: only a seat plays a card.
     #[error("the table cannot play a card; say which seat plays it")]
     SeatActionOnly,
+    /// Table dealing, the deal's opening lead: a seat the match does not have.
     #[error("seat {seat} is not at this table (seats 0 to {})", players - 1)]
-    NoSuchSeat { seat: usize, players: usize },
+    NoSuchSeat {
+        /// The seat named.
+        seat: usize,
+        /// The number of players.
+        players: usize,
+    },
+    /// A play refused by the shared trick bookkeeping (turn, deck, card played, hand).
     #[error(transparent)]
     Play(PlayError),
+    /// A deal's first card other than its opening card (2♣, or 3♣ when 2♣ is face down).
     #[error("the holder of 2♣ leads it to the first trick{}", if *three_players { " (3♣ when 2♣ is the face-down card)" } else { "" })]
-    MustLeadTwoOfClubs { three_players: bool },
+    MustLeadTwoOfClubs {
+        /// Whether the match has 3 players (then 3♣ may open instead).
+        three_players: bool,
+    },
+    /// A play of 2♣ when it is the face-down card (3 players: 3♣ opened, so everyone knows).
     #[error("{0} is the face-down card (3♣ opened the deal, so 2♣ was never dealt to a hand)")]
     CardFaceDown(Card),
+    /// Service dealing: a seat holding a card of the called suit or a club played another suit.
     #[error("seat {seat} holds {} and must play {} ({} called)", holding.one(), called_rule(*called), called.name())]
     MustFollowSuit {
+        /// The seat that played.
         seat: usize,
+        /// The suit called for this trick (`C`: clubs alone).
         called: Suit,
+        /// A suit the seat holds that it had to play.
         holding: Suit,
     },
+    /// A club lead without a `declare`.
     #[error("whoever leads a club declares a suit (H, S, D) or clubs alone (C): add \"declare\"")]
     DeclarationRequired,
+    /// A `declare` with a card that is not a club lead.
     #[error("only a club lead declares a suit; {card} {}", if *lead { "is not a club" } else { "is not a lead" })]
-    DeclarationNotAllowed { card: Card, lead: bool },
+    DeclarationNotAllowed {
+        /// The card played.
+        card: Card,
+        /// Whether the card led the trick (then it was not a club).
+        lead: bool,
+    },
+    /// A tally in service dealing, where every card is played.
     #[error("tally is for table dealing only; with service dealing every card is played")]
     TallyNeedsTableDealing,
+    /// A tally after cards of the deal in progress have been played.
     #[error("a tally records a whole deal: it cannot follow cards already played in this deal")]
     TallyMidDeal,
+    /// A tally whose cards, clubs or jacks of clubs over the seats do not add up.
     #[error("a tally's {what} must sum to {want} over the seats, not {got}")]
     TallySum {
+        /// What was summed (cards, clubs, jacks of clubs).
         what: &'static str,
+        /// The sum a whole deal makes.
         want: u32,
+        /// The sum of the entries given.
         got: u32,
     },
+    /// A tally that cannot be a deal's result: wrong number of entries, more clubs than cards,
+    /// or not whole tricks (why).
     #[error("tally: {0}")]
     TallyInconsistent(String),
+    /// A service deal without the service's shuffle seed.
     #[error("a service deal needs the service's shuffle seed")]
     SeedMissing,
+    /// A seed sent with a deal in table dealing.
     #[error("in table dealing the cards are dealt at the table; no seed is taken")]
     SeedNotTaken,
 }

@@ -96,44 +96,80 @@ fn points_schema() -> utoipa::openapi::schema::Array {
 /// Why Dump refused an action.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DumpError {
+    /// A player count the game cannot seat, at creation (the count asked for).
     #[error("Dump is played by 2 or 4 players (4 as partnerships), not {0}")]
     PlayerCount(usize),
+    /// A `target` option outside 1 to 100000, at creation (the target given).
     #[error("target must be from 1 to 100000, not {0}")]
     BadTarget(i64),
+    /// A `first_dealer` option that is not a seat of the match, at creation.
     #[error("first_dealer must be a seat, 0 to {max}, not {got}")]
-    BadDealer { max: usize, got: usize },
+    BadDealer {
+        /// The highest seat of the match.
+        max: usize,
+        /// The seat given.
+        got: usize,
+    },
+    /// Any action once the match is over.
     #[error("{}", super::MATCH_FINISHED_DETAIL)]
     MatchFinished,
+    /// A play before the table has recorded the deal.
     #[error("no deal is in progress: the table records a deal first")]
     DealExpected,
+    /// A deal while the previous deal is still in progress.
     #[error("a deal is in progress: finish it (or tally it before any card is played) first")]
     DealInProgress,
+    /// A seat sent an action only the table records (the action's type).
     #[error("{0} is an action of the table (seat: null, host token)")]
     TableActionOnly(&'static str),
+    /// The table sent a play: only a seat plays a card.
     #[error("the table cannot play a card; say which seat plays it")]
     SeatActionOnly,
+    /// A play by a seat whose turn it is not (or by no such seat).
     #[error("it is seat {expected}'s turn to play, not seat {got}'s")]
-    NotYourTurn { expected: usize, got: usize },
+    NotYourTurn {
+        /// The seat to play.
+        expected: usize,
+        /// The seat that played.
+        got: usize,
+    },
+    /// A play of a card the Dump deck does not have (the card).
     #[error("{0} is not in the Dump deck (the 4s, 5s and 6s are removed)")]
     NoSuchCard(Card),
+    /// A play of a card already played in this deal (the card).
     #[error("{0} has already been played in this deal")]
     CardAlreadyPlayed(Card),
+    /// Service dealing: a play of a card the seat was not dealt (or has played).
     #[error("seat {seat} does not hold {card}")]
-    CardNotInHand { seat: usize, card: Card },
+    CardNotInHand {
+        /// The seat that played.
+        seat: usize,
+        /// The card played.
+        card: Card,
+    },
+    /// Service dealing: a seat holding the led suit played another suit.
     #[error("seat {seat} holds {led_name} and must follow suit ({led} was led)")]
     MustFollowSuit {
+        /// The seat that played.
         seat: usize,
+        /// The suit led to the trick.
         led: Suit,
+        /// The led suit's name, for the message.
         led_name: &'static str,
     },
+    /// A tally in service dealing, where every card is played.
     #[error("tally is for table dealing only; with service dealing every card is played")]
     TallyNeedsTableDealing,
+    /// A tally after cards of the deal in progress have been played.
     #[error("a tally records a whole deal: it cannot follow cards already played in this deal")]
     TallyMidDeal,
+    /// A tally whose two sides' points do not sum to 160 (their sum).
     #[error("a tally's points must sum to 160 (the deck's card points), not {0}")]
     TallySum(u64),
+    /// A service deal without the service's shuffle seed.
     #[error("a service deal needs the service's shuffle seed")]
     SeedMissing,
+    /// A seed sent with a deal in table dealing.
     #[error("in table dealing the cards are dealt at the table; no seed is taken")]
     SeedNotTaken,
 }

@@ -494,9 +494,13 @@ pub enum SetupError {
     /// The player count is outside the game's range.
     #[error("{game} is played by {min} to {max} players, not {got}")]
     PlayerCount {
+        /// The game's title.
         game: &'static str,
+        /// The fewest players the game seats.
         min: usize,
+        /// The most players the game seats.
         max: usize,
+        /// The count asked for.
         got: usize,
     },
     /// The options are malformed (wrong field, wrong type).

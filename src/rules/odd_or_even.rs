@@ -109,24 +109,39 @@ pub struct OddOrEvenRoundDetail {
 /// Why Odd or Even refused an action.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OddOrEvenError {
+    /// A player count the game cannot seat, at creation (the count asked for).
     #[error("Odd or Even is played by 2 or 3 players, not {0}")]
     PlayerCount(usize),
+    /// A `rounds` option outside 1 to 10, at creation (the rounds given).
     #[error("rounds must be from 1 to 10, not {0}")]
     BadRounds(u32),
+    /// Any action once the match is over.
     #[error("{}", super::MATCH_FINISHED_DETAIL)]
     MatchFinished,
+    /// A deal while a round is under way.
     #[error("a round is under way: every seat calls first")]
     RoundUnderWay,
+    /// A call before the table has dealt the round.
     #[error("no round is under way: the table deals first")]
     DealExpected,
+    /// A call by a seat whose turn it is not.
     #[error("it is seat {expected}'s turn, not {got}'s")]
-    NotYourTurn { expected: usize, got: usize },
+    NotYourTurn {
+        /// The seat to call.
+        expected: usize,
+        /// The seat that called.
+        got: usize,
+    },
+    /// A call other than 0 or 1 (the call).
     #[error("a call is 0 or 1, not {0}")]
     BadCall(u8),
+    /// A service deal without the service's shuffle seed.
     #[error("the service deals in service dealing and needs a seed")]
     SeedMissing,
+    /// A seat sent an action only the table records (the action's type).
     #[error("{0} is an action of the table (seat: null, host token)")]
     TableAction(&'static str),
+    /// The table sent a call: only a seat calls.
     #[error("a call is a seat's action")]
     SeatAction,
 }

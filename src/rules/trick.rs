@@ -105,7 +105,12 @@ pub type Duty<'a> = &'a [SuitSet];
 pub enum PlayError {
     /// Not this seat's turn (or no such seat).
     #[error("it is seat {expected}'s turn to play, not seat {got}'s")]
-    NotYourTurn { expected: usize, got: usize },
+    NotYourTurn {
+        /// The seat to play.
+        expected: usize,
+        /// The seat that played.
+        got: usize,
+    },
     /// The card is not in this game's deck.
     #[error("{0} is not in this game's deck")]
     NoSuchCard(Card),
@@ -114,10 +119,16 @@ pub enum PlayError {
     CardAlreadyPlayed(Card),
     /// Service dealing: the seat was not dealt the card (or has played it).
     #[error("seat {seat} does not hold {card}")]
-    CardNotInHand { seat: usize, card: Card },
+    CardNotInHand {
+        /// The seat that played.
+        seat: usize,
+        /// The card played.
+        card: Card,
+    },
     /// Service dealing: the seat holds a card of duty group `tier` and played outside it.
     #[error("seat {seat} holds {} and must play {}", holding.one(), suits.names())]
     MustFollow {
+        /// The seat that played.
         seat: usize,
         /// Which group of the [`Duty`] was broken (0 = the first).
         tier: usize,
