@@ -33,9 +33,8 @@ pub const HAND: usize = 7;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct BonusMalusConfig {
-    // Rule: docs/rules.md#bonus-malus-target.
     /// The total a side (or, with 2 or 3 players, a player) must reach or exceed at the end of a
-    /// deal to win (RULES.md: 155).
+    /// deal to win (default 155; docs/rules.md#bonus-malus-target).
     #[schema(minimum = 1, maximum = 1000000, example = 155)]
     pub target: i64,
     /// The dealer of the first deal; the deal passes to the left each round.

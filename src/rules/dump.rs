@@ -30,8 +30,7 @@ pub const MAX_TARGET: i64 = 100_000;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DumpConfig {
-    // Rule: docs/rules.md#dump-scoring.
-    /// The total a side must reach or exceed at the end of a deal to win (RULES.md: 100).
+    /// The total a side must reach or exceed at the end of a deal to win (default 100; docs/rules.md#dump-scoring).
     #[schema(minimum = 1, maximum = 100000, example = 100)]
     pub target: i64,
     /// The dealer of the first deal; the deal passes to the left each round.

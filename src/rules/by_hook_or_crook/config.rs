@@ -135,8 +135,7 @@ pub struct BhocConfig {
     /// steals first. Default: seat p has thieves p+1 and p+6.
     #[schema(example = json!([[1, 6], [2, 7], [3, 8]]))]
     pub thieves: Vec<[u32; 2]>,
-    // Rule: docs/rules.md#by-hook-or-crook-collection.
-    /// Which collection cards exist: `default` (RULES.md's dated deck) or `open`.
+    /// Which collection cards exist: `default` (the dated deck of docs/rules.md#by-hook-or-crook-collection) or `open`.
     pub collection: Collection,
     /// How a successful detective's standing is counted: `dense` (default) or `competition`.
     pub detective_ranking: DetectiveRanking,

@@ -27,8 +27,7 @@ pub struct Bet {
 #[serde(default, deny_unknown_fields)]
 #[schema(as = MembersOnlyConfig)]
 pub struct MembersOnlyConfig {
-    // Rule: docs/rules.md#members-only-heat.
-    /// The seat that begins heat 1 (RULES.md: 0). The starter of a heat deals the next one and
+    /// The seat that begins heat 1 (default 0; docs/rules.md#members-only-heat). The starter of a heat deals the next one and
     /// the player on his left begins it, so the dealer of a heat is the seat right of its starter.
     #[schema(minimum = 0, maximum = 4, example = 0)]
     pub first_player: usize,

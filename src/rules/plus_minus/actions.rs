@@ -67,15 +67,13 @@ pub fn default_deck() -> Vec<PmCard> {
 #[serde(default, deny_unknown_fields)]
 #[schema(as = PlusMinusConfig)]
 pub struct PlusMinusConfig {
-    // Rule: docs/rules.md#plus-minus-pack.
     /// One pack's cards as signed integers (PLUS positive, MINUS negative, 1..25 in size); 5–8
-    /// players shuffle two such packs together. The default is RULES.md's 44-card pack. Needs at
+    /// players shuffle two such packs together. The default is the printed 44-card pack (docs/rules.md#plus-minus-pack). Needs at
     /// least 11 cards per player and at most 10 MINUS cards in play (so every hand holds a PLUS
     /// card for the lead).
     #[schema(value_type = Vec<i32>, example = json!([1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15, -3, -5, -7, -9, -11]))]
     pub deck: Vec<PmCard>,
-    // Rule: docs/rules.md#plus-minus-game-end.
-    /// Games in a rubber (RULES.md: 5); the match ends after the last one.
+    /// Games in a rubber (default 5; docs/rules.md#plus-minus-game-end); the match ends after the last one.
     #[schema(minimum = 1, maximum = 100, example = 5)]
     pub rubber_games: u32,
     /// The dealer of the first game; the deal passes to the left each game.
