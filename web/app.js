@@ -381,7 +381,7 @@ function render() {
     h("div", { class: "muted small", id: "status" }, `Round ${v.round} · ${v.dealing === "service" ? "Clubroom deals" : "real cards"} · version ${v.seq}`),
     h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? `Your turn. ${waiting}` : waiting),
     T.error ? h("div", { class: "msg bad", id: "error", role: "alert" }, T.error) : null,
-    q.length ? h("div", { class: "msg warn", id: "queued" }, `${q.length} action${q.length > 1 ? "s" : ""} queued: sent when the connection is back.`) : null,
+    queueNote(q, v),
     playersPanel(v, me),
     tablePanel(v),
     youPanel(v, me),
@@ -390,6 +390,31 @@ function render() {
     tournamentPanel(v),
     devicePanel(v, me, names),
   ].filter(Boolean));
+  markQueued(q);
+}
+
+// What waits in this phone's queue, in words and cards ("Waiting to send: 7♣ (Ben)"): a tapped
+// card shows here, not in the hand, until the server has it.
+function queueNote(q, v) {
+  if (!q.length) return null;
+  const who = (s) => (s === null || s === undefined ? "table" : v.players[s] ? v.players[s].name : `seat ${s + 1}`);
+  const what = (a) => (a.type === "play" && isCard(a.card) ? cardText(a.card) : describe(a, v));
+  const cards = q.filter((x) => x.action.type === "play" && isCard(x.action.card));
+  return h("div", { class: "msg warn", id: "queued", role: "status" },
+    h("div", {}, `Waiting to send: ${q.map((x) => `${what(x.action)} (${who(x.seat)})`).join(", ")}`),
+    cards.length ? h("div", { class: "cards queued-cards" }, cards.map((x) => cardFace(x.action.card, { cls: "pending" }))) : null,
+    h("div", { class: "small muted" }, navigator.onLine ? "Sending…" : "Sent when the connection is back."));
+}
+
+// A card waiting to be sent has left the hand, and the hand cannot be tapped again meanwhile:
+// a second tap would only queue a play the server refuses once the first arrives.
+function markQueued(q) {
+  if (!q.length) return;
+  const waiting = new Set(q.map((x) => x.action.card).filter(isCard));
+  for (const el of document.querySelectorAll("#hand [data-card], #picker [data-card]")) {
+    if (waiting.has(el.dataset.card) && el.closest("#hand")) el.remove();
+    else if (el.tagName === "BUTTON") { el.disabled = true; el.classList.add("waiting"); }
+  }
 }
 
 // The foot of the table page: what this phone keeps of the match, and Forget. Below everything,
