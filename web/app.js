@@ -143,7 +143,7 @@ function keptPanel(redraw) {
 
 const T = {
   id: null, token: null, view: null, legal: [], legalFor: [], es: null, error: null, info: null,
-  flushing: false, pending: null,
+  flushing: false, pending: null, events: new Map(), confirmUndo: null, undone: null,
 };
 
 // The queue of this match and role (keep.js): it names no token.
@@ -217,7 +217,10 @@ function follow() {
   // EventSource cannot set headers: the token goes in the query (see the stream's docs).
   const es = new EventSource(`/v1/matches/${T.id}/stream?token=${encodeURIComponent(T.token)}`);
   T.es = es;
+  loadEvents().then(render);
   es.addEventListener("open", () => setConnState());
+  // Each event comes before the view it leads to: the view's message draws it.
+  es.addEventListener("event", (ev) => { try { noteEvent(JSON.parse(ev.data)); } catch { /* not an event */ } });
   es.addEventListener("match", async (ev) => {
     const v = JSON.parse(ev.data);
     if (T.view && v.seq <= T.view.seq) { setConnState(); return; } // already drawn
@@ -300,6 +303,7 @@ async function flush() {
       if (a.status >= 500 && a.status !== 503) break;
       saveQueue(queue().filter((x) => x.key !== item.key));
       if (a.ok) {
+        if (a.json && a.json.event) noteEvent(a.json.event);
         if (a.json && a.json.match && (!T.view || a.json.match.seq >= T.view.seq)) {
           T.view = a.json.match;
           await refreshLegal();
@@ -321,11 +325,82 @@ async function flush() {
   }
 }
 
-async function undo() {
+// Undo asks first, naming what it takes back; the question holds only while the match stays at
+// the version it was asked about (a new action changes what "the last" is).
+function undo() {
+  T.confirmUndo = T.view.seq;
+  render();
+}
+
+async function sendUndo() {
+  T.confirmUndo = null;
   const a = await api("POST", `/v1/matches/${T.id}/undo`, { token: T.token, headers: { "idempotency-key": randomKey() } })
     .catch(offline("undo"));
-  if (a.ok) { T.view = a.json.match; T.error = null; await refreshLegal(); } else T.error = problemText(a);
+  if (a.ok) {
+    noteEvent(a.json.event);
+    if (a.json.match.seq >= T.view.seq) T.view = a.json.match;
+    T.error = null;
+    await refreshLegal();
+  } else T.error = problemText(a);
   render();
+}
+
+// The log as this phone may see it, by seq (GET /events, then the stream's `event` messages):
+// what undo would take back, and what an undo took back.
+async function loadEvents() {
+  let after = 0;
+  try {
+    for (;;) {
+      const a = await api("GET", `/v1/matches/${T.id}/events?after=${after}&limit=1000`, { token: T.token });
+      if (!a.ok) return;
+      for (const e of a.json.events) T.events.set(e.seq, e);
+      if (a.json.events.length < 1000) return;
+      after = a.json.events.at(-1).seq;
+    }
+  } catch { /* offline: the stream fills it in later */ }
+}
+
+function noteEvent(e) {
+  if (!e || !Number.isInteger(e.seq)) return;
+  const fresh = !T.events.has(e.seq);
+  T.events.set(e.seq, e);
+  if (e.kind === "undo" && Number.isInteger(e.retracts)) {
+    const gone = T.events.get(e.retracts);
+    if (gone) gone.retracted_by = e.seq;
+    if (fresh && T.view) T.undone = `Host took back ${eventText(gone, T.view)}`;
+  } else if (fresh && e.kind === "action") T.undone = null;
+}
+
+// The last action still standing, if this phone holds the whole log up to the view.
+function lastStanding() {
+  const v = T.view;
+  if (!v || !T.events.has(v.seq)) return null;
+  for (let s = v.seq; s > 0; s--) {
+    const e = T.events.get(s);
+    if (!e) return null;
+    if (e.kind === "action" && !e.retracted_by) return e;
+  }
+  return null;
+}
+
+// "Cat's K♣", "the deal".
+function eventText(e, v) {
+  if (!e || !e.action) return "the last action";
+  const a = e.action;
+  const what = a.type === "play" && isCard(a.card) ? cardText(a.card) : a.sealed ? `sealed ${a.type}` : describe(a, v);
+  if (e.seat === null || e.seat === undefined) return `the ${what.charAt(0).toLowerCase()}${what.slice(1)}`;
+  return `${v.players[e.seat] ? v.players[e.seat].name : `seat ${e.seat + 1}`}'s ${what}`;
+}
+
+// The host's question before an undo, under the Undo button.
+function undoQuestion(v) {
+  const btn = $("#undo");
+  if (!btn || T.confirmUndo !== v.seq) return;
+  btn.closest(".row").after(h("div", { class: "msg warn undo-confirm", id: "undo-confirm", role: "alertdialog", "aria-label": "Undo" },
+    h("p", {}, `Take back ${eventText(lastStanding(), v)}?`),
+    h("div", { class: "actions" },
+      h("button", { class: "danger", id: "undo-yes", onclick: sendUndo }, "Yes"),
+      h("button", { class: "secondary", id: "undo-keep", onclick: () => { T.confirmUndo = null; render(); } }, "Keep"))));
 }
 
 // ---------- describing actions ----------
@@ -382,6 +457,7 @@ function render() {
     h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? `Your turn. ${waiting}` : waiting),
     T.error ? h("div", { class: "msg bad", id: "error", role: "alert" }, T.error) : null,
     queueNote(q, v),
+    T.undone ? h("div", { class: "msg ok", id: "undone", role: "status" }, T.undone) : null,
     playersPanel(v, me),
     tablePanel(v),
     youPanel(v, me),
@@ -391,6 +467,7 @@ function render() {
     devicePanel(v, me, names),
   ].filter(Boolean));
   markQueued(q);
+  undoQuestion(v);
 }
 
 // What waits in this phone's queue, in words and cards ("Waiting to send: 7♣ (Ben)"): a tapped
