@@ -392,6 +392,31 @@ function eventText(e, v) {
   return `${v.players[e.seat] ? v.players[e.seat].name : `seat ${e.seat + 1}`}'s ${what}`;
 }
 
+// The round undo would reopen, when the server would refuse it (422 `round_closed`): service
+// dealing publishes a round's shuffle seed once the round is over, and undo may not reopen a round
+// whose cards anyone can now re-derive. The log tells it: the standing deal of the last standing
+// action's round carries its `seed`. Null when undo is open, or when this phone does not hold the
+// log up to the view (then the button stays, and the server answers).
+function closedRound(v) {
+  if (v.dealing !== "service") return null;
+  const last = lastStanding();
+  if (!last) return null;
+  for (const e of T.events.values()) {
+    if (e.kind === "action" && !e.retracted_by && e.round === last.round && e.seed) return last.round;
+  }
+  return null;
+}
+
+// Undo is not offered where the rules refuse it: the button gives way to why.
+function hideClosedUndo(v) {
+  const btn = $("#undo");
+  const round = btn ? closedRound(v) : null;
+  if (round === null) return false;
+  btn.closest(".row").replaceWith(h("p", { class: "small muted", id: "undo-closed" },
+    `Undo is closed: round ${round} is over and its shuffle seed is published, so its cards are known to all.`));
+  return true;
+}
+
 // The host's question before an undo, under the Undo button.
 function undoQuestion(v) {
   const btn = $("#undo");
@@ -467,7 +492,7 @@ function render() {
     devicePanel(v, me, names),
   ].filter(Boolean));
   markQueued(q);
-  undoQuestion(v);
+  if (!hideClosedUndo(v)) undoQuestion(v);
 }
 
 // What waits in this phone's queue, in words and cards ("Waiting to send: 7♣ (Ben)"): a tapped
