@@ -493,6 +493,27 @@ function render() {
   ].filter(Boolean));
   markQueued(q);
   if (!hideClosedUndo(v)) undoQuestion(v);
+  announceTurn(v, me);
+}
+
+// "Your turn" told when this phone becomes to act: a polite live region for screen readers (kept
+// outside the redrawn page, so that it is announced on change only), the tab's title for a phone
+// looking at another tab, and a short buzz where the browser allows it.
+function announceTurn(v, me) {
+  let live = document.getElementById("announce");
+  if (!live) {
+    live = h("div", { id: "announce", class: "sr-only", "aria-live": "polite", role: "status" });
+    document.body.append(live);
+  }
+  const mine = isMyTurn();
+  if (mine && !T.wasMyTurn) {
+    live.textContent = `Your turn, ${me.host ? "host" : v.players[me.seat].name}`;
+    if (typeof navigator.vibrate === "function") {
+      try { navigator.vibrate(200); } catch { /* not allowed here: the words and the title say it */ }
+    }
+  } else if (!mine) live.textContent = "";
+  document.title = mine ? "● Your turn — Clubroom" : "Clubroom";
+  T.wasMyTurn = mine;
 }
 
 // What waits in this phone's queue, in words and cards ("Waiting to send: 7♣ (Ben)"): a tapped
