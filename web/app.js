@@ -226,6 +226,9 @@ function follow() {
     if (T.view && v.seq <= T.view.seq) { setConnState(); return; } // already drawn
     T.view = v;
     await refreshLegal();
+    // A round that has just ended publishes its seed on its deal event, already held here
+    // without it: read the log again (the host's Undo depends on it, see closedRound).
+    if (T.isHost && v.dealing === "service" && (v.table_to_act || v.status === "finished")) await loadEvents();
     render();
   });
   es.addEventListener("error", () => {
@@ -244,7 +247,12 @@ function setConnState() {
 async function refresh() {
   try {
     const a = await api("GET", `/v1/matches/${T.id}`, { token: T.token });
-    if (a.ok && (!T.view || a.json.seq >= T.view.seq)) { T.view = a.json; await refreshLegal(); render(); }
+    if (a.ok && (!T.view || a.json.seq >= T.view.seq)) {
+      T.view = a.json;
+      await refreshLegal();
+      if (T.isHost) await loadEvents(); // back from offline: what was missed, and published seeds
+      render();
+    }
   } catch { /* offline */ }
 }
 
