@@ -531,10 +531,10 @@ function queueNote(q, v) {
   const who = (s) => (s === null || s === undefined ? "table" : v.players[s] ? v.players[s].name : `seat ${s + 1}`);
   const what = (a) => (a.type === "play" && isCard(a.card) ? cardText(a.card) : describe(a, v));
   const cards = q.filter((x) => x.action.type === "play" && isCard(x.action.card));
-  return h("div", { class: "msg warn", id: "queued", role: "status" },
-    h("div", {}, `Waiting to send: ${q.map((x) => `${what(x.action)} (${who(x.seat)})`).join(", ")}`),
-    cards.length ? h("div", { class: "cards queued-cards" }, cards.map((x) => cardFace(x.action.card, { cls: "pending" }))) : null,
-    h("div", { class: "small muted" }, navigator.onLine ? "Sending…" : "Sent when the connection is back."));
+  return h("div", { class: "msg warn queued", id: "queued", role: "status" },
+    cards.length ? h("div", { class: "queued-cards" }, cards.map((x) => cardFace(x.action.card, { cls: "pending" }))) : null,
+    h("div", {}, h("div", {}, `Waiting to send: ${q.map((x) => `${what(x.action)} (${who(x.seat)})`).join(", ")}`),
+      h("div", { class: "small muted" }, navigator.onLine ? "Sending…" : "Sent when the connection is back.")));
 }
 
 // A card waiting to be sent has left the hand, and the hand cannot be tapped again meanwhile:

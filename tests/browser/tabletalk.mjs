@@ -11,7 +11,13 @@ import { join } from "node:path";
 import { ARTIFACTS, BASE, api, check, phone, run } from "./lib.mjs";
 
 const get = (path, token) => api("GET", path, token);
-const shot = (page, name) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+// At the three phone sizes the page is looked at (portrait, small, landscape), back to 390x844.
+const shot = async (page, name) => {
+  for (const [w, hh] of [[360, 640], [844, 390], [390, 844]]) {
+    await page.setViewportSize({ width: w, height: hh });
+    await page.screenshot({ path: join(ARTIFACTS, `${name}-${w}x${hh}.png`) });
+  }
+};
 const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const cardText = (c) => ({ T: "10" }[c[0]] || c[0]) + SUIT[c[1]];
 
