@@ -376,7 +376,12 @@ function render() {
     : v.table_to_act ? "The table is to act (the host deals or records)."
       : v.to_act.length ? `To act: ${v.to_act.map((s) => names[s]).join(", ")}` : "";
   const q = queue();
-  main().replaceChildren(...[
+  // What this phone acts with (its hand; the host's pickers, buttons and Undo) sits in a tray
+  // fixed at the foot of the screen (beside the table in landscape), so that it is reachable
+  // without scrolling; the rest scrolls above it. The hand is the tray's last part: what appears
+  // above it (a choice, the actions) grows the tray upwards and never moves the hand.
+  const tray = [actionsPanel(v, me), youPanel(v, me)].filter(Boolean);
+  const scroll = h("div", { class: "table-scroll", id: "table-scroll" }, ...[
     h("h1", {}, `${game ? game.title : v.game}`, h("span", { class: "muted small" }, ` · ${who}`)),
     h("div", { class: "muted small", id: "status" }, `Round ${v.round} · ${v.dealing === "service" ? "Clubroom deals" : "real cards"} · version ${v.seq}`),
     h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? `Your turn. ${waiting}` : waiting),
@@ -384,12 +389,16 @@ function render() {
     q.length ? h("div", { class: "msg warn", id: "queued" }, `${q.length} action${q.length > 1 ? "s" : ""} queued: sent when the connection is back.`) : null,
     playersPanel(v, me),
     tablePanel(v),
-    youPanel(v, me),
-    actionsPanel(v, me),
+    secretsPanel(v, me),
     sheetPanel(v, sheet),
     tournamentPanel(v),
     devicePanel(v, me, names),
   ].filter(Boolean));
+  // Redrawing replaces the scrolling part: keep where its reader had scrolled to.
+  const old = $("#table-scroll");
+  const top = old ? old.scrollTop : 0;
+  main().replaceChildren(h("div", { class: "at-table" }, scroll, tray.length ? h("div", { id: "tray" }, tray) : null));
+  scroll.scrollTop = top;
 }
 
 // The foot of the table page: what this phone keeps of the match, and Forget. Below everything,
@@ -515,8 +524,7 @@ function youPanel(v, me) {
   // Real cards: the service does not know the hand, so the seat picks the card it played.
   const picker = v.dealing === "table" && legalCards.size
     ? h("div", {}, h("div", { class: "small" }, "Tap the card you played:"),
-      h("div", { class: "picker", id: "picker" }, sortCards([...legalCards.keys()]).map((c) =>
-        cardFace(c, { tag: "button", cls: "legal", attrs: { onclick: () => chooseCard(c, legalCards.get(c)), "aria-label": cardText(c) } }))))
+      suitRows(v, legalCards, (c, ls) => chooseCard(c, ls), { id: "picker" }))
     : null;
   return h("section", { class: "panel", id: "you" },
     picker,
@@ -525,8 +533,38 @@ function youPanel(v, me) {
       const ls = legalCards.get(c);
       return cardFace(c, { tag: "button", cls: ls ? "legal" : "dim", attrs: { disabled: !ls, onclick: () => chooseCard(c, ls), "aria-label": cardText(c) } });
     }))
-      : h("div", { id: "hand" }, hand.map((c) => h("span", { class: "chip" }, String(c)))),
-    h("details", {}, h("summary", { class: "small muted" }, "Everything only you see"), kv(Object.fromEntries(Object.entries(you).filter(([k]) => k !== "hand")))));
+      : h("div", { id: "hand" }, hand.map((c) => h("span", { class: "chip" }, String(c)))));
+}
+
+// The rest of what only this seat sees: in the scrolling part, out of the tray's way.
+function secretsPanel(v, me) {
+  if (me.host || !v.you) return null;
+  return h("details", { class: "panel", id: "secrets" }, h("summary", { class: "small muted" }, "Everything only you see"),
+    kv(Object.fromEntries(Object.entries(v.you).filter(([k]) => k !== "hand"))));
+}
+
+// The cards of this deal known to be gone: played or recorded in its tricks (taken and on the
+// table). A real-card picker greys them out.
+function playedCards(v) {
+  const t = v.table || {};
+  const out = new Set();
+  if (!isTrickTable(t)) return out;
+  for (const tr of t.tricks || []) for (const p of (tr && tr.plays) || []) if (isCard(p.card)) out.add(p.card);
+  for (const p of t.trick || []) if (isCard(p.card)) out.add(p.card);
+  return out;
+}
+
+// A real-card picker: one row per suit, in rank order, every card in its fixed place. A legal
+// card is a button; a card already played is greyed out, and any other is dimmed; neither is a
+// button, so nothing but a legal card can be tapped.
+function suitRows(v, legalCards, onPick, attrs = {}) {
+  const gone = playedCards(v);
+  return h("div", { class: "picker rows", ...attrs }, [...SUIT_ORDER].map((s) => h("div", { class: "suit-row", "data-suit": s },
+    [...RANK_ORDER].map((r) => {
+      const c = r + s, ls = legalCards.get(c);
+      if (ls) return cardFace(c, { tag: "button", cls: "legal", attrs: { onclick: () => onPick(c, ls), "aria-label": cardText(c) } });
+      return cardFace(c, { cls: gone.has(c) ? "gone" : "dim", attrs: { "aria-disabled": "true", "aria-label": `${cardText(c)}${gone.has(c) ? " (played)" : ""}` } });
+    }))));
 }
 
 // A card with several legal actions (a club lead naming a suit) asks which one.
@@ -558,10 +596,7 @@ function actionsPanel(v, me) {
   }
   for (const [seat, m] of bySeat) {
     pickers.push(h("div", { class: "picker-wrap", "data-seat": seat }, h("div", { class: "small" }, `${names[seat]} plays:`),
-      h("div", { class: "picker" }, [..."SHDC"].flatMap((s) => [..."23456789TJQKA"].map((r) => r + s)).map((c) => {
-        const ls = m.get(c);
-        return ls ? cardFace(c, { tag: "button", cls: "legal", attrs: { onclick: () => chooseHostCard(c, ls) } }) : null;
-      }))));
+      suitRows(v, m, chooseHostCard)));
   }
   const choose = buttons.length > 12 ? chooser(buttons, v, me) : h("div", { class: "actions" }, buttons.map((l) => actionButton(l, v, me)));
   const undoBtn = me.host && v.seq > 0 ? h("button", { class: "secondary", id: "undo", onclick: undo }, "Undo last action") : null;
