@@ -520,7 +520,8 @@ function youPanel(v, me) {
     if (!legalCards.has(l.action.card)) legalCards.set(l.action.card, []);
     legalCards.get(l.action.card).push(l);
   }
-  const cards = hand.length && hand.every(isCard);
+  // An emptied hand keeps its card grid (and so its height and place) to the deal's end.
+  const cards = hand.every(isCard) && (hand.length > 0 || v.dealing === "service");
   // Real cards: the service does not know the hand, so the seat picks the card it played.
   const picker = v.dealing === "table" && legalCards.size
     ? h("div", {}, h("div", { class: "small" }, "Tap the card you played:"),
@@ -594,17 +595,25 @@ function actionsPanel(v, me) {
       m.get(l.action.card).push(l);
     } else buttons.push(l);
   }
-  for (const [seat, m] of bySeat) {
+  // Several seats may play (a real-card lead by whoever holds a card): one picker at a time, for
+  // the seat chosen above it, so that the tray stays a thumb's reach high.
+  if (!bySeat.has(T.pickSeat)) T.pickSeat = bySeat.keys().next().value;
+  if (bySeat.size > 1) {
+    pickers.push(h("div", { class: "choices seats", id: "pick-seat" }, [...bySeat.keys()].map((seat) =>
+      h("button", { type: "button", class: seat === T.pickSeat ? "on" : "", "data-seat": seat, onclick: () => { T.pickSeat = seat; render(); } }, names[seat]))));
+  }
+  if (bySeat.size) {
+    const seat = T.pickSeat;
     pickers.push(h("div", { class: "picker-wrap", "data-seat": seat }, h("div", { class: "small" }, `${names[seat]} plays:`),
-      suitRows(v, m, chooseHostCard)));
+      suitRows(v, bySeat.get(seat), chooseHostCard)));
   }
   const choose = buttons.length > 12 ? chooser(buttons, v, me) : h("div", { class: "actions" }, buttons.map((l) => actionButton(l, v, me)));
   const undoBtn = me.host && v.seq > 0 ? h("button", { class: "secondary", id: "undo", onclick: undo }, "Undo last action") : null;
   if (!buttons.length && !pickers.length && !undoBtn) return null;
+  // Undo stays below what may scroll (a long list of actions), always in sight.
   return h("section", { class: "panel", id: "actions" },
     h("h2", {}, "Actions"),
-    pickers,
-    choose,
+    h("div", { class: "actions-body" }, pickers, choose),
     undoBtn ? h("div", { class: "row mt" }, undoBtn) : null);
 }
 
