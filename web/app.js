@@ -387,8 +387,8 @@ function render() {
     h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? `Your turn. ${waiting}` : waiting),
     T.error ? h("div", { class: "msg bad", id: "error", role: "alert" }, T.error) : null,
     q.length ? h("div", { class: "msg warn", id: "queued" }, `${q.length} action${q.length > 1 ? "s" : ""} queued: sent when the connection is back.`) : null,
-    playersPanel(v, me),
     tablePanel(v),
+    playersPanel(v, me),
     secretsPanel(v, me),
     sheetPanel(v, sheet),
     tournamentPanel(v),
@@ -572,7 +572,7 @@ function suitRows(v, legalCards, onPick, attrs = {}) {
 function chooseCard(card, options) {
   if (!options || !options.length) return;
   if (options.length === 1) { record(options[0].seat, options[0].action); return; }
-  const box = h("div", { class: "msg warn", id: "declare" }, h("div", {}, `${cardText(card)}: choose`),
+  const box = h("div", { class: "msg warn choice", id: "declare" }, h("div", {}, `${cardText(card)}: choose`),
     h("div", { class: "actions" }, options.map((o) => h("button", { "data-declare": o.action.declare || "", onclick: () => { box.remove(); record(o.seat, o.action); } }, describe(o.action, T.view))),
       h("button", { class: "secondary", onclick: () => box.remove() }, "Cancel")));
   $("#you").prepend(box);
@@ -671,8 +671,9 @@ function chooser(list, v, me) {
 
 function chooseHostCard(card, options) {
   if (options.length === 1) { record(options[0].seat, options[0].action); return; }
-  const box = h("div", { class: "msg warn" }, h("div", {}, `${cardText(card)}: choose`),
-    h("div", { class: "actions" }, options.map((o) => h("button", { onclick: () => { box.remove(); record(o.seat, o.action); } }, describe(o.action, T.view)))));
+  const box = h("div", { class: "msg warn choice", id: "host-choice" }, h("div", {}, `${cardText(card)}: choose`),
+    h("div", { class: "actions" }, options.map((o) => h("button", { onclick: () => { box.remove(); record(o.seat, o.action); } }, describe(o.action, T.view))),
+      h("button", { class: "secondary", onclick: () => box.remove() }, "Cancel")));
   $("#actions").prepend(box);
 }
 

@@ -155,7 +155,15 @@ await run("reach", async (browser) => {
       if (plays === 1 || plays === 20 || plays === 21 || plays === 22) await shot(host, `r4-host-picker-${size}-play${plays}`);
     }
     const choice = host.locator(".msg.warn .actions button:not(.secondary)").first();
-    if (await choice.count()) await choice.click();
+    if (await choice.count()) {
+      // The choice floats over the table: the picker and Undo stay where they were.
+      const pb = await box(host, "#actions .picker"), ub = await box(host, "#undo"), cb = await box(host, "#host-choice");
+      if (!inside(pb)) bad.picker.push(`${size} v${v.seq} with a choice: ${fmt(pb)}`);
+      if (ub && !inside(ub)) bad.undo.push(`${size} v${v.seq} with a choice: ${fmt(ub)}`);
+      if (cb && !inside(cb)) bad.picker.push(`${size} v${v.seq} the choice: ${fmt(cb)}`);
+      await shot(host, `r5-host-choice-${size}`);
+      await choice.click();
+    }
     const t0 = Date.now();
     let after = v;
     while (after.seq === v.seq && Date.now() - t0 < 10000) {
