@@ -529,7 +529,8 @@ function youPanel(v, me) {
     : null;
   return h("section", { class: "panel", id: "you" },
     picker,
-    h("h2", {}, "Your hand"),
+    // The turn is told where the thumb is, too (the line above may be scrolled away).
+    h("h2", { class: legalCards.size ? "your-turn" : "" }, legalCards.size ? "Your hand · your turn" : "Your hand"),
     cards ? h("div", { class: "cards", id: "hand" }, sortCards(hand).map((c) => {
       const ls = legalCards.get(c);
       return cardFace(c, { tag: "button", cls: ls ? "legal" : "dim", attrs: { disabled: !ls, onclick: () => chooseCard(c, ls), "aria-label": cardText(c) } });
