@@ -484,21 +484,30 @@ function render() {
     : v.table_to_act ? "The table is to act (the host deals or records)."
       : v.to_act.length ? `To act: ${v.to_act.map((s) => names[s]).join(", ")}` : "";
   const q = queue();
-  main().replaceChildren(...[
+  // What this phone acts with (its hand; the host's pickers, buttons and Undo) sits in a tray
+  // fixed at the foot of the screen (beside the table in landscape), so that it is reachable
+  // without scrolling; the rest scrolls above it. The hand is the tray's last part: what appears
+  // above it (a choice, the actions) grows the tray upwards and never moves the hand.
+  const tray = [actionsPanel(v, me), youPanel(v, me)].filter(Boolean);
+  const scroll = h("div", { class: "table-scroll", id: "table-scroll" }, ...[
     h("h1", {}, `${game ? game.title : v.game}`, h("span", { class: "muted small" }, ` · ${who}`)),
     h("div", { class: "muted small", id: "status" }, `Round ${v.round} · ${v.dealing === "service" ? "Clubroom deals" : "real cards"} · version ${v.seq}`),
     h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? `Your turn. ${waiting}` : waiting),
     T.error ? h("div", { class: "msg bad", id: "error", role: "alert" }, T.error) : null,
     queueNote(q, v),
     T.undone ? h("div", { class: "msg ok", id: "undone", role: "status" }, T.undone) : null,
-    playersPanel(v, me),
     tablePanel(v),
-    youPanel(v, me),
-    actionsPanel(v, me),
+    playersPanel(v, me),
+    secretsPanel(v, me),
     sheetPanel(v, sheet),
     tournamentPanel(v),
     devicePanel(v, me, names),
   ].filter(Boolean));
+  // Redrawing replaces the scrolling part: keep where its reader had scrolled to.
+  const old = $("#table-scroll");
+  const top = old ? old.scrollTop : 0;
+  main().replaceChildren(h("div", { class: "at-table" }, scroll, tray.length ? h("div", { id: "tray" }, tray) : null));
+  scroll.scrollTop = top;
   markQueued(q);
   if (!hideClosedUndo(v)) undoQuestion(v);
   announceTurn(v, me);
@@ -667,29 +676,60 @@ function youPanel(v, me) {
     if (!legalCards.has(l.action.card)) legalCards.set(l.action.card, []);
     legalCards.get(l.action.card).push(l);
   }
-  const cards = hand.length && hand.every(isCard);
+  // An emptied hand keeps its card grid (and so its height and place) to the deal's end.
+  const cards = hand.every(isCard) && (hand.length > 0 || v.dealing === "service");
   // Real cards: the service does not know the hand, so the seat picks the card it played.
   const picker = v.dealing === "table" && legalCards.size
     ? h("div", {}, h("div", { class: "small" }, "Tap the card you played:"),
-      h("div", { class: "picker", id: "picker" }, sortCards([...legalCards.keys()]).map((c) =>
-        cardFace(c, { tag: "button", cls: "legal", attrs: { onclick: () => chooseCard(c, legalCards.get(c)), "aria-label": cardText(c) } }))))
+      suitRows(v, legalCards, (c, ls) => chooseCard(c, ls), { id: "picker" }))
     : null;
   return h("section", { class: "panel", id: "you" },
     picker,
-    h("h2", {}, "Your hand"),
+    // The turn is told where the thumb is, too (the line above may be scrolled away).
+    h("h2", { class: legalCards.size ? "your-turn" : "" }, legalCards.size ? "Your hand · your turn" : "Your hand"),
     cards ? h("div", { class: "cards", id: "hand" }, sortCards(hand).map((c) => {
       const ls = legalCards.get(c);
       return cardFace(c, { tag: "button", cls: ls ? "legal" : "dim", attrs: { disabled: !ls, onclick: () => chooseCard(c, ls), "aria-label": cardText(c) } });
     }))
-      : h("div", { id: "hand" }, hand.map((c) => h("span", { class: "chip" }, String(c)))),
-    h("details", {}, h("summary", { class: "small muted" }, "Everything only you see"), kv(Object.fromEntries(Object.entries(you).filter(([k]) => k !== "hand")))));
+      : h("div", { id: "hand" }, hand.map((c) => h("span", { class: "chip" }, String(c)))));
+}
+
+// The rest of what only this seat sees: in the scrolling part, out of the tray's way.
+function secretsPanel(v, me) {
+  if (me.host || !v.you) return null;
+  return h("details", { class: "panel", id: "secrets" }, h("summary", { class: "small muted" }, "Everything only you see"),
+    kv(Object.fromEntries(Object.entries(v.you).filter(([k]) => k !== "hand"))));
+}
+
+// The cards of this deal known to be gone: played or recorded in its tricks (taken and on the
+// table). A real-card picker greys them out.
+function playedCards(v) {
+  const t = v.table || {};
+  const out = new Set();
+  if (!isTrickTable(t)) return out;
+  for (const tr of t.tricks || []) for (const p of (tr && tr.plays) || []) if (isCard(p.card)) out.add(p.card);
+  for (const p of t.trick || []) if (isCard(p.card)) out.add(p.card);
+  return out;
+}
+
+// A real-card picker: one row per suit, in rank order, every card in its fixed place. A legal
+// card is a button; a card already played is greyed out, and any other is dimmed; neither is a
+// button, so nothing but a legal card can be tapped.
+function suitRows(v, legalCards, onPick, attrs = {}) {
+  const gone = playedCards(v);
+  return h("div", { class: "picker rows", ...attrs }, [...SUIT_ORDER].map((s) => h("div", { class: "suit-row", "data-suit": s },
+    [...RANK_ORDER].map((r) => {
+      const c = r + s, ls = legalCards.get(c);
+      if (ls) return cardFace(c, { tag: "button", cls: "legal", attrs: { onclick: () => onPick(c, ls), "aria-label": cardText(c) } });
+      return cardFace(c, { cls: gone.has(c) ? "gone" : "dim", attrs: { "aria-disabled": "true", "aria-label": `${cardText(c)}${gone.has(c) ? " (played)" : ""}` } });
+    }))));
 }
 
 // A card with several legal actions (a club lead naming a suit) asks which one.
 function chooseCard(card, options) {
   if (!options || !options.length) return;
   if (options.length === 1) { record(options[0].seat, options[0].action); return; }
-  const box = h("div", { class: "msg warn", id: "declare" }, h("div", {}, `${cardText(card)}: choose`),
+  const box = h("div", { class: "msg warn choice", id: "declare" }, h("div", {}, `${cardText(card)}: choose`),
     h("div", { class: "actions" }, options.map((o) => h("button", { "data-declare": o.action.declare || "", onclick: () => { box.remove(); record(o.seat, o.action); } }, describe(o.action, T.view))),
       h("button", { class: "secondary", onclick: () => box.remove() }, "Cancel")));
   $("#you").prepend(box);
@@ -712,20 +752,25 @@ function actionsPanel(v, me) {
       m.get(l.action.card).push(l);
     } else buttons.push(l);
   }
-  for (const [seat, m] of bySeat) {
+  // Several seats may play (a real-card lead by whoever holds a card): one picker at a time, for
+  // the seat chosen above it, so that the tray stays a thumb's reach high.
+  if (!bySeat.has(T.pickSeat)) T.pickSeat = bySeat.keys().next().value;
+  if (bySeat.size > 1) {
+    pickers.push(h("div", { class: "choices seats", id: "pick-seat" }, [...bySeat.keys()].map((seat) =>
+      h("button", { type: "button", class: seat === T.pickSeat ? "on" : "", "data-seat": seat, onclick: () => { T.pickSeat = seat; render(); } }, names[seat]))));
+  }
+  if (bySeat.size) {
+    const seat = T.pickSeat;
     pickers.push(h("div", { class: "picker-wrap", "data-seat": seat }, h("div", { class: "small" }, `${names[seat]} plays:`),
-      h("div", { class: "picker" }, [..."SHDC"].flatMap((s) => [..."23456789TJQKA"].map((r) => r + s)).map((c) => {
-        const ls = m.get(c);
-        return ls ? cardFace(c, { tag: "button", cls: "legal", attrs: { onclick: () => chooseHostCard(c, ls) } }) : null;
-      }))));
+      suitRows(v, bySeat.get(seat), chooseHostCard)));
   }
   const choose = buttons.length > 12 ? chooser(buttons, v, me) : h("div", { class: "actions" }, buttons.map((l) => actionButton(l, v, me)));
   const undoBtn = me.host && v.seq > 0 ? h("button", { class: "secondary", id: "undo", onclick: undo }, "Undo last action") : null;
   if (!buttons.length && !pickers.length && !undoBtn) return null;
+  // Undo stays below what may scroll (a long list of actions), always in sight.
   return h("section", { class: "panel", id: "actions" },
     h("h2", {}, "Actions"),
-    pickers,
-    choose,
+    h("div", { class: "actions-body" }, pickers, choose),
     undoBtn ? h("div", { class: "row mt" }, undoBtn) : null);
 }
 
@@ -783,8 +828,9 @@ function chooser(list, v, me) {
 
 function chooseHostCard(card, options) {
   if (options.length === 1) { record(options[0].seat, options[0].action); return; }
-  const box = h("div", { class: "msg warn" }, h("div", {}, `${cardText(card)}: choose`),
-    h("div", { class: "actions" }, options.map((o) => h("button", { onclick: () => { box.remove(); record(o.seat, o.action); } }, describe(o.action, T.view)))));
+  const box = h("div", { class: "msg warn choice", id: "host-choice" }, h("div", {}, `${cardText(card)}: choose`),
+    h("div", { class: "actions" }, options.map((o) => h("button", { onclick: () => { box.remove(); record(o.seat, o.action); } }, describe(o.action, T.view))),
+      h("button", { class: "secondary", onclick: () => box.remove() }, "Cancel")));
   $("#actions").prepend(box);
 }
 
