@@ -142,6 +142,11 @@ await run("reach", async (browser) => {
         // Undo, in reach: the last card recorded comes back as a button.
         const last = played.at(-1);
         await host.touchscreen.tap(ub.x + ub.w / 2, ub.y + ub.h / 2);
+        // Undo asks first; its Yes is in reach too.
+        await host.waitForSelector("#undo-yes");
+        const yb = await box(host, "#undo-yes");
+        if (!inside(yb)) bad.undo.push(`${size} v${v.seq} the undo question's Yes: ${fmt(yb)}`);
+        await host.touchscreen.tap(yb.x + yb.w / 2, yb.y + yb.h / 2);
         await seqAtLeast(host, v.seq + 1);
         const back = await host.$eval(`#actions .picker [data-card="${last}"]`, (e) => e.tagName).catch(() => null);
         check("Undo tapped where it is: the last recorded card is a button in the picker again", back === "BUTTON", `${last}: ${back}`);
