@@ -19,6 +19,8 @@
 import { forgetMatch, forgetLinks, keepLinks, keepMatch, keptLinks, keptMatches, queueKey, queuedCount, roleName, adoptQueue, tidyOldStorage } from "./keep.js";
 import { $, api, forgetControl, games, gameInfo, gameTitle, h, linksPage, main, offline, partnerships, problemText, say, setConn, tableUrl } from "./lib.js";
 import { newTournamentForm, tournamentPage, tournamentPanel } from "./tournament.js";
+import * as pictures from "./games.js";
+import * as scoreOnly from "./tally.js";
 
 // ---------- small helpers ----------
 

@@ -82,6 +82,16 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("../../web/lib.js"),
     ),
     (
+        "games.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../web/games.js"),
+    ),
+    (
+        "tally.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../web/tally.js"),
+    ),
+    (
         "tournament.js",
         "text/javascript; charset=utf-8",
         include_str!("../../web/tournament.js"),
