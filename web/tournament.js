@@ -3,6 +3,9 @@
 // - the tournament page `/#tournament=<id>`: rounds, tables, results, live standings, exports;
 // - with `&o=<organiser token>` (it stays in the fragment and reaches the server only as a Bearer
 //   token): pair the next round, open each table's host and seat pages, enter results by hand;
+// - `&p=<player id>`: that player's seat ("Round 2: table 3, seat North"); the public page lists
+//   every entrant's seat ("Find your seat");
+// - `&screen=1`: the projector view (large type, no controls, live);
 // - the start page's "New tournament" form.
 // Standings are polled every 5 s with If-None-Match: an unchanged answer is a bodiless 304.
 // The phone that creates a tournament keeps its organiser token (keep.js) until "Forget this
@@ -102,28 +105,287 @@ function openLinks(t, table, tokens) {
     h("button", { class: "secondary small", "data-qr": table.table, onclick: qr }, "QR codes"));
 }
 
-function parseNumbers(text) {
-  const parts = text.split(/[,;\s]+/).filter(Boolean);
-  const nums = parts.map(Number);
-  return parts.length && nums.every(Number.isInteger) ? nums : null;
+// ---------- where to sit ----------
+
+// Seat names (docs/tournaments.md#running-a-club-night): a table of four sits North, East, South,
+// West (seat 0 North, clockwise, so that in a partnership game North-South play East-West, seats
+// 0 & 2 against 1 & 3); any other table numbers its seats from 1.
+const COMPASS = ["North", "East", "South", "West"];
+export const seatName = (size, seat) => (size === 4 ? COMPASS[seat] : String(seat + 1));
+
+// Where each entrant sits in `round`: player id -> { table, seat, size } (absent: sitting out).
+function seating(round) {
+  const at = new Map();
+  for (const table of round.tables) {
+    for (const p of table.players) if (p.player_id) at.set(p.player_id, { table: table.table, seat: p.seat, size: table.players.length, players: table.players });
+  }
+  return at;
 }
 
-// The quick log's entry: "12, -12" gives the totals per unit; "10, -10 / 2, -2" the points per
-// deal, deals separated by slashes. Null when it is not whole numbers.
-function parseEntry(text) {
-  if (!text.includes("/")) {
-    const totals = parseNumbers(text);
-    return totals && { totals };
+// "Round 2: table 3, seat North" (or "Round 2: sitting out").
+function whereText(round, at) {
+  return at ? `Round ${round.round}: table ${at.table}, seat ${seatName(at.size, at.seat)}` : `Round ${round.round}: sitting out`;
+}
+
+// The public page's "Find your seat": every entrant (by name) with the latest round's table and
+// seat, each a link to that player's own view (`&p=<player id>`).
+function seatsPanel(t) {
+  const round = t.rounds[t.rounds.length - 1];
+  if (!round) return null;
+  const at = seating(round);
+  const byName = [...t.players].sort((a, b) => a.name.localeCompare(b.name));
+  return h("section", { class: "panel", id: "seats", "data-round": round.round },
+    h("h2", {}, `Find your seat · round ${round.round}`),
+    h("ul", { class: "seat-list" }, byName.map((p) => {
+      const a = at.get(p.player_id);
+      return h("li", { "data-player": p.player_id },
+        h("a", { href: `/#tournament=${t.id}&p=${p.player_id}` },
+          h("span", { class: "nm" }, p.name),
+          h("span", { class: "where" }, a ? `table ${a.table}, seat ${seatName(a.size, a.seat)}` : "sitting out")));
+    })));
+}
+
+// One player's view (`&p=<player id>`): where they sit now, with whom, and where they sat before.
+function playerPanel(t, pid) {
+  const me = t.players.find((p) => p.player_id === pid);
+  if (!me) return h("section", { class: "panel", id: "my-seat" }, h("div", { class: "msg bad" }, "This tournament has no such player."));
+  const rounds = [...t.rounds].reverse();
+  const now = rounds[0];
+  const at = now ? seating(now).get(pid) : null;
+  return h("section", { class: "panel", id: "my-seat", "data-player": pid },
+    h("h2", { class: "nm" }, me.name),
+    h("p", { class: "where-big", id: "where" }, now ? whereText(now, at) : "Round 1 is not paired yet."),
+    at ? h("p", { class: "small", id: "with" }, "With: ", at.players.filter((p) => p.player_id !== pid)
+      .map((p) => `${p.name} (${at.size === 4 ? seatName(4, p.seat) : `seat ${p.seat + 1}`})`).join(", ")) : null,
+    rounds.length > 1 ? h("ul", { class: "small muted earlier" }, rounds.slice(1).map((r) => h("li", {}, whereText(r, seating(r).get(pid))))) : null,
+    h("p", { class: "small" }, h("a", { href: `/#tournament=${t.id}` }, "Everyone's seats and the standings")));
+}
+
+// ---------- the result entry: a row per deal ----------
+
+const MAX_POINTS = 1000000;
+const sumOf = (xs) => xs.reduce((a, b) => a + b, 0);
+const cfg = (t, key, dflt) => (t.config && Number.isInteger(t.config[key]) ? t.config[key] : dflt);
+
+// What a game's quick log takes, checked here as the server checks it (each game's
+// `check_entered` in src/rules, the quick log's shape in src/tournaments/quicklog.rs), so that a
+// refusal shows while typing; the server checks again and its refusal is shown if it still refuses.
+// `deal(k, row)`: the refusal of deal k (1-based), or null. `reached(totals)`: the match is over.
+// `fixed`: the number of deals the match has (P.M.'s rubber). `least`: deals the target needs at least.
+// `typedTotals`: the final count is not the deals' sums (Members Only's markers): typed in a row of its own.
+function entryRules(t) {
+  const g = t.game;
+  if (g === "clubs") {
+    return {
+      what: "Deal", target: "a total reaching −100", least: 4, rowSum: true,
+      deal: (k, d) => (sumOf(d) !== -26 ? `deal ${k}: the points sum to ${sumOf(d)}; every Clubs deal sums to −26` : null),
+      reached: (tot) => tot.some((x) => x <= -100),
+      totals: (tot) => (tot.some((x) => x <= -100) ? null : "the match ends after the deal in which a total reaches −100 or below; no total has"),
+    };
   }
-  const deals = text.split("/").map(parseNumbers);
-  return deals.every(Boolean) ? { deals } : null;
+  if (g === "dump") {
+    const target = cfg(t, "target", 100);
+    return {
+      what: "Deal", target: `a side reaching ${target}`, least: Math.ceil(target / 80),
+      deal: (k, d) => {
+        const scoring = d.filter((x) => x !== 0);
+        return scoring.length > 1 || scoring.some((x) => x < 1 || x > 80)
+          ? `deal ${k}: ${d.join(", ")}; in a Dump deal one side at most scores, 1 to 80 (what it took over 80 of 160)` : null;
+      },
+      reached: (tot) => tot.some((x) => x >= target),
+      totals: (tot) => (tot.some((x) => x < 0) ? "Dump totals are never negative"
+        : tot.every((x) => x < target) ? `the match ends when a side reaches ${target}; the best total is ${Math.max(...tot)}` : null),
+    };
+  }
+  if (g === "bonus-malus") {
+    const target = cfg(t, "target", 155);
+    return {
+      what: "Deal", target: `a total reaching ${target}`, least: 1,
+      deal: (k, d) => (d.some((x) => x < 0 || x % (5 * k) !== 0 || x > 195 * k)
+        ? `deal ${k}: ${d.join(", ")}; Bonus-Malus deal ${k} scores 0 or a multiple of ${5 * k} up to ${195 * k}`
+        : d.length === 2 && d.filter((x) => x > 0).length > 1 ? `deal ${k}: ${d.join(", ")}; with two sides only the one with a plus total scores` : null),
+      reached: (tot) => tot.some((x) => x >= target),
+      totals: (tot) => (tot.some((x) => x < 0 || x % 5 !== 0) ? "Bonus-Malus totals are sums of multiples of 5, never negative"
+        : tot.every((x) => x < target) ? `the match ends when a player or side reaches ${target}; the best total is ${Math.max(...tot)}` : null),
+    };
+  }
+  if (g === "plus-minus") {
+    const games = cfg(t, "rubber_games", 5);
+    return {
+      what: "Game", target: `the rubber's ${games} games`, fixed: games,
+      deal: (k, d) => (d.some((x) => x < -80 || x > 200) ? `game ${k}: ${d.join(", ")}; a P.M. game scores −80 to 200 a seat (four men)` : null),
+      reached: () => false,
+      totals: (tot) => (tot.some((x) => x < -80 * games || x > 200 * games) ? `a P.M. rubber of ${games} games totals ${-80 * games} to ${200 * games} a seat` : null),
+    };
+  }
+  if (g === "members-only") {
+    return {
+      what: "Heat", typedTotals: true, least: 1,
+      deal: (k, d) => (d.some((x) => x < 0 || x > 50) ? `heat ${k}: a heat advances a player's five markers by 0 to 10 each: 0 to 50` : null),
+      reached: () => false,
+      totals: (tot) => (tot.some((x) => x < 0 || x > 50) ? "a Members Only total is the sum of five markers counting 5 to 10 each (or 0): 0 to 50" : null),
+    };
+  }
+  if (g === "by-hook-or-crook") {
+    const neg = (xs) => xs.some((x) => x < 0);
+    return {
+      what: "Game", least: 1,
+      deal: (k, d) => (neg(d) ? `game ${k}: pawns only move forward: no negative numbers` : null),
+      reached: () => false,
+      totals: (tot) => (neg(tot) ? "pawns only move forward: no negative numbers" : null),
+    };
+  }
+  return { what: "Deal", least: 1, deal: () => null, reached: () => false, totals: () => null };
+}
+
+// A number typed in a box: null while empty, NaN when not a whole number.
+function typedNumber(input) {
+  const s = input.value.trim();
+  if (s === "") return null;
+  const x = Number(s);
+  return Number.isInteger(x) ? x : NaN;
+}
+
+// The organiser's entry of one table's result: a row per deal (deals until the target, or the
+// rubber's games), one number per seat or side, each row's sum and the running totals shown as
+// typed, and what the game refuses listed before sending. `send(body)` sends it (the quick log).
+function resultForm(t, round, table, send) {
+  const rules = entryRules(t);
+  const units = unitNames(t, table);
+  const n = units.length;
+  const box = h("div", { class: "qmsg" });
+  const checks = h("div", { class: "checks", "aria-live": "polite" });
+  const rowsEl = h("div", { class: "deal-rows" });
+  const totalCells = units.map(() => h("span", { class: "tot" }, "0"));
+  const rows = []; // { el, inputs, sum, mark }
+  const numberInput = (label, cls) => h("input", { type: "number", step: 1, inputmode: "numeric", class: cls, "aria-label": label, autocomplete: "off" });
+  const onlyTotals = !t.duplicate && !rules.typedTotals
+    ? h("input", { type: "checkbox", class: "only-totals", "aria-label": "Only the final totals" }) : null;
+  const totalsInputs = units.map((u) => numberInput(`Total of ${u}`, "total-in"));
+  const totalsRow = h("div", { class: `deal-row totals-in u${n}` }, h("span", { class: "k" }, "Total"), totalsInputs, h("span", { class: "mark" }, ""));
+  const addRow = () => {
+    const k = rows.length + 1;
+    const inputs = units.map((u) => numberInput(`${rules.what} ${k}, ${u}`, "pts"));
+    const sum = h("span", { class: "mark" }, "");
+    const el = h("div", { class: `deal-row u${n}`, "data-deal": k }, h("span", { class: "k" }, String(k)), inputs, sum);
+    rows.push({ el, inputs, mark: sum });
+    rowsEl.append(el);
+  };
+  const values = (r) => r.inputs.map(typedNumber);
+  const complete = (v) => v.every((x) => x !== null);
+  const blank = (v) => v.every((x) => x === null);
+
+  // What is typed: { body, problems (refusals), notes (not yet complete), totals }.
+  const read = () => {
+    const problems = [], notes = [];
+    if (onlyTotals && onlyTotals.checked) {
+      const tot = totalsInputs.map(typedNumber);
+      if (tot.some((x) => Number.isNaN(x))) problems.push("type whole numbers");
+      else if (!complete(tot)) notes.push(`type the ${n} totals`);
+      else if (tot.some((x) => Math.abs(x) > MAX_POINTS)) problems.push(`entered points are −${MAX_POINTS} to ${MAX_POINTS}`);
+      else { const p = rules.totals(tot); if (p) problems.push(p); }
+      return { problems, notes, totals: tot.map((x) => x || 0), body: { totals: tot } };
+    }
+    const deals = [];
+    let running = units.map(() => 0), ended = 0, gap = 0;
+    rows.forEach((r, i) => {
+      const v = values(r), k = i + 1;
+      r.el.classList.remove("bad", "good");
+      r.mark.textContent = "";
+      if (blank(v)) { if (!gap) gap = k; return; }
+      if (v.some((x) => Number.isNaN(x))) { problems.push(`${rules.what.toLowerCase()} ${k}: type whole numbers`); r.el.classList.add("bad"); return; }
+      if (!complete(v)) { notes.push(`${rules.what.toLowerCase()} ${k} needs a number in each box`); return; }
+      if (gap) problems.push(`${rules.what.toLowerCase()} ${gap} is empty: fill it or clear the deals after it`);
+      gap = 0;
+      if (ended) problems.push(`${rules.what.toLowerCase()} ${k}: the match ended after ${rules.what.toLowerCase()} ${ended}, when it reached ${rules.target}`);
+      const p = v.some((x) => Math.abs(x) > MAX_POINTS) ? `${rules.what.toLowerCase()} ${k}: entered points are −${MAX_POINTS} to ${MAX_POINTS}` : rules.deal(k, v);
+      if (p) problems.push(p);
+      r.el.classList.add(p ? "bad" : "good");
+      r.mark.textContent = rules.rowSum ? String(sumOf(v)) : p ? "✗" : "✓";
+      running = running.map((x, u) => x + v[u]);
+      deals.push(v);
+      if (!ended && rules.reached(running)) ended = k;
+    });
+    if (rules.fixed && deals.length > rules.fixed) problems.push(`${deals.length} games entered; the rubber is ${rules.fixed} games`);
+    const body = { deals };
+    if (rules.typedTotals) {
+      const tot = totalsInputs.map(typedNumber);
+      if (tot.some((x) => Number.isNaN(x))) problems.push("totals: type whole numbers");
+      else if (!complete(tot)) notes.push(`type the ${n} final totals`);
+      else { const p = rules.totals(tot); if (p) problems.push(p); body.totals = tot; }
+      if (!deals.length) delete body.deals;
+      if (t.duplicate && !deals.length) notes.push("duplicate play compares tables heat by heat: enter every heat");
+    } else if (!deals.length) notes.push(`type the points of ${rules.what.toLowerCase()} 1`);
+    else {
+      if (running.some((x) => Math.abs(x) > MAX_POINTS)) problems.push(`the deals sum to more than ${MAX_POINTS} either way`);
+      if (rules.fixed && deals.length < rules.fixed) notes.push(`${rules.fixed - deals.length} more game${rules.fixed - deals.length === 1 ? "" : "s"} to the end of the rubber`);
+      else if (!rules.fixed && rules.target && !ended) notes.push(`not finished: the match goes on until ${rules.target}`);
+      else if (!problems.length) { const p = rules.totals(running); if (p) problems.push(p); }
+    }
+    return { problems, notes, totals: running, body, ended };
+  };
+
+  // Lays out the rows (as many as the match can still have), and shows the sums and checks.
+  const update = () => {
+    if (onlyTotals) { rowsEl.hidden = onlyTotals.checked; totalsRow.hidden = !onlyTotals.checked; }
+    let r = read();
+    if (!(onlyTotals && onlyTotals.checked)) {
+      const want = rules.fixed || Math.max(rules.least || 1, r.ended || 0, (() => {
+        // One empty row after the last one typed, while the target is not reached.
+        let last = 0;
+        rows.forEach((x, i) => { if (!blank(values(x))) last = i + 1; });
+        return r.ended ? last : last + 1;
+      })());
+      while (rows.length < want) addRow();
+      while (rows.length > want && blank(values(rows[rows.length - 1]))) rows.pop().el.remove();
+      r = read();
+    }
+    totalCells.forEach((c, u) => { c.textContent = String(r.totals[u]); });
+    fill(checks,
+      r.problems.length ? h("div", { class: "msg bad refusal" }, h("strong", {}, "Not possible: "), r.problems.join("; "), ".") : null,
+      !r.problems.length && r.notes.length ? h("div", { class: "small muted note" }, r.notes.join("; "), ".") : null,
+      !r.problems.length && !r.notes.length ? h("div", { class: "small ok-note" }, "Ready to save.") : null);
+    return r;
+  };
+
+  const form = h("form", { class: "quicklog rows", "data-round": round.round, "data-table": table.table, novalidate: true,
+    oninput: () => { say(box, "", ""); update(); },
+    onsubmit: async (ev) => {
+      ev.preventDefault();
+      const r = update();
+      if (r.problems.length || r.notes.length) {
+        say(box, "bad", `Not sent: ${[...r.problems, ...r.notes].join("; ")}.`);
+        return;
+      }
+      const ok = await send(r.body, box);
+      if (ok) {
+        for (const x of [...rows.flatMap((q) => q.inputs), ...totalsInputs]) x.value = "";
+        update();
+      }
+    } },
+    h("div", { class: `deal-row head u${n}` }, h("span", { class: "k" }, rules.what === "Deal" ? "#" : rules.what[0]),
+      units.map((u) => h("span", { class: "nm", title: u }, u)), h("span", { class: "mark" }, rules.rowSum ? "Σ" : "")),
+    rowsEl,
+    rules.typedTotals || onlyTotals ? totalsRow : null,
+    h("div", { class: `deal-row sums u${n}` }, h("span", { class: "k" }, "Σ"), totalCells, h("span", { class: "mark" }, "")),
+    onlyTotals ? h("label", { class: "check small" }, onlyTotals, "Only the final totals (no deals)") : null,
+    checks,
+    h("button", { type: "submit", class: "wide" }, `Save table ${table.table}`),
+    box);
+  form.dataset.units = n;
+  update();
+  return form;
 }
 
 export async function tournamentPage(id, token) {
   setConn("", "");
   await games();
-  const P = { t: null, tokens: new Map(), drawn: 0 };
-  const live = liveStandings(id);
+  const q = new URLSearchParams(location.hash.slice(1));
+  if (q.get("screen") === "1") { tournamentScreen(id); return; }
+  const player = q.get("p");
+  const P = { t: null, tokens: new Map(), forms: new Map(), drawn: 0 };
+  const live = liveStandings(id, () => [player]);
+  const seats = h("div", { id: "seats-box" });
   const head = h("div", { id: "tournament-head" }, h("p", { class: "muted" }, "Loading…"));
   const rounds = h("div", { id: "rounds" });
   const msg = h("div", { id: "pair-msg" });
@@ -138,40 +400,34 @@ export async function tournamentPage(id, token) {
     refreshAll();
   };
 
-  const enter = async (form, round, table, abandon) => {
-    const box = $(".qmsg", form);
-    const body = parseEntry(form.elements.totals.value);
-    if (!body) { say(box, "bad", "Type whole numbers, one per unit, separated by commas (deals separated by /)."); return; }
-    if (abandon) body.abandon_match = true;
+  // Sends a table's result (the quick log); true once it is saved. A table whose match is still
+  // being played asks first: a result by hand closes the match for good.
+  const send = (round, table) => async (body, box) => {
     const a = await api("PUT", `/v1/tournaments/${id}/rounds/${round}/tables/${table}/result`, { token, body })
       .catch(offline("the result"));
     if (!a.ok && a.status === 409 && a.json && a.json.code === "match_in_progress") {
-      // The table's match is still being played: a result by hand closes it for good. Ask.
       box.replaceChildren(
         h("div", { class: "msg warn" }, "This table's match is still being played. Saving a result by hand closes the match for good: nothing more can be recorded there."),
         h("div", { class: "row" },
-          h("button", { type: "button", class: "danger", onclick: () => enter(form, round, table, true) }, "Close the match and save"),
-          h("button", { type: "button", onclick: () => box.replaceChildren() }, "Keep playing")));
-      return;
+          h("button", { type: "button", class: "danger", onclick: () => send(round, table)({ ...body, abandon_match: true }, box) }, "Close the match and save"),
+          h("button", { type: "button", class: "secondary", onclick: () => box.replaceChildren() }, "Keep playing")));
+      return false;
     }
-    if (!a.ok) { say(box, "bad", problemText(a)); return; }
-    form.elements.totals.value = "";
+    if (!a.ok) { say(box, "bad", `Refused by the server: ${problemText(a)}`); return false; }
     say(box, "ok", "Saved.");
     refreshAll();
+    return true;
   };
 
+  // One entry form per table for the page's life (kept across redraws with what is typed in it).
   const quickLog = (t, round, table) => {
-    const units = unitNames(t, table);
-    const form = h("form", { class: "quicklog", "data-round": round.round, "data-table": table.table,
-      onsubmit: (ev) => { ev.preventDefault(); enter(form, round.round, table.table); } },
-    h("label", {}, `Totals, comma separated (${units.join(", ")})`),
-    h("div", { class: "row" },
-      h("input", { type: "text", name: "totals", class: "grow", autocomplete: "off", placeholder: units.map(() => "0").join(", "), "aria-label": `Totals of table ${table.table}` }),
-      h("button", { type: "submit" }, "Save")),
-    h("div", { class: "small muted" }, t.duplicate ? "Duplicate play: the points of every deal, deals separated by “/” (e.g. 10, -10 / -4, 4)."
-      : "Or the points of every deal, deals separated by “/” (e.g. 10, -10 / -4, 4)."),
-    h("div", { class: "qmsg" }));
-    return t.record === "totals" ? form : h("details", {}, h("summary", { class: "small muted" }, "The match cannot be finished: enter its totals"), form);
+    const key = `${round.round}/${table.table}`;
+    if (!P.forms.has(key)) {
+      const form = resultForm(t, round, table, send(round.round, table.table));
+      P.forms.set(key, t.record === "totals" ? form
+        : h("details", {}, h("summary", { class: "small muted" }, "The match cannot be finished: enter its result"), form));
+    }
+    return P.forms.get(key);
   };
 
   const tableBlock = (t, round, table) => h("div", { class: "tbl", "data-table": table.table },
@@ -208,11 +464,9 @@ export async function tournamentPage(id, token) {
         `${t.rounds_planned} round${t.rounds_planned === 1 ? "" : "s"}`, `tables of ${t.table_size}`, t.duplicate ? "duplicate" : null,
         t.dealing === "service" ? "Clubroom deals" : "real cards", t.record === "totals" ? "totals entered" : "matches recorded",
         `${t.players.length} players`, t.status === "finished" ? "finished" : "in progress"].filter(Boolean).join(" · ")));
-    // Keep what the organiser is typing in the quick-log forms across a redraw.
-    const typed = new Map([...rounds.querySelectorAll("form.quicklog")].map((f) => [`${f.dataset.round}/${f.dataset.table}`, f.elements.totals.value]));
     rounds.replaceChildren(...(t.rounds.length ? [...t.rounds].reverse().map((r) => roundBlock(t, r))
       : [h("p", { class: "muted" }, "No round is paired yet.")]));
-    for (const f of rounds.querySelectorAll("form.quicklog")) f.elements.totals.value = typed.get(`${f.dataset.round}/${f.dataset.table}`) || "";
+    fill(seats, player ? playerPanel(t, player) : seatsPanel(t));
     const btn = $("#pair");
     if (btn) {
       const all = t.rounds.length >= t.rounds_planned;
@@ -229,7 +483,12 @@ export async function tournamentPage(id, token) {
       h("input", { type: "text", id: "public-url", readonly: true, value: `${location.origin}/#tournament=${id}`, onclick: (e) => e.target.select() }),
       h("button", { id: "pair", onclick: pair, class: "wide mt" }, "Pair next round"),
       msg) : null,
-    h("section", { class: "panel", id: "standings" }, h("h2", {}, "Standings"), live.box),
+    token ? null : seats,
+    h("section", { class: "panel", id: "standings" },
+      h("div", { class: "row" }, h("h2", { class: "grow" }, "Standings"),
+        h("a", { class: "button secondary small", id: "projector", href: `/#tournament=${id}&screen=1`, target: "_blank" }, "Projector view")),
+      live.box),
+    token ? seats : null,
     rounds,
     h("section", { class: "panel", id: "exports" }, h("h2", {}, "Exports"),
       h("div", { class: "open-links" }, EXPORTS.map((f) => h("a", { href: `/v1/tournaments/${id}/export/${f}`, download: `${id}-${f}` }, f)))),
@@ -249,6 +508,60 @@ export async function tournamentPage(id, token) {
     token,
     onError: (a) => { if (!P.t) head.replaceChildren(h("div", { class: "msg bad" }, problemText(a))); },
   });
+}
+
+// ---------- the projector view ----------
+
+// `/#tournament=<id>&screen=1`: for a projector or a big screen at the club. Large type, high
+// contrast, no controls: the current round's tables (who sits where) and the standings, kept
+// current by the same polling as the page. Up to 16 standings rows a column, up to two columns
+// beside the tables (32 players on one screen); beyond, the standings turn pages every 12 s.
+const SCREEN_ROWS = 16, SCREEN_COLS = 2, SCREEN_PAGE_MS = 12000;
+
+function tournamentScreen(id) {
+  document.body.classList.add("screen");
+  const head = h("div", { class: "screen-head" });
+  const tables = h("section", { class: "screen-tables", id: "screen-tables" });
+  const standings = h("section", { class: "screen-standings", id: "screen-standings" });
+  fill(main(), head, h("div", { class: "screen-grid" }, standings, tables));
+  const S = { t: null, st: null, page: 0 };
+  const drawTables = () => {
+    const t = S.t;
+    if (!t) return;
+    const round = t.rounds[t.rounds.length - 1];
+    document.title = `${t.name} · Clubroom`;
+    fill(head, h("h1", {}, t.name),
+      h("span", { class: "screen-round" }, round ? `Round ${round.round} of ${t.rounds_planned}${round.complete ? " · complete" : ""}` : "Not paired yet"),
+      t.status === "finished" ? h("span", { class: "screen-round" }, "Final standings") : null);
+    if (!round) { fill(tables); return; }
+    fill(tables, h("h2", {}, `Round ${round.round}: where to sit`),
+      h("div", { class: "screen-table-list" }, round.tables.map((tb) => h("div", { class: `screen-table${tb.finished ? " done" : ""}`, "data-table": tb.table },
+        h("div", { class: "tno" }, String(tb.table)),
+        h("div", { class: `tseats n${tb.players.length}` }, tb.players.map((p) => h("div", { class: "tseat", "data-player": p.player_id },
+          h("span", { class: "sn" }, tb.players.length === 4 ? seatName(4, p.seat)[0] : String(p.seat + 1)), h("span", { class: "nm" }, p.name)))),
+        h("div", { class: "tstate" }, tb.finished ? "✓" : "")))),
+      round.byes.length ? h("p", { class: "screen-byes" }, `Sitting out: ${round.byes.map((b) => b.name).join(", ")}`) : null);
+  };
+  const drawStandings = () => {
+    const st = S.st;
+    if (!st) return;
+    const per = SCREEN_ROWS * SCREEN_COLS;
+    const pages = Math.max(1, Math.ceil(st.rows.length / per));
+    S.page %= pages;
+    const rows = st.rows.slice(S.page * per, (S.page + 1) * per);
+    const cols = [];
+    for (let i = 0; i < rows.length; i += SCREEN_ROWS) cols.push(rows.slice(i, i + SCREEN_ROWS));
+    fill(standings, h("h2", {}, "Standings", pages > 1 ? h("span", { class: "screen-page" }, ` · page ${S.page + 1} of ${pages}`) : null),
+      h("div", { class: `screen-cols c${cols.length}` }, cols.map((c) => h("table", { class: "screen-st" },
+        h("thead", {}, h("tr", {}, ["#", "Name", "MP", "%", "W"].map((x) => h("th", {}, x)))),
+        h("tbody", {}, c.map((r) => h("tr", { "data-player": r.player_id, "data-matchpoints": r.matchpoints },
+          h("td", {}, String(r.rank)), h("td", { class: "nm" }, r.name), h("td", {}, String(r.matchpoints)),
+          h("td", {}, fixed(r.percentage, 1)), h("td", {}, String(r.wins)))))))));
+  };
+  watch(`/v1/tournaments/${id}`, (t) => { S.t = t; drawTables(); },
+    { onError: (a) => fill(head, h("div", { class: "msg bad" }, problemText(a))) });
+  watch(`/v1/tournaments/${id}/standings`, (st) => { S.st = st; drawStandings(); });
+  setInterval(() => { if (S.st && S.st.rows.length > SCREEN_ROWS * SCREEN_COLS) { S.page++; drawStandings(); } }, SCREEN_PAGE_MS);
 }
 
 // ---------- the start page's form ----------
