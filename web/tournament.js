@@ -32,7 +32,7 @@ function standingsTable(st, highlight) {
     h("tbody", {}, st.rows.map((r) => h("tr", {
       class: hi.has(r.player_id) ? "mine" : null, "data-player": r.player_id, "data-played": r.played, "data-matchpoints": r.matchpoints,
     }, [r.rank, r.name, r.played, r.wins, r.total, r.matchpoints, fixed(r.percentage, 1), fixed(r.rating, digits)]
-      .map((x, i) => h("td", { class: i === 1 ? "name" : null }, String(x))))))));
+      .map((x, i) => h("td", { class: i === 1 ? "name" : null }, i === 1 ? h("span", { class: "nm", title: String(x) }, String(x)) : String(x))))))));
 }
 
 // A box that keeps a tournament's standings current; `highlight()` names the player ids to mark.
@@ -158,7 +158,7 @@ function playerPanel(t, pid) {
     at ? h("p", { class: "small", id: "with" }, "With: ", at.players.filter((p) => p.player_id !== pid)
       .map((p) => `${p.name} (${at.size === 4 ? seatName(4, p.seat) : `seat ${p.seat + 1}`})`).join(", ")) : null,
     rounds.length > 1 ? h("ul", { class: "small muted earlier" }, rounds.slice(1).map((r) => h("li", {}, whereText(r, seating(r).get(pid))))) : null,
-    h("p", { class: "small" }, h("a", { href: `/#tournament=${t.id}` }, "Everyone's seats and the standings")));
+    h("a", { class: "button secondary wide", href: `/#tournament=${t.id}` }, "Everyone's seats"));
 }
 
 // ---------- the result entry: a row per deal ----------
@@ -177,7 +177,7 @@ function entryRules(t) {
   const g = t.game;
   if (g === "clubs") {
     return {
-      what: "Deal", target: "a total reaching −100", least: 4, rowSum: true,
+      what: "Deal", target: "a total reaches −100", least: 4, rowSum: true,
       deal: (k, d) => (sumOf(d) !== -26 ? `deal ${k}: the points sum to ${sumOf(d)}; every Clubs deal sums to −26` : null),
       reached: (tot) => tot.some((x) => x <= -100),
       totals: (tot) => (tot.some((x) => x <= -100) ? null : "the match ends after the deal in which a total reaches −100 or below; no total has"),
@@ -186,7 +186,7 @@ function entryRules(t) {
   if (g === "dump") {
     const target = cfg(t, "target", 100);
     return {
-      what: "Deal", target: `a side reaching ${target}`, least: Math.ceil(target / 80),
+      what: "Deal", target: `a side reaches ${target}`, least: Math.ceil(target / 80),
       deal: (k, d) => {
         const scoring = d.filter((x) => x !== 0);
         return scoring.length > 1 || scoring.some((x) => x < 1 || x > 80)
@@ -200,7 +200,7 @@ function entryRules(t) {
   if (g === "bonus-malus") {
     const target = cfg(t, "target", 155);
     return {
-      what: "Deal", target: `a total reaching ${target}`, least: 1,
+      what: "Deal", target: `a player or side reaches ${target}`, least: 1,
       deal: (k, d) => (d.some((x) => x < 0 || x % (5 * k) !== 0 || x > 195 * k)
         ? `deal ${k}: ${d.join(", ")}; Bonus-Malus deal ${k} scores 0 or a multiple of ${5 * k} up to ${195 * k}`
         : d.length === 2 && d.filter((x) => x > 0).length > 1 ? `deal ${k}: ${d.join(", ")}; with two sides only the one with a plus total scores` : null),
@@ -212,7 +212,7 @@ function entryRules(t) {
   if (g === "plus-minus") {
     const games = cfg(t, "rubber_games", 5);
     return {
-      what: "Game", target: `the rubber's ${games} games`, fixed: games,
+      what: "Game", fixed: games,
       deal: (k, d) => (d.some((x) => x < -80 || x > 200) ? `game ${k}: ${d.join(", ")}; a P.M. game scores −80 to 200 a seat (four men)` : null),
       reached: () => false,
       totals: (tot) => (tot.some((x) => x < -80 * games || x > 200 * games) ? `a P.M. rubber of ${games} games totals ${-80 * games} to ${200 * games} a seat` : null),
@@ -297,7 +297,7 @@ function resultForm(t, round, table, send) {
       if (!complete(v)) { notes.push(`${rules.what.toLowerCase()} ${k} needs a number in each box`); return; }
       if (gap) problems.push(`${rules.what.toLowerCase()} ${gap} is empty: fill it or clear the deals after it`);
       gap = 0;
-      if (ended) problems.push(`${rules.what.toLowerCase()} ${k}: the match ended after ${rules.what.toLowerCase()} ${ended}, when it reached ${rules.target}`);
+      if (ended) problems.push(`${rules.what.toLowerCase()} ${k}: the match ended after ${rules.what.toLowerCase()} ${ended} (it ends when ${rules.target})`);
       const p = v.some((x) => Math.abs(x) > MAX_POINTS) ? `${rules.what.toLowerCase()} ${k}: entered points are −${MAX_POINTS} to ${MAX_POINTS}` : rules.deal(k, v);
       if (p) problems.push(p);
       r.el.classList.add(p ? "bad" : "good");
@@ -545,6 +545,8 @@ function tournamentScreen(id) {
   const drawStandings = () => {
     const st = S.st;
     if (!st) return;
+    // A small field (up to 10 rows) in larger type still.
+    document.body.classList.toggle("roomy", st.rows.length <= 10);
     const per = SCREEN_ROWS * SCREEN_COLS;
     const pages = Math.max(1, Math.ceil(st.rows.length / per));
     S.page %= pages;

@@ -89,10 +89,12 @@ await run("director", async (b) => {
   check("Save with a refusal: not sent (no PUT leaves the page), in plain words",
     puts.length === 0 && (await form1.locator(".qmsg").textContent()).startsWith("Not sent: deal 1: the points sum to -25"), puts.join());
   await shot(org, "d01-refusal-390x844");
+  await form1.screenshot({ path: join(ARTIFACTS, "d01-form-390.png") });
   await org.setViewportSize({ width: 360, height: 640 });
   check("the organiser's page fits 360 px; the long name is ellipsised in the form's head", await noSideScroll(org)
     && await form1.locator(".deal-row.head .nm").evaluateAll((els) => els.some((e) => e.scrollWidth > e.clientWidth)));
   await shot(org, "d02-refusal-360x640");
+  await form1.screenshot({ path: join(ARTIFACTS, "d02-form-360.png") });
   await org.setViewportSize({ width: 390, height: 844 });
   // Deal 1 corrected; then seat 0 takes every club until it passes −100 at deal 5.
   const deals1 = [[-10, -6, -4, -6], [-26, 0, 0, 0], [-26, 0, 0, 0], [-26, 0, 0, 0]];
@@ -109,6 +111,7 @@ await run("director", async (b) => {
   await shot(org, "d03-rows-844x390");
   await org.setViewportSize({ width: 390, height: 844 });
   await shot(org, "d04-rows-390x844");
+  await form1.screenshot({ path: join(ARTIFACTS, "d04-form-390.png") });
   await form1.locator('button[type="submit"]').click();
   await org.waitForSelector('[data-round="1"] .tbl[data-table="1"] table.result');
   const stored1 = (await api("GET", `/v1/tournaments/${id}`, token)).rounds[0].tables[0].result;
@@ -161,6 +164,7 @@ await run("director", async (b) => {
   check(`Cy's own view: "${want}"`, where === want, where);
   const mates = tb.players.filter((p) => p.player_id !== pid).map((p) => `${p.name} (${COMPASS[p.seat]})`).join(", ");
   check("…with the table's other three and their seats", (await pub.textContent("#with")) === `With: ${mates}`);
+  await pub.waitForSelector("#standings tr.mine");
   check("…round 1's seat below it, and Cy's standings row marked", (await pub.textContent("#my-seat ul.earlier")).startsWith("Round 1: table ")
     && (await pub.$$eval("#standings tr.mine", (rs) => rs.map((r) => r.dataset.player))).join() === pid);
   await pub.setViewportSize({ width: 360, height: 640 });
