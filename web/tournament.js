@@ -515,7 +515,8 @@ export async function tournamentPage(id, token) {
 // `/#tournament=<id>&screen=1`: for a projector or a big screen at the club. Large type, high
 // contrast, no controls: the current round's tables (who sits where) and the standings, kept
 // current by the same polling as the page. Up to 16 standings rows a column, up to two columns
-// beside the tables (32 players on one screen); beyond, the standings turn pages every 12 s.
+// beside the tables (32 players on one screen: eight tables of four); beyond, the standings and
+// the tables turn pages every 12 s.
 const SCREEN_ROWS = 16, SCREEN_COLS = 2, SCREEN_PAGE_MS = 12000;
 
 function tournamentScreen(id) {
@@ -534,8 +535,14 @@ function tournamentScreen(id) {
       h("span", { class: "screen-round" }, round ? `Round ${round.round} of ${t.rounds_planned}${round.complete ? " · complete" : ""}` : "Not paired yet"),
       t.status === "finished" ? h("span", { class: "screen-round" }, "Final standings") : null);
     if (!round) { fill(tables); return; }
-    fill(tables, h("h2", {}, `Round ${round.round}: where to sit`),
-      h("div", { class: "screen-table-list" }, round.tables.map((tb) => h("div", { class: `screen-table${tb.finished ? " done" : ""}`, "data-table": tb.table },
+    // As many tables a page as fit the height of 16 lines (two seats a line); beyond, the
+    // tables turn pages with the standings.
+    const lines = Math.ceil(t.table_size / 2);
+    const per = Math.min(14, Math.floor(SCREEN_ROWS / lines));
+    const pages = Math.ceil(round.tables.length / per);
+    const page = S.page % pages;
+    fill(tables, h("h2", {}, `Round ${round.round}: where to sit`, pages > 1 ? h("span", { class: "screen-page" }, ` · ${page + 1}/${pages}`) : null),
+      h("div", { class: "screen-table-list" }, round.tables.slice(page * per, (page + 1) * per).map((tb) => h("div", { class: `screen-table${tb.finished ? " done" : ""}`, "data-table": tb.table },
         h("div", { class: "tno" }, String(tb.table)),
         h("div", { class: `tseats n${tb.players.length}` }, tb.players.map((p) => h("div", { class: "tseat", "data-player": p.player_id },
           h("span", { class: "sn" }, tb.players.length === 4 ? seatName(4, p.seat)[0] : String(p.seat + 1)), h("span", { class: "nm" }, p.name)))),
@@ -549,12 +556,13 @@ function tournamentScreen(id) {
     document.body.classList.toggle("roomy", st.rows.length <= 10);
     const per = SCREEN_ROWS * SCREEN_COLS;
     const pages = Math.max(1, Math.ceil(st.rows.length / per));
-    S.page %= pages;
-    const rows = st.rows.slice(S.page * per, (S.page + 1) * per);
+    const page = S.page % pages;
+    const rows = st.rows.slice(page * per, (page + 1) * per);
     const cols = [];
     for (let i = 0; i < rows.length; i += SCREEN_ROWS) cols.push(rows.slice(i, i + SCREEN_ROWS));
-    fill(standings, h("h2", {}, "Standings", pages > 1 ? h("span", { class: "screen-page" }, ` · page ${S.page + 1} of ${pages}`) : null),
+    fill(standings, h("h2", {}, "Standings", pages > 1 ? h("span", { class: "screen-page" }, ` · ${page + 1}/${pages}`) : null),
       h("div", { class: `screen-cols c${cols.length}` }, cols.map((c) => h("table", { class: "screen-st" },
+        h("colgroup", {}, ["rank", "name", "mp", "pct", "wins"].map((x) => h("col", { class: `col-${x}` }))),
         h("thead", {}, h("tr", {}, ["#", "Name", "MP", "%", "W"].map((x) => h("th", {}, x)))),
         h("tbody", {}, c.map((r) => h("tr", { "data-player": r.player_id, "data-matchpoints": r.matchpoints },
           h("td", {}, String(r.rank)), h("td", { class: "nm" }, r.name), h("td", {}, String(r.matchpoints)),
@@ -563,7 +571,8 @@ function tournamentScreen(id) {
   watch(`/v1/tournaments/${id}`, (t) => { S.t = t; drawTables(); },
     { onError: (a) => fill(head, h("div", { class: "msg bad" }, problemText(a))) });
   watch(`/v1/tournaments/${id}/standings`, (st) => { S.st = st; drawStandings(); });
-  setInterval(() => { if (S.st && S.st.rows.length > SCREEN_ROWS * SCREEN_COLS) { S.page++; drawStandings(); } }, SCREEN_PAGE_MS);
+  // More than a screen holds: the pages turn every SCREEN_PAGE_MS.
+  setInterval(() => { if (document.querySelector(".screen-page")) { S.page++; drawStandings(); drawTables(); } }, SCREEN_PAGE_MS);
 }
 
 // ---------- the start page's form ----------

@@ -6,7 +6,8 @@
 // 3. pairs round 2: a player's "Find your seat" line and own view say "Round 2: table T, seat S",
 //    T and S those the API's round 2 gives that player;
 // 4. the projector view follows round 2 without a reload, has no controls and shows every
-//    standings row without scrolling at 1920x1080 and 1280x720, for these 8 and for 32 players.
+//    standings row without scrolling at 1920x1080 and 1280x720, for these 8 and for 32 players;
+//    40 players turn two pages.
 // Screenshots (target/browser-artifacts/d*.png) at 390x844, 360x640, 844x390, 1920x1080, 1280x720.
 //
 // Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS).
@@ -199,6 +200,28 @@ await run("director", async (b) => {
       f.rows === 32 && f.inside && f.tables && !f.scroll, JSON.stringify(f));
     await shot(screen, `d08-projector32-${w}x${hgt}`, false);
   }
+
+  // 40 players: more than a screen; the standings and the tables turn pages.
+  const huge = await api("POST", "/v1/tournaments", null, {
+    name: "Clubs county night", game: "clubs", format: "swiss", rounds: 3, table_size: 4, record: "totals",
+    players: Array.from({ length: 40 }, (_, i) => ({ name: `Player ${i + 1}` })),
+  });
+  await api("POST", `/v1/tournaments/${huge.tournament.id}/rounds`, huge.organiser_token);
+  await screen.goto("about:blank");
+  await screen.goto(`${BASE}/#tournament=${huge.tournament.id}&screen=1`);
+  await screen.waitForFunction(() => document.querySelectorAll("#screen-standings tr[data-player]").length === 32
+    && document.querySelectorAll(".screen-table").length === 8);
+  const p1 = await screenFits(screen);
+  const heads = () => screen.$$eval(".screen-grid h2", (hs) => hs.map((x) => x.textContent).join(" | "));
+  check("40 players at 1920x1080: page 1 of 2 holds standings 1-32 and tables 1-8, no scrolling",
+    p1.inside && p1.tables && !p1.scroll && await heads() === "Standings · 1/2 | Round 1: where to sit · 1/2", `${JSON.stringify(p1)} ${await heads()}`);
+  await screen.waitForFunction(() => document.querySelectorAll("#screen-standings tr[data-player]").length === 8, null, { timeout: 20000 });
+  const tablesOn2 = await screen.$$eval(".screen-table", (ts) => ts.map((x) => x.dataset.table).join());
+  const rows2 = await screen.$$eval("#screen-standings tr[data-player]", (rs) => rs.map((r) => r.dataset.player).join());
+  const st40 = await api("GET", `/v1/tournaments/${huge.tournament.id}/standings`);
+  check("…and the page turns by itself: standings rows 33-40 (as the API ranks them), tables 9 and 10", tablesOn2 === "9,10"
+    && rows2 === st40.rows.slice(32).map((r) => r.player_id).join(), `${tablesOn2} ${rows2}`);
+  await shot(screen, "d09-projector40-page2-1920x1080", false);
 
   check("no script error", errors.length === 0, errors.join("; "));
 });
