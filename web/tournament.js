@@ -157,6 +157,7 @@ function playerPanel(t, pid) {
     h("p", { class: "where-big", id: "where" }, now ? whereText(now, at) : "Round 1 is not paired yet."),
     at ? h("p", { class: "small", id: "with" }, "With: ", at.players.filter((p) => p.player_id !== pid)
       .map((p) => `${p.name} (${at.size === 4 ? seatName(4, p.seat) : `seat ${p.seat + 1}`})`).join(", ")) : null,
+    at && at.size === 4 ? h("p", { class: "small muted" }, "North is the table's seat 1, then clockwise East 2, South 3, West 4 (as its match page numbers them).") : null,
     rounds.length > 1 ? h("ul", { class: "small muted earlier" }, rounds.slice(1).map((r) => h("li", {}, whereText(r, seating(r).get(pid))))) : null,
     h("a", { class: "button secondary wide", href: `/#tournament=${t.id}` }, "Everyone's seats"));
 }
