@@ -7,7 +7,9 @@
 //    T and S those the API's round 2 gives that player;
 // 4. the projector view follows round 2 without a reload, has no controls and shows every
 //    standings row without scrolling at 1920x1080 and 1280x720, for these 8 and for 32 players;
-//    40 players turn two pages.
+//    40 players turn two pages;
+// 5. Bonus-Malus at four (partnerships, target 200): a column per side, the deal's multiples of
+//    5n refused as typed, the rows to the target; each seat's view names North, East, South, West.
 // Screenshots (target/browser-artifacts/d*.png) at 390x844, 360x640, 844x390, 1920x1080, 1280x720.
 //
 // Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS).
@@ -158,6 +160,9 @@ await run("director", async (b) => {
   const line = await pub.textContent(`#seats li[data-player="${pid}"]`);
   check(`the public "Find your seat" lists everyone, Cy at table ${tb.table}, seat ${COMPASS[seat]}`,
     (await pub.$$("#seats li[data-player]")).length === 8 && line === `Cytable ${tb.table}, seat ${COMPASS[seat]}`, line);
+  const scrolls = () => pub.$$eval(".scroll", (els) => els.every((e) => e.scrollWidth <= e.clientWidth));
+  check("the standings fit 390 px, the long name ellipsised", await scrolls() && await noSideScroll(pub)
+    && await pub.$eval(`#standings tr[data-player="${view2.players[0].player_id}"] .nm`, (e) => e.scrollWidth > e.clientWidth));
   await shot(pub, "d05-find-your-seat-390x844");
   await pub.click(`#seats li[data-player="${pid}"] a`);
   await pub.waitForSelector("#my-seat #where");
@@ -169,7 +174,8 @@ await run("director", async (b) => {
   check("…round 1's seat below it, and Cy's standings row marked", (await pub.textContent("#my-seat ul.earlier")).startsWith("Round 1: table ")
     && (await pub.$$eval("#standings tr.mine", (rs) => rs.map((r) => r.dataset.player))).join() === pid);
   await pub.setViewportSize({ width: 360, height: 640 });
-  check("the player's view fits 360 px", await noSideScroll(pub));
+  check("the player's view and its standings fit 360 px", await noSideScroll(pub) && await scrolls(),
+    JSON.stringify(await pub.$$eval(".scroll", (els) => els.map((e) => [e.scrollWidth, e.clientWidth]))));
   await shot(pub, "d06-my-seat-360x640");
 
   // ---- 4b. the projector followed round 2 ----
@@ -222,6 +228,42 @@ await run("director", async (b) => {
   check("…and the page turns by itself: standings rows 33-40 (as the API ranks them), tables 9 and 10", tablesOn2 === "9,10"
     && rows2 === st40.rows.slice(32).map((r) => r.player_id).join(), `${tablesOn2} ${rows2}`);
   await shot(screen, "d09-projector40-page2-1920x1080", false);
+
+  // ---- 5. partnership play: Bonus-Malus at four, a side a column, seats by the compass ----
+  const bm = await api("POST", "/v1/tournaments", null, {
+    name: "Pairs night", game: "bonus-malus", format: "swiss", rounds: 1, table_size: 4, record: "totals",
+    config: { target: 200 }, players: ["Ann", "Bob", "Col", "Dot"].map((name) => ({ name })),
+  });
+  const bmRound = await api("POST", `/v1/tournaments/${bm.tournament.id}/rounds`, bm.organiser_token);
+  const seats = bmRound.tables[0].players;
+  await org.goto("about:blank");
+  await org.goto(`${BASE}/#tournament=${bm.tournament.id}&o=${bm.organiser_token}`);
+  const bmForm = org.locator('form.quicklog[data-round="1"][data-table="1"]');
+  await bmForm.waitFor();
+  const sideNames = await bmForm.locator(".deal-row.head .nm").allTextContents();
+  check("two columns, one per side (seats 1 & 3 against 2 & 4)",
+    sideNames.join("|") === `${seats[0].name} & ${seats[2].name}|${seats[1].name} & ${seats[3].name}`, sideNames.join("|"));
+  await typeDeals(bmForm, [[100, 5]]);
+  check("both sides scoring in a deal: refused as typed", (await bmForm.locator(".checks").textContent())
+    === "Not possible: deal 1: 100, 5; with two sides only the one with a plus total scores.");
+  await typeDeals(bmForm, [[150, 0]]);
+  check("150 of the target 200 (the tournament's option): a second row", await rowCount(bmForm) === 2);
+  await typeDeals(bmForm, [[150, 0], [0, 55]]);
+  check("deal 2 scores multiples of 10: 55 refused", (await bmForm.locator(".checks").textContent())
+    === "Not possible: deal 2: 0, 55; Bonus-Malus deal 2 scores 0 or a multiple of 10 up to 390.");
+  await typeDeals(bmForm, [[150, 0], [60, 0]]);
+  check("210 reaches 200 after deal 2: ready, no third row", await rowCount(bmForm) === 2
+    && (await sums(bmForm)).join() === "210,0" && (await bmForm.locator(".checks").textContent()) === "Ready to save.");
+  await bmForm.locator('button[type="submit"]').click();
+  await org.waitForSelector('[data-round="1"] .tbl[data-table="1"] table.result');
+  const bmResult = (await api("GET", `/v1/tournaments/${bm.tournament.id}`)).rounds[0].tables[0].result;
+  check("the server took it: totals 210, 0; the first side won", bmResult.totals.join() === "210,0" && bmResult.winners.join() === "0");
+  for (const p of seats) {
+    await pub.goto("about:blank");
+    await pub.goto(`${BASE}/#tournament=${bm.tournament.id}&p=${p.player_id}`);
+    const w = await pub.textContent("#where");
+    check(`${p.name} (seat ${p.seat + 1}): "Round 1: table 1, seat ${COMPASS[p.seat]}"`, w === `Round 1: table 1, seat ${COMPASS[p.seat]}`, w);
+  }
 
   check("no script error", errors.length === 0, errors.join("; "));
 });
