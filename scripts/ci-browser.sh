@@ -53,7 +53,7 @@ mkdir -p "$ARTIFACTS"
 echo "== headless chromium against $BASE (screenshots in target/browser-artifacts/)"
 export BASE PW_DIR CHROMIUM ARTIFACTS
 status=0
-for t in ${BROWSER_TESTS:-clubs games tournament privacy tabletalk reach}; do
+for t in ${BROWSER_TESTS:-clubs games tournament privacy tabletalk reach pictures}; do
   timeout 600 node "tests/browser/$t.mjs" | tee "$WORK/$t.out" || status=1
 done
 if grep -q panicked "$WORK/server.log"; then
