@@ -349,13 +349,13 @@ function bhcTable(v) {
       ss.map((s) => h("span", { class: `pawn p${s}`, title: `${seatName(v, s)} on ${(t.positions || [])[s]}` }, seatName(v, s).slice(0, 2)))))),
     h("div", { class: "small" }, "Spaces: ", seats.map((s) => `${seatName(v, s)} ${(t.positions || [])[s] ?? 0}`).join(" · ")),
     h("div", { class: "bhc-zones" },
-      h("div", { class: "zone", id: "zone-castle" }, h("div", { class: "zone-name" }, "🏰 Castle"), inZone("castle"),
+      h("div", { class: "zone", id: "zone-castle" }, h("div", { class: "zone-name" }, "Castle"), inZone("castle"),
         (t.exhibits || []).map((e) => h("div", { class: "exhibit" }, h("span", { class: "small" }, `${seatName(v, e.seat)} shows:`),
           h("div", { class: "cards mini-row" }, (e.on_display || e.cards || []).map((c) => bhcFace(c, { cls: "mini" })))))),
       h("div", { class: "zone", id: "zone-auction" }, h("div", { class: "zone-name" }, "Auction house"), inZone("auction"),
         h("div", { class: "cards mini-row" }, (t.piles || []).map((p, i) => h("div", { class: "pile" },
           p.top ? bhcFace(p.top, { cls: "mini" }) : h("span", { class: "card bhc-card mini empty" }, "—"),
-          h("span", { class: "small" }, `pile ${i + 1} · ${p.size} card${p.size === 1 ? "" : "s"}`))))),
+          h("span", { class: "pile-size" }, `pile ${i + 1}`), h("span", { class: "pile-size" }, `${p.size} left`))))),
       h("div", { class: "zone", id: "zone-prison" }, h("div", { class: "zone-name" }, "Prison"),
         (t.prison || []).map((c, i) => h("div", { class: "small" }, `Cell ${i + 1}: `, c ? `thief ${c.thief}${c.seat !== null && c.seat !== undefined ? ` (${seatName(v, c.seat)})` : ""}` : "empty")))),
     unplaced.length && ["locations", "cards"].includes(t.phase)
@@ -439,6 +439,7 @@ function flowFor(v, ls, p, ctx) {
 
 /** The step-by-step choice of this game's legal actions (those `takes` takes), or null. */
 export function chooser(v, legal, ctx) {
+  S.handAbove = false;
   const mine = legal.filter((l) => takes(v.game, l.action));
   // By Hook or Crook's sealed cards are tapped in a seat's own hand (handView).
   const inHand = (l) => !ctx.isHost && v.game === "by-hook-or-crook" && ["location", "choose"].includes(l.action.type);
@@ -466,6 +467,7 @@ export function chooser(v, legal, ctx) {
       : stepButton(ctx, o.key, o.label, o.type || ls[0].action.type));
   }
   if (f.toggles) {
+    S.handAbove = true;
     items.push(h("div", { class: "toggles" }, f.toggles.map((t) => {
       if (t.on) return moFace(t.card, { tag: "button", cls: "on", attrs: { "aria-pressed": "true", onclick: () => { S.picks.splice(S.picks.indexOf(t.key), 1); ctx.redraw(); } } });
       if (!t.ok) return moFace(t.card, { cls: "dim", attrs: { "aria-disabled": "true" } });
@@ -486,8 +488,9 @@ function stepButton(ctx, key, label, type) {
 
 function box(v, ctx, title, items, canBack) {
   return h("div", { class: "actions pictures", id: "chooser" },
-    h("div", { class: "small step-title" }, title),
-    canBack ? h("button", { class: "secondary back", id: "step-back", onclick: () => back(ctx) }, "← Back") : null,
+    h("div", { class: "step-head" },
+      canBack ? h("button", { class: "secondary back", id: "step-back", "aria-label": "Back one step", onclick: () => back(ctx) }, "←") : null,
+      h("div", { class: "small step-title" }, title)),
     items);
 }
 
@@ -498,8 +501,8 @@ export function handView(v, legal, ctx) {
   if (v.game === "members-only") {
     const hand = you.hand || [];
     return h("section", { class: "panel", id: "you" },
-      h("h2", {}, `Your hand${Number.isInteger(you.hand_size) ? ` · ${you.hand_size} cards` : ""}`),
-      Array.isArray(you.hand) ? h("div", { class: "mo-hand", id: "hand" }, hand.map((c) => moFace(c))) : h("div", { class: "small muted", id: "hand" }, "Real cards: your hand is in your hand."));
+      h("h2", {}, `Your hand${Number.isInteger(you.hand_size) ? ` · ${you.hand_size} cards` : ""}${S.handAbove && Array.isArray(you.hand) ? ": pick above" : ""}`),
+      S.handAbove ? null : Array.isArray(you.hand) ? h("div", { class: "mo-hand", id: "hand" }, hand.map((c) => moFace(c))) : h("div", { class: "small muted", id: "hand" }, "Real cards: your hand is in your hand."));
   }
   if (v.game === "plus-minus") {
     const mine = legal.filter((l) => l.action.type === "play");

@@ -92,6 +92,7 @@ await run("pictures", async (browser) => {
       // Back goes one step back, and the category is chosen again.
       await p.locator("#step-back").click();
       await p.waitForSelector("#chooser button[data-step='nobet']");
+      taps = 0; // counted from here: category, space, piece, Confirm
       await tap(`#chooser button[data-step='${cat}']`);
       const space = await p.locator("#chooser button[data-step^='sp:']").first().getAttribute("data-step");
       await tap("#chooser button[data-step^='sp:']");
