@@ -17,14 +17,18 @@ import { ARTIFACTS, BASE, api, check, phone, run } from "./lib.mjs";
 
 const SIZES = [[390, 844], [360, 640], [844, 390]];
 const RAW = ["big_ben", ":no", "null", "{\"", "undefined", "NaN"];
+const NAMES = { umbrella: "Umbrella", crown: "Crown", teacup: "Teacup", big_ben: "Big Ben", hat: "Hat" };
+const moWords = (c) => (c.endsWith(":no") ? `NO! ${NAMES[c.slice(0, -3)].toLowerCase()}` : NAMES[c]);
 const shot = (page, name) => page.screenshot({ path: join(ARTIFACTS, `pic-${name}.png`) });
 const seqAtLeast = (p, n) => p.waitForFunction((n) => Number(document.body.dataset.seq) >= n, n, { timeout: 20000 });
 
-async function newMatch(game, players = 3) {
-  const c = await api("POST", "/v1/matches", null, { game, dealing: "service", players: ["Ada", "Ben", "Cat", "Dan"].slice(0, players).map((name) => ({ name })) });
+async function newMatch(game, dealing = "service", deal = true) {
+  const c = await api("POST", "/v1/matches", null, { game, dealing, players: ["Ada", "Ben", "Cat"].map((name) => ({ name })) });
   const m = { id: c.match.id, host: c.host_token, seats: c.seat_tokens };
-  const deal = (await api("GET", `/v1/matches/${m.id}/legal`, m.host)).actions[0];
-  await api("POST", `/v1/matches/${m.id}/actions`, m.host, { seat: null, action: deal });
+  if (deal) {
+    const a = (await api("GET", `/v1/matches/${m.id}/legal`, m.host)).actions[0];
+    await api("POST", `/v1/matches/${m.id}/actions`, m.host, { seat: null, action: a });
+  }
   return m;
 }
 const view = (m, token) => api("GET", `/v1/matches/${m.id}`, token || m.host);
@@ -206,6 +210,97 @@ await run("pictures", async (browser) => {
       await shot(host, `bhc-host-${size}`);
       await Promise.all([p.context().close(), host.context().close()]);
     }
+  }
+  // ---- The host at real-card tables, and the end of a Members Only heat (390x844) ----
+  {
+    // Members Only: the deal's two face-up cards picked one then the other, then Confirm.
+    const m = await newMatch("members-only", "table", false);
+    const host = await open(browser, m, m.host, 390, 844, errors, "mo real cards");
+    await host.waitForSelector("#chooser button[data-type='deal'][data-step]");
+    const one = await host.locator("#chooser button[data-step]").nth(3).getAttribute("data-step");
+    await host.locator("#chooser button[data-step]").nth(3).click();
+    const two = await host.locator("#chooser button[data-step]").first().getAttribute("data-step");
+    await host.locator("#chooser button[data-step]").first().click();
+    await host.locator("#confirm").click();
+    await seqAtLeast(host, 1);
+    let v = await view(m);
+    check(`members-only real cards: the host's deal turns up the two cards picked (${one}, ${two})`,
+      [...v.table.face_up].sort().join() === [one, two].sort().join(), JSON.stringify(v.table.face_up));
+    // Ada's turn recorded by the host: no bet; round 1 reveals nothing.
+    await host.locator("#chooser button[data-step='nobet']").click();
+    await host.locator("#confirm").click();
+    await seqAtLeast(host, v.seq + 1);
+    v = await view(m);
+    check("members-only real cards: the host records a turn step by step", v.table.to_play === 1, JSON.stringify(v.to_act));
+    await tidy(host, "members-only real cards host");
+    await shot(host, "mo-real-host-390x844");
+    await host.context().close();
+  }
+  {
+    // P.M.: the host picks the card the leader laid, then the man.
+    const m = await newMatch("plus-minus", "table");
+    const host = await open(browser, m, m.host, 390, 844, errors, "pm real cards");
+    await host.waitForSelector("#chooser .pm-pick button[data-step]");
+    let v = await view(m);
+    const leader = v.to_act[0];
+    const card = Number(await host.locator("#chooser .pm-pick button[data-step]").last().getAttribute("data-pm"));
+    await host.locator("#chooser .pm-pick button[data-step]").last().click();
+    await host.locator("#table .pm-seat.acting button.cell.lit").first().click();
+    await seqAtLeast(host, v.seq + 1);
+    v = await view(m);
+    check(`plus-minus real cards: the host's card +${card} then the man: a man on ${card}`, v.table.boards[leader].includes(card), JSON.stringify(v.table.boards));
+    await tidy(host, "plus-minus real cards host");
+    await shot(host, "pm-real-host-390x844");
+    await host.context().close();
+  }
+  {
+    // By Hook or Crook: the host records the piles' tops, then each seat's sealed location.
+    const m = await newMatch("by-hook-or-crook", "table");
+    const host = await open(browser, m, m.host, 390, 844, errors, "bhc real cards");
+    let v = await view(m);
+    let taps = 0;
+    while (v.table.phase === "reveal_pile" && taps < 12) {
+      await host.waitForSelector("#chooser button[data-type='reveal_pile']");
+      const el = host.locator("#chooser button[data-type='reveal_pile']").first();
+      const step = (await el.getAttribute("data-step")) !== null;
+      await el.click();
+      taps++;
+      if (!step) {
+        await seqAtLeast(host, v.seq + 1);
+        v = await view(m);
+      }
+    }
+    check("by-hook-or-crook real cards: the piles' tops recorded by tapping", v.table.piles.every((p) => p.top !== null), JSON.stringify(v.table.piles));
+    await host.waitForSelector("#chooser button[data-step='seat:1']");
+    await host.locator("#chooser button[data-step='seat:1']").click();
+    await host.locator("#chooser button.opt[data-type='location']").first().click();
+    await seqAtLeast(host, v.seq + 1);
+    v = await view(m);
+    check("by-hook-or-crook real cards: Ben's location recorded for him by the host", !v.table.waiting_for.includes(1), JSON.stringify(v.table.waiting_for));
+    await tidy(host, "by-hook-or-crook real cards host");
+    await shot(host, "bhc-real-host-390x844");
+    await host.context().close();
+  }
+  {
+    // Members Only's end of a heat: the seat discards one card; the other two are revealed.
+    const m = await newMatch("members-only");
+    let v = await view(m);
+    while (v.table.phase === "betting") v = await act(m, v.to_act[0], (ls) => ls.find((a) => a.bet === null));
+    const seat = v.to_act[0];
+    const p = await open(browser, m, m.seats[seat], 390, 844, errors, "mo final");
+    await p.waitForSelector("#chooser button[data-type='final'][data-step]");
+    await tidy(p, "members-only end of heat");
+    const label = await p.locator("#chooser button[data-type='final'][data-step]").first().textContent();
+    await p.locator("#chooser button[data-type='final'][data-step]").first().click();
+    const said = await p.locator("#confirm").textContent();
+    await shot(p, "mo-final-390x844");
+    await p.locator("#confirm").click();
+    await seqAtLeast(p, v.seq + 1);
+    const me = await view(m, m.seats[seat]);
+    const d = me.you.final && me.you.final.discard;
+    check(`members-only end of heat: "${label.trim()}" then Confirm records that discard`, d && label.trim() === `Discard ${moWords(d)}`
+      && said.startsWith(`Confirm: discard ${moWords(d)}, reveal `), `${JSON.stringify(me.you.final)}; ${said}`);
+    await p.context().close();
   }
   check("no script error", errors.length === 0, errors.join("; "));
 });
