@@ -5,7 +5,9 @@
 # (tests/browser/games.mjs), then tournaments: the organiser's page, the public page's live
 # standings, a match page's Tournament panel (tests/browser/tournament.mjs), then what the page
 # keeps on a phone, its Forget controls and the security headers (tests/browser/privacy.mjs).
-# Every page of every test is watched for Content-Security-Policy violations (lib.mjs).
+# Then the others (tabletalk, reach, and pictures: Members Only, P.M. and By Hook or Crook in
+# words and pictures at three screen sizes). Every page of every test is watched for
+# Content-Security-Policy violations (lib.mjs).
 # Screenshots go to target/browser-artifacts/ (gitignored).
 #
 # Installs Debian's chromium if missing (apt-get) and playwright-core (pinned) from npm into
@@ -15,7 +17,7 @@
 # Usage: scripts/ci-browser.sh
 #   CLUBROOM_BIN  a server binary to use instead of `cargo build`'s target/debug/clubroom
 #   CHROMIUM      the browser executable (default /usr/bin/chromium)
-#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament privacy")
+#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament privacy tabletalk reach pictures")
 . "$(dirname "$0")/lib.sh"
 
 PW_VERSION=1.65.1
