@@ -442,8 +442,7 @@ function undoQuestion(v) {
 
 function describe(action, v) {
   const words = pictures.describe(action, v);
-  if (words) return words;
-  const name = (s) => (v.players[s] ? v.players[s].name : `seat ${s + 1}`);
+  if (words) return words; // Members Only, P.M. and By Hook or Crook (games.js)
   switch (action.type) {
     case "deal": {
       const extra = [];
@@ -452,21 +451,8 @@ function describe(action, v) {
       return `Deal${extra.length ? ` (${extra.join(", ")})` : ""}`;
     }
     case "play":
-      if (typeof action.card === "number") return `Play ${action.card > 0 ? "+" : ""}${action.card}${action.from === null || action.from === undefined ? "" : action.from === 0 ? " from the stars" : ` moving the man on ${action.from}`}`;
       return `Play ${cardText(action.card)}${action.declare ? ` calling ${action.declare === "C" ? "clubs alone" : suitText(action.declare)}` : ""}`;
     case "stock_top": return `Stock shows ${suitText(action.suit)}`;
-    case "turn": {
-      const bet = action.bet ? `Bet ${action.bet.piece} on ${action.bet.category} ${action.bet.space}` : "No bet";
-      return action.reveal && action.reveal.length ? `${bet}; reveal ${action.reveal.join(", ")}` : bet;
-    }
-    case "final": return `Final: ${action.discard ? `discard ${action.discard}, ` : ""}reveal ${(action.reveal || []).join(", ")}`;
-    case "location": return `Go to the ${action.place}`;
-    case "choose": return `Play ${String(action.card).replace(":", " ")}`;
-    case "buy": return `Buy pile ${action.pile + 1}`;
-    case "reveal_pile": return `Pile ${action.pile + 1} shows ${action.card}`;
-    case "exhibit": return `Exhibit ${(action.cards || []).join(", ") || "nothing"}`;
-    case "final_exhibit": return `Final exhibit ${(action.cards || []).join(", ") || "nothing"}`;
-    case "steal": return `Steal ${action.card} from ${name(action.from)}`;
     default: return Object.entries(action).map(([k, x]) => (k === "type" ? x : `${k} ${JSON.stringify(x)}`)).join(" ");
   }
 }
@@ -773,16 +759,11 @@ function actionButton(l, v, me, label) {
     label || (me.host && l.seat !== null ? `${names[l.seat]}: ` : "") + describe(l.action, v));
 }
 
-// Many legal actions (Members Only's bets with their reveals) are chosen step by step.
+// Many legal actions are chosen step by step: whose, then what (Members Only, P.M. and By Hook or
+// Crook have their own steps, in games.js).
 function steps(l, v) {
   const a = l.action;
   const who = T.isHost && l.seat !== null ? [v.players[l.seat].name] : [];
-  if (a.type === "turn") {
-    return [...who, a.bet ? `Bet on ${a.bet.category.replace("_", " ")}` : "No bet",
-      ...(a.bet ? [`${a.bet.piece} on ${a.bet.space}`] : []),
-      a.reveal && a.reveal.length ? `Reveal ${a.reveal.join(", ")}` : "Confirm"];
-  }
-  if (a.type === "final") return [...who, a.discard ? `Discard ${a.discard}` : "No discard", `Reveal ${(a.reveal || []).join(", ")}`];
   return [...who, a.type, describe(a, v)];
 }
 

@@ -451,9 +451,9 @@ export function chooser(v, legal, ctx) {
   let q = p, seat = seats[0];
   if (seats.length > 1) {
     if (!q.length) {
-      return box(v, ctx, "For whom?", seats.map((s) => stepButton(ctx, `seat:${s}`, s === null ? "The table" : seatName(v, s), list.find((l) => l.seat === s).action.type)), false);
+      return box(v, ctx, "For whom?", seats.map((s) => stepButton(ctx, `seat:${s === null ? "table" : s}`, s === null ? "The table" : seatName(v, s), list.find((l) => l.seat === s).action.type)), false);
     }
-    seat = Number(q[0].slice(5)); q = q.slice(1);
+    seat = q[0] === "seat:table" ? null : Number(q[0].slice(5)); q = q.slice(1);
   }
   let ls = list.filter((l) => l.seat === seat);
   // One kind of action at a time (the first kind listed).
