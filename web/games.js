@@ -282,7 +282,7 @@ function pmFlow(v, ls, p, ctx) {
   if (card === undefined) {
     // A seat taps its hand (handView); the host picks the card laid at a real-card table.
     if (!ctx.isHost) return { title: "Tap a card in your hand" };
-    return { title: `${seatName(v, seat)} laid which card?`, cards: cards.map((c) => ({ key: `card:${c}`, card: c })) };
+    return { title: "which card was laid?", cards: cards.map((c) => ({ key: `card:${c}`, card: c })) };
   }
   const c = Number(card.slice(5));
   const total = pmTotal(v, c);

@@ -53,8 +53,9 @@ export function problemText(a, { players, cardWords } = {}) {
   if (j.card !== undefined && j.card !== null && cardWords) {
     const words = cardWords(j.card);
     const raw = String(j.card).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    // A bare number (a P.M. card) only where the detail says "card N"; any other code as a word.
-    const re = typeof j.card === "number" ? new RegExp(`(card )${raw}(?![\\d])`, "g") : new RegExp(`(^|[^\\w:])${raw}(?![\\w:])`, "g");
+    // A bare number (a P.M. card) only after "card", "hold" or "play" (never a seat's or a
+    // count's number); any other code as a word.
+    const re = typeof j.card === "number" ? new RegExp(`((?:card|hold|holds|play|played|lay) )${raw}(?![\\d])`, "g") : new RegExp(`(^|[^\\w:])${raw}(?![\\w:])`, "g");
     if (words && words !== String(j.card)) text = text.replace(re, (_, pre) => `${pre}${words}`);
   }
   return text;

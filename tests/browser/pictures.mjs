@@ -309,5 +309,26 @@ await run("pictures", async (browser) => {
       && said.startsWith(`Confirm: discard ${moWords(d)}, reveal `), `${JSON.stringify(me.you.final)}; ${said}`);
     await p.context().close();
   }
+  {
+    // Refusals in the page's words: the problem's `seat` (0-based) named "Cat (seat 3)", its
+    // `card` in the game's words; without them, the detail as written.
+    const m = await newMatch("members-only");
+    const p = await open(browser, m, m.host, 390, 844, errors, "refusals");
+    const said = await p.evaluate(async () => {
+      const { problemText } = await import("/web/lib.js");
+      const { cardWords } = await import("/web/games.js");
+      const players = [{ name: "Ada" }, { name: "Ben" }, { name: "Cat" }];
+      const words = { players, cardWords: (c) => cardWords("members-only", c) };
+      return [
+        problemText({ status: 422, json: { detail: "seat 3 does not hold hat:no", seat: 2, card: "hat:no" } }, words),
+        problemText({ status: 409, json: { detail: "it is not this seat's turn", seat: 1 } }, words),
+        problemText({ status: 422, json: { detail: "no such seat" } }, words),
+        problemText({ status: 422, json: { detail: "seat 2 does not hold -7", seat: 1, card: -7 } }, { players, cardWords: (c) => cardWords("plus-minus", c) }),
+      ];
+    });
+    check("refusals name the seat by player and 1-based seat, the card in words", said[0] === "Cat (seat 3) does not hold NO! hat"
+      && said[1] === "Ben (seat 2): it is not this seat's turn" && said[2] === "no such seat" && said[3] === "Ben (seat 2) does not hold −7", said.join(" | "));
+    await p.context().close();
+  }
   check("no script error", errors.length === 0, errors.join("; "));
 });
