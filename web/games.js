@@ -364,11 +364,16 @@ function bhcTable(v) {
     t.steal ? h("div", { class: "small" }, `${seatName(v, t.steal.seat)}'s thief ${t.steal.thief} steals now.`) : null,
     (t.thefts || []).length ? h("div", { class: "small" }, "Thefts: ", t.thefts.map((x) => `thief ${x.thief} (${seatName(v, x.seat)}) took ${bhcCard(x.card)} from ${seatName(v, x.from)}`).join("; ")) : null,
     h("div", { class: "small muted" }, "Checks left: ", seats.map((s) => `${seatName(v, s)} ${((t.checks || [])[s] || []).map(money).join(", ") || "none"}`).join(" · ")),
-    t.last_turn ? h("div", { class: "small", id: "last-turn" }, lastTurnWords(t.last_turn, v)) : null);
+    t.last_turn ? h("div", { class: "small", id: "last-turn" }, lastTurnWords(t.last_turn, v)) : null,
+    t.final ? h("div", { class: "small", id: "final" }, "Final exhibition: ", (t.final.ranking || []).map((s, i) =>
+      `${i + 1}. ${seatName(v, s)} (${(t.final.exhibits[s] || []).map(bhcCard).join("; ")}) +${(t.final.advances || [])[s] ?? 0}`).join(" · ") || "no sets shown") : null);
 }
 
 function lastTurnWords(lt, v) {
   const out = [`Turn ${lt.turn}:`];
+  if ((lt.locations || []).length) {
+    out.push(`${lt.locations.map((pl, s) => `${seatName(v, s)} ${PLACE[pl] ? PLACE[pl].toLowerCase() : "—"}${(lt.cards || [])[s] ? ` (${bhcAction(lt.cards[s]).toLowerCase()})` : ""}`).join(", ")}.`);
+  }
   const a = lt.auction;
   if (a) {
     if (a.winner !== null && a.winner !== undefined) {
@@ -377,6 +382,7 @@ function lastTurnWords(lt, v) {
   }
   const adv = (lt.advances || []).map((n, s) => (n ? `${seatName(v, s)} +${n}` : null)).filter(Boolean);
   if (adv.length) out.push(`Advanced: ${adv.join(", ")}.`);
+  if ((lt.thefts || []).length) out.push(`Thefts: ${lt.thefts.map((x) => `${seatName(v, x.seat)} took ${bhcCard(x.card)} from ${seatName(v, x.from)}`).join("; ")}.`);
   if ((lt.caught || []).length) out.push(`Caught: ${lt.caught.length} thie${lt.caught.length === 1 ? "f" : "ves"}.`);
   return out.join(" ");
 }
