@@ -8,7 +8,9 @@
 // reveal checked in the API's view); a P.M. move made by tapping a card in the hand and then the
 // lit man on the board (the board position checked in the API's view, the last move in words);
 // a By Hook or Crook turn by tapping a location card and an action card (the sealed choices
-// checked in the view). Screenshots pic-*.png.
+// checked in the view). At 390x844: the host at real-card tables, the end of a Members Only heat,
+// refusals naming seats, and a game of each played through the API (600 actions at most) while
+// a seat's page and the host's follow, checked at every change of phase. Screenshots pic-*.png.
 //
 // Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS).
 
@@ -329,6 +331,39 @@ await run("pictures", async (browser) => {
     check("refusals name the seat by player and 1-based seat, the card in words", said[0] === "Cat (seat 3) does not hold NO! hat"
       && said[1] === "Ben (seat 2): it is not this seat's turn" && said[2] === "no such seat" && said[3] === "Ben (seat 2) does not hold −7", said.join(" | "));
     await p.context().close();
+  }
+  // ---- Whole games played through the API while a seat's page and the host's follow: at every
+  // change of phase, no raw ids or JSON on either page (390x844) ----
+  for (const game of ["members-only", "plus-minus", "by-hook-or-crook"]) {
+    const m = await newMatch(game, "service", false);
+    const seat = await open(browser, m, m.seats[0], 390, 844, errors, `${game} whole`);
+    const host = await open(browser, m, m.host, 390, 844, errors, `${game} whole host`);
+    const bad = [];
+    const phases = new Set();
+    let v = await view(m), k = 0, lastPhase = null;
+    while (v.status !== "finished" && k < 600) {
+      const who = v.table_to_act ? null : v.to_act[0];
+      const token = who === null ? m.host : m.seats[who];
+      const ls = (await api("GET", `/v1/matches/${m.id}/legal${who === null ? "" : `?seat=${who}`}`, token)).actions;
+      const r = await api("POST", `/v1/matches/${m.id}/actions`, token, { seat: who, action: ls[(k * 7) % ls.length] });
+      if (!r.match) { bad.push(`refused ${JSON.stringify(r)}`); break; }
+      v = r.match;
+      k++;
+      const phase = `${v.round}:${v.table.phase}`;
+      if (phase !== lastPhase || v.status === "finished") {
+        lastPhase = phase;
+        phases.add(v.table.phase);
+        for (const p of [seat, host]) {
+          await seqAtLeast(p, v.seq);
+          const raw = await rawIn(p);
+          if (raw.length) bad.push(`${phase}: ${raw.join(", ")}`);
+        }
+      }
+    }
+    check(`${game}: ${v.status === "finished" ? "a whole game" : "a game"} (${k} actions, phases ${[...phases].join(" ")}) with no raw ids or JSON on the seat's and the host's pages`,
+      (v.status === "finished" || k === 600) && phases.size >= 2 && bad.length === 0, bad.slice(0, 5).join("; "));
+    await shot(seat, `whole-${game}-seat`);
+    await Promise.all([seat.context().close(), host.context().close()]);
   }
   check("no script error", errors.length === 0, errors.join("; "));
 });
