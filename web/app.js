@@ -319,7 +319,7 @@ async function flush() {
           await refreshLegal();
         }
       } else {
-        T.error = problemText(a);
+        T.error = problemText(a, refusalWords());
         // A refusal often means this page was behind: catch up with the match as it stands.
         try {
           const r = await api("GET", `/v1/matches/${T.id}`, { token: T.token });
@@ -351,7 +351,7 @@ async function sendUndo() {
     if (a.json.match.seq >= T.view.seq) T.view = a.json.match;
     T.error = null;
     await refreshLegal();
-  } else T.error = problemText(a);
+  } else T.error = problemText(a, refusalWords());
   render();
 }
 
@@ -441,7 +441,8 @@ function undoQuestion(v) {
 // ---------- describing actions ----------
 
 function describe(action, v) {
-  const name = (s) => (v.players[s] ? v.players[s].name : `seat ${s + 1}`);
+  const words = pictures.describe(action, v);
+  if (words) return words; // Members Only, P.M. and By Hook or Crook (games.js)
   switch (action.type) {
     case "deal": {
       const extra = [];
@@ -450,21 +451,8 @@ function describe(action, v) {
       return `Deal${extra.length ? ` (${extra.join(", ")})` : ""}`;
     }
     case "play":
-      if (typeof action.card === "number") return `Play ${action.card > 0 ? "+" : ""}${action.card}${action.from === null || action.from === undefined ? "" : action.from === 0 ? " from the stars" : ` moving the man on ${action.from}`}`;
       return `Play ${cardText(action.card)}${action.declare ? ` calling ${action.declare === "C" ? "clubs alone" : suitText(action.declare)}` : ""}`;
     case "stock_top": return `Stock shows ${suitText(action.suit)}`;
-    case "turn": {
-      const bet = action.bet ? `Bet ${action.bet.piece} on ${action.bet.category} ${action.bet.space}` : "No bet";
-      return action.reveal && action.reveal.length ? `${bet}; reveal ${action.reveal.join(", ")}` : bet;
-    }
-    case "final": return `Final: ${action.discard ? `discard ${action.discard}, ` : ""}reveal ${(action.reveal || []).join(", ")}`;
-    case "location": return `Go to the ${action.place}`;
-    case "choose": return `Play ${String(action.card).replace(":", " ")}`;
-    case "buy": return `Buy pile ${action.pile + 1}`;
-    case "reveal_pile": return `Pile ${action.pile + 1} shows ${action.card}`;
-    case "exhibit": return `Exhibit ${(action.cards || []).join(", ") || "nothing"}`;
-    case "final_exhibit": return `Final exhibit ${(action.cards || []).join(", ") || "nothing"}`;
-    case "steal": return `Steal ${action.card} from ${name(action.from)}`;
     default: return Object.entries(action).map(([k, x]) => (k === "type" ? x : `${k} ${JSON.stringify(x)}`)).join(" ");
   }
 }
@@ -609,6 +597,8 @@ function playersPanel(v, me) {
 function tablePanel(v) {
   const t = v.table || {};
   const names = v.players.map((p) => p.name);
+  const drawn = pictures.tableView(v, pictureCtx());
+  if (drawn) return drawn;
   if (isTrickTable(t)) {
     const trick = t.trick || [];
     const last = (t.tricks || []).at(-1);
@@ -623,45 +613,28 @@ function tablePanel(v) {
           : h("span", { class: "muted" }, t.leader !== undefined && t.leader !== null ? `${names[t.leader]} leads` : "No trick on the table")),
       last && Array.isArray(last.plays) ? h("div", { class: "muted small", id: "last-trick" },
         `Last trick: ${last.plays.map((p) => `${cardText(p.card)} ${names[p.seat]}`).join(", ")}${last.winner !== undefined ? ` → ${names[last.winner]}` : ""}${last.points !== undefined ? ` (${last.points})` : ""}`) : null,
-      (t.revokes || []).length ? h("div", { class: "small" }, `Revokes: ${t.revokes.map((r) => (typeof r === "object" && r !== null && r.seat !== undefined ? `${names[r.seat]} ${JSON.stringify(r)}` : JSON.stringify(r))).join("; ")}`) : null);
-  }
-  if (v.game === "plus-minus") {
-    return h("div", { class: "felt", id: "table" },
-      h("div", {}, `Top card: ${t.top_card ?? "none"}`, t.last_play ? h("div", { class: "muted small", id: "last-play" }, lastPlay(t.last_play, names)) : null),
-      h("div", { class: "board" }, h("span"), [1, 2, 3, 4].map((i) => h("span", { class: "muted small" }, `man ${i}`)),
-        (t.boards || []).map((b, s) => [h("span", {}, names[s]), b.map((x) => h("span", { class: "pos" }, x === 0 ? "★" : String(x)))])));
-  }
-  if (v.game === "members-only") {
-    const cats = Object.keys(t.layout || {});
-    return h("div", { class: "felt", id: "table" },
-      h("div", {}, `Heat ${t.heat} · betting round ${t.betting_round} · ${t.phase}`),
-      h("div", { class: "small" }, `Face up: ${(t.face_up || []).join(", ")}`),
-      h("table", { class: "tracks" },
-        h("tr", {}, h("th", {}, ""), cats.map((c) => h("th", {}, c.replace("_", " ")))),
-        h("tr", {}, h("td", {}, "revealed"), cats.map((c) => h("td", {}, `${t.layout[c].count}${t.layout[c].no ? ` (${t.layout[c].no} NO!)` : ""}`))),
-        (t.tracks || []).map((tr, s) => h("tr", {}, h("td", {}, names[s]), cats.map((c) => h("td", {}, String(tr[c] ?? 0)))))),
-      h("div", { class: "small" }, "Bets: ", (t.bets || []).length ? t.bets.map((b) => h("span", { class: "chip" }, typeof b === "object" ? Object.values(b).map((x) => (typeof x === "number" && x < v.players.length && Object.keys(b).find((k) => b[k] === x) === "seat" ? names[x] : x)).join(" ") : String(b))) : "none"));
-  }
-  if (v.game === "by-hook-or-crook") {
-    return h("div", { class: "felt", id: "table" },
-      h("div", {}, `Turn ${t.turn} · ${t.phase}`),
-      h("div", { class: "small" }, "Piles: ", (t.piles || []).map((p, i) => h("span", { class: "chip" }, `${i + 1}: ${p.top ?? "—"} (${p.size})`))),
-      h("div", { class: "board" }, h("span"), h("span", { class: "muted small" }, "position"), h("span", { class: "muted small" }, "location"), h("span", { class: "muted small" }, "prison"), h("span", { class: "muted small" }, "cards"),
-        v.players.map((p) => [h("span", {}, p.name), h("span", { class: "pos" }, String((t.positions || [])[p.seat] ?? 0)),
-          h("span", { class: "pos" }, String((t.locations || [])[p.seat] ?? "…")), h("span", { class: "pos" }, (t.prison || [])[p.seat] ? "yes" : "—"),
-          h("span", { class: "pos" }, String((t.hand_sizes || [])[p.seat] ?? ""))])),
-      t.auction ? h("div", { class: "small" }, `Auction: ${JSON.stringify(t.auction)}`) : null,
-      (t.waiting_for || []).length ? h("div", { class: "small" }, `Sealed choices awaited from: ${t.waiting_for.map((s) => names[s]).join(", ")}`) : null);
+      (t.revokes || []).length ? h("div", { class: "small", id: "revokes" }, `Revokes: ${t.revokes.map((r) => revokeText(r, v)).join("; ")}`) : null);
   }
   return h("div", { class: "felt", id: "table" }, kv(t));
 }
 
-function lastPlay(lp, names) {
-  if (typeof lp !== "object" || lp === null) return String(lp);
-  const who = lp.seat !== undefined ? names[lp.seat] : "";
-  const from = lp.from === null || lp.from === undefined ? "" : lp.from === 0 ? " from the stars" : ` from ${lp.from}`;
-  const rest = Object.entries(lp).filter(([k]) => !["seat", "card", "from", "result"].includes(k)).map(([k, x]) => `${k} ${JSON.stringify(x)}`);
-  return `Last: ${who} played ${lp.card}${from}${lp.result ? ` (${lp.result})` : ""}${rest.length ? `, ${rest.join(", ")}` : ""}`;
+// A proven revoke in words: "Ben revoked with 9♥ (shown out of that suit in trick 3)".
+function revokeText(r, v) {
+  if (typeof r !== "object" || r === null) return String(r);
+  const who = Number.isInteger(r.seat) ? (v.players[r.seat] ? v.players[r.seat].name : `seat ${r.seat + 1}`) : "someone";
+  return `${who} revoked with ${r.card ? cardText(r.card) : "a card"}${r.shown_out_in_trick ? ` (shown out of that suit in trick ${r.shown_out_in_trick})` : ""}`;
+}
+
+// How a refusal names this match's seats and cards (lib.js problemText).
+function refusalWords() {
+  const v = T.view;
+  if (!v) return {};
+  return { players: v.players, cardWords: (c) => pictures.cardWords(v.game, c) ?? (isCard(c) ? cardText(c) : String(c)) };
+}
+
+// What games.js needs from the table page.
+function pictureCtx() {
+  return { isHost: T.isHost, legal: T.legal, record, redraw: render };
 }
 
 function kv(obj) {
@@ -671,6 +644,7 @@ function kv(obj) {
 
 function youPanel(v, me) {
   if (me.host || !v.you) return null;
+  if (pictures.drawn(v.game)) return pictures.handView(v, T.legal, pictureCtx());
   const you = v.you;
   const hand = you.hand || [];
   const legalCards = new Map();
@@ -699,6 +673,7 @@ function youPanel(v, me) {
 // The rest of what only this seat sees: in the scrolling part, out of the tray's way.
 function secretsPanel(v, me) {
   if (me.host || !v.you) return null;
+  if (pictures.drawn(v.game)) return pictures.secretsView(v);
   return h("details", { class: "panel", id: "secrets" }, h("summary", { class: "small muted" }, "Everything only you see"),
     kv(Object.fromEntries(Object.entries(v.you).filter(([k]) => k !== "hand"))));
 }
@@ -742,7 +717,9 @@ function actionsPanel(v, me) {
   // Cards a seat plays from its own hand are drawn in the hand; the rest are buttons, and the
   // host's card plays at a real-card table go through a card picker per seat.
   const own = (l) => !me.host && l.action.type === "play" && isCard(l.action.card);
-  const rest = T.legal.filter((l) => !own(l));
+  // Members Only, P.M. and By Hook or Crook choose theirs step by step (games.js).
+  const drawnChoice = pictures.chooser(v, T.legal, pictureCtx());
+  const rest = T.legal.filter((l) => !own(l) && !pictures.takes(v.game, l.action));
   const pickers = [];
   const buttons = [];
   const bySeat = new Map();
@@ -768,11 +745,11 @@ function actionsPanel(v, me) {
   }
   const choose = buttons.length > 12 ? chooser(buttons, v, me) : h("div", { class: "actions" }, buttons.map((l) => actionButton(l, v, me)));
   const undoBtn = me.host && v.seq > 0 ? h("button", { class: "secondary", id: "undo", onclick: undo }, "Undo last action") : null;
-  if (!buttons.length && !pickers.length && !undoBtn) return null;
+  if (!buttons.length && !pickers.length && !drawnChoice && !undoBtn) return null;
   // Undo stays below what may scroll (a long list of actions), always in sight.
   return h("section", { class: "panel", id: "actions" },
     h("h2", {}, "Actions"),
-    h("div", { class: "actions-body" }, pickers, choose),
+    h("div", { class: "actions-body" }, pickers, drawnChoice, buttons.length ? choose : null),
     undoBtn ? h("div", { class: "row mt" }, undoBtn) : null);
 }
 
@@ -782,16 +759,11 @@ function actionButton(l, v, me, label) {
     label || (me.host && l.seat !== null ? `${names[l.seat]}: ` : "") + describe(l.action, v));
 }
 
-// Many legal actions (Members Only's bets with their reveals) are chosen step by step.
+// Many legal actions are chosen step by step: whose, then what (Members Only, P.M. and By Hook or
+// Crook have their own steps, in games.js).
 function steps(l, v) {
   const a = l.action;
   const who = T.isHost && l.seat !== null ? [v.players[l.seat].name] : [];
-  if (a.type === "turn") {
-    return [...who, a.bet ? `Bet on ${a.bet.category.replace("_", " ")}` : "No bet",
-      ...(a.bet ? [`${a.bet.piece} on ${a.bet.space}`] : []),
-      a.reveal && a.reveal.length ? `Reveal ${a.reveal.join(", ")}` : "Confirm"];
-  }
-  if (a.type === "final") return [...who, a.discard ? `Discard ${a.discard}` : "No discard", `Reveal ${(a.reveal || []).join(", ")}`];
   return [...who, a.type, describe(a, v)];
 }
 

@@ -39,9 +39,26 @@ export async function api(method, path, { token, body, headers = {} } = {}) {
 // An answer standing for a request the network failed: `.catch(offline("undo"))`.
 export const offline = (what) => () => ({ ok: false, status: 0, json: { detail: `offline: ${what} needs the connection` } });
 
-export function problemText(a) {
-  if (a.json && a.json.detail) return a.json.detail;
-  return `the server answered ${a.status}`;
+// A refusal in the page's words. With the match at hand (`players`, and `cardWords(card)` for its
+// game's cards), the problem's optional structured fields name things as the page does: `seat`
+// (0-based) as "Cat (seat 3)", `card` in words; without them, the detail as the server wrote it.
+export function problemText(a, { players, cardWords } = {}) {
+  const j = a.json || {};
+  let text = j.detail || `the server answered ${a.status}`;
+  if (Number.isInteger(j.seat) && players && players[j.seat]) {
+    const who = `${players[j.seat].name} (seat ${j.seat + 1})`;
+    const re = new RegExp(`\\bseat ${j.seat + 1}\\b`);
+    text = re.test(text) ? text.replace(re, who) : `${who}: ${text}`;
+  }
+  if (j.card !== undefined && j.card !== null && cardWords) {
+    const words = cardWords(j.card);
+    const raw = String(j.card).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    // A bare number (a P.M. card) only after "card", "hold" or "play" (never a seat's or a
+    // count's number); any other code as a word.
+    const re = typeof j.card === "number" ? new RegExp(`((?:card|hold|holds|play|played|lay) )${raw}(?![\\d])`, "g") : new RegExp(`(^|[^\\w:])${raw}(?![\\w:])`, "g");
+    if (words && words !== String(j.card)) text = text.replace(re, (_, pre) => `${pre}${words}`);
+  }
+  return text;
 }
 
 // A message box in `where` (a selector or a node): `cls` is bad, warn or ok; no text clears it.
