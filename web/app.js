@@ -865,3 +865,7 @@ async function start() {
 
 window.addEventListener("hashchange", () => location.reload());
 start();
+
+// Offline shell and installing (web/sw.js): a service worker runs only in a secure context
+// (https, or localhost); a phone on the LAN's plain http has none and loads the page as before.
+if ("serviceWorker" in navigator && window.isSecureContext) navigator.serviceWorker.register("/sw.js").catch(() => {});

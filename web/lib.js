@@ -74,12 +74,34 @@ export function tableUrl(id, token) {
   return `${location.origin}/#m=${id}&t=${token}`;
 }
 
+// The QR encoder (57 KB, a classic script that defines window.qrcode) is loaded the first time a
+// code is drawn, not with every page. The server rewrites this URL to the file's hashed name.
+const QR_URL = "/web/vendor/qrcode.js";
+let qrLoading = null;
+function qrLibrary() {
+  if (typeof window.qrcode === "function") return Promise.resolve(window.qrcode);
+  if (!qrLoading) {
+    qrLoading = new Promise((resolve, reject) => {
+      const s = document.createElement("script");
+      s.src = QR_URL;
+      s.addEventListener("load", () => resolve(window.qrcode));
+      s.addEventListener("error", () => { qrLoading = null; s.remove(); reject(new Error("QR encoder not loaded")); });
+      document.head.append(s);
+    });
+  }
+  return qrLoading;
+}
+
+// A box that shows the QR code of `text` as soon as the encoder is there (at once, once loaded).
 export function qrSvg(text) {
-  if (typeof window.qrcode !== "function") return h("span");
-  const q = window.qrcode(0, "M");
-  q.addData(text);
-  q.make();
-  return h("div", { class: "qr", html: q.createSvgTag({ cellSize: 4, margin: 2, scalable: true }) });
+  const box = h("div", { class: "qr" });
+  qrLibrary().then((qrcode) => {
+    const q = qrcode(0, "M");
+    q.addData(text);
+    q.make();
+    box.innerHTML = q.createSvgTag({ cellSize: 4, margin: 2, scalable: true });
+  }).catch(() => {});
+  return box;
 }
 
 // The join links of a match: the host's and a QR code per seat. `back`: a node to go back by.
