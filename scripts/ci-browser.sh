@@ -4,7 +4,9 @@
 # (tests/browser/clubs.mjs), then every game in both dealing modes is played for a few taps
 # (tests/browser/games.mjs), then tournaments: the organiser's page, the public page's live
 # standings, a match page's Tournament panel (tests/browser/tournament.mjs), then what the page
-# keeps on a phone, its Forget controls and the security headers (tests/browser/privacy.mjs).
+# keeps on a phone, its Forget controls and the security headers (tests/browser/privacy.mjs), and
+# the page as an app on a throttled link: repeat-load bytes and paint, manifest, service worker,
+# offline (tests/browser/load.mjs).
 # Every page of every test is watched for Content-Security-Policy violations (lib.mjs).
 # Screenshots go to target/browser-artifacts/ (gitignored).
 #
@@ -15,7 +17,7 @@
 # Usage: scripts/ci-browser.sh
 #   CLUBROOM_BIN  a server binary to use instead of `cargo build`'s target/debug/clubroom
 #   CHROMIUM      the browser executable (default /usr/bin/chromium)
-#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament privacy")
+#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament privacy tabletalk reach load")
 . "$(dirname "$0")/lib.sh"
 
 PW_VERSION=1.65.1
@@ -53,7 +55,7 @@ mkdir -p "$ARTIFACTS"
 echo "== headless chromium against $BASE (screenshots in target/browser-artifacts/)"
 export BASE PW_DIR CHROMIUM ARTIFACTS
 status=0
-for t in ${BROWSER_TESTS:-clubs games tournament privacy tabletalk reach}; do
+for t in ${BROWSER_TESTS:-clubs games tournament privacy tabletalk reach load}; do
   timeout 600 node "tests/browser/$t.mjs" | tee "$WORK/$t.out" || status=1
 done
 if grep -q panicked "$WORK/server.log"; then
