@@ -62,7 +62,16 @@ async fn the_index_and_the_modules_name_their_files_by_content_hash() {
     assert_eq!(index.header("cache-control"), Some("no-cache"));
     let html = index.text();
     let urls = web_urls(&html);
-    for plain in ["app", "lib", "keep", "tournament", "games", "tally", "style", "icon"] {
+    for plain in [
+        "app",
+        "lib",
+        "keep",
+        "tournament",
+        "games",
+        "tally",
+        "style",
+        "icon",
+    ] {
         assert!(
             urls.iter()
                 .any(|u| split_hashed(u).is_some_and(|(n, _, _)| n == format!("/web/{plain}"))),
@@ -110,7 +119,13 @@ async fn a_known_etag_gets_a_304_without_a_body() {
         .into_iter()
         .find(|u| u.starts_with("/web/style."))
         .unwrap();
-    for path in ["/", css.as_str(), "/web/lib.js", "/manifest.webmanifest", "/sw.js"] {
+    for path in [
+        "/",
+        css.as_str(),
+        "/web/lib.js",
+        "/manifest.webmanifest",
+        "/sw.js",
+    ] {
         let first = get(&app, path, &[]).await;
         assert_eq!(first.status, StatusCode::OK, "{path}");
         let tag = first.header("etag").unwrap().to_owned();
@@ -121,8 +136,16 @@ async fn a_known_etag_gets_a_304_without_a_body() {
         assert_eq!(again.header("etag"), Some(tag.as_str()), "{path}");
         assert_eq!(again.header("cache-control"), first.header("cache-control"));
         // Among others, and the same content in another encoding: still not modified.
-        let list = format!("\"nope\", {}", tag.trim_end_matches('"').to_owned() + ".br\"");
-        let br = get(&app, path, &[("if-none-match", &list), ("accept-encoding", "br")]).await;
+        let list = format!(
+            "\"nope\", {}",
+            tag.trim_end_matches('"').to_owned() + ".br\""
+        );
+        let br = get(
+            &app,
+            path,
+            &[("if-none-match", &list), ("accept-encoding", "br")],
+        )
+        .await;
         assert_eq!(br.status, StatusCode::NOT_MODIFIED, "{path}");
         assert_eq!(
             br.header("etag").unwrap(),
@@ -141,7 +164,9 @@ async fn a_known_etag_gets_a_304_without_a_body() {
 
 fn gunzip(b: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    flate2::read::GzDecoder::new(b).read_to_end(&mut out).unwrap();
+    flate2::read::GzDecoder::new(b)
+        .read_to_end(&mut out)
+        .unwrap();
     out
 }
 
@@ -156,15 +181,31 @@ fn unbrotli(b: &[u8]) -> Vec<u8> {
 #[actix_web::test]
 async fn the_page_files_come_compressed_as_the_browser_asks() {
     let app = TestApp::spawn().await;
-    for path in ["/", "/web/app.js", "/web/style.css", "/web/vendor/qrcode.js", "/sw.js"] {
+    for path in [
+        "/",
+        "/web/app.js",
+        "/web/style.css",
+        "/web/vendor/qrcode.js",
+        "/sw.js",
+    ] {
         let plain = get(&app, path, &[]).await;
         assert_eq!(plain.header("content-encoding"), None, "{path}");
         assert_eq!(plain.header("vary"), Some("Accept-Encoding"), "{path}");
-        let br = get(&app, path, &[("accept-encoding", "gzip, deflate, br, zstd")]).await;
+        let br = get(
+            &app,
+            path,
+            &[("accept-encoding", "gzip, deflate, br, zstd")],
+        )
+        .await;
         assert_eq!(br.header("content-encoding"), Some("br"), "{path}");
         assert_eq!(br.header("vary"), Some("Accept-Encoding"), "{path}");
         assert_eq!(unbrotli(&br.body), plain.body, "{path}");
-        assert!(br.body.len() * 2 < plain.body.len(), "{path}: {} of {}", br.body.len(), plain.body.len());
+        assert!(
+            br.body.len() * 2 < plain.body.len(),
+            "{path}: {} of {}",
+            br.body.len(),
+            plain.body.len()
+        );
         for ask in ["gzip", "br;q=0, gzip;q=0.5", "x-gzip"] {
             let gz = get(&app, path, &[("accept-encoding", ask)]).await;
             assert_eq!(gz.header("content-encoding"), Some("gzip"), "{path} {ask}");
@@ -175,7 +216,12 @@ async fn the_page_files_come_compressed_as_the_browser_asks() {
         assert_eq!(none.body, plain.body, "{path}");
     }
     // A PNG is not compressed again.
-    let png = get(&app, "/web/icon-192.png", &[("accept-encoding", "br, gzip")]).await;
+    let png = get(
+        &app,
+        "/web/icon-192.png",
+        &[("accept-encoding", "br, gzip")],
+    )
+    .await;
     assert_eq!(png.status, StatusCode::OK);
     assert_eq!(png.header("content-encoding"), None);
     assert_eq!(png.header("content-type"), Some("image/png"));
@@ -187,7 +233,10 @@ async fn the_page_files_come_compressed_as_the_browser_asks() {
     let m = app.create("dump", 2, "table", serde_json::json!({})).await;
     let r = app
         .client
-        .get(format!("{}/v1/matches/{}/stream?token={}", app.base, m.id, m.host))
+        .get(format!(
+            "{}/v1/matches/{}/stream?token={}",
+            app.base, m.id, m.host
+        ))
         .header("accept-encoding", "br, gzip")
         .send()
         .await
@@ -200,7 +249,10 @@ async fn the_page_files_come_compressed_as_the_browser_asks() {
 async fn the_manifest_makes_the_page_installable_and_its_icons_load() {
     let app = TestApp::spawn().await;
     let html = get(&app, "/", &[]).await.text();
-    assert!(html.contains("<link rel=\"manifest\" href=\"/manifest.webmanifest\">"), "{html}");
+    assert!(
+        html.contains("<link rel=\"manifest\" href=\"/manifest.webmanifest\">"),
+        "{html}"
+    );
     let m = get(&app, "/manifest.webmanifest", &[]).await;
     assert_eq!(m.status, StatusCode::OK);
     assert_eq!(m.header("content-type"), Some("application/manifest+json"));
@@ -225,10 +277,20 @@ async fn the_manifest_makes_the_page_installable_and_its_icons_load() {
             let h = u32::from_be_bytes(a.body[20..24].try_into().unwrap());
             assert_eq!(icon["sizes"].as_str().unwrap(), format!("{w}x{h}"), "{src}");
         }
-        seen.push((icon["sizes"].as_str().unwrap().to_owned(), icon["purpose"].as_str().unwrap().to_owned()));
+        seen.push((
+            icon["sizes"].as_str().unwrap().to_owned(),
+            icon["purpose"].as_str().unwrap().to_owned(),
+        ));
     }
-    for want in [("192x192", "any"), ("512x512", "any"), ("512x512", "maskable")] {
-        assert!(seen.iter().any(|(s, p)| (s.as_str(), p.as_str()) == want), "{want:?} in {seen:?}");
+    for want in [
+        ("192x192", "any"),
+        ("512x512", "any"),
+        ("512x512", "maskable"),
+    ] {
+        assert!(
+            seen.iter().any(|(s, p)| (s.as_str(), p.as_str()) == want),
+            "{want:?} in {seen:?}"
+        );
     }
 }
 
@@ -237,7 +299,10 @@ async fn the_service_worker_keeps_the_shell_and_nothing_of_the_api() {
     let app = TestApp::spawn().await;
     let sw = get(&app, "/sw.js", &[]).await;
     assert_eq!(sw.status, StatusCode::OK);
-    assert_eq!(sw.header("content-type"), Some("text/javascript; charset=utf-8"));
+    assert_eq!(
+        sw.header("content-type"),
+        Some("text/javascript; charset=utf-8")
+    );
     assert_eq!(sw.header("cache-control"), Some("no-cache"));
     let text = sw.text();
     let first = text.lines().next().unwrap();
@@ -254,14 +319,25 @@ async fn the_service_worker_keeps_the_shell_and_nothing_of_the_api() {
         .iter()
         .map(|u| u.as_str().unwrap())
         .collect();
-    assert!(shell.contains(&"/") && shell.contains(&"/manifest.webmanifest"), "{shell:?}");
+    assert!(
+        shell.contains(&"/") && shell.contains(&"/manifest.webmanifest"),
+        "{shell:?}"
+    );
     // Every file the index names, and the QR encoder, by the same hashed names.
     let html = get(&app, "/", &[]).await.text();
     for url in web_urls(&html) {
         assert!(shell.contains(&url.as_str()), "{url} not in {shell:?}");
     }
-    assert!(shell.iter().any(|u| u.starts_with("/web/vendor/qrcode.")), "{shell:?}");
-    assert!(shell.iter().all(|u| !u.starts_with("/v1") && !u.contains("token")), "{shell:?}");
+    assert!(
+        shell.iter().any(|u| u.starts_with("/web/vendor/qrcode.")),
+        "{shell:?}"
+    );
+    assert!(
+        shell
+            .iter()
+            .all(|u| !u.starts_with("/v1") && !u.contains("token")),
+        "{shell:?}"
+    );
     // The cache's name is the set's hash: the same on every answer of this binary.
     let version = build["version"].as_str().unwrap();
     assert_eq!(version.len(), 16);

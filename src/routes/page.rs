@@ -288,11 +288,7 @@ fn prepare(content_type: &'static str, body: Vec<u8>, hash: Option<String>) -> P
 fn build() -> Files {
     let texts: Vec<Option<&str>> = FILES
         .iter()
-        .map(|(_, ct, b)| {
-            is_text(ct)
-                .then(|| std::str::from_utf8(b).ok())
-                .flatten()
-        })
+        .map(|(_, ct, b)| is_text(ct).then(|| std::str::from_utf8(b).ok()).flatten())
         .collect();
     // Which files each file names (directly).
     let names: Vec<Vec<usize>> = FILES
@@ -358,8 +354,11 @@ fn build() -> Files {
     }
     let index = rewrite(INDEX, "", &hashed);
     let manifest = rewrite(MANIFEST, "", &hashed);
-    let version = sha_hex(&[index.as_bytes(), manifest.as_bytes(), SERVICE_WORKER.as_bytes()])
-        [..10]
+    let version = sha_hex(&[
+        index.as_bytes(),
+        manifest.as_bytes(),
+        SERVICE_WORKER.as_bytes(),
+    ])[..10]
         .to_owned()
         + &sha_hex(&hashed.iter().map(|h| h.as_bytes()).collect::<Vec<_>>())[..6];
     // The worker learns what to keep from a line the server puts before its script: the set's
@@ -375,11 +374,7 @@ fn build() -> Files {
         assets,
         hashed,
         index: prepare("text/html; charset=utf-8", index.into_bytes(), None),
-        manifest: prepare(
-            "application/manifest+json",
-            manifest.into_bytes(),
-            None,
-        ),
+        manifest: prepare("application/manifest+json", manifest.into_bytes(), None),
         worker: prepare("text/javascript; charset=utf-8", worker.into_bytes(), None),
         prepared,
         version,
@@ -523,7 +518,10 @@ mod tests {
     #[test]
     fn hashed_names_keep_the_extension() {
         assert_eq!(hashed_name("app.js", "abc"), "app.abc.js");
-        assert_eq!(hashed_name("vendor/qrcode.js", "abc"), "vendor/qrcode.abc.js");
+        assert_eq!(
+            hashed_name("vendor/qrcode.js", "abc"),
+            "vendor/qrcode.abc.js"
+        );
         assert_eq!(hashed_name("icon-192.png", "abc"), "icon-192.abc.png");
     }
 
