@@ -158,6 +158,27 @@ await run("load", async (browser) => {
     check(`${kind}: a repeat load paints within 500 ms (median of ${RUNS} runs)`, median(fcps) < REPEAT_FCP, `${fcps.join(", ")} ms`);
   }
 
+  // ---- the QR encoder: loaded where a code is drawn only, by its plain name if its hash is gone
+  // (a page older than the server's files) ----
+  {
+    const ctx = await browser.newContext({ ...phone, serviceWorkers: "block" });
+    const qrAsked = [];
+    await ctx.route(/\/web\/vendor\/qrcode\.[0-9a-f]{10}\.js$/, (r) => { qrAsked.push(r.request().url()); r.fulfill({ status: 404, body: "" }); });
+    const page = await ctx.newPage();
+    const plain = [];
+    page.on("request", (r) => { if (r.url().endsWith("/web/vendor/qrcode.js")) plain.push(r.url()); });
+    await page.goto(BASE + "/");
+    await page.waitForSelector("#create");
+    check("the create page does not load the QR encoder", qrAsked.length === 0 && plain.length === 0);
+    await page.selectOption("#game", "dump");
+    await page.click('#create .choices button:text-is("2")');
+    await page.click("#create-btn");
+    await page.waitForFunction(() => document.querySelectorAll("#links .qr svg").length === 2, null, { timeout: 15000 });
+    check("the links page draws its QR codes, the encoder by its plain name when its hash is gone",
+      qrAsked.length === 1 && plain.length === 1, `${qrAsked.length} ${plain.length}`);
+    await ctx.close();
+  }
+
   // ---- offline, after a first visit ----
   const ctx = await browser.newContext(phone);
   const first = await ctx.newPage();
