@@ -83,8 +83,11 @@ pub fn security_headers(path: &str, headers: &mut HeaderMap) {
     }
 }
 
-/// The embedded files: path under `/web/`, content type, content.
-const FILES: &[(&str, &str, &[u8])] = &[
+/// A file of the page: path under `/web/`, content type, content.
+type File<'a> = (&'a str, &'static str, &'a [u8]);
+
+/// The embedded files.
+const FILES: &[File<'static>] = &[
     (
         "app.js",
         "text/javascript; charset=utf-8",
@@ -172,7 +175,7 @@ pub struct Files {
     /// By path under `/web/`: both the plain name and the hashed one. The bool: hashed.
     assets: HashMap<String, (usize, bool)>,
     prepared: Vec<Prepared>,
-    /// The hashed path (under `/web/`) of each file, in [`FILES`]' order.
+    /// The hashed path (under `/web/`) of each file, in the order of the files given.
     hashed: Vec<String>,
     index: Prepared,
     manifest: Prepared,
@@ -238,10 +241,10 @@ fn dir_of(name: &str) -> &str {
     name.rfind('/').map_or("", |i| &name[..=i])
 }
 
-/// Rewrites every spelling of a file of [`FILES`] in `text` (a file in `dir`) to its hashed name.
-fn rewrite(text: &str, dir: &str, hashed: &[String]) -> String {
+/// Rewrites every spelling of one of `files` in `text` (a file in `dir`) to its hashed name.
+fn rewrite(text: &str, dir: &str, files: &[File], hashed: &[String]) -> String {
     let mut out = text.to_owned();
-    for ((name, _, _), new) in FILES.iter().zip(hashed) {
+    for ((name, _, _), new) in files.iter().zip(hashed) {
         let new_forms = spellings(dir, new);
         for (old, new) in spellings(dir, name).iter().zip(new_forms) {
             if out.contains(old.as_str()) {
@@ -286,17 +289,22 @@ fn prepare(content_type: &'static str, body: Vec<u8>, hash: Option<String>) -> P
 }
 
 fn build() -> Files {
-    let texts: Vec<Option<&str>> = FILES
+    build_from(FILES, INDEX, MANIFEST, SERVICE_WORKER)
+}
+
+/// Prepares `files` and the index, manifest and worker that name them.
+fn build_from(files: &[File], index: &str, manifest: &str, worker: &str) -> Files {
+    let texts: Vec<Option<&str>> = files
         .iter()
         .map(|(_, ct, b)| is_text(ct).then(|| std::str::from_utf8(b).ok()).flatten())
         .collect();
     // Which files each file names (directly).
-    let names: Vec<Vec<usize>> = FILES
+    let names: Vec<Vec<usize>> = files
         .iter()
         .enumerate()
         .map(|(i, (name, _, _))| {
             let Some(text) = texts[i] else { return vec![] };
-            FILES
+            files
                 .iter()
                 .enumerate()
                 .filter(|(j, (other, _, _))| {
@@ -311,7 +319,7 @@ fn build() -> Files {
         .collect();
     // A file's hash covers its own content and that of every file it reaches through the names
     // it holds: change any of them and its (rewritten) content, hence its name, changes too.
-    let hashes: Vec<String> = (0..FILES.len())
+    let hashes: Vec<String> = (0..files.len())
         .map(|i| {
             let mut seen = BTreeSet::from([i]);
             let mut todo = vec![i];
@@ -324,23 +332,23 @@ fn build() -> Files {
             }
             let parts: Vec<&[u8]> = seen
                 .iter()
-                .flat_map(|&f| [FILES[f].0.as_bytes(), FILES[f].2])
+                .flat_map(|&f| [files[f].0.as_bytes(), files[f].2])
                 .collect();
             sha_hex(&parts)[..10].to_owned()
         })
         .collect();
-    let hashed: Vec<String> = FILES
+    let hashed: Vec<String> = files
         .iter()
         .zip(&hashes)
         .map(|((name, _, _), h)| hashed_name(name, h))
         .collect();
-    let prepared: Vec<Prepared> = FILES
+    let prepared: Vec<Prepared> = files
         .iter()
         .enumerate()
         .map(|(i, (name, ct, body))| {
             let body = match texts[i] {
                 Some(text) if !names[i].is_empty() => {
-                    rewrite(text, dir_of(name), &hashed).into_bytes()
+                    rewrite(text, dir_of(name), files, &hashed).into_bytes()
                 }
                 _ => body.to_vec(),
             };
@@ -348,17 +356,13 @@ fn build() -> Files {
         })
         .collect();
     let mut assets = HashMap::new();
-    for (i, (name, _, _)) in FILES.iter().enumerate() {
+    for (i, (name, _, _)) in files.iter().enumerate() {
         assets.insert((*name).to_owned(), (i, false));
         assets.insert(hashed[i].clone(), (i, true));
     }
-    let index = rewrite(INDEX, "", &hashed);
-    let manifest = rewrite(MANIFEST, "", &hashed);
-    let version = sha_hex(&[
-        index.as_bytes(),
-        manifest.as_bytes(),
-        SERVICE_WORKER.as_bytes(),
-    ])[..10]
+    let index = rewrite(index, "", files, &hashed);
+    let manifest = rewrite(manifest, "", files, &hashed);
+    let version = sha_hex(&[index.as_bytes(), manifest.as_bytes(), worker.as_bytes()])[..10]
         .to_owned()
         + &sha_hex(&hashed.iter().map(|h| h.as_bytes()).collect::<Vec<_>>())[..6];
     // The worker learns what to keep from a line the server puts before its script: the set's
@@ -367,7 +371,7 @@ fn build() -> Files {
     let mut shell: Vec<String> = vec!["/".into(), "/manifest.webmanifest".into()];
     shell.extend(hashed.iter().map(|h| format!("/web/{h}")));
     let worker = format!(
-        "const BUILD = {};\n{SERVICE_WORKER}",
+        "const BUILD = {};\n{worker}",
         serde_json::json!({ "version": version, "shell": shell })
     );
     Files {
@@ -542,6 +546,75 @@ mod tests {
         let index = std::str::from_utf8(&f.index.identity).unwrap();
         assert!(index.contains(&f.hashed_url("app.js").unwrap()), "{index}");
         assert!(!index.contains("\"/web/app.js\""), "{index}");
+    }
+
+    fn text(p: &Prepared) -> &str {
+        std::str::from_utf8(&p.identity).unwrap()
+    }
+
+    #[test]
+    fn a_changed_file_renames_itself_what_names_it_and_the_worker_cache() {
+        const JS: &str = "text/javascript; charset=utf-8";
+        let files = |qr: &'static [u8]| -> Vec<File<'static>> {
+            vec![
+                (
+                    "app.js",
+                    JS,
+                    b"import { x } from './lib.js';\nimport './keep.js';",
+                ),
+                (
+                    "lib.js",
+                    JS,
+                    b"export const x = 1; const QR = \"/web/vendor/q.js\";",
+                ),
+                ("keep.js", JS, b"export {};"),
+                ("vendor/q.js", JS, qr),
+            ]
+        };
+        let index = "<script type=\"module\" src=\"/web/app.js\"></script>";
+        let before = build_from(&files(b"var q = 1;"), index, "{}", "// worker");
+        let after = build_from(&files(b"var q = 2;"), index, "{}", "// worker");
+        // The encoder, lib.js that names it and app.js that imports lib.js get new names;
+        // keep.js, which reaches nothing that changed, keeps its own.
+        for (i, name) in ["app.js", "lib.js", "", "vendor/q.js"].iter().enumerate() {
+            if name.is_empty() {
+                assert_eq!(before.hashed[i], after.hashed[i]);
+            } else {
+                assert_ne!(before.hashed[i], after.hashed[i], "{name}");
+                assert!(after.hashed[i].ends_with(".js"), "{}", after.hashed[i]);
+            }
+        }
+        assert_ne!(before.version, after.version);
+        // Each body names the others by their new names, in the quotes it used.
+        let app = text(&after.prepared[0]);
+        assert!(app.contains(&format!("'./{}'", after.hashed[1])), "{app}");
+        assert!(app.contains(&format!("'./{}'", after.hashed[2])), "{app}");
+        let lib = text(&after.prepared[1]);
+        assert!(
+            lib.contains(&format!("\"/web/{}\"", after.hashed[3])),
+            "{lib}"
+        );
+        let index = text(&after.index);
+        assert!(
+            index.contains(&format!("\"/web/{}\"", after.hashed[0])),
+            "{index}"
+        );
+        // The worker's script changes with the set, so browsers install the new one.
+        assert_ne!(text(&before.worker), text(&after.worker));
+        assert!(text(&after.worker).contains(&after.version));
+    }
+
+    #[test]
+    fn files_that_name_each_other_in_a_circle_get_names_too() {
+        const JS: &str = "text/javascript; charset=utf-8";
+        let a: &[File] = &[
+            ("a.js", JS, b"import './b.js';"),
+            ("b.js", JS, b"import './a.js';"),
+        ];
+        let f = build_from(a, "", "{}", "");
+        assert!(text(&f.prepared[0]).contains(&f.hashed[1]));
+        assert!(text(&f.prepared[1]).contains(&f.hashed[0]));
+        assert_ne!(f.hashed[0], f.hashed[1]);
     }
 
     /// What compressing per request would cost (actix-web's `Compress` middleware: brotli at
