@@ -387,7 +387,9 @@ fn build_from(files: &[File], index: &str, manifest: &str, worker: &str) -> File
 
 static FILES_SERVED: OnceLock<Files> = OnceLock::new();
 
-/// The page's files as served, prepared on first use (hashing, rewriting, compressing).
+/// The page's files as served, prepared on first use (hashing, rewriting, compressing): by
+/// [`warm_up`] as the server starts; a request that comes before they are ready waits for them
+/// (1.5 s at most in a debug build, a fraction of that optimised).
 pub fn files() -> &'static Files {
     FILES_SERVED.get_or_init(build)
 }
