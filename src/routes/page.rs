@@ -389,7 +389,7 @@ static FILES_SERVED: OnceLock<Files> = OnceLock::new();
 
 /// The page's files as served, prepared on first use (hashing, rewriting, compressing): by
 /// [`warm_up`] as the server starts; a request that comes before they are ready waits for them
-/// (1.5 s at most in a debug build, a fraction of that optimised).
+/// (measured: 1.5 s in a debug build).
 pub fn files() -> &'static Files {
     FILES_SERVED.get_or_init(build)
 }
