@@ -8,7 +8,8 @@
 # keeps on a phone, its Forget controls and the security headers (tests/browser/privacy.mjs).
 # Then the others (tabletalk, reach, and pictures: Members Only, P.M. and By Hook or Crook in
 # words and pictures at three screen sizes). Every page of every test is watched for
-# Content-Security-Policy violations (lib.mjs).
+# Content-Security-Policy violations (lib.mjs). Then the page as an app on a throttled link:
+# repeat-load bytes and paint, manifest, service worker, offline (tests/browser/load.mjs).
 # Screenshots go to target/browser-artifacts/ (gitignored).
 #
 # Installs Debian's chromium if missing (apt-get) and playwright-core (pinned) from npm into
@@ -18,7 +19,7 @@
 # Usage: scripts/ci-browser.sh
 #   CLUBROOM_BIN  a server binary to use instead of `cargo build`'s target/debug/clubroom
 #   CHROMIUM      the browser executable (default /usr/bin/chromium)
-#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament director privacy tabletalk reach pictures")
+#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament director privacy tabletalk reach pictures load")
 . "$(dirname "$0")/lib.sh"
 
 PW_VERSION=1.65.1
@@ -56,7 +57,7 @@ mkdir -p "$ARTIFACTS"
 echo "== headless chromium against $BASE (screenshots in target/browser-artifacts/)"
 export BASE PW_DIR CHROMIUM ARTIFACTS
 status=0
-for t in ${BROWSER_TESTS:-clubs games tournament director privacy tabletalk reach pictures}; do
+for t in ${BROWSER_TESTS:-clubs games tournament director privacy tabletalk reach pictures load}; do
   timeout 600 node "tests/browser/$t.mjs" | tee "$WORK/$t.out" || status=1
 done
 if grep -q panicked "$WORK/server.log"; then

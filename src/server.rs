@@ -205,6 +205,8 @@ pub async fn launch(listener: TcpListener, settings: Settings) -> anyhow::Result
         stop_on_signals,
     } = settings;
     let database_url = database_url.as_str();
+    // The table page's files are hashed and compressed once, beside the start-up.
+    crate::routes::page::warm_up();
     let store = Store::connect_with(database_url, store_options).await?;
     let postgres = store.backend() == Backend::Postgres;
     let svc =

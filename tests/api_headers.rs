@@ -95,11 +95,26 @@ async fn every_other_answer_says_nosniff_no_referrer_and_loads_nothing() {
         ("/web/app.js", StatusCode::OK),
         ("/web/style.css", StatusCode::OK),
         ("/web/nope.js", StatusCode::NOT_FOUND),
+        ("/manifest.webmanifest", StatusCode::OK),
     ] {
         let (status, h) = headers(&app, Method::GET, path, None).await;
         assert_eq!(status, want, "{path}");
         assert_security_headers(path, &h, NOTHING);
     }
+}
+
+/// The service worker runs under its own script's policy: it may fetch from this origin (to fill
+/// its cache and pass requests on) and load nothing else.
+#[actix_web::test]
+async fn the_service_worker_may_fetch_from_its_origin_only() {
+    let app = TestApp::spawn().await;
+    let (status, h) = headers(&app, Method::GET, "/sw.js", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_security_headers(
+        "/sw.js",
+        &h,
+        "default-src 'none'; connect-src 'self'; frame-ancestors 'none'",
+    );
 }
 
 #[actix_web::test]

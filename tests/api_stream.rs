@@ -365,7 +365,8 @@ async fn the_table_page_and_its_files_are_served_by_the_binary() {
         "{}",
         a.content_type
     );
-    assert!(a.text.contains("/web/app.js"));
+    // The index names its files by their content-hashed names (tests/page.rs).
+    assert!(a.text.contains("/web/app."));
     for (path, ct) in [
         ("/web/app.js", "text/javascript"),
         ("/web/style.css", "text/css"),

@@ -829,7 +829,14 @@ function sheetPanel(v, sheet) {
 async function start() {
   tidyOldStorage();
   const p = new URLSearchParams(location.hash.slice(1));
-  await games();
+  // Opened offline (from the service worker's copy): the page cannot start without the server;
+  // it says so and starts when the connection is back (a queued action waits in localStorage).
+  if (!(await games().then(() => true, () => false))) {
+    setConn("offline", "offline");
+    main().replaceChildren(h("div", { class: "msg warn", id: "offline-start" }, "Offline: this page starts when the connection is back. Actions queued on this phone are kept and sent then."));
+    window.addEventListener("online", () => location.reload(), { once: true });
+    return;
+  }
   if (p.get("tournament")) await tournamentPage(p.get("tournament"), p.get("o"));
   else if (p.get("m") && p.get("t")) await tablePage(p.get("m"), p.get("t"));
   else await createPage();
@@ -837,3 +844,7 @@ async function start() {
 
 window.addEventListener("hashchange", () => location.reload());
 start();
+
+// Offline shell and installing (web/sw.js): a service worker runs only in a secure context
+// (https, or localhost); a phone on the LAN's plain http has none and loads the page as before.
+if ("serviceWorker" in navigator && window.isSecureContext) navigator.serviceWorker.register("/sw.js").catch(() => {});

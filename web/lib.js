@@ -91,12 +91,43 @@ export function tableUrl(id, token) {
   return `${location.origin}/#m=${id}&t=${token}`;
 }
 
+// The QR encoder (57 KB, a classic script that defines window.qrcode) is loaded the first time a
+// code is drawn, not with every page. The server rewrites this URL to the file's hashed name.
+// A page opened before the server's files changed may ask for a hash the server no longer has:
+// then the file by its plain name (revalidated each time; spelt in two parts so that the server
+// leaves it as it is).
+const QR_URL = "/web/vendor/qrcode.js";
+const QR_PLAIN = "/web/vendor/" + "qrcode.js";
+let qrLoading = null;
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const s = document.createElement("script");
+    s.src = src;
+    s.addEventListener("load", () => resolve(window.qrcode));
+    s.addEventListener("error", () => { s.remove(); reject(new Error("QR encoder not loaded")); });
+    document.head.append(s);
+  });
+}
+function qrLibrary() {
+  if (typeof window.qrcode === "function") return Promise.resolve(window.qrcode);
+  if (!qrLoading) {
+    qrLoading = loadScript(QR_URL)
+      .catch(() => (QR_URL === QR_PLAIN ? Promise.reject(new Error("QR encoder not loaded")) : loadScript(QR_PLAIN)))
+      .catch((e) => { qrLoading = null; throw e; });
+  }
+  return qrLoading;
+}
+
+// A box that shows the QR code of `text` as soon as the encoder is there (at once, once loaded).
 export function qrSvg(text) {
-  if (typeof window.qrcode !== "function") return h("span");
-  const q = window.qrcode(0, "M");
-  q.addData(text);
-  q.make();
-  return h("div", { class: "qr", html: q.createSvgTag({ cellSize: 4, margin: 2, scalable: true }) });
+  const box = h("div", { class: "qr" });
+  qrLibrary().then((qrcode) => {
+    const q = qrcode(0, "M");
+    q.addData(text);
+    q.make();
+    box.innerHTML = q.createSvgTag({ cellSize: 4, margin: 2, scalable: true });
+  }).catch(() => {});
+  return box;
 }
 
 // The join links of a match: the host's and a QR code per seat. `back`: a node to go back by.

@@ -28,6 +28,8 @@ await run("clubs", async (browser) => {
   const seatLinks = [];
   for (let s = 0; s < 4; s++) seatLinks.push(await host.getAttribute(`a[data-join="${s}"]`, "href"));
   const hostLink = await host.getAttribute("#open-host", "href");
+  // The QR encoder is loaded when the first code is drawn.
+  await host.waitForFunction(() => document.querySelectorAll("#links .qr svg").length === 4, null, { timeout: 10000 }).catch(() => {});
   check("a QR code per seat", (await host.$$("#links .qr svg")).length === 4);
   await shot(host, "02-links");
   const id = new URL(hostLink).hash.match(/m=([0-9a-f]+)/)[1];

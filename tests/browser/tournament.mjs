@@ -165,7 +165,7 @@ await run("tournament", async (b) => {
   await shot(org2p, "t04-organiser-round");
   const href = await org2p.getAttribute(seatLink, "href");
   await org2p.click('[data-round="1"] .tbl[data-table="1"] button[data-qr]');
-  await org2p.waitForSelector("#links");
+  await org2p.waitForSelector("#links .qr svg"); // the QR encoder is loaded with the first code
   const qrs = (await org2p.$$("#links .qr svg")).length;
   const joins = await org2p.$$eval("#links a[data-join]", (as) => as.map((a) => a.getAttribute("href")));
   check("a table's QR codes: one per seat, the same links", qrs === 3 && joins[0] === href && await clean(org2p), `${qrs} ${joins[0]}`);
