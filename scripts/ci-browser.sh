@@ -15,7 +15,7 @@
 # Usage: scripts/ci-browser.sh
 #   CLUBROOM_BIN  a server binary to use instead of `cargo build`'s target/debug/clubroom
 #   CHROMIUM      the browser executable (default /usr/bin/chromium)
-#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament privacy")
+#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament privacy tabletalk reach scoreonly")
 . "$(dirname "$0")/lib.sh"
 
 PW_VERSION=1.65.1
@@ -53,7 +53,7 @@ mkdir -p "$ARTIFACTS"
 echo "== headless chromium against $BASE (screenshots in target/browser-artifacts/)"
 export BASE PW_DIR CHROMIUM ARTIFACTS
 status=0
-for t in ${BROWSER_TESTS:-clubs games tournament privacy tabletalk reach}; do
+for t in ${BROWSER_TESTS:-clubs games tournament privacy tabletalk reach scoreonly}; do
   timeout 600 node "tests/browser/$t.mjs" | tee "$WORK/$t.out" || status=1
 done
 if grep -q panicked "$WORK/server.log"; then

@@ -83,8 +83,18 @@ function roundPoints(game, d, values) {
 }
 
 // The match end the totals reach, in words, or null.
-function matchEnd(v, totals, labels) {
+function matchEnd(v, totals, labels, values) {
   const cfg = v.config || {};
+  if (v.game === "members-only") {
+    const all = MARKERS.every((_, k) => values.some((ms) => ms[k] >= 5));
+    return all ? "every category has a marker at 5 or more: the game ends" : null;
+  }
+  if (v.game === "plus-minus") {
+    const games = cfg.rubber_games ?? 5;
+    if ((v.round || 1) < games) return null;
+    const best = Math.max(...totals);
+    return `game ${games} of ${games}: the rubber ends, ${labels.filter((_, i) => totals[i] === best).join(" and ")} ${minus(best)}`;
+  }
   if (v.game === "clubs") {
     const i = totals.findIndex((t) => t <= -100);
     return i < 0 ? null : `${labels[i]} reaches ${minus(totals[i])}: the match ends`;
@@ -155,7 +165,7 @@ export function pad(v, d, state, send) {
   const tieBox = h("div", { class: "choices tally-tie", id: "tally-tie" });
   const totals = v.scores.totals || [];
   const title = v.game === "members-only" ? "The heat's markers" : v.game === "by-hook-or-crook" ? "Final positions"
-    : v.game === "plus-minus" ? "The game's scores" : `Deal ${v.round}${d.multiplier ? ` · ×${d.multiplier}` : ""}`;
+    : v.game === "plus-minus" ? `Game ${v.round || 1} of ${(v.config || {}).rubber_games ?? 5}` : `Deal ${v.round}${d.multiplier ? ` · ×${d.multiplier}` : ""}`;
 
   const values = () => (d.field === "markers" ? state.values.map((r) => [...r]) : state.values.map(parse));
   const update = () => {
@@ -173,9 +183,10 @@ export function pad(v, d, state, send) {
     if (d.multiplier) vals.forEach((x, i) => { if (x !== null && x !== 0) bits.push(`${names[i]}: ${x} × ${d.multiplier} = ${x * d.multiplier}`); });
     if (v.game === "dump") vals.forEach((x, i) => { if (x !== null && x > 80) bits.push(`${names[i]} scores ${x - 80}`); });
     if (v.game === "dump" && vals.every((x) => x === 80)) bits.push("80–80: nobody scores");
-    const after = pts && !why ? names.map((_, i) => (totals[i] || 0) + pts[i]) : null;
+    // Members Only's totals are what the markers at 5..10 count now, not a sum of heats.
+    const after = pts && !why ? names.map((_, i) => (v.game === "members-only" ? 0 : totals[i] || 0) + pts[i]) : null;
     if (after) bits.push(`totals after: ${names.map((nm, i) => `${nm} ${minus(after[i])}`).join(", ")}`);
-    const end = after ? matchEnd(v, after, names) : null;
+    const end = after ? matchEnd(v, after, names, vals) : null;
     if (v.game === "by-hook-or-crook" && complete && !why) {
       const far = Math.max(...vals);
       const win = state.tiebreak !== null && vals[state.tiebreak] === far ? state.tiebreak : vals.indexOf(far);
