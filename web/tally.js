@@ -39,7 +39,7 @@ function fallback(v) {
     case "bonus-malus": {
       const entries = sided ? 2 : n;
       return { field: "points", unit: sided ? "side" : "seat", entries, min: 0, max: 195, step: 5, sum: null,
-        multiplier: v.round || 1, nonzero_at_most: entries === 2 ? 1 : null };
+        multiplier: Math.max(1, v.round || 0), nonzero_at_most: entries === 2 ? 1 : null };
     }
     case "dump": return { field: "points", unit: sided ? "side" : "seat", entries: 2, min: 0, max: 160, step: 1, sum: 160 };
     case "plus-minus": return { field: "points", unit: "seat", entries: n, min: -80, max: 200, step: 1, sum: null };
@@ -130,7 +130,8 @@ function refusal(v, d, labels, values, tiebreak) {
   }
   if (d.sum !== null && d.sum !== undefined) {
     const s = values.reduce((a, b) => a + b, 0);
-    if (s !== d.sum) return `The numbers sum to ${minus(s)}, not ${minus(d.sum)}: ${Math.abs(d.sum - s)} ${s > d.sum ? "too many" : "short"}`;
+    // "Short" toward the deck's total, whichever its sign (Clubs −24 of −26 is 2 short).
+    if (s !== d.sum) return `The numbers sum to ${minus(s)}, not ${minus(d.sum)}: ${Math.abs(d.sum - s)} ${Math.abs(s) < Math.abs(d.sum) ? "short" : "too many"}`;
   }
   if (d.nonzero_at_most) {
     const nz = values.filter((x) => x !== 0).length;
@@ -165,7 +166,7 @@ export function pad(v, d, state, send) {
   const tieBox = h("div", { class: "choices tally-tie", id: "tally-tie" });
   const totals = v.scores.totals || [];
   const title = v.game === "members-only" ? "The heat's markers" : v.game === "by-hook-or-crook" ? "Final positions"
-    : v.game === "plus-minus" ? `Game ${v.round || 1} of ${(v.config || {}).rubber_games ?? 5}` : `Deal ${v.round}${d.multiplier ? ` · ×${d.multiplier}` : ""}`;
+    : v.game === "plus-minus" ? `Game ${v.round || 1} of ${(v.config || {}).rubber_games ?? 5}` : `Deal ${Math.max(1, v.round || 0)}${d.multiplier ? ` · ×${d.multiplier}` : ""}`;
 
   const values = () => (d.field === "markers" ? state.values.map((r) => [...r]) : state.values.map(parse));
   const update = () => {
@@ -177,7 +178,7 @@ export function pad(v, d, state, send) {
     if (d.sum !== null && d.sum !== undefined && d.field === "points" && n > 2) {
       const typed = vals.filter((x) => x !== null);
       const s = typed.reduce((a, b) => a + b, 0);
-      if (typed.length === n) bits.push(s === d.sum ? `sum ${minus(s)} ✓` : `sum ${minus(s)}: ${Math.abs(d.sum - s)} ${s > d.sum ? "over" : "short"}`);
+      if (typed.length === n) bits.push(s === d.sum ? `sum ${minus(s)} ✓` : `sum ${minus(s)}: ${Math.abs(d.sum - s)} ${Math.abs(s) < Math.abs(d.sum) ? "short" : "over"}`);
       else bits.push(`sum so far ${minus(s)} of ${minus(d.sum)}`);
     }
     if (d.multiplier) vals.forEach((x, i) => { if (x !== null && x !== 0) bits.push(`${names[i]}: ${x} × ${d.multiplier} = ${x * d.multiplier}`); });
@@ -193,8 +194,11 @@ export function pad(v, d, state, send) {
       bits.push(`${names[win]} wins on space ${far}: the game ends`);
     }
     live.replaceChildren(...bits.map((b) => h("div", {}, b)), end ? h("div", { class: "tally-end", id: "tally-end" }, end) : "");
-    refuse.textContent = why || "";
-    refuse.hidden = !why;
+    // A field still empty is not refused in words (Send waits for it); anything typed is.
+    const blank = d.field !== "markers" && state.values.some((x) => String(x).trim() === "");
+    const said = blank && why && why.endsWith("enter a whole number") ? null : why;
+    refuse.textContent = said || "";
+    refuse.hidden = !said;
     sendBtn.disabled = !!why;
     // By Hook or Crook: the furthest tie asks who wins it.
     if (d.field === "positions" && d.tiebreak) {

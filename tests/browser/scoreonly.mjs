@@ -105,7 +105,72 @@ async function game(label, body) {
   try { await body(); } catch (e) { check(`${label}: runs to its end`, false, e.stack || String(e)); }
 }
 
+// The page's own side, runnable on any API: an ordinary real-card match whose view the browser
+// sees with `config.scores_only` set (its GET answers patched, its stream cut), so that the pad
+// is drawn from the page's built-in descriptor. Checks the pad's rows, its fit at three sizes and
+// what it says before sending; it sends nothing.
+async function preview(browser, game, names) {
+  const made = await call("POST", "/v1/matches", null, { game, players: names.map((name) => ({ name })), dealing: "table" });
+  const id = made.match.id;
+  const ctx = await browser.newContext(phone);
+  const page = await ctx.newPage();
+  page.on("pageerror", (e) => check(`preview ${game}: page has no script error`, false, e.message));
+  await page.route(`**/v1/matches/${id}/stream**`, (r) => r.abort());
+  await page.route(`**/v1/matches/${id}`, async (r) => {
+    const res = await r.fetch();
+    const v = await res.json();
+    v.config = { ...(v.config || {}), scores_only: true };
+    await r.fulfill({ response: res, json: v });
+  });
+  await page.goto(`${BASE}/#m=${id}&t=${made.host_token}`);
+  await page.waitForSelector("#tally");
+  return { ctx, page };
+}
+
 await run("scoreonly", async (browser) => {
+  await game("preview", async () => {
+    const counts = { clubs: 4, dump: 2, "bonus-malus": 2, "plus-minus": 3, "members-only": 3, "by-hook-or-crook": 3 };
+    for (const [g, rows] of Object.entries(counts)) {
+      const names = g === "clubs" || g === "dump" || g === "bonus-malus" ? ["Ada", "Ben", "Cy", "Di"] : ["Ada", "Ben", "Cy"];
+      const { ctx, page } = await preview(browser, g, names);
+      const n = await page.$$eval("#tally .tally-row", (els) => els.length);
+      check(`preview ${g}: the pad has ${rows} rows`, n === rows, String(n));
+      check(`preview ${g}: no card picker beside the pad`, !(await page.$("#actions .picker, #pick-seat")));
+      await padFits(page, `preview-${g}`);
+      if (g === "clubs") {
+        const taps = { n: 0 };
+        for (const [i, x] of [-4, -3, -16, -1].entries()) await typeRow(page, i, x, taps);
+        const why = await refusalShown(page);
+        check("preview clubs: a sum of −24 is refused before sending, in words", why === "The numbers sum to −24, not −26: 2 short", why);
+        check("preview clubs: Send disabled while refused", await page.isDisabled("#tally-send"));
+        await typeRow(page, 3, "-3", taps);
+        const live = await page.textContent("#tally-live");
+        check("preview clubs: sum −26 ✓ and the totals after, live", live.includes("sum −26 ✓") && live.includes("totals after: Ada −4, Ben −3, Cy −16, Di −3"), live);
+        check("preview clubs: Send enabled once the sum is −26", !(await page.isDisabled("#tally-send")));
+        check(`preview clubs: a deal takes ${taps.n - 1} taps before Send (4 fields; the refusal's fix 1 more)`, taps.n === 5);
+        await shot(page, "scoreonly-preview-clubs-typed");
+      }
+      if (g === "bonus-malus") {
+        const taps = { n: 0 };
+        await typeRow(page, 0, "35", taps);
+        await typeRow(page, 1, "20", taps);
+        const why = await refusalShown(page);
+        check("preview bonus-malus: two plus sides refused", why === "Only one side can have a plus total: the other scores 0", why);
+      }
+      if (g === "by-hook-or-crook") {
+        const taps = { n: 0 };
+        for (const [i, x] of [38, 30, 38].entries()) await typeRow(page, i, x, taps);
+        const why = await refusalShown(page);
+        check("preview by-hook-or-crook: a furthest tie asks who wins it", why === "Ada and Cy tie on space 38: choose who wins the tie", why);
+        await page.click('#tally-tie button[data-tie="2"]');
+        check("preview by-hook-or-crook: the tie chosen, Send enabled and the winner shown",
+          !(await page.isDisabled("#tally-send")) && (await page.textContent("#tally-live")).includes("Cy wins on space 38: the game ends"));
+        await shot(page, "scoreonly-preview-bhoc-tie");
+      }
+      await ctx.close();
+    }
+  });
+
   // ---- an ordinary real-card Dump match: deal, then the pad's tally (the API of today) ----
   await game("dump (ordinary)", async () => {
     const m = await create(browser, "dump", ["Ada", "Ben", "Cy", "Di"], { scoresOnly: false });
