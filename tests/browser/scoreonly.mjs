@@ -93,9 +93,14 @@ async function padFits(page, game) {
     await page.waitForTimeout(50); // one frame for the layout
     const r = await page.evaluate(() => {
       const vis = (sel) => { const b = document.querySelector(sel)?.getBoundingClientRect(); return b && b.top >= 0 && b.bottom <= innerHeight && b.left >= 0 && b.right <= innerWidth; };
-      return { send: vis("#tally-send"), first: vis('#tally [data-entry="0"]'), scrollX: document.documentElement.scrollWidth <= innerWidth, y: scrollY };
+      const all = (sel) => [...document.querySelectorAll(sel)].every((el) => { const b = el.getBoundingClientRect(); return b.top >= 0 && b.bottom <= innerHeight && b.left >= 0 && b.right <= innerWidth; });
+      // Every field and stepper inside the screen, and no two stepper buttons overlapping.
+      const steps = [...document.querySelectorAll("#tally .stepper button")].map((el) => el.getBoundingClientRect());
+      const overlap = steps.some((a, i) => steps.some((b, j) => j > i && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom));
+      return { send: vis("#tally-send"), fields: all("#tally input, #tally .stepper button, #tally .tally-sign"), overlap,
+        scrollX: document.documentElement.scrollWidth <= innerWidth, y: scrollY };
     });
-    check(`${game}: pad and Send on screen without scrolling at ${w}x${hgt}`, r.send && r.first && r.scrollX && r.y === 0, JSON.stringify(r));
+    check(`${game}: pad and Send on screen without scrolling at ${w}x${hgt}`, r.send && r.fields && !r.overlap && r.scrollX && r.y === 0, JSON.stringify(r));
     await shot(page, `scoreonly-${game}-pad-${w}x${hgt}`);
   }
   await page.setViewportSize(phone.viewport);
