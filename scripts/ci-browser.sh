@@ -19,7 +19,7 @@
 # Usage: scripts/ci-browser.sh
 #   CLUBROOM_BIN  a server binary to use instead of `cargo build`'s target/debug/clubroom
 #   CHROMIUM      the browser executable (default /usr/bin/chromium)
-#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament director privacy tabletalk reach pictures load")
+#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament director privacy tabletalk reach pictures load scoreonly")
 . "$(dirname "$0")/lib.sh"
 
 PW_VERSION=1.65.1
@@ -57,7 +57,7 @@ mkdir -p "$ARTIFACTS"
 echo "== headless chromium against $BASE (screenshots in target/browser-artifacts/)"
 export BASE PW_DIR CHROMIUM ARTIFACTS
 status=0
-for t in ${BROWSER_TESTS:-clubs games tournament director privacy tabletalk reach pictures load}; do
+for t in ${BROWSER_TESTS:-clubs games tournament director privacy tabletalk reach pictures load scoreonly}; do
   timeout 600 node "tests/browser/$t.mjs" | tee "$WORK/$t.out" || status=1
 done
 if grep -q panicked "$WORK/server.log"; then

@@ -70,7 +70,7 @@ const isTrickTable = (t) => Array.isArray(t.trick);
 async function createPage() {
   setConn("", "");
   const list = await games();
-  const state = { game: list[0]?.id, n: 4, dealing: "service" };
+  const state = { game: list[0]?.id, n: 4, dealing: "service", scoresOnly: false };
   const names = ["Ada", "Ben", "Cy", "Di", "Eve", "Fay", "Gus", "Hal"];
   const root = h("div");
   const tournamentForm = newTournamentForm(list);
@@ -83,7 +83,7 @@ async function createPage() {
     const form = h("form", { id: "create", onsubmit: async (ev) => {
       ev.preventDefault();
       const players = [...root.querySelectorAll("input[data-seat]")].map((i) => ({ name: i.value.trim() || i.placeholder }));
-      const a = await api("POST", "/v1/matches", { body: { game: state.game, players, dealing: state.dealing } });
+      const a = await api("POST", "/v1/matches", { body: { game: state.game, players, dealing: state.scoresOnly ? "table" : state.dealing, ...(state.scoresOnly ? { config: { scores_only: true } } : {}) } });
       if (!a.ok) { say("#create-msg", "bad", problemText(a)); return; }
       const m = a.json.match;
       keepMatch({ id: m.id, game: m.game, players: m.players.map((p) => p.name), seat: null, token: a.json.host_token });
@@ -106,11 +106,15 @@ async function createPage() {
           sides ? h("span", { class: "partner" }, `partner of seat ${((s + 2) % 4) + 1}`) : null)),
         h("label", {}, "Dealing"),
         h("div", { class: "choices" },
-          h("button", { type: "button", class: state.dealing === "service" ? "on" : "", onclick: () => { state.dealing = "service"; draw(); } }, "Clubroom deals"),
-          h("button", { type: "button", class: state.dealing === "table" ? "on" : "", onclick: () => { state.dealing = "table"; draw(); } }, "Real cards")),
-        h("p", { class: "muted small" }, state.dealing === "service"
-          ? "Each phone sees its own hand and plays by tapping cards."
-          : "Cards are shuffled at the table; each play is recorded from a card picker."),
+          h("button", { type: "button", id: "dealing-service", "aria-pressed": String(!state.scoresOnly && state.dealing === "service"), class: !state.scoresOnly && state.dealing === "service" ? "on" : "", onclick: () => { state.dealing = "service"; state.scoresOnly = false; draw(); } }, "Clubroom deals"),
+          h("button", { type: "button", id: "dealing-table", "aria-pressed": String(!state.scoresOnly && state.dealing === "table"), class: !state.scoresOnly && state.dealing === "table" ? "on" : "", onclick: () => { state.dealing = "table"; state.scoresOnly = false; draw(); } }, "Real cards"),
+          // Score-only play (tally.js): real cards, and only each round's result is entered.
+          h("button", { type: "button", id: "scores-only", "aria-pressed": String(state.scoresOnly), class: state.scoresOnly ? "on" : "", onclick: () => { state.scoresOnly = true; draw(); } }, "Scores only")),
+        h("p", { class: "muted small" }, state.scoresOnly
+          ? "Real cards, and only the score: the host enters each round's result on a number pad."
+          : state.dealing === "service"
+            ? "Each phone sees its own hand and plays by tapping cards."
+            : "Cards are shuffled at the table; each play is recorded from a card picker."),
         h("div", { id: "create-msg" }),
         h("button", { type: "submit", id: "create-btn", class: "wide" }, "Create match")));
     // keep typed names across redraws
@@ -146,6 +150,7 @@ function keptPanel(redraw) {
 const T = {
   id: null, token: null, view: null, legal: [], legalFor: [], es: null, error: null, info: null,
   flushing: false, pending: null, events: new Map(), confirmUndo: null, undone: null,
+  tally: {}, legalTally: null, tallyOpen: false,
 };
 
 // The queue of this match and role (keep.js): it names no token.
@@ -261,6 +266,7 @@ async function refresh() {
 async function refreshLegal() {
   const v = T.view;
   const out = [];
+  T.legalTally = null;
   if (v.status !== "finished") {
     const asks = [];
     if (T.isHost) {
@@ -276,6 +282,7 @@ async function refreshLegal() {
         const q = seat === null ? "" : `?seat=${seat}`;
         const a = await api("GET", `/v1/matches/${T.id}/legal${q}`, { token: T.token });
         if (a.ok) for (const action of a.json.actions) out.push({ seat, action });
+        if (a.ok && seat === null) T.legalTally = a.json.tally || null;
       } catch { /* offline: keep nothing */ }
     }
   }
@@ -453,6 +460,10 @@ function describe(action, v) {
     case "play":
       return `Play ${cardText(action.card)}${action.declare ? ` calling ${action.declare === "C" ? "clubs alone" : suitText(action.declare)}` : ""}`;
     case "stock_top": return `Stock shows ${suitText(action.suit)}`;
+    case "tally": {
+      const vals = action.points || action.positions || action.markers;
+      return vals ? `Tally ${vals.map((x) => (Array.isArray(x) ? x.join("/") : x)).join(", ")}` : "Tally";
+    }
     default: return Object.entries(action).map(([k, x]) => (k === "type" ? x : `${k} ${JSON.stringify(x)}`)).join(" ");
   }
 }
@@ -466,7 +477,7 @@ function render() {
   const game = gameInfo(v.game);
   const names = v.players.map((p) => p.name);
   const sheet = v.scores;
-  if (T.drawnSeq !== v.seq) { T.path = []; T.drawnSeq = v.seq; }
+  if (T.drawnSeq !== v.seq) { T.path = []; T.drawnSeq = v.seq; T.tally = {}; }
   document.body.dataset.seq = v.seq;
   document.body.dataset.status = v.status;
   const who = me.host ? "Host (scorer)" : `${names[me.seat]} · seat ${me.seat + 1}`;
@@ -569,7 +580,8 @@ function devicePanel(v, me, names) {
 function isMyTurn() {
   const v = T.view;
   if (!v || v.status === "finished") return false;
-  if (T.isHost) return v.table_to_act || (v.dealing === "table" && v.to_act.length > 0);
+  if (T.isHost) return v.table_to_act || (v.dealing === "table" && v.to_act.length > 0) || !!tallyForm(v);
+  if (scoreOnly.scoresOnly(v)) return false; // the host enters every result
   return v.to_act.includes(v.you.seat);
 }
 
@@ -643,7 +655,7 @@ function kv(obj) {
 }
 
 function youPanel(v, me) {
-  if (me.host || !v.you) return null;
+  if (me.host || !v.you || scoreOnly.scoresOnly(v)) return null;
   if (pictures.drawn(v.game)) return pictures.handView(v, T.legal, pictureCtx());
   const you = v.you;
   const hand = you.hand || [];
@@ -745,12 +757,32 @@ function actionsPanel(v, me) {
   }
   const choose = buttons.length > 12 ? chooser(buttons, v, me) : h("div", { class: "actions" }, buttons.map((l) => actionButton(l, v, me)));
   const undoBtn = me.host && v.seq > 0 ? h("button", { class: "secondary", id: "undo", onclick: undo }, "Undo last action") : null;
+  const tally = me.host ? tallyPanel(v) : null;
+  if (tally && scoreOnly.scoresOnly(v)) { pickers.length = 0; choose.replaceChildren(); }
+  if (tally) pickers.unshift(tally);
   if (!buttons.length && !pickers.length && !drawnChoice && !undoBtn) return null;
   // Undo stays below what may scroll (a long list of actions), always in sight.
   return h("section", { class: "panel", id: "actions" },
     h("h2", {}, "Actions"),
     h("div", { class: "actions-body" }, pickers, drawnChoice, buttons.length ? choose : null),
     undoBtn ? h("div", { class: "row mt" }, undoBtn) : null);
+}
+
+// The score-only pad (tally.js), from the API's `legal.tally` or the page's own descriptor. In
+// a score-only match it is the whole of the host's actions; at an ordinary real-card table it is
+// offered behind a button while a deal's result may still be tallied (before its first card).
+function tallyForm(v) {
+  if (!T.isHost || !v || v.status === "finished") return null;
+  const last = lastStanding();
+  return scoreOnly.descriptor(v, T.legalTally, !!(last && last.action && last.action.type === "deal"));
+}
+
+function tallyPanel(v) {
+  const d = tallyForm(v);
+  if (!d) return null;
+  const pad = () => scoreOnly.pad(v, d, T.tally, (action) => { T.tallyOpen = false; record(null, action); });
+  if (scoreOnly.scoresOnly(v) || T.tallyOpen) return pad();
+  return h("button", { type: "button", class: "secondary", id: "tally-open", onclick: () => { T.tallyOpen = true; render(); } }, "Enter the deal's result instead");
 }
 
 function actionButton(l, v, me, label) {
