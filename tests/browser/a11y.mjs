@@ -1,0 +1,80 @@
+// Browser test of the page's accessibility (scripts/ci-browser.sh runs it): axe-core (pinned,
+// AXE_JS) at 0 violations, every tapped control at least 44x44 px and no sideways scroll, on the
+// create page, a host's and a seat's table page mid-deal (Clubs, Clubroom deals), the score sheet
+// of a finished match and a tournament's public page, each at 390x844, 360x640 and 844x390.
+// Screenshots of each go to ARTIFACTS (a11y-<page>-<w>x<h>.png).
+//
+// Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS) and AXE_JS (axe.min.js).
+
+import { join } from "node:path";
+import { ARTIFACTS, BASE, api, axeViolations, check, overflowsX, phone, run, smallTargets } from "./lib.mjs";
+
+const SIZES = [[390, 844], [360, 640], [844, 390]];
+
+// Plays a match to its end over the API, each action chosen from `legal`.
+async function finishMatch(id, host) {
+  for (let n = 0; n < 5000; n++) {
+    const v = await api("GET", `/v1/matches/${id}`, host);
+    if (v.status === "finished") return;
+    const asks = v.table_to_act ? [null, ...v.to_act] : v.to_act;
+    let choice = null;
+    for (const seat of asks) {
+      const l = await api("GET", `/v1/matches/${id}/legal${seat === null ? "" : `?seat=${seat}`}`, host);
+      if (l.actions && l.actions.length) { choice = { seat, action: l.actions[0] }; break; }
+    }
+    if (!choice) throw new Error(`nothing legal at version ${v.seq}`);
+    const r = await api("POST", `/v1/matches/${id}/actions`, host, choice);
+    if (!r.match) throw new Error(`refused at version ${v.seq}: ${JSON.stringify(r)}`);
+  }
+  throw new Error("the match did not finish in 5000 actions");
+}
+
+await run("a11y", async (browser) => {
+  const look = async (label, url, ready) => {
+    const ctx = await browser.newContext(phone);
+    const p = await ctx.newPage();
+    p.on("pageerror", (e) => check(`${label} page has no script error`, false, e.message));
+    await p.goto(url);
+    await p.waitForSelector(ready);
+    for (const [w, hh] of SIZES) {
+      await p.setViewportSize({ width: w, height: hh });
+      await p.waitForTimeout(50); // a layout pass after the resize (no event to wait for)
+      await p.screenshot({ path: join(ARTIFACTS, `a11y-${label}-${w}x${hh}.png`), fullPage: true });
+      const v = await axeViolations(p);
+      check(`${label} ${w}x${hh}: axe-core finds 0 violations`, v.length === 0, v.join("; "));
+      const small = await smallTargets(p);
+      check(`${label} ${w}x${hh}: every control a thumb taps is at least 44x44 px`, small.length === 0, small.join("; "));
+      if (w === 360) check(`${label} 360 px: no sideways scroll`, !(await overflowsX(p)));
+    }
+    await ctx.close();
+  };
+
+  await look("create", `${BASE}/`, "#create");
+
+  // A Clubs deal mid-way: Clubroom deals, a few cards played from `legal`.
+  const names = ["Ada", "Ben", "Cat", "Dan"];
+  const made = await api("POST", "/v1/matches", null, { game: "clubs", players: names.map((name) => ({ name })), dealing: "service" });
+  const id = made.match.id, host = made.host_token, seats = made.seat_tokens;
+  await api("POST", `/v1/matches/${id}/actions`, host, { seat: null, action: { type: "deal" } });
+  for (let k = 0; k < 6; k++) {
+    const v = await api("GET", `/v1/matches/${id}`);
+    if (v.table_to_act || !v.to_act.length) break;
+    const seat = v.to_act[0];
+    const legal = (await api("GET", `/v1/matches/${id}/legal?seat=${seat}`, seats[seat])).actions;
+    await api("POST", `/v1/matches/${id}/actions`, seats[seat], { seat, action: legal[0] });
+  }
+  await look("host", `${BASE}/#m=${id}&t=${host}`, "#table");
+  const toAct = (await api("GET", `/v1/matches/${id}`)).to_act[0] ?? 0;
+  await look("seat", `${BASE}/#m=${id}&t=${seats[toAct]}`, "#hand");
+
+  // A finished match's score sheet.
+  const done = await api("POST", "/v1/matches", null, { game: "dump", players: ["Ada", "Ben", "Cat"].map((name) => ({ name })), dealing: "service" });
+  await finishMatch(done.match.id, done.host_token);
+  await look("sheet", `${BASE}/#m=${done.match.id}&t=${done.host_token}`, "#scores");
+
+  // A tournament's public page.
+  const t = await api("POST", "/v1/tournaments", null, {
+    name: "Dump night", game: "dump", format: "round_robin", table_size: 2, record: "totals", players: ["Ada", "Ben", "Cy", "Di"].map((name) => ({ name })),
+  });
+  await look("tournament", `${BASE}/#tournament=${t.tournament.id}`, "#standings tr[data-player]");
+});
