@@ -11,7 +11,8 @@ import { ARTIFACTS, BASE, api, axeViolations, check, overflowsX, phone, run, sma
 
 const SIZES = [[390, 844], [360, 640], [844, 390]];
 
-// Plays a match to its end over the API, each action chosen from `legal`.
+// Plays a real-cards match to its end over the API: the host records an action chosen from
+// `legal` (at random: the sheet, not the score, is what is looked at) until it is finished.
 async function finishMatch(id, host) {
   for (let n = 0; n < 5000; n++) {
     const v = await api("GET", `/v1/matches/${id}`, host);
@@ -20,7 +21,7 @@ async function finishMatch(id, host) {
     let choice = null;
     for (const seat of asks) {
       const l = await api("GET", `/v1/matches/${id}/legal${seat === null ? "" : `?seat=${seat}`}`, host);
-      if (l.actions && l.actions.length) { choice = { seat, action: l.actions[0] }; break; }
+      if (l.actions && l.actions.length) { choice = { seat, action: l.actions[Math.floor(Math.random() * l.actions.length)] }; break; }
     }
     if (!choice) throw new Error(`nothing legal at version ${v.seq}`);
     const r = await api("POST", `/v1/matches/${id}/actions`, host, choice);
@@ -51,6 +52,41 @@ await run("a11y", async (browser) => {
 
   await look("create", `${BASE}/`, "#create");
 
+  // Names typed at creation are offered next time (chips and a datalist), a 20-character name
+  // ellipsised within 360 px; the toggles say which is selected (aria-pressed).
+  {
+    const ctx = await browser.newContext(phone);
+    const p = await ctx.newPage();
+    p.on("pageerror", (e) => check("names page has no script error", false, e.message));
+    await p.goto(`${BASE}/`);
+    await p.selectOption("#game", "dump");
+    const long = "Maximiliana Oberhaus"; // 20 characters
+    await p.fill('input[data-seat="0"]', long);
+    await p.fill('input[data-seat="1"]', "Ben");
+    await p.click("text=Clubroom deals");
+    const pressed = await p.$$eval("#create .choices button[aria-pressed]", (bs) => bs.map((b) => `${b.textContent}=${b.getAttribute("aria-pressed")}`));
+    check("the create form's toggles carry aria-pressed, one of each group true",
+      pressed.includes("4=true") && pressed.includes("Clubroom deals=true") && pressed.includes("Real cards=false"), pressed.join());
+    await p.click("#create-btn");
+    await p.waitForSelector("#links");
+    await p.goto(`${BASE}/`);
+    await p.waitForSelector("#recent .chip");
+    const chips = await p.$$eval("#recent .chip", (bs) => bs.map((b) => b.dataset.name));
+    const listed = await p.$$eval("#recent-names option", (os) => os.map((o) => o.value));
+    check("a name typed at creation is offered next time (chips and datalist), newest first",
+      chips.slice(0, 2).join() === `${long},Ben` && listed.slice(0, 2).join() === `${long},Ben`, `${chips} / ${listed}`);
+    await p.click(`#recent .chip[data-name="Ben"]`);
+    check("tapping a name fills the next empty seat", (await p.inputValue('input[data-seat="0"]')) === "Ben");
+    await p.setViewportSize({ width: 360, height: 640 });
+    const chip = await p.$eval(`#recent .chip[title="${long}"]`, (b) => [b.scrollWidth > b.clientWidth, getComputedStyle(b).textOverflow]);
+    check("a 20-character name is ellipsised at 360 px and the page does not scroll sideways",
+      chip[1] === "ellipsis" && !(await overflowsX(p)), JSON.stringify(chip));
+    await p.screenshot({ path: join(ARTIFACTS, "a11y-names-360x640.png"), fullPage: true });
+    await p.click("#forget-names");
+    check("Forget names clears them from the phone", !(await p.$("#recent")) && (await p.evaluate(() => localStorage.getItem("clubroom.names"))) === null);
+    await ctx.close();
+  }
+
   // A Clubs deal mid-way: Clubroom deals, a few cards played from `legal`.
   const names = ["Ada", "Ben", "Cat", "Dan"];
   const made = await api("POST", "/v1/matches", null, { game: "clubs", players: names.map((name) => ({ name })), dealing: "service" });
@@ -68,7 +104,7 @@ await run("a11y", async (browser) => {
   await look("seat", `${BASE}/#m=${id}&t=${seats[toAct]}`, "#hand");
 
   // A finished match's score sheet.
-  const done = await api("POST", "/v1/matches", null, { game: "dump", players: ["Ada", "Ben", "Cat"].map((name) => ({ name })), dealing: "service" });
+  const done = await api("POST", "/v1/matches", null, { game: "dump", players: ["Ada", "Ben", "Cat", "Dan"].map((name) => ({ name })), dealing: "table" });
   await finishMatch(done.match.id, done.host_token);
   await look("sheet", `${BASE}/#m=${done.match.id}&t=${done.host_token}`, "#scores");
 

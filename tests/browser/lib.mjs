@@ -100,9 +100,11 @@ export async function axeViolations(page) {
 
 // The visible buttons, links, summaries and inputs a thumb taps that are smaller than 44x44 px
 // (WCAG 2.5.5 AAA target size; the page's own rule). Inline links inside running text (a <p>'s
-// sentence) are exempt (WCAG 2.5.8's inline exception).
+// sentence) are exempt (WCAG 2.5.8's inline exception); a checkbox or radio inside a <label> is
+// measured by its label (the label is what the thumb taps).
 export function smallTargets(page, min = 44) {
   return page.$$eval("button, a[href], summary, select, input:not([type=hidden]), [role=button]", (els, min) => els
+    .map((e) => (e.matches("input[type=checkbox], input[type=radio]") && e.closest("label")) || e)
     .filter((e) => {
       const r = e.getBoundingClientRect();
       if (!r.width || !r.height || getComputedStyle(e).visibility === "hidden") return false;
