@@ -515,6 +515,7 @@ function render() {
     h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? `Your turn. ${waiting}` : waiting),
     T.error ? h("div", { class: "msg bad", id: "error", role: "alert" }, T.error) : null,
     queueNote(q, v),
+    dealSummary(v, sheet),
     T.undone ? h("div", { class: "msg ok", id: "undone", role: "status" }, T.undone) : null,
     tablePanel(v),
     playersPanel(v, me),
@@ -854,6 +855,22 @@ function chooseHostCard(card, options) {
   $("#actions").prepend(box);
 }
 
+// page-polish: at a deal's end, the finished deal's points per seat (or side), its multiplier and
+// the totals, at the top of the table until the table acts for the next deal (deals it, or records
+// its start). Taken from the sheet the view carries (its last round is the deal just finished).
+function dealSummary(v, sheet) {
+  const last = sheet.rounds[sheet.rounds.length - 1];
+  if (!last || v.status === "finished" || !v.table_to_act || (last.round !== v.round && last.round !== v.round - 1)) return null;
+  const names = v.players.map((p) => p.name);
+  const cols = sheet.unit === "side" && sheet.sides ? sheet.sides.map((side) => side.map((s) => names[s]).join(" & ")) : names;
+  return h("section", { class: "msg ok deal-summary", id: "deal-summary", role: "status" },
+    h("div", {}, h("strong", {}, `${last.label || `Round ${last.round}`} is over`), last.multiplier && last.multiplier !== 1 ? ` · ×${last.multiplier}` : ""),
+    h("table", { class: "sheet" },
+      h("tr", {}, h("th", {}, "Points"), cols.map((c) => h("th", { class: "name", title: c }, c))),
+      h("tr", { class: "round" }, h("td", {}, "Deal"), last.points.map((p, i) => h("td", { "data-col": i }, String(p)))),
+      h("tr", { class: "total" }, h("td", {}, "Total"), sheet.totals.map((p) => h("td", {}, String(p))))));
+}
+
 function sheetPanel(v, sheet) {
   const names = v.players.map((p) => p.name);
   const cols = sheet.unit === "side" && sheet.sides
@@ -862,7 +879,7 @@ function sheetPanel(v, sheet) {
   return h("section", { class: "panel", id: "scores" },
     h("h2", {}, "Score sheet"),
     h("table", { class: "sheet" },
-      h("tr", {}, h("th", {}, "Round"), h("th", {}, "×"), cols.map((c) => h("th", {}, c))),
+      h("tr", {}, h("th", {}, "Round"), h("th", {}, "×"), cols.map((c) => h("th", { class: "name", title: c }, c))),
       sheet.rounds.map((r) => h("tr", { class: "round" }, h("td", {}, r.label || `Round ${r.round}`), h("td", {}, r.multiplier ?? ""),
         r.points.map((p) => h("td", {}, String(p))))),
       h("tr", { class: "total" }, h("td", {}, "Total"), h("td", {}, ""), sheet.totals.map((p) => h("td", {}, String(p))))),

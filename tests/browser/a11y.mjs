@@ -103,6 +103,34 @@ await run("a11y", async (browser) => {
   const toAct = (await api("GET", `/v1/matches/${id}`)).to_act[0] ?? 0;
   await look("seat", `${BASE}/#m=${id}&t=${seats[toAct]}`, "#hand");
 
+  // The deal played to its end (every card from `legal`): the summary shows the sheet's points for
+  // the deal and the totals, and goes once the next deal is dealt.
+  {
+    for (let k = 0; k < 200; k++) {
+      const v = await api("GET", `/v1/matches/${id}`);
+      if (v.table_to_act || v.status === "finished" || !v.to_act.length) break;
+      const seat = v.to_act[0];
+      const legal = (await api("GET", `/v1/matches/${id}/legal?seat=${seat}`, seats[seat])).actions;
+      await api("POST", `/v1/matches/${id}/actions`, seats[seat], { seat, action: legal[0] });
+    }
+    const v = await api("GET", `/v1/matches/${id}`);
+    const last = v.scores.rounds[v.scores.rounds.length - 1];
+    const ctx = await browser.newContext(phone);
+    const p = await ctx.newPage();
+    await p.goto(`${BASE}/#m=${id}&t=${host}`);
+    await p.waitForFunction((n) => Number(document.body.dataset.seq) >= n, v.seq);
+    const shown = await p.$$eval("#deal-summary tr", (rs) => rs.slice(1).map((r) => [...r.querySelectorAll("td")].slice(1).map((td) => Number(td.textContent))));
+    check("at the deal's end the summary shows the sheet's points for the deal and the totals",
+      shown.length === 2 && shown[0].join() === last.points.join() && shown[1].join() === v.scores.totals.join(), `${JSON.stringify(shown)} vs ${JSON.stringify([last.points, v.scores.totals])}`);
+    await p.screenshot({ path: join(ARTIFACTS, "a11y-deal-summary-390x844.png") });
+    const axe = await axeViolations(p);
+    check("the deal summary: axe-core finds 0 violations", axe.length === 0, axe.join("; "));
+    const m = (await api("POST", `/v1/matches/${id}/actions`, host, { seat: null, action: { type: "deal" } })).match;
+    await p.waitForFunction((n) => Number(document.body.dataset.seq) >= n, m.seq);
+    check("the summary goes once the next deal is dealt", !(await p.$("#deal-summary")));
+    await ctx.close();
+  }
+
   // A finished match's score sheet.
   const done = await api("POST", "/v1/matches", null, { game: "dump", players: ["Ada", "Ben", "Cat", "Dan"].map((name) => ({ name })), dealing: "table" });
   await finishMatch(done.match.id, done.host_token);
