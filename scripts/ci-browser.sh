@@ -12,20 +12,23 @@
 # repeat-load bytes and paint, manifest, service worker, offline (tests/browser/load.mjs).
 # Screenshots go to target/browser-artifacts/ (gitignored).
 #
-# Installs Debian's chromium if missing (apt-get) and playwright-core (pinned) from npm into
-# ~/.cache/clubroom-ci/playwright-core-<version> (outside the repository). `npx playwright
+# Installs Debian's chromium if missing (apt-get), playwright-core and axe-core (both pinned) from
+# npm into ~/.cache/clubroom-ci/{playwright-core,axe-core}-<version> (outside the repository); the
+# accessibility test (tests/browser/a11y.mjs) runs axe-core on the page at three sizes. `npx playwright
 # install` (Playwright's own browser download) is not used: the distribution's chromium is.
 #
 # Usage: scripts/ci-browser.sh
 #   CLUBROOM_BIN  a server binary to use instead of `cargo build`'s target/debug/clubroom
 #   CHROMIUM      the browser executable (default /usr/bin/chromium)
-#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament director privacy tabletalk reach pictures load scoreonly")
+#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament director privacy tabletalk reach pictures load scoreonly a11y")
 . "$(dirname "$0")/lib.sh"
 
 PW_VERSION=1.65.1
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/clubroom-ci
 PW_DIR=$CACHE/playwright-core-$PW_VERSION
+AXE_VERSION=4.14.1
+AXE_DIR=$CACHE/axe-core-$AXE_VERSION
 ARTIFACTS=$ROOT/target/browser-artifacts
 
 if [ ! -x "$CHROMIUM" ]; then
@@ -39,6 +42,14 @@ if [ ! -f "$PW_DIR/node_modules/playwright-core/package.json" ]; then
   [ -f "$PW_DIR/package.json" ] || echo '{"private": true}' >"$PW_DIR/package.json"
   (cd "$PW_DIR" && npm install --no-audit --no-fund --silent "playwright-core@$PW_VERSION")
 fi
+
+if [ ! -f "$AXE_DIR/node_modules/axe-core/axe.min.js" ]; then
+  echo "== installing axe-core $AXE_VERSION into $AXE_DIR"
+  mkdir -p "$AXE_DIR"
+  [ -f "$AXE_DIR/package.json" ] || echo '{"private": true}' >"$AXE_DIR/package.json"
+  (cd "$AXE_DIR" && npm install --no-audit --no-fund --silent "axe-core@$AXE_VERSION")
+fi
+AXE_JS=$AXE_DIR/node_modules/axe-core/axe.min.js
 
 BIN=$(debug_bin)
 
@@ -55,9 +66,9 @@ start_server browser "$WORK"
 rm -rf "$ARTIFACTS"
 mkdir -p "$ARTIFACTS"
 echo "== headless chromium against $BASE (screenshots in target/browser-artifacts/)"
-export BASE PW_DIR CHROMIUM ARTIFACTS
+export BASE PW_DIR CHROMIUM ARTIFACTS AXE_JS
 status=0
-for t in ${BROWSER_TESTS:-clubs games tournament director privacy tabletalk reach pictures load scoreonly}; do
+for t in ${BROWSER_TESTS:-clubs games tournament director privacy tabletalk reach pictures load scoreonly a11y}; do
   timeout 600 node "tests/browser/$t.mjs" | tee "$WORK/$t.out" || status=1
 done
 if grep -q panicked "$WORK/server.log"; then

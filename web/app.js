@@ -16,7 +16,7 @@
 // only) and its queue; the seat links of a match created here stay in this tab's session
 // storage; "Forget this match" removes all of it.
 
-import { forgetMatch, forgetLinks, keepLinks, keepMatch, keptLinks, keptMatches, queueKey, queuedCount, roleName, adoptQueue, tidyOldStorage } from "./keep.js";
+import { forgetMatch, forgetLinks, forgetNames, keepLinks, keepMatch, keepNames, keptLinks, keptMatches, keptNames, queueKey, queuedCount, roleName, adoptQueue, tidyOldStorage } from "./keep.js";
 import { $, api, forgetControl, games, gameInfo, gameTitle, h, linksPage, main, offline, partnerships, problemText, say, setConn, tableUrl } from "./lib.js";
 import { newTournamentForm, tournamentPage, tournamentPanel } from "./tournament.js";
 import * as pictures from "./games.js";
@@ -86,6 +86,7 @@ async function createPage() {
       const a = await api("POST", "/v1/matches", { body: { game: state.game, players, dealing: state.scoresOnly ? "table" : state.dealing, ...(state.scoresOnly ? { config: { scores_only: true } } : {}) } });
       if (!a.ok) { say("#create-msg", "bad", problemText(a)); return; }
       const m = a.json.match;
+      keepNames(players.map((p) => p.name));
       keepMatch({ id: m.id, game: m.game, players: m.players.map((p) => p.name), seat: null, token: a.json.host_token });
       keepLinks(m.id, a.json.seat_tokens);
       linksPage(a.json, null, { onForget: () => forgetLinks(m.id) });
@@ -98,12 +99,13 @@ async function createPage() {
         h("label", {}, "Players"),
         h("div", { class: "choices" },
           Array.from({ length: g.max_players - g.min_players + 1 }, (_, i) => g.min_players + i).map((n) =>
-            h("button", { type: "button", class: n === state.n ? "on" : "", onclick: () => { state.n = n; draw(); } }, String(n)))),
+            h("button", { type: "button", class: n === state.n ? "on" : "", "aria-pressed": String(n === state.n), onclick: () => { state.n = n; draw(); } }, String(n)))),
         h("label", {}, "Names, in seat order (clockwise)"),
         sides ? h("p", { class: "muted small" }, "Partners sit opposite: seats 1 & 3 against seats 2 & 4.") : null,
         Array.from({ length: state.n }, (_, s) => h("div", { class: "row" },
-          h("input", { type: "text", "data-seat": s, placeholder: names[s] || `Player ${s + 1}`, maxlength: 64, "aria-label": `Seat ${s + 1}` }),
+          h("input", { type: "text", "data-seat": s, placeholder: names[s] || `Player ${s + 1}`, maxlength: 64, "aria-label": `Seat ${s + 1}`, list: "recent-names" }),
           sides ? h("span", { class: "partner" }, `partner of seat ${((s + 2) % 4) + 1}`) : null)),
+        recentNames(draw),
         h("label", {}, "Dealing"),
         h("div", { class: "choices" },
           h("button", { type: "button", id: "dealing-service", "aria-pressed": String(!state.scoresOnly && state.dealing === "service"), class: !state.scoresOnly && state.dealing === "service" ? "on" : "", onclick: () => { state.dealing = "service"; state.scoresOnly = false; draw(); } }, "Clubroom deals"),
@@ -123,6 +125,22 @@ async function createPage() {
     root.querySelectorAll("input[data-seat]").forEach((i, k) => { if (old[k]) i.value = old[k]; });
   };
   draw();
+}
+
+// page-polish: the names typed on this phone (keep.js), as a datalist for the seat inputs and as
+// chips: a tap fills the next empty seat. "Forget names" clears them from the phone.
+function recentNames(redraw) {
+  const names = keptNames();
+  if (!names.length) return null;
+  const fill = (name) => {
+    const empty = [...document.querySelectorAll("#create input[data-seat]")].find((i) => !i.value.trim());
+    if (empty) { empty.value = name; empty.focus(); }
+  };
+  return h("div", { id: "recent" },
+    h("datalist", { id: "recent-names" }, names.map((n) => h("option", { value: n }))),
+    h("p", { class: "muted small" }, "Names used on this phone (tap to fill the next empty seat):"),
+    h("div", { class: "choices chips" }, names.map((n) => h("button", { type: "button", class: "chip", "data-name": n, title: n, onclick: () => fill(n) }, n)),
+      h("button", { type: "button", class: "secondary", id: "forget-names", onclick: () => { forgetNames(); redraw(); } }, "Forget names")));
 }
 
 // The matches this phone keeps, each with Open and Forget (with its confirmation in place).
@@ -496,6 +514,7 @@ function render() {
     h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? `Your turn. ${waiting}` : waiting),
     T.error ? h("div", { class: "msg bad", id: "error", role: "alert" }, T.error) : null,
     queueNote(q, v),
+    dealSummary(v, sheet),
     T.undone ? h("div", { class: "msg ok", id: "undone", role: "status" }, T.undone) : null,
     tablePanel(v),
     playersPanel(v, me),
@@ -748,7 +767,7 @@ function actionsPanel(v, me) {
   if (!bySeat.has(T.pickSeat)) T.pickSeat = bySeat.keys().next().value;
   if (bySeat.size > 1) {
     pickers.push(h("div", { class: "choices seats", id: "pick-seat" }, [...bySeat.keys()].map((seat) =>
-      h("button", { type: "button", class: seat === T.pickSeat ? "on" : "", "data-seat": seat, onclick: () => { T.pickSeat = seat; render(); } }, names[seat]))));
+      h("button", { type: "button", class: seat === T.pickSeat ? "on" : "", "aria-pressed": String(seat === T.pickSeat), "data-seat": seat, onclick: () => { T.pickSeat = seat; render(); } }, names[seat]))));
   }
   if (bySeat.size) {
     const seat = T.pickSeat;
@@ -840,6 +859,22 @@ function chooseHostCard(card, options) {
   $("#actions").prepend(box);
 }
 
+// page-polish: at a deal's end, the finished deal's points per seat (or side), its multiplier and
+// the totals, at the top of the table until the table acts for the next deal (deals it, or records
+// its start). Taken from the sheet the view carries (its last round is the deal just finished).
+function dealSummary(v, sheet) {
+  const last = sheet.rounds[sheet.rounds.length - 1];
+  if (!last || v.status === "finished" || !v.table_to_act || (last.round !== v.round && last.round !== v.round - 1)) return null;
+  const names = v.players.map((p) => p.name);
+  const cols = sheet.unit === "side" && sheet.sides ? sheet.sides.map((side) => side.map((s) => names[s]).join(" & ")) : names;
+  return h("section", { class: "msg ok deal-summary", id: "deal-summary", role: "status" },
+    h("div", {}, h("strong", {}, `${last.label || `Round ${last.round}`} is over`), last.multiplier && last.multiplier !== 1 ? ` · ×${last.multiplier}` : ""),
+    h("table", { class: "sheet" },
+      h("tr", {}, h("th", {}, "Points"), cols.map((c) => h("th", { class: "name", title: c }, c))),
+      h("tr", { class: "round" }, h("td", {}, "Deal"), last.points.map((p, i) => h("td", { "data-col": i }, String(p)))),
+      h("tr", { class: "total" }, h("td", {}, "Total"), sheet.totals.map((p) => h("td", {}, String(p))))));
+}
+
 function sheetPanel(v, sheet) {
   const names = v.players.map((p) => p.name);
   const cols = sheet.unit === "side" && sheet.sides
@@ -848,7 +883,7 @@ function sheetPanel(v, sheet) {
   return h("section", { class: "panel", id: "scores" },
     h("h2", {}, "Score sheet"),
     h("table", { class: "sheet" },
-      h("tr", {}, h("th", {}, "Round"), h("th", {}, "×"), cols.map((c) => h("th", {}, c))),
+      h("tr", {}, h("th", {}, "Round"), h("th", {}, "×"), cols.map((c) => h("th", { class: "name", title: c }, c))),
       sheet.rounds.map((r) => h("tr", { class: "round" }, h("td", {}, r.label || `Round ${r.round}`), h("td", {}, r.multiplier ?? ""),
         r.points.map((p) => h("td", {}, String(p))))),
       h("tr", { class: "total" }, h("td", {}, "Total"), h("td", {}, ""), sheet.totals.map((p) => h("td", {}, String(p))))),

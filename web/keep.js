@@ -180,3 +180,16 @@ export function adoptQueue(id, token, role) {
     localStorage.removeItem(old);
   });
 }
+
+// page-polish: the player names typed at creation on this phone, newest first, at most 12 (the
+// create form offers them). Kept in localStorage under clubroom.names until "Forget names".
+const NAMES = `${P}names`;
+export function keepNames(names) {
+  safely(() => {
+    const fresh = names.map((n) => String(n).trim()).filter((n) => n && !/^Player \d+$/.test(n));
+    const all = [...new Set([...fresh, ...read(localStorage, NAMES, [])])].slice(0, 12);
+    write(localStorage, NAMES, all);
+  });
+}
+export const keptNames = () => safely(() => { const v = read(localStorage, NAMES, []); return Array.isArray(v) ? v.filter((n) => typeof n === "string") : []; }, []);
+export const forgetNames = () => safely(() => localStorage.removeItem(NAMES));

@@ -80,3 +80,42 @@ export async function run(label, body) {
   console.log(`browser ${label}: ${counts.passed} passed, ${counts.failed} failed`);
   process.exit(counts.failed ? 1 : 0);
 }
+
+// ---- accessibility (a11y.mjs; any test may call these) ----
+// axe-core's source (AXE_JS, installed pinned by scripts/ci-browser.sh). It is run with
+// page.evaluate (the DevTools protocol's Runtime.evaluate), which the page's strict CSP does not
+// govern, so the page is checked under its real policy: page.addScriptTag would add a <script>
+// the CSP refuses (and the refusal would be a CSP failure of its own), and a bypassCSP context
+// would check a page that is not the one served.
+let axeSource = null;
+export async function axeViolations(page) {
+  if (!axeSource) {
+    const { readFileSync } = await import("node:fs");
+    axeSource = readFileSync(process.env.AXE_JS, "utf8");
+  }
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(axeSource);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}${v.nodes.length > 3 ? ` +${v.nodes.length - 3}` : ""}`);
+}
+
+// The visible buttons, links, summaries and inputs a thumb taps that are smaller than 44x44 px
+// (WCAG 2.5.5 AAA target size; the page's own rule). Inline links inside running text (a <p>'s
+// sentence) are exempt (WCAG 2.5.8's inline exception); a checkbox or radio inside a <label> is
+// measured by its label (the label is what the thumb taps).
+export function smallTargets(page, min = 44) {
+  return page.$$eval("button, a[href], summary, select, input:not([type=hidden]), [role=button]", (els, min) => els
+    .map((e) => (e.matches("input[type=checkbox], input[type=radio]") && e.closest("label")) || e)
+    .filter((e) => {
+      const r = e.getBoundingClientRect();
+      if (!r.width || !r.height || getComputedStyle(e).visibility === "hidden") return false;
+      if (e.tagName === "A" && e.closest("p")) return false;
+      return r.width < min - 0.5 || r.height < min - 0.5;
+    })
+    .map((e) => {
+      const r = e.getBoundingClientRect();
+      return `${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""}${e.className && typeof e.className === "string" ? "." + e.className.split(" ").join(".") : ""} "${(e.textContent || e.value || "").trim().slice(0, 20)}" ${Math.round(r.width)}x${Math.round(r.height)}`;
+    }), min);
+}
+
+// Whether the document scrolls sideways (it must not: everything fits 360 px wide).
+export const overflowsX = (page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth + 0.5);
