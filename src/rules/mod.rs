@@ -203,6 +203,7 @@ pub const NOT_PLAYABLE: &str = "not_playable";
 /// The detail of a [`NOT_PLAYABLE`] refusal: the same for every hidden refusal of the seat, so
 /// that it tells nothing of which card, or which rule, refused the action.
 pub fn not_playable_detail(seat: usize) -> String {
+    let seat = seat + 1; // a detail names seats 1-based, as the page does
     format!(
         "seat {seat} cannot do this: the reason lies in what only seat {seat} knows (its hidden hand or a choice it has sealed: a card it does not hold, a rule its cards impose), so only seat {seat}'s own token is told it"
     )
