@@ -411,7 +411,11 @@ mod tests {
         )));
         assert_eq!((other.status.as_u16(), other.code), (422, "not_playable"));
         assert_eq!(other.detail, crate::rules::not_playable_detail(1));
-        assert!(other.detail.starts_with("seat 2 cannot do this:"), "{}", other.detail);
+        assert!(
+            other.detail.starts_with("seat 2 cannot do this:"),
+            "{}",
+            other.detail
+        );
         assert_eq!(other.legal, None);
         assert!(MatchError::Rule(RuleRefusal::plain(hidden)).judged_on_state());
         assert!(MatchError::NothingToUndo.judged_on_state());

@@ -545,7 +545,7 @@ mod tests {
         let duty = [SuitSet::of(&[Suit::C]), SuitSet::of(&[Suit::S])];
         assert_eq!(
             tp.check(1, card("4H"), &duty).unwrap_err().to_string(),
-            "seat 1 holds a spade and must play spades"
+            "seat 2 holds a spade and must play spades"
         );
         assert!(tp.check(1, card("6S"), &duty).is_ok());
     }
