@@ -1244,7 +1244,7 @@ mod tests {
         let e = play(&mut g, 1, 7, Some(3)).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "seat 1 has no man on 3 (board [0, 0, 10, 14]); seat 1's PLUS 7 makes a total of 8; \
+            "seat 2 has no man on 3 (board [0, 0, 10, 14]); seat 2's PLUS 7 makes a total of 8; \
              legal `from`: 0, 10, 14"
         );
     }
