@@ -33,8 +33,9 @@ pub struct Problem {
     /// The HTTP status.
     #[schema(example = 422)]
     pub status: u16,
-    /// What exactly went wrong, naming the rule.
-    #[schema(example = "seat 2 holds hearts and must follow suit (H was led)")]
+    /// What exactly went wrong, naming the rule. Words for a person: seats are named 1-based, as
+    /// the table page numbers them (the JSON's `seat` numbers stay 0-based).
+    #[schema(example = "seat 3 holds hearts and must follow suit (H was led)")]
     pub detail: String,
     /// The stable machine code.
     #[schema(example = "must_follow_suit")]
@@ -350,10 +351,10 @@ mod tests {
             (E::ListTokenUnknown, 401, "unauthorized", "this token belongs to no match and is not the operator's"),
             (E::TableActionNeedsHost, 403, "host_only", "table actions (seat: null) need the host token"),
             (E::HostOnly, 403, "host_only", "only the host token may undo"),
-            (E::NotYourSeat { token: 1, seat: 2 }, 403, "not_your_seat", "this token acts for seat 1 only, not seat 2"),
-            (E::HandIsPrivate(3), 403, "hand_is_private", "only seat 3's token may see its legal actions"),
+            (E::NotYourSeat { token: 1, seat: 2 }, 403, "not_your_seat", "this token acts for seat 2 only, not seat 3"),
+            (E::HandIsPrivate(3), 403, "hand_is_private", "only seat 4's token may see its legal actions"),
             (E::RoundInPlay { tournament: "t1".into(), round: 2 }, 403, "round_in_play", "this match is a duplicate table of tournament t1, round 2: the round's other tables are playing the same boards, so until every table has finished only this table's own tokens may read it"),
-            (E::NoSuchSeat(4), 422, "no_such_seat", "this match has seats 0 to 3"),
+            (E::NoSuchSeat(4), 422, "no_such_seat", "`seat` names no seat: this match has 4 seats (`seat` 0 to 3)"),
             (E::MalformedAction("bad".into()), 400, "invalid_action", "bad"),
             (E::NotInGame { game: "dump", message: "m".into() }, 422, "action_not_in_game", "this action belongs to another game; GET /v1/games and the spec's GameAction list dump's actions (m)"),
             (E::NothingToUndo, 422, "nothing_to_undo", "no standing action is left to retract"),
@@ -387,7 +388,7 @@ mod tests {
     fn a_rule_refusal_is_told_as_the_asker_may_hear_it() {
         let hidden = crate::rules::Rejection {
             code: "card_not_in_hand",
-            message: "seat 1 does not hold AS".into(),
+            message: "seat 2 does not hold AS".into(),
             hidden: true,
         };
         let legal = || vec![serde_json::json!({"type": "play", "card": "9H"})];
@@ -399,7 +400,7 @@ mod tests {
         )));
         assert_eq!(
             (own.status.as_u16(), own.code, own.detail.as_str()),
-            (422, "card_not_in_hand", "seat 1 does not hold AS")
+            (422, "card_not_in_hand", "seat 2 does not hold AS")
         );
         assert_eq!(own.legal, Some(legal()));
         let other = ApiError::from(MatchError::Rule(RuleRefusal::told(
@@ -410,6 +411,11 @@ mod tests {
         )));
         assert_eq!((other.status.as_u16(), other.code), (422, "not_playable"));
         assert_eq!(other.detail, crate::rules::not_playable_detail(1));
+        assert!(
+            other.detail.starts_with("seat 2 cannot do this:"),
+            "{}",
+            other.detail
+        );
         assert_eq!(other.legal, None);
         assert!(MatchError::Rule(RuleRefusal::plain(hidden)).judged_on_state());
         assert!(MatchError::NothingToUndo.judged_on_state());

@@ -37,7 +37,7 @@ pub enum MatchError {
     #[error("only the host token may undo")]
     HostOnly,
     /// A seat's token acted for another seat.
-    #[error("this token acts for seat {token} only, not seat {seat}")]
+    #[error("this token acts for seat {token_1} only, not seat {seat_1}", seat_1 = seat + 1, token_1 = token + 1)]
     NotYourSeat {
         /// The seat the token belongs to.
         token: usize,
@@ -46,7 +46,7 @@ pub enum MatchError {
     },
     /// A seat's legal list asked for with another seat's token, where it shows the seat's
     /// private state.
-    #[error("only seat {0}'s token may see its legal actions")]
+    #[error("only seat {seat_1}'s token may see its legal actions", seat_1 = .0 + 1)]
     HandIsPrivate(usize),
     /// A duplicate table read without its tokens while its tournament round is played.
     #[error("this match is a duplicate table of tournament {tournament}, round {round}: the round's other tables are playing the same boards, so until every table has finished only this table's own tokens may read it")]
@@ -57,7 +57,7 @@ pub enum MatchError {
         round: u32,
     },
     /// A seat this match does not have (it has `.0` seats).
-    #[error("this match has seats 0 to {}", .0 - 1)]
+    #[error("`seat` names no seat: this match has {n} seats (`seat` 0 to {max})", n = .0, max = .0 - 1)]
     NoSuchSeat(usize),
     /// An action that fits no game's vocabulary.
     #[error("{0}")]

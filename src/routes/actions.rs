@@ -245,7 +245,7 @@ mod tests {
             .as_str()
             .expect("the 422 is described");
         assert!(
-            described.contains(&crate::rules::not_playable_detail(2)),
+            described.contains(&crate::rules::not_playable_detail(1)),
             "{described}"
         );
     }

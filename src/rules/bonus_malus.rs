@@ -241,7 +241,7 @@ pub enum BonusMalusError {
     #[error(transparent)]
     Play(PlayError),
     /// Service dealing: a seat holding the led suit played another suit.
-    #[error("seat {seat} holds {} and must follow suit ({led} was led)", led.one())]
+    #[error("seat {seat_1} holds {} and must follow suit ({led} was led)", led.one(), seat_1 = seat + 1)]
     MustFollowSuit {
         /// The seat that played.
         seat: usize,
@@ -249,7 +249,7 @@ pub enum BonusMalusError {
         led: Suit,
     },
     /// Service dealing: a seat holding no card of the led suit but a trump played another suit.
-    #[error("seat {seat} cannot follow {} but holds {}: must trump ({trump} is trump)", led.name(), trump.one())]
+    #[error("seat {seat_1} cannot follow {} but holds {}: must trump ({trump} is trump)", led.name(), trump.one(), seat_1 = seat + 1)]
     MustTrump {
         /// The seat that played.
         seat: usize,

@@ -121,7 +121,7 @@ pub enum ClubsError {
     #[error("the table cannot play a card; say which seat plays it")]
     SeatActionOnly,
     /// Table dealing, the deal's opening lead: a seat the match does not have.
-    #[error("seat {seat} is not at this table (seats 0 to {})", players - 1)]
+    #[error("`seat` {seat} names no seat: this table has {players} seats (`seat` 0 to {})", players - 1)]
     NoSuchSeat {
         /// The seat named.
         seat: usize,
@@ -141,7 +141,7 @@ pub enum ClubsError {
     #[error("{0} is the face-down card (3♣ opened the deal, so 2♣ was never dealt to a hand)")]
     CardFaceDown(Card),
     /// Service dealing: a seat holding a card of the called suit or a club played another suit.
-    #[error("seat {seat} holds {} and must play {} ({} called)", holding.one(), called_rule(*called), called.name())]
+    #[error("seat {seat_1} holds {} and must play {} ({} called)", holding.one(), called_rule(*called), called.name(), seat_1 = seat + 1)]
     MustFollowSuit {
         /// The seat that played.
         seat: usize,
@@ -873,7 +873,8 @@ impl Clubs {
         for (seat, t) in taken.iter().enumerate() {
             if t.clubs.saturating_add(u32::from(t.jack)) > t.cards {
                 return Err(ClubsError::TallyInconsistent(format!(
-                    "seat {seat} took {} cards but {} clubs{}",
+                    "seat {} took {} cards but {} clubs{}",
+                    seat + 1,
                     t.cards,
                     t.clubs,
                     if t.jack { " and J♣" } else { "" }
@@ -884,8 +885,10 @@ impl Clubs {
             let rest = t.cards % self.players as u32;
             if rest != 0 && !(self.players == 3 && rest == 1) {
                 return Err(ClubsError::TallyInconsistent(format!(
-                    "seat {seat} took {} cards, not a whole number of {}-card tricks",
-                    t.cards, self.players
+                    "seat {} took {} cards, not a whole number of {}-card tricks",
+                    seat + 1,
+                    t.cards,
+                    self.players
                 )));
             }
         }

@@ -125,7 +125,7 @@ pub enum DumpError {
     #[error("the table cannot play a card; say which seat plays it")]
     SeatActionOnly,
     /// A play by a seat whose turn it is not (or by no such seat).
-    #[error("it is seat {expected}'s turn to play, not seat {got}'s")]
+    #[error("it is seat {expected_1}'s turn to play, not seat {got_1}'s", expected_1 = expected + 1, got_1 = got + 1)]
     NotYourTurn {
         /// The seat to play.
         expected: usize,
@@ -139,7 +139,7 @@ pub enum DumpError {
     #[error("{0} has already been played in this deal")]
     CardAlreadyPlayed(Card),
     /// Service dealing: a play of a card the seat was not dealt (or has played).
-    #[error("seat {seat} does not hold {card}")]
+    #[error("seat {seat_1} does not hold {card}", seat_1 = seat + 1)]
     CardNotInHand {
         /// The seat that played.
         seat: usize,
@@ -147,7 +147,7 @@ pub enum DumpError {
         card: Card,
     },
     /// Service dealing: a seat holding the led suit played another suit.
-    #[error("seat {seat} holds {led_name} and must follow suit ({led} was led)")]
+    #[error("seat {seat_1} holds {led_name} and must follow suit ({led} was led)", seat_1 = seat + 1)]
     MustFollowSuit {
         /// The seat that played.
         seat: usize,

@@ -203,6 +203,7 @@ pub const NOT_PLAYABLE: &str = "not_playable";
 /// The detail of a [`NOT_PLAYABLE`] refusal: the same for every hidden refusal of the seat, so
 /// that it tells nothing of which card, or which rule, refused the action.
 pub fn not_playable_detail(seat: usize) -> String {
+    let seat = seat + 1; // a detail names seats 1-based, as the page does
     format!(
         "seat {seat} cannot do this: the reason lies in what only seat {seat} knows (its hidden hand or a choice it has sealed: a card it does not hold, a rule its cards impose), so only seat {seat}'s own token is told it"
     )
@@ -998,13 +999,13 @@ mod tests {
         // The seat's own token (or anyone in table dealing) is told the rule.
         assert_eq!(
             not_held.told(Some(1), true),
-            ("card_not_in_hand", "seat 1 does not hold AS".to_string())
+            ("card_not_in_hand", "seat 2 does not hold AS".to_string())
         );
         assert_eq!(
             follow.told(Some(1), true),
             (
                 "must_follow_suit",
-                "seat 1 holds hearts and must follow suit (H was led)".to_string()
+                "seat 2 holds hearts and must follow suit (H was led)".to_string()
             )
         );
         // Anyone else: one answer for both, naming neither the card nor the rule.
@@ -1015,6 +1016,13 @@ mod tests {
         // A public refusal is the same for everyone.
         assert_eq!(turn.told(Some(1), false), turn.told(Some(1), true));
         assert_eq!(turn.told(Some(1), false).0, "not_your_turn");
+        // Details name seats 1-based, as the table page does (the JSON's `seat` stays 0-based).
+        assert_eq!(turn.message, "it is seat 1's turn to play, not seat 2's");
+        assert!(
+            hidden.1.starts_with("seat 2 cannot do this: "),
+            "{}",
+            hidden.1
+        );
     }
 
     #[test]

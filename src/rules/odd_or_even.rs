@@ -125,7 +125,7 @@ pub enum OddOrEvenError {
     #[error("no round is under way: the table deals first")]
     DealExpected,
     /// A call by a seat whose turn it is not.
-    #[error("it is seat {expected}'s turn, not {got}'s")]
+    #[error("it is seat {expected_1}'s turn, not seat {got_1}'s", expected_1 = expected + 1, got_1 = got + 1)]
     NotYourTurn {
         /// The seat to call.
         expected: usize,

@@ -104,7 +104,7 @@ pub type Duty<'a> = &'a [SuitSet];
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlayError {
     /// Not this seat's turn (or no such seat).
-    #[error("it is seat {expected}'s turn to play, not seat {got}'s")]
+    #[error("it is seat {expected_1}'s turn to play, not seat {got_1}'s", expected_1 = expected + 1, got_1 = got + 1)]
     NotYourTurn {
         /// The seat to play.
         expected: usize,
@@ -118,7 +118,7 @@ pub enum PlayError {
     #[error("{0} has already been played in this deal")]
     CardAlreadyPlayed(Card),
     /// Service dealing: the seat was not dealt the card (or has played it).
-    #[error("seat {seat} does not hold {card}")]
+    #[error("seat {seat_1} does not hold {card}", seat_1 = seat + 1)]
     CardNotInHand {
         /// The seat that played.
         seat: usize,
@@ -126,7 +126,7 @@ pub enum PlayError {
         card: Card,
     },
     /// Service dealing: the seat holds a card of duty group `tier` and played outside it.
-    #[error("seat {seat} holds {} and must play {}", holding.one(), suits.names())]
+    #[error("seat {seat_1} holds {} and must play {}", holding.one(), suits.names(), seat_1 = seat + 1)]
     MustFollow {
         /// The seat that played.
         seat: usize,
@@ -545,7 +545,7 @@ mod tests {
         let duty = [SuitSet::of(&[Suit::C]), SuitSet::of(&[Suit::S])];
         assert_eq!(
             tp.check(1, card("4H"), &duty).unwrap_err().to_string(),
-            "seat 1 holds a spade and must play spades"
+            "seat 2 holds a spade and must play spades"
         );
         assert!(tp.check(1, card("6S"), &duty).is_ok());
     }

@@ -192,14 +192,16 @@ impl BhocConfig {
         for (p, row) in self.checks.iter().take(players).enumerate() {
             if row.is_empty() || row.len() > MAX_CHECKS_PER_SEAT {
                 return bad(format!(
-                    "checks: seat {p} needs 1 to {MAX_CHECKS_PER_SEAT} checks (four in the box), got {}",
+                    "checks[{p}] (seat {}) needs 1 to {MAX_CHECKS_PER_SEAT} checks (four in the box), got {}",
+                    p + 1,
                     row.len()
                 ));
             }
             for &v in row {
                 if v == 0 || v > MAX_CHECK {
                     return bad(format!(
-                        "checks: seat {p}'s check {v} is outside 1..={MAX_CHECK}"
+                        "checks[{p}] (seat {}): check {v} is outside 1..={MAX_CHECK}",
+                        p + 1
                     ));
                 }
                 if !seen.insert(v) {
@@ -220,7 +222,8 @@ impl BhocConfig {
             for &n in pair {
                 if n == 0 || n > MAX_THIEF {
                     return bad(format!(
-                        "thieves: seat {p}'s thief {n} is outside 1..={MAX_THIEF}"
+                        "thieves[{p}] (seat {}): thief {n} is outside 1..={MAX_THIEF}",
+                        p + 1
                     ));
                 }
                 if !seen.insert(n) {

@@ -34,7 +34,7 @@ pub enum BhocError {
     #[error("{0} is a player's action; say which seat acts")]
     SeatActionOnly(&'static str),
     /// An action for a seat the match does not have.
-    #[error("there is no seat {seat}: seats are 0 to {max}")]
+    #[error("`seat` {seat} names no seat: this match has {n} seats (`seat` 0 to {max})", n = max + 1)]
     NoSuchSeat {
         /// The seat named.
         seat: usize,
@@ -81,14 +81,15 @@ pub enum BhocError {
     /// A seat choosing again in a set of sealed choices it has already made its choice in
     /// (the seat).
     #[error(
-        "seat {0} has already made this choice; it stays face down until every seat has chosen"
+        "seat {seat_1} has already made this choice; it stays face down until every seat has chosen",
+        seat_1 = .0 + 1
     )]
     AlreadyChosen(usize),
     /// Two players, combined: an action card chosen before the seat's location (the seat).
-    #[error("seat {0} must choose a location before its action card (two players, combined)")]
+    #[error("seat {seat_1} must choose a location before its action card (two players, combined)", seat_1 = .0 + 1)]
     LocationFirst(usize),
     /// A location where the seat has no action card it could play.
-    #[error("seat {seat} cannot go to the {} with no card to play there: a player must be able to play a card at the location he picks (checks all spent, thieves in prison)", place.name())]
+    #[error("seat {seat_1} cannot go to the {} with no card to play there: a player must be able to play a card at the location he picks (checks all spent, thieves in prison)", place.name(), seat_1 = seat + 1)]
     NothingToPlayThere {
         /// The seat choosing.
         seat: usize,
@@ -96,7 +97,7 @@ pub enum BhocError {
         place: Place,
     },
     /// An action card played at a location it cannot be played at.
-    #[error("{card} can be played {}; seat {seat} is at the {}", card.allowed_text(), place.name())]
+    #[error("{card} can be played {}; seat {seat_1} is at the {}", card.allowed_text(), place.name(), seat_1 = seat + 1)]
     CardNotAllowedHere {
         /// The seat playing.
         seat: usize,
@@ -109,7 +110,7 @@ pub enum BhocError {
         sealed: bool,
     },
     /// A thief played while it is in prison.
-    #[error("thief {thief} of seat {seat} is in prison and cannot be played until released")]
+    #[error("thief {thief} of seat {seat_1} is in prison and cannot be played until released", seat_1 = seat + 1)]
     ThiefInPrison {
         /// The seat owning the thief.
         seat: usize,
@@ -117,13 +118,13 @@ pub enum BhocError {
         thief: u32,
     },
     /// An exhibit card played by a seat without a set in hand (the seat).
-    #[error("seat {0} cannot exhibit: an exhibit needs a set of at least three collection cards in hand")]
+    #[error("seat {seat_1} cannot exhibit: an exhibit needs a set of at least three collection cards in hand", seat_1 = .0 + 1)]
     NoSetToExhibit(usize),
     /// A check played that is already in the cash register (its value).
     #[error("check {0} has been spent: a check left in the cash register is out of the game")]
     CheckAlreadySpent(u32),
     /// An action card played by a seat that does not own it.
-    #[error("{card} is not seat {seat}'s card")]
+    #[error("{card} is not seat {seat_1}'s card", seat_1 = seat + 1)]
     NotYourCard {
         /// The seat playing.
         seat: usize,
@@ -160,10 +161,10 @@ pub enum BhocError {
     #[error("{0} also lies in another exhibit laid down this turn: a card cannot be in two places; one of the exhibits was recorded wrongly")]
     CardInTwoExhibits(Item),
     /// A theft from a seat with no exhibit at the castle (that seat).
-    #[error("seat {0} has no exhibit on display at the castle")]
+    #[error("seat {seat_1} has no exhibit on display at the castle", seat_1 = .0 + 1)]
     NotExhibiting(usize),
     /// A thief taking a second card from an exhibit it has already taken one from.
-    #[error("thief {thief} has already taken a card from seat {from}'s exhibit: one card from each exhibit")]
+    #[error("thief {thief} has already taken a card from seat {from_1}'s exhibit: one card from each exhibit", from_1 = from + 1)]
     AlreadyStolenFrom {
         /// The thief's number.
         thief: u32,
@@ -171,7 +172,7 @@ pub enum BhocError {
         from: usize,
     },
     /// A theft of a card the exhibit does not show.
-    #[error("{card} is not in seat {from}'s exhibit (it shows {shows})")]
+    #[error("{card} is not in seat {from_1}'s exhibit (it shows {shows})", from_1 = from + 1)]
     CardNotInExhibit {
         /// The card named.
         card: Item,

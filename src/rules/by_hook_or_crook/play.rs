@@ -94,7 +94,7 @@ impl ByHookOrCrook {
     fn place_of(&self, card: Item) -> Option<String> {
         for (s, h) in self.hands.iter().enumerate() {
             if h.contains(&card) {
-                return Some(format!("it is known to be in seat {s}'s hand"));
+                return Some(format!("it is known to be in seat {}'s hand", s + 1));
             }
         }
         for (p, pile) in self.piles.iter().enumerate() {
@@ -104,7 +104,7 @@ impl ByHookOrCrook {
         }
         for (s, d) in self.turn.display.iter().enumerate() {
             if d.as_ref().is_some_and(|d| d.contains(&card)) {
-                return Some(format!("it lies in seat {s}'s exhibit"));
+                return Some(format!("it lies in seat {}'s exhibit", s + 1));
             }
         }
         None
@@ -158,7 +158,8 @@ impl ByHookOrCrook {
         if self.hand_sizes[seat] == hand.len() {
             // Every card of the hand is known (service dealing, or all learned).
             return Err(BhocError::CardNotInHand(format!(
-                "seat {seat} does not hold {}",
+                "seat {} does not hold {}",
+                seat + 1,
                 list(&new)
             )));
         }
@@ -169,7 +170,8 @@ impl ByHookOrCrook {
         }
         if hand.len() + new.len() > self.hand_sizes[seat] {
             return Err(BhocError::CardNotInHand(format!(
-                "seat {seat} holds {} cards, {} of them known ({}): {} cannot all be in that hand",
+                "seat {} holds {} cards, {} of them known ({}): {} cannot all be in that hand",
+                seat + 1,
                 self.hand_sizes[seat],
                 hand.len(),
                 list(&hand.iter().copied().collect::<Vec<_>>()),
@@ -220,7 +222,7 @@ impl ByHookOrCrook {
             }
             Phase::Locations => "every player chooses a location".into(),
             Phase::Cards => "every player chooses an action card".into(),
-            Phase::Buy(s) => format!("seat {s} won the auction and picks a pile (buy)"),
+            Phase::Buy(s) => format!("seat {} won the auction and picks a pile (buy)", s + 1),
             Phase::Exhibits => "the exhibitors lay down their sets (exhibit)".into(),
             Phase::Steals => "the thieves at the castle take their loot (steal)".into(),
             Phase::FinalExhibition => "every player shows his best set (final_exhibit)".into(),
@@ -429,7 +431,8 @@ impl ByHookOrCrook {
             match self.alternate_next() {
                 Some(next) if next != seat => {
                     return Err(BhocError::NotYourTurn(format!(
-                        "the two players pick their locations openly in turn: seat {next} picks now"
+                        "the two players pick their locations openly in turn: seat {} picks now",
+                        next + 1
                     )))
                 }
                 _ => {}
@@ -636,7 +639,8 @@ impl ByHookOrCrook {
         };
         if seat != winner {
             return Err(BhocError::NotYourTurn(format!(
-                "seat {winner} won the auction and picks the pile"
+                "seat {} won the auction and picks the pile",
+                winner + 1
             )));
         }
         if pile >= 2 {
@@ -871,7 +875,8 @@ impl ByHookOrCrook {
         };
         if seat != owner {
             return Err(BhocError::NotYourTurn(format!(
-                "thief {thief} of seat {owner} steals now (thieves steal in descending number order)"
+                "thief {thief} of seat {} steals now (thieves steal in descending number order)",
+                owner + 1
             )));
         }
         let Some(display) = self.turn.display.get(from).and_then(|d| d.as_ref()) else {
@@ -1086,7 +1091,8 @@ impl ByHookOrCrook {
                 return Err(BhocError::NotBestSet {
                     seat,
                     detail: format!(
-                        "every player shows his best set: seat {seat} holds {}, which is better than {}",
+                        "every player shows his best set: seat {} holds {}, which is better than {}",
+                        seat + 1,
                         list(&best),
                         if cards.is_empty() { "nothing".to_string() } else { list(cards) }
                     ),

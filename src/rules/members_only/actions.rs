@@ -111,7 +111,7 @@ pub enum MembersOnlyError {
     #[error("the game is over (every category had a marker at 5 or more after the last heat); nothing more can be recorded")]
     MatchFinished,
     /// An action for a seat the match does not have.
-    #[error("there is no seat {seat}: this match has seats 0 to {max}")]
+    #[error("`seat` {seat} names no seat: this match has {n} seats (`seat` 0 to {max})", n = max + 1)]
     NoSuchSeat {
         /// The seat named.
         seat: usize,
@@ -131,7 +131,7 @@ pub enum MembersOnlyError {
     #[error("{0} is a player's action: say which seat takes it")]
     SeatActionOnly(&'static str),
     /// A turn taken by a seat other than the one to play.
-    #[error("it is seat {expected}'s turn, not seat {got}'s (play proceeds clockwise from the heat's starter)")]
+    #[error("it is seat {expected_1}'s turn, not seat {got_1}'s (play proceeds clockwise from the heat's starter)", expected_1 = expected + 1, got_1 = got + 1)]
     NotYourTurn {
         /// The seat to play.
         expected: usize,
@@ -142,7 +142,7 @@ pub enum MembersOnlyError {
     #[error("betting has ended: every hand holds 3 cards, so no further bets are placed and each player records a final discard and reveal (Rule Three)")]
     BettingClosed,
     /// A final discard and reveal from a seat whose hand does not yet hold 3 cards.
-    #[error("a heat ends when every hand holds exactly 3 cards (Rule Three); seat {seat} still holds {held}, so it takes a turn instead")]
+    #[error("a heat ends when every hand holds exactly 3 cards (Rule Three); seat {seat_1} still holds {held}, so it takes a turn instead", seat_1 = seat + 1)]
     FinalTooEarly {
         /// The seat recording its final.
         seat: usize,
@@ -150,10 +150,10 @@ pub enum MembersOnlyError {
         held: u8,
     },
     /// A second final discard and reveal from the same seat in one heat (the seat).
-    #[error("seat {0} has already recorded its discard and reveal for this heat")]
+    #[error("seat {seat_1} has already recorded its discard and reveal for this heat", seat_1 = .0 + 1)]
     FinalAlreadyRecorded(usize),
     /// A bet on a space that already holds a piece.
-    #[error("the {category} space '{words}' ({space}) is already taken by seat {by}: pieces go on vacant spaces only, one piece per space (Rule One)")]
+    #[error("the {category} space '{words}' ({space}) is already taken by seat {by_1}: pieces go on vacant spaces only, one piece per space (Rule One)", by_1 = by + 1)]
     SpaceTaken {
         /// The category bet on.
         category: Category,
@@ -165,7 +165,7 @@ pub enum MembersOnlyError {
         by: usize,
     },
     /// A bet with a kind of piece the seat has no more of.
-    #[error("seat {seat} has no {piece} piece left to place ({reason})")]
+    #[error("seat {seat_1} has no {piece} piece left to place ({reason})", seat_1 = seat + 1)]
     NoPieceLeft {
         /// The seat betting.
         seat: usize,
@@ -175,7 +175,7 @@ pub enum MembersOnlyError {
         reason: &'static str,
     },
     /// A turn or final revealing the wrong number of cards.
-    #[error("{rule}: seat {seat} must reveal {expected} cards, not {got}")]
+    #[error("{rule}: seat {seat_1} must reveal {expected} cards, not {got}", seat_1 = seat + 1)]
     WrongRevealCount {
         /// The seat revealing.
         seat: usize,
@@ -187,7 +187,7 @@ pub enum MembersOnlyError {
         rule: &'static str,
     },
     /// Cards revealed or discarded that the seat's hand does not hold (service dealing).
-    #[error("seat {seat} does not hold {wanted} × {card} (holds {held})")]
+    #[error("seat {seat_1} does not hold {wanted} × {card} (holds {held})", seat_1 = seat + 1)]
     CardNotInHand {
         /// The seat acting.
         seat: usize,
@@ -211,7 +211,7 @@ pub enum MembersOnlyError {
         wanted: u8,
     },
     /// Service dealing: a final without the discard named (the seat).
-    #[error("in service dealing seat {0} names the card it discards face down (Rule Three); the service reveals the other two")]
+    #[error("in service dealing seat {seat_1} names the card it discards face down (Rule Three); the service reveals the other two", seat_1 = .0 + 1)]
     DiscardRequired(usize),
     /// A table deal turning up other than two cards (the number given).
     #[error("a table deal turns exactly two cards face up (Rule One): face_up must list 2 cards, not {0}")]

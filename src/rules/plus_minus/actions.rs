@@ -181,7 +181,10 @@ impl fmt::Display for MoveFacts {
         write!(
             f,
             "seat {}'s {} makes a total of {}; legal `from`: {}",
-            self.seat, self.card, self.total, self.legal
+            self.seat + 1,
+            self.card,
+            self.total,
+            self.legal
         )
     }
 }
@@ -222,7 +225,7 @@ pub enum PlusMinusError {
     #[error("the table cannot play a card; say which seat plays it")]
     SeatActionOnly,
     /// A card played by a seat other than the one to play.
-    #[error("it is seat {expected}'s turn to play, not seat {got}'s")]
+    #[error("it is seat {expected_1}'s turn to play, not seat {got_1}'s", expected_1 = expected + 1, got_1 = got + 1)]
     NotYourTurn {
         /// The seat to play.
         expected: usize,
@@ -250,7 +253,7 @@ pub enum PlusMinusError {
         packs: usize,
     },
     /// Service dealing: a card the seat does not hold.
-    #[error("seat {seat} does not hold {card}")]
+    #[error("seat {seat_1} does not hold {card}", seat_1 = seat + 1)]
     CardNotInHand {
         /// The seat playing.
         seat: usize,
@@ -258,7 +261,7 @@ pub enum PlusMinusError {
         card: PmCard,
     },
     /// A MINUS card led to start a game.
-    #[error("MINUS cards must not be used by the leader to start the game: seat {seat} must lead a PLUS card, not {card}")]
+    #[error("MINUS cards must not be used by the leader to start the game: seat {seat_1} must lead a PLUS card, not {card}", seat_1 = seat + 1)]
     MinusCardLead {
         /// The leader.
         seat: usize,
@@ -270,7 +273,7 @@ pub enum PlusMinusError {
     #[error("any possible move must be made, even a bust: `from` cannot be null here; {0}")]
     MoveRequired(MoveFacts),
     /// A move from a number where the seat has no man.
-    #[error("seat {seat} has no man on {from} (board {board}); {facts}")]
+    #[error("seat {seat_1} has no man on {from} (board {board}); {facts}", seat_1 = seat + 1)]
     NoManThere {
         /// The seat moving.
         seat: usize,
@@ -291,7 +294,7 @@ pub enum PlusMinusError {
     #[error("a man on the stars cannot move backwards; {0}")]
     StarsBackward(MoveFacts),
     /// A move landing on a number where the seat already has a man.
-    #[error("no player can have two men on the same number (except 25): the man on {from} would land on {to}, where seat {} already has a man; {facts}", facts.seat)]
+    #[error("no player can have two men on the same number (except 25): the man on {from} would land on {to}, where seat {} already has a man; {facts}", facts.seat + 1)]
     NumberOccupied {
         /// Where the man stands.
         from: u8,
@@ -319,7 +322,7 @@ pub enum PlusMinusError {
         got: usize,
     },
     /// A tally board with other than four men.
-    #[error("seat {seat}'s board in the tally must list its four men, not {got}")]
+    #[error("seat {seat_1}'s board in the tally must list its four men, not {got}", seat_1 = seat + 1)]
     TallyMen {
         /// The seat whose board it is.
         seat: usize,
@@ -327,7 +330,7 @@ pub enum PlusMinusError {
         got: usize,
     },
     /// A tally board with a man outside 0 (the stars) to 25 (home).
-    #[error("seat {seat}'s man on {position}: positions run from 0 (the stars) to 25 (home)")]
+    #[error("seat {seat_1}'s man on {position}: positions run from 0 (the stars) to 25 (home)", seat_1 = seat + 1)]
     TallyPosition {
         /// The seat whose board it is.
         seat: usize,
@@ -335,7 +338,7 @@ pub enum PlusMinusError {
         position: i64,
     },
     /// A tally board with two men on the same number below 25.
-    #[error("seat {seat} cannot have two men on {position}: no player can have two men on the same number (except 25)")]
+    #[error("seat {seat_1} cannot have two men on {position}: no player can have two men on the same number (except 25)", seat_1 = seat + 1)]
     TallyOccupied {
         /// The seat whose board it is.
         seat: usize,

@@ -1229,7 +1229,7 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "no player can have two men on the same number (except 25): the man on 10 would land \
-             on 14, where seat 1 already has a man; seat 1's PLUS 3 makes a total of 4; legal \
+             on 14, where seat 2 already has a man; seat 2's PLUS 3 makes a total of 4; legal \
              `from`: 0, 14"
         );
         let e = play(&mut g, 1, 3, None).unwrap_err();
@@ -1244,7 +1244,7 @@ mod tests {
         let e = play(&mut g, 1, 7, Some(3)).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "seat 1 has no man on 3 (board [0, 0, 10, 14]); seat 1's PLUS 7 makes a total of 8; \
+            "seat 2 has no man on 3 (board [0, 0, 10, 14]); seat 2's PLUS 7 makes a total of 8; \
              legal `from`: 0, 10, 14"
         );
     }
