@@ -84,6 +84,10 @@ pub struct PlusMinusConfig {
     /// games until the match is over).
     #[schema(example = "round_end")]
     pub seed_reveal: SeedReveal,
+    /// Score-only play (default false): the table records each round's result with one `tally`
+    /// (no `deal`, no seat actions). Needs `dealing: "table"` (real cards).
+    #[serde(default)]
+    pub scores_only: bool,
 }
 
 impl Default for PlusMinusConfig {
@@ -93,6 +97,7 @@ impl Default for PlusMinusConfig {
             rubber_games: 5,
             first_dealer: 0,
             seed_reveal: SeedReveal::default(),
+            scores_only: false,
         }
     }
 }
