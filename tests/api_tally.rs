@@ -255,3 +255,73 @@ async fn a_tally_in_service_dealing_is_refused() {
     assert_eq!(a.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", a.text);
     assert_eq!(a.code(), "tally_not_allowed");
 }
+
+#[actix_web::test]
+async fn bonus_malus_score_only_to_the_end_by_points_tallies() {
+    let app = TestApp::spawn().await;
+    let m = app
+        .create(
+            "bonus-malus",
+            4,
+            "table",
+            json!({"scores_only": true, "target": 100}),
+        )
+        .await;
+    for (points, code) in [
+        (json!([200, 0]), "tally_range"),
+        (json!([33, 0]), "tally_step"),
+        (json!([5, 5]), "tally_sum"),
+        (json!([5]), "tally_shape"),
+    ] {
+        let a = app
+            .act(
+                &m,
+                &m.host,
+                None,
+                json!({"type": "tally", "points": points}),
+            )
+            .await;
+        assert_eq!(
+            a.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{points}: {}",
+            a.text
+        );
+        assert_eq!(a.code(), code, "{points}: {}", a.text);
+    }
+    let a = app
+        .act(
+            &m,
+            &m.host,
+            None,
+            json!({"type": "tally", "points": [33, 0]}),
+        )
+        .await;
+    assert_eq!(
+        a.body["detail"],
+        json!("side 1 (seats 1 and 3): 33 is not a multiple of 5")
+    );
+    // Deal n counts n times: 35×1, 20×2, 25×3.
+    for p in [[35, 0], [0, 20], [25, 0]] {
+        let a = app
+            .act(&m, &m.host, None, json!({"type": "tally", "points": p}))
+            .await;
+        assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    }
+    let s = sheet(&app, &m.id).await;
+    assert_eq!(
+        round_points(&s),
+        vec![vec![35, 0], vec![0, 40], vec![75, 0]]
+    );
+    let multipliers: Vec<i64> = s["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["multiplier"].as_i64().unwrap())
+        .collect();
+    assert_eq!(multipliers, vec![1, 2, 3]);
+    assert_eq!(s["totals"], json!([110, 40]));
+    assert_eq!(s["finished"], json!(true));
+    assert_eq!(s["winners"], json!([0]));
+    assert_eq!(s["margin"], json!(70));
+}
