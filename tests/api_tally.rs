@@ -325,3 +325,66 @@ async fn bonus_malus_score_only_to_the_end_by_points_tallies() {
     assert_eq!(s["winners"], json!([0]));
     assert_eq!(s["margin"], json!(70));
 }
+
+#[actix_web::test]
+async fn plus_minus_score_only_rubber_by_points_tallies() {
+    let app = TestApp::spawn().await;
+    let m = app
+        .create("plus-minus", 3, "table", json!({"scores_only": true}))
+        .await;
+    let rubber = app.view(&m, None).await["config"]["rubber_games"]
+        .as_i64()
+        .unwrap();
+    for (points, code) in [
+        (json!([205, 0, 0]), "tally_range"),
+        (json!([-81, 0, 0]), "tally_range"),
+        // 199: three men home make 150, the fourth would need 49 (24 at most, or 50).
+        (json!([199, 0, 0]), "tally_unachievable"),
+        (json!([200, 200, 0]), "tally_two_finished"),
+        (json!([0, 0]), "tally_shape"),
+    ] {
+        let a = app
+            .act(
+                &m,
+                &m.host,
+                None,
+                json!({"type": "tally", "points": points}),
+            )
+            .await;
+        assert_eq!(
+            a.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{points}: {}",
+            a.text
+        );
+        assert_eq!(a.code(), code, "{points}: {}", a.text);
+    }
+    let a = app
+        .act(
+            &m,
+            &m.host,
+            None,
+            json!({"type": "tally", "points": [205, 0, 0]}),
+        )
+        .await;
+    assert_eq!(
+        a.body["detail"],
+        json!("seat 1: 205 is outside -80 to 200, what four men can score")
+    );
+    let game = [200, 37, -3];
+    for _ in 0..rubber {
+        let a = app
+            .act(&m, &m.host, None, json!({"type": "tally", "points": game}))
+            .await;
+        assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    }
+    let s = sheet(&app, &m.id).await;
+    assert_eq!(round_points(&s), vec![game.to_vec(); rubber as usize]);
+    assert_eq!(s["totals"], json!([200 * rubber, 37 * rubber, -3 * rubber]));
+    assert_eq!(s["finished"], json!(true));
+    assert_eq!(s["winners"], json!([0]));
+    assert_eq!(s["margin"], json!(163 * rubber));
+    // The seat views still show boards (the last ones known: the stars).
+    let v = app.view(&m, Some(&m.seats[0])).await;
+    assert_eq!(v["status"], json!("finished"), "{v}");
+}
