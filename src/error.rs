@@ -230,6 +230,7 @@ impl From<MatchError> for ApiError {
             E::NotYourSeat { .. } => (StatusCode::FORBIDDEN, "not_your_seat"),
             E::HandIsPrivate(_) => (StatusCode::FORBIDDEN, "hand_is_private"),
             E::RoundInPlay { .. } => (StatusCode::FORBIDDEN, "round_in_play"),
+            E::ScoresOnly => (StatusCode::UNPROCESSABLE_ENTITY, "scores_only"),
             E::NoSuchSeat(_) => (StatusCode::UNPROCESSABLE_ENTITY, "no_such_seat"),
             E::MalformedAction(_) => (StatusCode::BAD_REQUEST, "invalid_action"),
             E::NotInGame { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "action_not_in_game"),

@@ -94,7 +94,14 @@ fn play_match(players: usize, dealing: Dealing, seed: u64, target: i64) {
             && rng.below(4) == 0
         {
             let taken = random_tally(players, &mut rng);
-            p.apply(Actor::Table, Action::Tally { taken }, &mut rng);
+            p.apply(
+                Actor::Table,
+                Action::Tally {
+                    taken: Some(taken),
+                    points: None,
+                },
+                &mut rng,
+            );
             continue;
         }
         if !p.step(&mut rng) {

@@ -96,7 +96,14 @@ fn play_match(players: usize, dealing: Dealing, seed: u64, tally_every: usize) {
             && rng.below(tally_every) == 0
         {
             let taken = random_tally(players, &mut rng);
-            p.apply(Actor::Table, Action::Tally { taken }, &mut rng);
+            p.apply(
+                Actor::Table,
+                Action::Tally {
+                    taken: Some(taken),
+                    points: None,
+                },
+                &mut rng,
+            );
             continue;
         }
         if !p.step(&mut rng) {

@@ -167,7 +167,10 @@ fn random_rubber(
             let men: Vec<Vec<i64>> = (0..players)
                 .map(|_| (0..4).map(|_| dice.below(26) as i64).collect())
                 .collect();
-            let tally = Action::Tally { men };
+            let tally = Action::Tally {
+                men: Some(men),
+                points: None,
+            };
             let before = g.clone();
             match g.apply(actor, &tally, None) {
                 Ok(_) => {
@@ -290,7 +293,7 @@ proptest! {
         for (i, (who, card, from)) in noise.into_iter().enumerate() {
             let actor = if who == 9 { Actor::Table } else { Actor::Seat(who) };
             let action = match (who, card.rem_euclid(7)) {
-                (9, 0) => Action::Tally { men: vec![vec![card, 0, 25, from.unwrap_or(0)]; players] },
+                (9, 0) => Action::Tally { men: Some(vec![vec![card, 0, 25, from.unwrap_or(0)]; players]), points: None },
                 (9, _) => Action::Deal {},
                 _ => Action::Play { card: PmCard(card as i32), from },
             };

@@ -30,6 +30,9 @@ pub enum MatchError {
     /// The list of matches asked for with a token that is neither a match's nor the operator's.
     #[error("this token belongs to no match and is not the operator's")]
     ListTokenUnknown,
+    /// An action other than the table's `tally` in a score-only match.
+    #[error("this match records scores only: enter the round's tally")]
+    ScoresOnly,
     /// A seat's token sent a table action (`seat: null`).
     #[error("table actions (seat: null) need the host token")]
     TableActionNeedsHost,

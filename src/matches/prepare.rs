@@ -48,6 +48,13 @@ pub(super) fn prepare_action(
 ) -> Result<(AnyGame, EventRow), MatchError> {
     check_open(e)?;
     check_action(e, role, req)?;
+    // Score-only play (tally contract): the table's tally is the only action, for every game,
+    // so it is judged here once rather than in each engine.
+    if e.game.scores_only()
+        && (req.seat.is_some() || req.action.get("type").and_then(Value::as_str) != Some("tally"))
+    {
+        return Err(MatchError::ScoresOnly);
+    }
     let actor = Actor::from_seat(req.seat);
     let seed = if e
         .game

@@ -45,6 +45,10 @@ pub struct BonusMalusConfig {
     /// rounds until the match is over).
     #[schema(example = "round_end")]
     pub seed_reveal: SeedReveal,
+    /// Score-only play (default false): the table records each round's result with one `tally`
+    /// (no `deal`, no seat actions). Needs `dealing: "table"` (real cards).
+    #[serde(default)]
+    pub scores_only: bool,
 }
 
 impl Default for BonusMalusConfig {
@@ -53,6 +57,7 @@ impl Default for BonusMalusConfig {
             target: 155,
             first_dealer: 0,
             seed_reveal: SeedReveal::default(),
+            scores_only: false,
         }
     }
 }
@@ -94,9 +99,16 @@ pub enum Action {
     /// tricks per side.
     #[schema(title = "BonusMalusTally")]
     Tally {
-        /// Cards taken of each suit, by side.
+        /// Cards taken of each suit, by side (this or `points`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schema(example = json!([{"S": 8, "H": 7, "D": 5, "C": 6}, {"S": 5, "H": 6, "D": 8, "C": 7}]))]
-        taken: Vec<SuitCounts>,
+        taken: Option<Vec<SuitCounts>>,
+        /// Each side's plus total of card values for the deal before the ×n multiplier, 0 for a
+        /// side without one (this or `taken`): multiples of 5, 0 to 195; with two sides at most
+        /// one nonzero. The service multiplies by the deal's number.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(example = json!([35, 0]))]
+        points: Option<Vec<i64>>,
     },
 }
 
@@ -290,6 +302,28 @@ pub enum BonusMalusError {
     /// A tally with the wrong number of entries, or a count that is not whole tricks (why).
     #[error("tally: {0}")]
     TallyInconsistent(String),
+    /// A tally with both or neither of `taken` and `points`, or not one entry per side.
+    #[error("tally: {0}")]
+    TallyShape(String),
+    /// A `points` entry outside 0 to 195 (the most one side can capture: all ♠ and ♥).
+    #[error("{who}: {value} is outside 0 to 195, the most one side can take (all ♠ and ♥)")]
+    TallyRange {
+        /// The side or seat, in words (1-based).
+        who: String,
+        /// The value given.
+        value: i64,
+    },
+    /// A `points` entry that is not a multiple of 5 (every card is worth a multiple of 5).
+    #[error("{who}: {value} is not a multiple of 5")]
+    TallyStep {
+        /// The side or seat, in words (1-based).
+        who: String,
+        /// The value given.
+        value: i64,
+    },
+    /// Two sides both with a plus total (two sides' values sum to 0, so one at most is plus).
+    #[error("with two sides at most one has a plus total; both were given one")]
+    TallyTwoPlus,
     /// A service deal without the service's shuffle seed.
     #[error("a service deal needs the service's shuffle seed")]
     SeedMissing,
@@ -329,6 +363,10 @@ impl RuleError for BonusMalusError {
             TallyMidDeal => "tally_mid_deal",
             TallySum(_) => "tally_sum",
             TallyInconsistent(_) => "tally_inconsistent",
+            TallyShape(_) => "tally_shape",
+            TallyRange { .. } => "tally_range",
+            TallyStep { .. } => "tally_step",
+            TallyTwoPlus => "tally_sum",
             SeedMissing => "seed_missing",
             SeedNotTaken => "seed_not_taken",
         }
@@ -818,7 +856,6 @@ impl BonusMalus {
         revokes: usize,
         set_aside: Option<Card>,
     ) -> Outcomes {
-        let multiplier = self.round as i64;
         let values: Vec<i64> = taken.iter().map(SuitCounts::value).collect();
         // 3 players: the suit of the card set aside is the one short of 13 in the captures.
         let set_aside_suit = (self.players == 3)
@@ -837,6 +874,19 @@ impl BonusMalus {
             0,
             "the deck sums to 0"
         );
+        self.record_deal(taken, values, tallied, revokes, set_aside, set_aside_suit)
+    }
+
+    fn record_deal(
+        &mut self,
+        taken: Vec<SuitCounts>,
+        values: Vec<i64>,
+        tallied: bool,
+        revokes: usize,
+        set_aside: Option<Card>,
+        set_aside_suit: Option<Suit>,
+    ) -> Outcomes {
+        let multiplier = self.round as i64;
         // Only a plus total scores (equal totals of two sides are 0 and score nothing); deal n
         // counts n times.
         let points: Vec<i64> = values.iter().map(|&v| v.max(0) * multiplier).collect();
@@ -1010,6 +1060,49 @@ impl BonusMalus {
         Ok(())
     }
 
+    /// A tally of plus totals per side (the score-only contract; RULES.md "Bonus-Malus": cards
+    /// are worth multiples of 5, one side takes at most all ♠ and ♥, 130 + 65 = 195).
+    fn tally_points(&mut self, points: &[i64]) -> Result<Outcomes, BonusMalusError> {
+        if self.dealing == Dealing::Service {
+            return Err(BonusMalusError::TallyNeedsTableDealing);
+        }
+        if self
+            .deal
+            .as_ref()
+            .is_some_and(|d| !d.tp.played().is_empty())
+        {
+            return Err(BonusMalusError::TallyMidDeal);
+        }
+        let sides = self.sides();
+        let unit = if self.players == 4 { "side" } else { "seat" };
+        if points.len() != sides {
+            return Err(BonusMalusError::TallyShape(format!(
+                "one entry per {unit}: {sides} expected, {} given",
+                points.len()
+            )));
+        }
+        for (i, &value) in points.iter().enumerate() {
+            let who = if self.players == 4 {
+                format!("side {} (seats {} and {})", i + 1, i + 1, i + 3)
+            } else {
+                format!("seat {}", i + 1)
+            };
+            if !(0..=195).contains(&value) {
+                return Err(BonusMalusError::TallyRange { who, value });
+            }
+            if value % 5 != 0 {
+                return Err(BonusMalusError::TallyStep { who, value });
+            }
+        }
+        if sides == 2 && points.iter().all(|&p| p != 0) {
+            return Err(BonusMalusError::TallyTwoPlus);
+        }
+        if self.deal.is_none() {
+            self.round += 1;
+        }
+        Ok(self.record_deal(Vec::new(), points.to_vec(), true, 0, None, None))
+    }
+
     fn tally(&mut self, taken: &[SuitCounts]) -> Result<Outcomes, BonusMalusError> {
         self.check_tally(taken)?;
         if self.deal.is_none() {
@@ -1178,7 +1271,13 @@ impl Game for BonusMalus {
                 d.trump = Some(*suit);
                 Ok(vec![to_json(&BonusMalusOutcome::Trump { trump: *suit })])
             }
-            (Action::Tally { taken }, Actor::Table) => self.tally(taken),
+            (Action::Tally { taken, points }, Actor::Table) => match (taken, points) {
+                (Some(taken), None) => self.tally(taken),
+                (None, Some(points)) => self.tally_points(points),
+                _ => Err(BonusMalusError::TallyShape(
+                    "give either `taken` or `points`, not both nor neither".into(),
+                )),
+            },
             (Action::Play { card }, Actor::Seat(s)) => self.play(s, *card),
         }
     }

@@ -42,6 +42,10 @@ pub struct ClubsConfig {
     /// rounds until the match is over).
     #[schema(example = "round_end")]
     pub seed_reveal: SeedReveal,
+    /// Score-only play (default false): the table records each round's result with one `tally`
+    /// (no `deal`, no seat actions). Needs `dealing: "table"` (real cards).
+    #[serde(default)]
+    pub scores_only: bool,
 }
 
 /// One action of Clubs.
@@ -71,9 +75,15 @@ pub enum Action {
     /// cards sum to 52, the clubs to 12, one seat took J♣, each seat took whole tricks.
     #[schema(title = "ClubsTally")]
     Tally {
-        /// What each seat took, by seat.
+        /// What each seat took, by seat (this or `points`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schema(example = json!([{"cards": 16, "clubs": 4, "jack": false}, {"cards": 12, "clubs": 2, "jack": true}, {"cards": 12, "clubs": 3, "jack": false}, {"cards": 12, "clubs": 3, "jack": false}]))]
-        taken: Vec<Taken>,
+        taken: Option<Vec<Taken>>,
+        /// The deal's final tally per seat, after any recount (this or `taken`): sums to −26,
+        /// each a score one seat can make (−36 to 24).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(example = json!([-4, -13, -6, -3]))]
+        points: Option<Vec<i64>>,
     },
 }
 
@@ -181,6 +191,28 @@ pub enum ClubsError {
     /// or not whole tricks (why).
     #[error("tally: {0}")]
     TallyInconsistent(String),
+    /// A tally with both or neither of `taken` and `points`, or not one entry per seat.
+    #[error("tally: {0}")]
+    TallyShape(String),
+    /// A `points` tally that does not sum to −26 (its sum).
+    #[error("a deal's tallies sum to -26, not {0}")]
+    TallyPointsSum(i64),
+    /// A `points` entry outside what one seat can score in a deal (−36 to 24).
+    #[error("seat {}: {value} is outside -36 to 24, what one seat can score in a deal", seat + 1)]
+    TallyRange {
+        /// The seat (0-based; told 1-based).
+        seat: usize,
+        /// The value given.
+        value: i64,
+    },
+    /// A `points` entry in range that no seat's cards can make.
+    #[error("seat {}: no cards taken in whole tricks score {value}", seat + 1)]
+    TallyUnachievable {
+        /// The seat (0-based; told 1-based).
+        seat: usize,
+        /// The value given.
+        value: i64,
+    },
     /// A service deal without the service's shuffle seed.
     #[error("a service deal needs the service's shuffle seed")]
     SeedMissing,
@@ -229,6 +261,10 @@ impl RuleError for ClubsError {
             TallyMidDeal => "tally_mid_deal",
             TallySum { .. } => "tally_sum",
             TallyInconsistent(_) => "tally_inconsistent",
+            TallyShape(_) => "tally_shape",
+            TallyPointsSum(_) => "tally_sum",
+            TallyRange { .. } => "tally_range",
+            TallyUnachievable { .. } => "tally_unachievable",
             SeedMissing => "seed_missing",
             SeedNotTaken => "seed_not_taken",
         }
@@ -430,7 +466,7 @@ pub enum ClubsOutcome {
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClubsRoundDetail {
-    /// What each seat took.
+    /// What each seat took (empty for a tally given as `points`).
     pub taken: Vec<Taken>,
     /// Whether the deal was scrambled.
     pub scrambled: bool,
@@ -768,6 +804,18 @@ impl Clubs {
         face_down: Option<(Card, usize)>,
     ) -> Outcomes {
         let (points, scrambled) = score(&taken);
+        self.record_deal(taken, points, scrambled, tallied, revokes, face_down)
+    }
+
+    fn record_deal(
+        &mut self,
+        taken: Vec<Taken>,
+        points: Vec<i64>,
+        scrambled: bool,
+        tallied: bool,
+        revokes: usize,
+        face_down: Option<(Card, usize)>,
+    ) -> Outcomes {
         debug_assert_eq!(
             points.iter().sum::<i64>(),
             DEAL_SUM,
@@ -912,6 +960,73 @@ impl Clubs {
         }
         Ok(self.score_deal(taken.to_vec(), true, 0, None))
     }
+
+    /// A tally of final points per seat (the score-only contract): one entry per seat, each a
+    /// score one seat can make (RULES.md "Clubs": −1 a card, +3 a club, J♣ −11 net; the recount
+    /// −3 a club, +10 for J♣), summing to −26.
+    fn tally_points(&mut self, points: &[i64]) -> Result<Outcomes, ClubsError> {
+        if self.dealing == Dealing::Service {
+            return Err(ClubsError::TallyNeedsTableDealing);
+        }
+        if self
+            .deal
+            .as_ref()
+            .is_some_and(|d| !d.tp.played().is_empty())
+        {
+            return Err(ClubsError::TallyMidDeal);
+        }
+        if points.len() != self.players {
+            return Err(ClubsError::TallyShape(format!(
+                "one entry per seat: {} expected, {} given",
+                self.players,
+                points.len()
+            )));
+        }
+        let possible = achievable_points(self.players);
+        for (seat, &value) in points.iter().enumerate() {
+            if !(-36..=24).contains(&value) {
+                return Err(ClubsError::TallyRange { seat, value });
+            }
+            if !possible.contains(&value) {
+                return Err(ClubsError::TallyUnachievable { seat, value });
+            }
+        }
+        let sum = points.iter().fold(0i64, |a, &p| a.saturating_add(p));
+        if sum != DEAL_SUM {
+            return Err(ClubsError::TallyPointsSum(sum));
+        }
+        if self.deal.is_none() {
+            self.round += 1;
+        }
+        // What each seat took is not known from its points: the detail's `taken` is empty and
+        // `scrambled` false (the points are final, after any recount).
+        Ok(self.record_deal(Vec::new(), points.to_vec(), false, true, 0, None))
+    }
+}
+
+/// Every score one seat can make in a deal of `players` (whole tricks; with 3 players one seat
+/// adds the face-down card): the normal count above −26, or the recount (RULES.md "Clubs").
+fn achievable_points(players: usize) -> std::collections::BTreeSet<i64> {
+    let mut out = std::collections::BTreeSet::new();
+    for cards in 0..=52i64 {
+        let rest = cards % players as i64;
+        if rest != 0 && !(players == 3 && rest == 1) {
+            continue;
+        }
+        for clubs in 0..=12i64 {
+            for jack in [0i64, 1] {
+                if clubs + jack > cards || cards - clubs - jack > 39 {
+                    continue;
+                }
+                let normal = -cards + 3 * clubs - 10 * jack;
+                if normal > -26 {
+                    out.insert(normal);
+                }
+                out.insert(-3 * clubs + 10 * jack);
+            }
+        }
+    }
+    out
 }
 
 impl Game for Clubs {
@@ -1075,7 +1190,13 @@ impl Game for Clubs {
                 }
                 self.start_deal(seed)
             }
-            (Action::Tally { taken }, Actor::Table) => self.tally(taken),
+            (Action::Tally { taken, points }, Actor::Table) => match (taken, points) {
+                (Some(taken), None) => self.tally(taken),
+                (None, Some(points)) => self.tally_points(points),
+                _ => Err(ClubsError::TallyShape(
+                    "give either `taken` or `points`, not both nor neither".into(),
+                )),
+            },
             (Action::Play { card, declare }, Actor::Seat(s)) => self.play(s, *card, *declare),
         }
     }

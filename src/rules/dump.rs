@@ -41,6 +41,10 @@ pub struct DumpConfig {
     /// rounds until the match is over).
     #[schema(example = "round_end")]
     pub seed_reveal: SeedReveal,
+    /// Score-only play (default false): the table records each round's result with one `tally`
+    /// (no `deal`, no seat actions). Needs `dealing: "table"` (real cards).
+    #[serde(default)]
+    pub scores_only: bool,
 }
 
 impl Default for DumpConfig {
@@ -49,6 +53,7 @@ impl Default for DumpConfig {
             target: 100,
             first_dealer: 0,
             seed_reveal: SeedReveal::default(),
+            scores_only: false,
         }
     }
 }

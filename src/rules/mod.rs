@@ -636,6 +636,18 @@ fn create<G: Game>(
         None | Some(Value::Null) => G::Config::default(),
         Some(v) => serde_json::from_value(v).map_err(|e| SetupError::BadConfig(e.to_string()))?,
     };
+    // Score-only play records results from real cards (the tally contract): a service deal
+    // would shuffle cards nobody plays.
+    let scores_only = serde_json::to_value(&config)
+        .ok()
+        .and_then(|v| v.get("scores_only").and_then(Value::as_bool))
+        .unwrap_or(false);
+    if scores_only && dealing == Dealing::Service {
+        return Err(SetupError::Rule(
+            "invalid_config",
+            "scores_only needs real cards: a score-only match takes dealing \"table\"".into(),
+        ));
+    }
     G::new(config, players, dealing).map_err(|e| SetupError::Rule(e.code(), e.to_string()))
 }
 
@@ -771,6 +783,15 @@ impl AnyGame {
     /// The options in force, as JSON.
     pub fn config_json(&self) -> Value {
         each_game!(self, g => serde_json::to_value(g.config()).unwrap_or(Value::Null))
+    }
+
+    /// Whether the match records scores only (the `scores_only` option of its config): every
+    /// round is one table `tally`, and no other action is taken.
+    pub fn scores_only(&self) -> bool {
+        self.config_json()
+            .get("scores_only")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
     }
 
     /// Who must act now.

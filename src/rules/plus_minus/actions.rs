@@ -84,6 +84,10 @@ pub struct PlusMinusConfig {
     /// games until the match is over).
     #[schema(example = "round_end")]
     pub seed_reveal: SeedReveal,
+    /// Score-only play (default false): the table records each round's result with one `tally`
+    /// (no `deal`, no seat actions). Needs `dealing: "table"` (real cards).
+    #[serde(default)]
+    pub scores_only: bool,
 }
 
 impl Default for PlusMinusConfig {
@@ -93,6 +97,7 @@ impl Default for PlusMinusConfig {
             rubber_games: 5,
             first_dealer: 0,
             seed_reveal: SeedReveal::default(),
+            scores_only: false,
         }
     }
 }
@@ -124,9 +129,16 @@ pub enum Action {
     /// four men (0 = stars, 25 = home).
     #[schema(title = "PlusMinusTally")]
     Tally {
-        /// Per seat, the four men's positions.
+        /// Per seat, the four men's positions (this or `points`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schema(schema_with = men_schema)]
-        men: Vec<Vec<i64>>,
+        men: Option<Vec<Vec<i64>>>,
+        /// Per seat, the game's score (this or `men`): −80 to 200, and a score four men can make
+        /// (50 a man on 25, −20 a man on the stars, the number of a man on 1 to 24, men on 1 to
+        /// 24 on distinct numbers).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(example = json!([200, 37, -3, 12]))]
+        points: Option<Vec<i64>>,
     },
 }
 
@@ -143,7 +155,7 @@ fn men_schema() -> utoipa::openapi::schema::Array {
     array(
         board.into(),
         None,
-        false,
+        true,
         "Per seat, the four men's positions.",
         json!([[25, 25, 15, 0], [0, 3, 12, 25]]),
     )
@@ -353,6 +365,25 @@ pub enum PlusMinusError {
         /// The other.
         second: usize,
     },
+    /// A tally with both or neither of `men` and `points`, or not one entry per seat.
+    #[error("tally: {0}")]
+    TallyShape(String),
+    /// A `points` entry outside −80 to 200.
+    #[error("seat {}: {value} is outside -80 to 200, what four men can score", seat + 1)]
+    TallyRange {
+        /// The seat (0-based; told 1-based).
+        seat: usize,
+        /// The value given.
+        value: i64,
+    },
+    /// A `points` entry in range that no four men make.
+    #[error("seat {}: no four men score {value}", seat + 1)]
+    TallyUnachievable {
+        /// The seat (0-based; told 1-based).
+        seat: usize,
+        /// The value given.
+        value: i64,
+    },
     /// A service deal without the service's shuffle seed.
     #[error("a service deal needs the service's shuffle seed")]
     SeedMissing,
@@ -397,6 +428,9 @@ impl RuleError for PlusMinusError {
             TallyPosition { .. } => "tally_position",
             TallyOccupied { .. } => "tally_occupied",
             TallyTwoFinished { .. } => "tally_two_finished",
+            TallyShape(_) => "tally_shape",
+            TallyRange { .. } => "tally_range",
+            TallyUnachievable { .. } => "tally_unachievable",
             SeedMissing => "seed_missing",
             SeedNotTaken => "seed_not_taken",
         }

@@ -607,6 +607,18 @@ impl PlusMinus {
         home_seat: Option<usize>,
     ) -> Outcomes {
         let points: Vec<i64> = boards.iter().map(board_points).collect();
+        self.record_game(boards, points, ending, home_seat)
+    }
+
+    /// Records a scored game: its boards (empty for a tally of points, when the last game's
+    /// boards stay those shown between games) and points.
+    fn record_game(
+        &mut self,
+        boards: Vec<Board>,
+        points: Vec<i64>,
+        ending: Ending,
+        home_seat: Option<usize>,
+    ) -> Outcomes {
         for (t, p) in self.totals.iter_mut().zip(&points) {
             *t += p;
         }
@@ -616,7 +628,9 @@ impl PlusMinus {
             ending,
             home_seat,
         });
-        self.last_boards = boards.clone();
+        if !boards.is_empty() {
+            self.last_boards = boards.clone();
+        }
         self.game = None;
         let mut out = vec![to_json(&PlusMinusOutcome::GameScored {
             round: self.round,
@@ -745,6 +759,44 @@ impl PlusMinus {
         let home_seat = boards.iter().position(|b| b.iter().all(|&p| p == HOME));
         self.game = None;
         Ok(self.score_game(boards, Ending::Tally, home_seat))
+    }
+
+    /// A tally of each seat's score (the score-only contract; RULES.md "P.M.": 50 a man home,
+    /// −20 a man on the stars, the number of a man on 1 to 24, two men never on one number
+    /// below 25; the game ends at once when a fourth man reaches 25, so one seat at most has
+    /// 200). The round detail's `boards` is empty: the positions are not known.
+    fn tally_points(&mut self, points: &[i64]) -> Result<Outcomes, PlusMinusError> {
+        if self.dealing == Dealing::Service {
+            return Err(PlusMinusError::TallyNeedsTableDealing);
+        }
+        if self.game.as_ref().is_some_and(|g| g.plays > 0) {
+            return Err(PlusMinusError::TallyMidGame);
+        }
+        if points.len() != self.players {
+            return Err(PlusMinusError::TallyShape(format!(
+                "one entry per seat: {} expected, {} given",
+                self.players,
+                points.len()
+            )));
+        }
+        for (seat, &value) in points.iter().enumerate() {
+            if !(-80..=200).contains(&value) {
+                return Err(PlusMinusError::TallyRange { seat, value });
+            }
+            if !four_men_score(value) {
+                return Err(PlusMinusError::TallyUnachievable { seat, value });
+            }
+        }
+        let full: Vec<usize> = (0..points.len()).filter(|&s| points[s] == 200).collect();
+        if let [first, second, ..] = full[..] {
+            return Err(PlusMinusError::TallyTwoFinished { first, second });
+        }
+        if self.game.is_none() {
+            self.round += 1;
+        }
+        self.game = None;
+        let home_seat = full.first().copied();
+        Ok(self.record_game(Vec::new(), points.to_vec(), Ending::Tally, home_seat))
     }
 
     /// The cards `seat` could lay now: its hand (service dealing) or every card the packs still
@@ -1007,7 +1059,13 @@ impl Game for PlusMinus {
                 }
                 self.start_game(seed)
             }
-            (Action::Tally { men }, Actor::Table) => self.tally(men),
+            (Action::Tally { men, points }, Actor::Table) => match (men, points) {
+                (Some(men), None) => self.tally(men),
+                (None, Some(points)) => self.tally_points(points),
+                _ => Err(PlusMinusError::TallyShape(
+                    "give either `men` or `points`, not both nor neither".into(),
+                )),
+            },
             (Action::Play { card, from }, Actor::Seat(s)) => self.play(s, *card, *from),
         }
     }
@@ -1279,4 +1337,19 @@ mod tests {
         assert!(g.table_view().get("hands").is_none());
         assert!(!g.table_view().to_string().contains("hand"));
     }
+}
+
+/// Whether four men can score `value` (RULES.md "P.M."): `h` men home at 50, `s` on the stars at
+/// −20, the rest on distinct numbers of 1 to 24, whose sums fill every integer between the
+/// smallest and the largest.
+fn four_men_score(value: i64) -> bool {
+    (0..=4i64).any(|h| {
+        (0..=4 - h).any(|s| {
+            let m = 4 - h - s;
+            let rest = value - 50 * h + 20 * s;
+            let low = m * (m + 1) / 2;
+            let high = m * 24 - m * (m - 1) / 2;
+            (low..=high).contains(&rest)
+        })
+    })
 }
