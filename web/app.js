@@ -79,6 +79,10 @@ async function createPage() {
   const draw = () => {
     const g = list.find((x) => x.id === state.game) || list[0];
     state.n = Math.min(Math.max(state.n, g.min_players), g.max_players);
+    // Score-only play where the game has it (its options list `scores_only`; not yet Members
+    // Only and By Hook or Crook).
+    const scoresOnlyHere = Object.prototype.hasOwnProperty.call(g.default_config || {}, "scores_only");
+    if (!scoresOnlyHere) state.scoresOnly = false;
     const sides = partnerships(state.game, state.n);
     const form = h("form", { id: "create", onsubmit: async (ev) => {
       ev.preventDefault();
@@ -111,7 +115,7 @@ async function createPage() {
           h("button", { type: "button", id: "dealing-service", "aria-pressed": String(!state.scoresOnly && state.dealing === "service"), class: !state.scoresOnly && state.dealing === "service" ? "on" : "", onclick: () => { state.dealing = "service"; state.scoresOnly = false; draw(); } }, "Clubroom deals"),
           h("button", { type: "button", id: "dealing-table", "aria-pressed": String(!state.scoresOnly && state.dealing === "table"), class: !state.scoresOnly && state.dealing === "table" ? "on" : "", onclick: () => { state.dealing = "table"; state.scoresOnly = false; draw(); } }, "Real cards"),
           // Score-only play (tally.js): real cards, and only each round's result is entered.
-          h("button", { type: "button", id: "scores-only", "aria-pressed": String(state.scoresOnly), class: state.scoresOnly ? "on" : "", onclick: () => { state.scoresOnly = true; draw(); } }, "Scores only")),
+          !scoresOnlyHere ? null : h("button", { type: "button", id: "scores-only", "aria-pressed": String(state.scoresOnly), class: state.scoresOnly ? "on" : "", onclick: () => { state.scoresOnly = true; draw(); } }, "Scores only")),
         h("p", { class: "muted small" }, state.scoresOnly
           ? "Real cards, and only the score: the host enters each round's result on a number pad."
           : state.dealing === "service"

@@ -39,7 +39,7 @@ function fallback(v) {
     case "bonus-malus": {
       const entries = sided ? 2 : n;
       return { field: "points", unit: sided ? "side" : "seat", entries, min: 0, max: 195, step: 5, sum: null,
-        multiplier: Math.max(1, v.round || 0), nonzero_at_most: entries === 2 ? 1 : null };
+        multiplier: roundDue(v), nonzero_at_most: entries === 2 ? 1 : null };
     }
     case "dump": return { field: "points", unit: sided ? "side" : "seat", entries: 2, min: 0, max: 160, step: 1, sum: 160 };
     case "plus-minus": return { field: "points", unit: "seat", entries: n, min: -80, max: 200, step: 1, sum: null };
@@ -73,6 +73,12 @@ function parse(text) {
   return Number(t);
 }
 
+// The round a tally records: the one after the sheet's last line (a score-only match has no
+// `deal` to start it; at an ordinary real-card table the deal in progress is that one too).
+function roundDue(v) {
+  return ((v.scores && v.scores.rounds) || []).length + 1;
+}
+
 // What a round's numbers add to each entry's total, per game (RULES.md).
 function roundPoints(game, d, values) {
   if (game === "bonus-malus") return values.map((x) => x * (d.multiplier || 1));
@@ -91,7 +97,7 @@ function matchEnd(v, totals, labels, values) {
   }
   if (v.game === "plus-minus") {
     const games = cfg.rubber_games ?? 5;
-    if ((v.round || 1) < games) return null;
+    if (roundDue(v) < games) return null;
     const best = Math.max(...totals);
     return `game ${games} of ${games}: the rubber ends, ${labels.filter((_, i) => totals[i] === best).join(" and ")} ${minus(best)}`;
   }
@@ -166,7 +172,7 @@ export function pad(v, d, state, send) {
   const tieBox = h("div", { class: "choices tally-tie", id: "tally-tie" });
   const totals = v.scores.totals || [];
   const title = v.game === "members-only" ? "The heat's markers" : v.game === "by-hook-or-crook" ? "Final positions"
-    : v.game === "plus-minus" ? `Game ${v.round || 1} of ${(v.config || {}).rubber_games ?? 5}` : `Deal ${Math.max(1, v.round || 0)}${d.multiplier ? ` · ×${d.multiplier}` : ""}`;
+    : v.game === "plus-minus" ? `Game ${roundDue(v)} of ${(v.config || {}).rubber_games ?? 5}` : `Deal ${roundDue(v)}${d.multiplier ? ` · ×${d.multiplier}` : ""}`;
 
   const values = () => (d.field === "markers" ? state.values.map((r) => [...r]) : state.values.map(parse));
   const update = () => {
