@@ -1180,6 +1180,21 @@ impl Game for PlusMinus {
     }
 }
 
+/// Whether four men can score `value` (RULES.md "P.M."): `h` men home at 50, `s` on the stars at
+/// −20, the rest on distinct numbers of 1 to 24, whose sums fill every integer between the
+/// smallest and the largest.
+fn four_men_score(value: i64) -> bool {
+    (0..=4i64).any(|h| {
+        (0..=4 - h).any(|s| {
+            let m = 4 - h - s;
+            let rest = value - 50 * h + 20 * s;
+            let low = m * (m + 1) / 2;
+            let high = m * 24 - m * (m - 1) / 2;
+            (low..=high).contains(&rest)
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
 
@@ -1337,19 +1352,4 @@ mod tests {
         assert!(g.table_view().get("hands").is_none());
         assert!(!g.table_view().to_string().contains("hand"));
     }
-}
-
-/// Whether four men can score `value` (RULES.md "P.M."): `h` men home at 50, `s` on the stars at
-/// −20, the rest on distinct numbers of 1 to 24, whose sums fill every integer between the
-/// smallest and the largest.
-fn four_men_score(value: i64) -> bool {
-    (0..=4i64).any(|h| {
-        (0..=4 - h).any(|s| {
-            let m = 4 - h - s;
-            let rest = value - 50 * h + 20 * s;
-            let low = m * (m + 1) / 2;
-            let high = m * 24 - m * (m - 1) / 2;
-            (low..=high).contains(&rest)
-        })
-    })
 }
