@@ -937,7 +937,7 @@ async fn the_catalogue_lists_dump_and_the_list_pages_newest_first() {
     assert_eq!(dump["max_players"], json!(4));
     assert_eq!(
         dump["default_config"],
-        json!({"target": 100, "first_dealer": 0, "seed_reveal": "round_end"})
+        json!({"target": 100, "first_dealer": 0, "seed_reveal": "round_end", "scores_only": false})
     );
     let mut ids = vec![];
     for _ in 0..5 {
