@@ -551,19 +551,24 @@ async fn action_bodies_with_wrong_types_or_out_of_range_numbers_are_refused_and_
             "invalid_action",
         ),
         (
+            // A points tally of any length is well-formed for Clubs, Bonus-Malus and P.M.
+            // (score-only play): not Dump's, so another game's action.
             json!({"seat": null, "action": {"type": "tally", "points": [160]}}),
-            400,
-            "invalid_action",
+            422,
+            "action_not_in_game",
         ),
         (
+            // A points tally of any length is well-formed for Clubs, Bonus-Malus and P.M.
+            // (score-only play): not Dump's, so another game's action.
             json!({"seat": null, "action": {"type": "tally", "points": [80, 80, 0]}}),
-            400,
-            "invalid_action",
+            422,
+            "action_not_in_game",
         ),
         (
+            // Negative points: well-formed for Clubs and P.M. (another game's action).
             json!({"seat": null, "action": {"type": "tally", "points": [-1, 161]}}),
-            400,
-            "invalid_action",
+            422,
+            "action_not_in_game",
         ),
         (
             json!({"seat": null, "action": {"type": "tally", "points": [80.5, 79.5]}}),
@@ -571,9 +576,11 @@ async fn action_bodies_with_wrong_types_or_out_of_range_numbers_are_refused_and_
             "invalid_action",
         ),
         (
+            // A points tally of any length is well-formed for Clubs, Bonus-Malus and P.M.
+            // (score-only play): not Dump's, so another game's action.
             json!({"seat": null, "action": {"type": "tally", "points": [4294967296u64, 0]}}),
-            400,
-            "invalid_action",
+            422,
+            "action_not_in_game",
         ),
         (
             json!({"seat": null, "action": {"type": "tally", "points": ["80", "80"]}}),
