@@ -66,9 +66,13 @@ PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  for db in "${PG_DATABASES[@]}"; do
-    psql -q "$BASE_URL" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-  done
+  # fresh_database runs in a command substitution (a subshell), so it cannot note its databases
+  # in a variable of this shell: they are found by their names, which end in this run's pid.
+  if [ "$BACKEND" != sqlite ]; then
+    for db in $(psql -At "$BASE_URL" -c "SELECT datname FROM pg_database WHERE datname LIKE 'clubroom\_bench\_%\_$$'" 2>/dev/null); do
+      psql -q "$BASE_URL" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+    done
+  fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -77,7 +81,6 @@ trap 'exit 130' INT TERM
 # fresh_database NAME: the URL of an empty database for one server. SQLite (the default): a new
 # file. With DATABASE_URL=postgres://...: a new database on that server (CREATE DATABASE through
 # the URL's own database), dropped again on exit.
-PG_DATABASES=()
 fresh_database() {
   if [ "$BACKEND" = sqlite ]; then
     echo "sqlite://$WORK/$1.db?mode=rwc"
@@ -86,7 +89,6 @@ fresh_database() {
   local db
   db="clubroom_bench_$1_$$"
   psql -q "$BASE_URL" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null
-  PG_DATABASES+=("$db")
   python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$BASE_URL" "$db"
 }
 
