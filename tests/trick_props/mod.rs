@@ -99,6 +99,29 @@ impl<G: Game> Playout<G> {
         );
     }
 
+    /// Legal ⇔ accepted checked at the start, after `stop` random steps, and `tail` steps later
+    /// (a random point of the first deal and one further on), then replay equals live.
+    pub fn assert_legal_iff_accepted_along(
+        &mut self,
+        universe: &[G::Action],
+        rng: &mut Rng,
+        stop: usize,
+        tail: usize,
+    ) where
+        G::Action: PartialEq,
+    {
+        self.assert_legal_iff_accepted(universe, rng, 9);
+        for _ in 0..stop {
+            self.step(rng);
+        }
+        self.assert_legal_iff_accepted(universe, rng, 9);
+        for _ in 0..tail {
+            self.step(rng);
+        }
+        self.assert_legal_iff_accepted(universe, rng, 9);
+        self.assert_replay_equals_live();
+    }
+
     /// Every action of `universe` (for every seat, one seat beyond the table, and the table) is
     /// accepted exactly when `legal_actions` lists it; a refusal leaves the state untouched
     /// (checked on a sample, every `sample`-th refusal).
