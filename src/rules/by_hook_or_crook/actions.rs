@@ -247,7 +247,9 @@ pub enum Action {
     /// Score-only play (`scores_only`), table action: the whole game's result, the final
     /// exhibition included, instead of any other action. The furthest pawn wins; a tie on the
     /// furthest space goes to the more valuable collection, which the table judges: `tiebreak`
-    /// then lists exactly the tied seats, winner first.
+    /// then lists exactly the tied seats, winner first. Refusals (422): `tally_not_allowed` (not a
+    /// score-only match), `tally_shape`, `tally_range`, `tally_not_over` (no pawn on a pink
+    /// space), `tally_tiebreak`; details name seats 1-based.
     #[schema(title = "ByHookOrCrookTally")]
     Tally {
         /// Each seat's pawn space after the final exhibition (0 is the club room), 0 to the

@@ -85,7 +85,9 @@ pub enum Action {
     },
     /// Score-only play (`scores_only`): a whole heat's result, the table's action between heats.
     /// Each seat's five markers after the heat, in track order (umbrella, crown, teacup, Big Ben,
-    /// hat), 0 to 10; a marker never stands behind where it stood before the heat.
+    /// hat), 0 to 10; a marker never stands behind where it stood before the heat. Refusals (422):
+    /// `tally_not_allowed` (not a score-only match), `tally_shape`, `tally_range`,
+    /// `tally_marker_back`; details name seats 1-based.
     #[schema(title = "MembersOnlyTally")]
     Tally {
         /// Per seat, its markers `[umbrella, crown, teacup, big_ben, hat]` after the heat.
