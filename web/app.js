@@ -79,8 +79,7 @@ async function createPage() {
   const draw = () => {
     const g = list.find((x) => x.id === state.game) || list[0];
     state.n = Math.min(Math.max(state.n, g.min_players), g.max_players);
-    // Score-only play where the game has it (its options list `scores_only`; not yet Members
-    // Only and By Hook or Crook).
+    // Score-only play where the game has it (its options list `scores_only`: all six games).
     const scoresOnlyHere = Object.prototype.hasOwnProperty.call(g.default_config || {}, "scores_only");
     if (!scoresOnlyHere) state.scoresOnly = false;
     const sides = partnerships(state.game, state.n);
