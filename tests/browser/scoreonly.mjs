@@ -379,6 +379,8 @@ await run("scoreonly", async (browser) => {
       check(`members-only: totals ${want.join(" ")} after heat ${n}, on the page and in the API`, same(t, want) && same(s.totals, want), JSON.stringify([t, s.totals]));
       return taps;
     };
+    const actionsText = await page.textContent("#actions");
+    check("members-only: nothing but the pad to record with (no deal chooser)", !actionsText.includes("turned face up"), actionsText.slice(0, 300));
     await padFits(page, "members-only");
     await heat(1, [[5, 0, 2, 0, 0], [0, 6, 0, 0, 1], [0, 0, 0, 3, 4]], [5, 6, 0]);
     // The floor: a marker's − stops where it stood before the heat.
