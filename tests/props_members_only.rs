@@ -136,6 +136,8 @@ fn predicted(g: &MembersOnly, log: &HeatLog, actor: Actor, action: &Action) -> b
                 }
             }
         },
+        // The matches here are played, not score-only: a tally is refused (`tally_not_allowed`).
+        Action::Tally { .. } => false,
     }
 }
 
@@ -156,6 +158,7 @@ fn normalise(action: &Action) -> Action {
             discard: *discard,
             reveal: sorted(reveal),
         },
+        Action::Tally { .. } => action.clone(),
     }
 }
 

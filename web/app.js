@@ -79,8 +79,7 @@ async function createPage() {
   const draw = () => {
     const g = list.find((x) => x.id === state.game) || list[0];
     state.n = Math.min(Math.max(state.n, g.min_players), g.max_players);
-    // Score-only play where the game has it (its options list `scores_only`; not yet Members
-    // Only and By Hook or Crook).
+    // Score-only play where the game has it (its options list `scores_only`: all six games).
     const scoresOnlyHere = Object.prototype.hasOwnProperty.call(g.default_config || {}, "scores_only");
     if (!scoresOnlyHere) state.scoresOnly = false;
     const sides = partnerships(state.game, state.n);
@@ -753,7 +752,8 @@ function actionsPanel(v, me) {
   // host's card plays at a real-card table go through a card picker per seat.
   const own = (l) => !me.host && l.action.type === "play" && isCard(l.action.card);
   // Members Only, P.M. and By Hook or Crook choose theirs step by step (games.js).
-  const drawnChoice = pictures.chooser(v, T.legal, pictureCtx());
+  // Score-only play: the pad is the only way to record (no deal or move drawn beside it).
+  const drawnChoice = scoreOnly.scoresOnly(v) ? null : pictures.chooser(v, T.legal, pictureCtx());
   const rest = T.legal.filter((l) => !own(l) && !pictures.takes(v.game, l.action));
   const pickers = [];
   const buttons = [];

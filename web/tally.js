@@ -48,7 +48,12 @@ function fallback(v) {
       return { field: "markers", unit: "seat", entries: n, min: 0, max: 10, step: 1, per_entry: MARKERS,
         floor: Array.from({ length: n }, (_, s) => MARKERS.map((c) => (tracks[s] && tracks[s][c]) || 0)) };
     }
-    case "by-hook-or-crook": return { field: "positions", unit: "seat", entries: n, min: 0, max: cfg.last_space ?? null, step: 1, tiebreak: true };
+    // By Hook or Crook: each pawn's space after the final exhibition, 0 to the furthest a pawn
+    // can reach on the match's board (`table.last_space`), one of them on a pink space.
+    case "by-hook-or-crook": {
+      const t = v.table || {};
+      return { field: "positions", unit: "seat", entries: n, min: 0, max: t.last_space ?? null, step: 1, tiebreak: true, pink_from: t.pink_from ?? null };
+    }
     default: return null;
   }
 }
@@ -128,6 +133,16 @@ function refusal(v, d, labels, values, tiebreak) {
   }
   const empty = values.findIndex((x) => x === null);
   if (empty >= 0) return `${who(empty)}: enter a whole number`;
+  if (d.field === "positions") {
+    // By Hook or Crook: spaces, not points.
+    for (let i = 0; i < values.length; i++) {
+      const x = values[i];
+      if (d.min !== null && d.min !== undefined && x < d.min) return `${who(i)}: a pawn stands on space ${d.min} or further, not ${minus(x)}`;
+      if (d.max !== null && d.max !== undefined && x > d.max) return `${who(i)}: space ${x} is past ${d.max}, the furthest a pawn can reach on this board`;
+    }
+    const pink = d.pink_from ?? (v.table && v.table.pink_from);
+    if (pink && Math.max(...values) < pink) return `No pawn is on a pink space (${pink} or further): the game is not over yet`;
+  }
   for (let i = 0; i < values.length; i++) {
     const x = values[i];
     if (d.min !== null && d.min !== undefined && x < d.min) return `${who(i)}: ${minus(x)} is less than ${minus(d.min)}, the least one ${d.unit === "side" ? "side" : "seat"} can score`;

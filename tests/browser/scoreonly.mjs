@@ -5,6 +5,9 @@
 // totals after each round, the match end, Undo of a tally; the pad and Send on screen without
 // scrolling at 390x844, 360x640 and 844x390; the taps one Clubs deal takes (printed). Also an
 // ordinary real-card Dump match: deal, then the deal's result entered on the pad instead of cards.
+// Members Only is stepped marker by marker over three heats to its end (the steppers' floor the
+// markers where they stand), By Hook or Crook's final positions entered with a tie broken on the
+// pad; after each round the page's sheet is checked against the API's.
 //
 // Each game runs on its own: a game whose API side is missing fails its own checks only.
 //
@@ -134,8 +137,7 @@ async function preview(browser, game, names) {
 
 await run("scoreonly", async (browser) => {
   await game("preview", async () => {
-    // Members Only and By Hook or Crook have no score-only play in the API yet (no `scores_only`
-    // option): their pads are not offered (checked below), so they are not previewed either.
+    // Members Only and By Hook or Crook are played through their real score-only matches below.
     const counts = { clubs: 4, dump: 2, "bonus-malus": 2, "plus-minus": 3 };
     for (const [g, rows] of Object.entries(counts)) {
       const names = g === "clubs" || g === "dump" || g === "bonus-malus" ? ["Ada", "Ben", "Cy", "Di"] : ["Ada", "Ben", "Cy"];
@@ -341,22 +343,116 @@ await run("scoreonly", async (browser) => {
     await m.ctx.close();
   });
 
-  // ---- Members Only and By Hook or Crook: no score-only play in the API yet, so the create
-  // form does not offer it (the game's options have no `scores_only`) ----
-  await game("not-offered", async () => {
+  // ---- Members Only, 3 players: each heat's markers on the steppers (the floor is where each
+  // marker stands), three heats to the end, the sheet against the API after each ----
+  await game("members-only", async () => {
+    const m = await create(browser, "members-only", ["Ada", "Ben", "Cy"]);
+    if (!m) return;
+    const { page } = m;
+    await page.waitForSelector("#tally");
+    const CATS = ["umbrella", "crown", "teacup", "big_ben", "hat"];
+    const cell = (i, c) => `#tally .tally-row[data-entry="${i}"] .marker[data-marker="${c}"]`;
+    const shown = () => page.$$eval("#tally .tally-row.markers", (rows) => rows.map((r) => [...r.querySelectorAll(".marker-val")].map((x) => Number(x.textContent))));
+    // Steps every marker to `rows` with the + and − buttons; the taps it took.
+    const setMarkers = async (rows) => {
+      let taps = 0;
+      for (let i = 0; i < rows.length; i++) {
+        for (let k = 0; k < 5; k++) {
+          for (;;) {
+            const now = (await shown())[i][k];
+            if (now === rows[i][k]) break;
+            await page.click(`${cell(i, CATS[k])} button[data-step="${now < rows[i][k] ? 1 : -1}"]`);
+            taps++;
+          }
+        }
+      }
+      return taps;
+    };
+    const sheetOf = () => api(`/v1/matches/${m.id}/scores`);
+    const heat = async (n, rows, want) => {
+      const taps = await setMarkers(rows);
+      const live = await page.textContent("#tally-live");
+      check(`members-only: heat ${n}'s totals after shown as the markers are stepped`, live.includes(`totals after: Ada ${want[0]}, Ben ${want[1]}, Cy ${want[2]}`), live);
+      await send(page, { n: 0 });
+      const s = await sheetOf();
+      const t = await totals(page);
+      check(`members-only: totals ${want.join(" ")} after heat ${n}, on the page and in the API`, same(t, want) && same(s.totals, want), JSON.stringify([t, s.totals]));
+      return taps;
+    };
+    const actionsText = await page.textContent("#actions");
+    check("members-only: nothing but the pad to record with (no deal chooser)", !actionsText.includes("turned face up"), actionsText.slice(0, 300));
+    await padFits(page, "members-only");
+    await heat(1, [[5, 0, 2, 0, 0], [0, 6, 0, 0, 1], [0, 0, 0, 3, 4]], [5, 6, 0]);
+    // The floor: a marker's − stops where it stood before the heat.
+    check("members-only: the new heat's steppers start where the markers stand", same(await shown(), [[5, 0, 2, 0, 0], [0, 6, 0, 0, 1], [0, 0, 0, 3, 4]]), JSON.stringify(await shown()));
+    await page.click(`${cell(1, "crown")} button[data-step="-1"]`);
+    check("members-only: − cannot take Ben's Crown below 6, where it stood", (await shown())[1][1] === 6);
+    await shot(page, "scoreonly-members-only-heat2");
+    await heat(2, [[5, 3, 2, 0, 0], [0, 6, 0, 0, 5], [1, 0, 0, 6, 4]], [5, 11, 6]);
+    // Heat 3: every category reaches 5: said before sending.
+    await setMarkers([[7, 3, 5, 0, 0], [0, 8, 0, 0, 5], [1, 0, 5, 6, 4]]);
+    const end = (await page.textContent("#tally-end").catch(() => "")).trim();
+    check("members-only: the game's end shown as the markers are stepped", end === "every category has a marker at 5 or more: the game ends", end);
+    await send(page, { n: 0 });
+    const s = await sheetOf();
+    check("members-only: final totals 12 13 11, Ben wins, on the page and in the API",
+      same(await totals(page), [12, 13, 11]) && same(s.totals, [12, 13, 11]) && same(s.winners, [1]) && s.finished === true
+        && (await page.textContent("#winners")).startsWith("Winner: Ben"), JSON.stringify(s));
+    check("members-only: the sheet's heats are the markers' advances", same(s.rounds.map((r) => r.points), [[7, 7, 7], [3, 4, 4], [5, 2, 5]]), JSON.stringify(s.rounds.map((r) => r.points)));
+    check("members-only: no pad once the game is over", !(await page.$("#tally")));
+    await shot(page, "scoreonly-members-only-end");
+    await undoLast(page);
+    check("members-only: Undo of heat 3 brings the pad back at heat 2's markers",
+      !!(await page.$("#tally")) && same(await shown(), [[5, 3, 2, 0, 0], [0, 6, 0, 0, 5], [1, 0, 0, 6, 4]]) && same(await totals(page), [5, 11, 6]));
+    await m.ctx.close();
+  });
+
+  // ---- By Hook or Crook, 3 players: the final positions with a tie broken on the pad ----
+  await game("by-hook-or-crook", async () => {
+    const m = await create(browser, "by-hook-or-crook", ["Ada", "Ben", "Cy"]);
+    if (!m) return;
+    const { page } = m;
+    await page.waitForSelector("#tally");
+    await padFits(page, "by-hook-or-crook");
+    const taps = { n: 0 };
+    for (const [i, x] of [36, 20, 0].entries()) await typeRow(page, i, x, taps);
+    let why = await refusalShown(page);
+    check("by-hook-or-crook: no pawn on a pink space refused before sending", why === "No pawn is on a pink space (37 or further): the game is not over yet", why);
+    await typeRow(page, 1, "49", taps);
+    why = await refusalShown(page);
+    check("by-hook-or-crook: a space past the board's furthest refused", why === "seat 2 (Ben): space 49 is past 48, the furthest a pawn can reach on this board", why);
+    await typeRow(page, 0, "40", taps);
+    await typeRow(page, 1, "31", taps);
+    await typeRow(page, 2, "40", taps);
+    why = await refusalShown(page);
+    check("by-hook-or-crook: a furthest tie asks who wins it", why === "Ada and Cy tie on space 40: choose who wins the tie", why);
+    check("by-hook-or-crook: Send disabled until the tie is chosen", await page.isDisabled("#tally-send"));
+    await page.click('#tally-tie button[data-tie="2"]');
+    const live = await page.textContent("#tally-live");
+    check("by-hook-or-crook: the tie chosen, Cy shown winning", !(await page.isDisabled("#tally-send")) && live.includes("Cy wins on space 40: the game ends"), live);
+    await shot(page, "scoreonly-by-hook-or-crook-tie");
+    await send(page, taps);
+    const s = await api(`/v1/matches/${m.id}/scores`);
+    check("by-hook-or-crook: totals 40 31 40, Cy wins, on the page and in the API",
+      same(await totals(page), [40, 31, 40]) && same(s.totals, [40, 31, 40]) && same(s.winners, [2]) && s.margin === 0
+        && (await page.textContent("#winners")).startsWith("Winner: Cy"), JSON.stringify(s));
+    const ev = await api(`/v1/matches/${m.id}/events`);
+    const sent = ev.events.filter((e) => e.kind === "action").map((e) => e.action);
+    check("by-hook-or-crook: the pad sent the tiebreak, winner first", sent.length === 1 && sent[0].type === "tally"
+      && same(sent[0].positions, [40, 31, 40]) && same(sent[0].tiebreak, [2, 0]), JSON.stringify(sent));
+    await shot(page, "scoreonly-by-hook-or-crook-end");
+    await m.ctx.close();
+  });
+
+  // ---- the create form offers Scores only for every game ----
+  await game("offered", async () => {
     const ctx = await browser.newContext(phone);
     const page = await ctx.newPage();
     await page.goto(BASE + "/");
-    for (const g of ["members-only", "by-hook-or-crook"]) {
+    for (const g of ["dump", "members-only", "clubs", "bonus-malus", "plus-minus", "by-hook-or-crook"]) {
       await page.selectOption("#game", g);
-      check(`${g}: the create form offers no Scores only`, (await page.$("#scores-only")) === null);
+      check(`${g}: the create form offers Scores only`, (await page.$("#scores-only")) !== null);
     }
-    await page.selectOption("#game", "clubs");
-    check("clubs: the create form offers Scores only", (await page.$("#scores-only")) !== null);
-    await page.click("#scores-only");
-    await page.selectOption("#game", "members-only");
-    check("switching to Members Only drops the Scores only choice", (await page.$("#scores-only")) === null
-      && await page.getAttribute("#dealing-service", "aria-pressed") === "true");
     await ctx.close();
   });
 });

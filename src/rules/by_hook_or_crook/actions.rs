@@ -244,6 +244,24 @@ pub enum Action {
         #[schema(schema_with = final_exhibit_schema)]
         cards: Vec<Item>,
     },
+    /// Score-only play (`scores_only`), table action: the whole game's result, the final
+    /// exhibition included, instead of any other action. The furthest pawn wins; a tie on the
+    /// furthest space goes to the more valuable collection, which the table judges: `tiebreak`
+    /// then lists exactly the tied seats, winner first. Refusals (422): `tally_not_allowed` (not a
+    /// score-only match), `tally_shape`, `tally_range`, `tally_not_over` (no pawn on a pink
+    /// space), `tally_tiebreak`; details name seats 1-based.
+    #[schema(title = "ByHookOrCrookTally")]
+    Tally {
+        /// Each seat's pawn space after the final exhibition (0 is the club room), 0 to the
+        /// furthest a pawn can reach (`table.last_space`); at least one on a pink space.
+        #[schema(example = json!([41, 30, 41]))]
+        positions: Vec<i64>,
+        /// Only when two or more pawns share the furthest space: exactly those seats, the
+        /// winner (the more valuable collection) first. Absent or empty otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(example = json!([2, 0]))]
+        tiebreak: Option<Vec<usize>>,
+    },
 }
 
 impl Action {
@@ -258,6 +276,7 @@ impl Action {
             Action::Exhibit { .. } => "exhibit",
             Action::Steal { .. } => "steal",
             Action::FinalExhibit { .. } => "final_exhibit",
+            Action::Tally { .. } => "tally",
         }
     }
 }

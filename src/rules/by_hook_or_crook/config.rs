@@ -5,6 +5,9 @@ use utoipa::ToSchema;
 
 use super::error::BhocError;
 
+/// Spaces the best set of the final exhibition advances (the second best: 4).
+pub const FINAL_BEST: u32 = 8;
+
 /// Most seats the game is played by; the per-seat option lists hold this many rows by default.
 pub const MAX_SEATS: usize = 5;
 
@@ -113,6 +116,19 @@ impl Board {
         self.castles.len().saturating_sub(1)
     }
 
+    /// The furthest space a pawn can stand on at the game's end with `players` seats: every pawn
+    /// is short of the pink spaces before the last turn, one turn advances a seat by one
+    /// exhibit's reward (the biggest upper number) or one detective's standing (at most
+    /// `players`), and the final exhibition adds 8 at most (docs/rules.md#by-hook-or-crook).
+    pub fn last_space(&self, players: usize) -> u32 {
+        let upper = self.castles.iter().map(|c| c.upper).max().unwrap_or(0);
+        let turn = upper.max(players as u32);
+        self.pink_from
+            .saturating_sub(1)
+            .saturating_add(turn)
+            .saturating_add(FINAL_BEST)
+    }
+
     /// The number of castle spaces on the track.
     pub fn track_len(&self) -> u32 {
         self.castles
@@ -143,6 +159,10 @@ pub struct BhocConfig {
     pub two_player: TwoPlayer,
     /// The board's castles and pink spaces.
     pub board: Board,
+    /// Score-only play (default false): the table records the whole game's result with one
+    /// `tally` (each pawn's space after the final exhibition; no `deal`, no seat actions). Needs
+    /// `dealing: "table"` (real cards).
+    pub scores_only: bool,
 }
 
 impl Default for BhocConfig {
@@ -165,6 +185,7 @@ impl Default for BhocConfig {
             detective_ranking: DetectiveRanking::Dense,
             two_player: TwoPlayer::Combined,
             board: Board::default(),
+            scores_only: false,
         }
     }
 }

@@ -189,6 +189,32 @@ pub enum BhocError {
         /// The message: the better set the seat holds.
         detail: String,
     },
+    /// A tally outside score-only play, or after the deal (why).
+    #[error("{0}")]
+    TallyNotAllowed(&'static str),
+    /// A tally without one position per seat (why).
+    #[error("tally: {0}")]
+    TallyShape(String),
+    /// A position outside 0 to the furthest space a pawn can reach.
+    #[error("seat {}: space {value} is outside 0 to {last}, where a pawn can stand at the game's end on this board (short of the pink spaces before the last turn, one turn's advance, +8 in the final exhibition)", seat + 1)]
+    TallyRange {
+        /// The seat (0-based; told 1-based).
+        seat: usize,
+        /// The space given.
+        value: i64,
+        /// The furthest space a pawn can reach.
+        last: u32,
+    },
+    /// A tally with no pawn on a pink space: the game cannot have ended.
+    #[error("no pawn is on a pink space (from space {pink_from} on): the game ends only after a pawn has entered one, so it cannot be over")]
+    TallyNotOver {
+        /// The first pink space.
+        pink_from: u32,
+    },
+    /// A tiebreak missing for a tie on the furthest space, not listing exactly the tied seats,
+    /// or given without a tie (why).
+    #[error("tiebreak: {0}")]
+    TallyTiebreak(String),
 }
 
 impl RuleError for BhocError {
@@ -231,6 +257,11 @@ impl RuleError for BhocError {
             AlreadyStolenFrom { .. } => "already_stolen_from",
             CardNotInExhibit { .. } => "card_not_in_exhibit",
             NotBestSet { .. } => "not_best_set",
+            TallyNotAllowed(_) => "tally_not_allowed",
+            TallyShape(_) => "tally_shape",
+            TallyRange { .. } => "tally_range",
+            TallyNotOver { .. } => "tally_not_over",
+            TallyTiebreak(_) => "tally_tiebreak",
         }
     }
 

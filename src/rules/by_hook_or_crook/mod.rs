@@ -194,6 +194,9 @@ struct FinalRecord {
     advances: Vec<u32>,
     winners: Vec<usize>,
     margin: i64,
+    /// Score-only play: the game was entered by a table `tally` (its tiebreak, `[]` without a
+    /// tie); what was exhibited is then not known. None for a played game.
+    tiebreak: Option<Vec<usize>>,
 }
 
 /// The state of a By Hook or Crook match.

@@ -266,6 +266,15 @@ impl ByHookOrCrook {
                 }
                 self.reveal_pile(*pile, *card)
             }
+            Action::Tally {
+                positions,
+                tiebreak,
+            } => {
+                if actor != Actor::Table {
+                    return Err(BhocError::TableActionOnly(name));
+                }
+                self.tally(positions, tiebreak.as_deref().unwrap_or_default())
+            }
             _ => {
                 let seat = self.seat_of(actor, name)?;
                 if self.phase == Phase::AwaitingDeal {
@@ -281,7 +290,9 @@ impl ByHookOrCrook {
                     Action::Exhibit { cards } => self.exhibit(seat, cards),
                     Action::Steal { from, card } => self.steal(seat, *from, *card),
                     Action::FinalExhibit { cards } => self.final_exhibit(seat, cards),
-                    Action::Deal { .. } | Action::RevealPile { .. } => unreachable!("handled"),
+                    Action::Deal { .. } | Action::RevealPile { .. } | Action::Tally { .. } => {
+                        unreachable!("handled")
+                    }
                 }
             }
         }
@@ -1167,6 +1178,7 @@ impl ByHookOrCrook {
             advances,
             winners: winners.clone(),
             margin,
+            tiebreak: None,
         }));
         self.phase = Phase::Finished;
         vec![
@@ -1178,6 +1190,99 @@ impl ByHookOrCrook {
             }),
             to_json(&O::MatchFinished { winners, margin }),
         ]
+    }
+
+    /// Score-only play: the whole game's result, each pawn's space after the final exhibition.
+    /// Checked: one space per seat, each 0 to [`Board::last_space`], a pawn on a pink space (the
+    /// game ends only after one enters it), and a tie on the furthest space broken by the table
+    /// (docs/rules.md#by-hook-or-crook: ties go to the more valuable collection, which a tally
+    /// does not show). The furthest pawn (or `tiebreak[0]`) wins; the margin is counted as a
+    /// played game's (the furthest minus the best of the others).
+    ///
+    /// [`Board::last_space`]: super::config::Board::last_space
+    fn tally(&mut self, positions: &[i64], tiebreak: &[usize]) -> R<Outcomes> {
+        if !self.config.scores_only || self.dealing != Dealing::Table {
+            return Err(BhocError::TallyNotAllowed(
+                "a By Hook or Crook tally is for score-only matches (config scores_only, table dealing)",
+            ));
+        }
+        if self.phase != Phase::AwaitingDeal {
+            return Err(BhocError::TallyNotAllowed(
+                "a tally records the whole game: it cannot follow a deal already played",
+            ));
+        }
+        let n = self.players;
+        if positions.len() != n {
+            return Err(BhocError::TallyShape(format!(
+                "one pawn space per seat: {n} expected, {} given",
+                positions.len()
+            )));
+        }
+        let last = self.config.board.last_space(n);
+        for (seat, &value) in positions.iter().enumerate() {
+            if !(0..=i64::from(last)).contains(&value) {
+                return Err(BhocError::TallyRange { seat, value, last });
+            }
+        }
+        let positions: Vec<u32> = positions.iter().map(|&p| p as u32).collect();
+        let pink_from = self.config.board.pink_from;
+        let far = positions.iter().copied().max().unwrap_or(0);
+        if far < pink_from {
+            return Err(BhocError::TallyNotOver { pink_from });
+        }
+        let tied: Vec<usize> = (0..n).filter(|&s| positions[s] == far).collect();
+        let seats = |list: &[usize]| -> String {
+            let words: Vec<String> = list.iter().map(|s| (s + 1).to_string()).collect();
+            match words.as_slice() {
+                [] => "none".into(),
+                [one] => format!("seat {one}"),
+                [rest @ .., last] => format!("seats {} and {last}", rest.join(", ")),
+            }
+        };
+        if tied.len() > 1 {
+            let mut given = tiebreak.to_vec();
+            given.sort_unstable();
+            if given != tied {
+                let said = if tiebreak.is_empty() {
+                    "none is given".to_string()
+                } else {
+                    format!("{:?} ({}) is given", tiebreak, seats(tiebreak))
+                };
+                return Err(BhocError::TallyTiebreak(format!(
+                    "{} share the furthest space ({far}): list exactly them, the winner (the more valuable collection) first; {said}",
+                    seats(&tied)
+                )));
+            }
+        } else if !tiebreak.is_empty() {
+            return Err(BhocError::TallyTiebreak(format!(
+                "{} alone is furthest (space {far}): a tiebreak is only for a tie on the furthest space, send none",
+                seats(&tied)
+            )));
+        }
+        let winner = tiebreak.first().copied().unwrap_or(tied[0]);
+        let runner_up = (0..n).filter(|&s| s != winner).map(|s| positions[s]).max();
+        let margin = runner_up.map_or(0, |r| i64::from(far) - i64::from(r));
+        self.positions = positions.clone();
+        self.end_triggered = true;
+        self.final_record = Some(Box::new(FinalRecord {
+            shown: vec![vec![]; n],
+            ranking: vec![],
+            advances: vec![0; n],
+            winners: vec![winner],
+            margin,
+            tiebreak: Some(tiebreak.to_vec()),
+        }));
+        self.phase = Phase::Finished;
+        Ok(vec![
+            to_json(&O::Tallied {
+                positions,
+                tiebreak: tiebreak.to_vec(),
+            }),
+            to_json(&O::MatchFinished {
+                winners: vec![winner],
+                margin,
+            }),
+        ])
     }
 
     // ----- who acts, what is legal --------------------------------------------------------

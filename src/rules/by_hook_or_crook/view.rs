@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use super::{
     actions::{Action, ActionCard, Place},
     items::{self, Item},
-    ByHookOrCrook, Phase,
+    ByHookOrCrook, FinalRecord, Phase,
 };
 use crate::rules::{
     sheet::{RoundScore, ScoreSheet, Unit},
@@ -292,6 +292,10 @@ pub struct ByHookOrCrookTable {
     pub(super) leader_castle: ByHookOrCrookLeaderCastle,
     /// The first pink space (a pawn there ends the game).
     pub(super) pink_from: u32,
+    /// The furthest space a pawn can stand on at the game's end (the bound of a score-only
+    /// `tally`): the last space before the pink ones, one turn's biggest advance, and the final
+    /// exhibition's 8.
+    pub(super) last_space: u32,
     /// Whether a pawn has entered a pink space.
     pub(super) end_triggered: bool,
     /// The seats expected to act.
@@ -573,6 +577,14 @@ pub enum ByHookOrCrookOutcome {
         /// Each seat's pawn position.
         positions: Vec<u32>,
     },
+    /// Score-only play: the table entered the whole game's result.
+    #[schema(title = "ByHookOrCrookTallied")]
+    Tallied {
+        /// Each seat's pawn space after the final exhibition.
+        positions: Vec<u32>,
+        /// The seats tied on the furthest space, winner first (`[]` without a tie).
+        tiebreak: Vec<usize>,
+    },
     /// The match is over.
     #[schema(title = "ByHookOrCrookMatchFinished")]
     MatchFinished {
@@ -611,7 +623,19 @@ pub struct ByHookOrCrookFinalDetail {
     pub(super) ranking: Vec<usize>,
 }
 
-/// The raw figures of a By Hook or Crook score sheet round: a turn, or the final exhibition.
+/// The raw figures of a game entered by a table `tally` (score-only play; the sheet's one
+/// round): what was exhibited is not known.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ByHookOrCrookTallyDetail {
+    /// Always `true`: the game was tallied, not played.
+    pub(super) tallied: bool,
+    /// The seats tied on the furthest space, winner first (`[]` without a tie).
+    pub(super) tiebreak: Vec<usize>,
+}
+
+/// The raw figures of a By Hook or Crook score sheet round: a turn, the final exhibition, or a
+/// tallied game.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum ByHookOrCrookRoundDetail {
@@ -619,6 +643,8 @@ pub enum ByHookOrCrookRoundDetail {
     Turn(ByHookOrCrookTurnDetail),
     /// The final exhibition.
     Final(ByHookOrCrookFinalDetail),
+    /// A game entered by a table `tally` (score-only play).
+    Tally(ByHookOrCrookTallyDetail),
 }
 
 fn sorted(cards: impl IntoIterator<Item = Item>) -> Vec<Item> {
@@ -718,11 +744,16 @@ impl ByHookOrCrook {
         };
         let auction = t.auction.as_ref().map(super::AuctionResult::view);
         let thefts: Vec<ByHookOrCrookTheft> = t.thefts.iter().map(super::Theft::view).collect();
-        let final_view = self.final_record.as_ref().map(|f| ByHookOrCrookFinal {
-            exhibits: f.shown.clone(),
-            ranking: f.ranking.clone(),
-            advances: f.advances.clone(),
-        });
+        // A tallied game (score-only play) has no final exhibition to show.
+        let final_view = self
+            .final_record
+            .as_ref()
+            .filter(|f| f.tiebreak.is_none())
+            .map(|f| ByHookOrCrookFinal {
+                exhibits: f.shown.clone(),
+                ranking: f.ranking.clone(),
+                advances: f.advances.clone(),
+            });
         let (winners, margin) = match &self.final_record {
             Some(f) => (f.winners.clone(), Some(f.margin)),
             None => (vec![], None),
@@ -756,6 +787,7 @@ impl ByHookOrCrook {
                 lower: c.lower,
             },
             pink_from: self.config.board.pink_from,
+            last_space: self.config.board.last_space(n),
             end_triggered: self.end_triggered,
             waiting_for: self.expected().seats,
             locations: if in_turn { locations } else { vec![None; n] },
@@ -842,7 +874,23 @@ impl ByHookOrCrook {
                 detail: to_json(&ByHookOrCrookRoundDetail::Turn(r.detail.clone())),
             })
             .collect();
-        if let Some(f) = &self.final_record {
+        if let Some(FinalRecord {
+            tiebreak: Some(tiebreak),
+            ..
+        }) = self.final_record.as_deref()
+        {
+            // Score-only play: the whole game in one line, each pawn's space from the club room.
+            rounds.push(RoundScore {
+                round: 1,
+                label: "Final positions".into(),
+                multiplier: 1,
+                points: self.positions.iter().map(|&p| i64::from(p)).collect(),
+                detail: to_json(&ByHookOrCrookRoundDetail::Tally(ByHookOrCrookTallyDetail {
+                    tallied: true,
+                    tiebreak: tiebreak.clone(),
+                })),
+            });
+        } else if let Some(f) = &self.final_record {
             rounds.push(RoundScore {
                 round: self.records.len() as u32 + 1,
                 label: "Final exhibition".into(),

@@ -31,6 +31,11 @@ pub struct MembersOnlyConfig {
     /// the player on his left begins it, so the dealer of a heat is the seat right of its starter.
     #[schema(minimum = 0, maximum = 4, example = 0)]
     pub first_player: usize,
+    /// Score-only play (default false): the table records each heat's result with one `tally`
+    /// (every seat's markers after the heat; no `deal`, no seat actions). Needs
+    /// `dealing: "table"` (real cards).
+    #[serde(default)]
+    pub scores_only: bool,
 }
 
 /// One action of Members Only.
@@ -78,6 +83,17 @@ pub enum Action {
         #[schema(max_items = 2, example = json!(["crown", "crown"]))]
         reveal: Vec<Card>,
     },
+    /// Score-only play (`scores_only`): a whole heat's result, the table's action between heats.
+    /// Each seat's five markers after the heat, in track order (umbrella, crown, teacup, Big Ben,
+    /// hat), 0 to 10; a marker never stands behind where it stood before the heat. Refusals (422):
+    /// `tally_not_allowed` (not a score-only match), `tally_shape`, `tally_range`,
+    /// `tally_marker_back`; details name seats 1-based.
+    #[schema(title = "MembersOnlyTally")]
+    Tally {
+        /// Per seat, its markers `[umbrella, crown, teacup, big_ben, hat]` after the heat.
+        #[schema(example = json!([[5, 0, 2, 0, 0], [0, 6, 0, 0, 1], [0, 0, 0, 5, 5]]))]
+        markers: Vec<Vec<i64>>,
+    },
 }
 
 impl Action {
@@ -86,6 +102,7 @@ impl Action {
             Action::Deal { .. } => "deal",
             Action::Turn { .. } => "turn",
             Action::Final { .. } => "final",
+            Action::Tally { .. } => "tally",
         }
     }
 }
@@ -227,6 +244,35 @@ pub enum MembersOnlyError {
     /// A seed sent with a deal in table dealing.
     #[error("in table dealing the cards are dealt at the table; no seed is taken")]
     SeedNotTaken,
+    /// A tally in a match that is not score-only: a played heat needs each seat's pieces, which
+    /// a tallied heat does not say.
+    #[error("a Members Only tally is for score-only matches (config scores_only, table dealing): a tallied heat does not say which betting pieces were lost, which the next played heat needs")]
+    TallyNotAllowed,
+    /// A tally without one row of five markers per seat (why).
+    #[error("tally: {0}")]
+    TallyShape(String),
+    /// A marker outside the track, 0 to 10.
+    #[error("seat {}: {} marker {value} is outside 0 to 10, the scoring track", seat + 1, category.words())]
+    TallyRange {
+        /// The seat (0-based; told 1-based).
+        seat: usize,
+        /// The marker's category.
+        category: Category,
+        /// The value given.
+        value: i64,
+    },
+    /// A marker behind where it stood before the heat: markers only move forward.
+    #[error("seat {}: {} marker {value} is behind where it stood ({was}): markers only move forward", seat + 1, category.words())]
+    TallyMarkerBack {
+        /// The seat (0-based; told 1-based).
+        seat: usize,
+        /// The marker's category.
+        category: Category,
+        /// The value given.
+        value: i64,
+        /// Where the marker stood before the heat.
+        was: u8,
+    },
 }
 
 impl RuleError for MembersOnlyError {
@@ -261,6 +307,10 @@ impl RuleError for MembersOnlyError {
             FaceUpNotTaken => "face_up_not_taken",
             SeedMissing => "seed_missing",
             SeedNotTaken => "seed_not_taken",
+            TallyNotAllowed => "tally_not_allowed",
+            TallyShape(_) => "tally_shape",
+            TallyRange { .. } => "tally_range",
+            TallyMarkerBack { .. } => "tally_marker_back",
         }
     }
 }

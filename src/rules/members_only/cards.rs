@@ -74,6 +74,17 @@ impl Category {
         }
     }
 
+    /// The category in words, as the table page names it, e.g. `Big Ben`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Category::Umbrella => "Umbrella",
+            Category::Crown => "Crown",
+            Category::Teacup => "Teacup",
+            Category::BigBen => "Big Ben",
+            Category::Hat => "Hat",
+        }
+    }
+
     pub(super) fn index(self) -> usize {
         self as usize
     }

@@ -202,17 +202,31 @@ struct PieceFate {
 struct HeatResult {
     starter: usize,
     dealer: usize,
-    layout: Counts,
+    /// The final layout; None for a tallied heat (score-only play), which does not say it.
+    layout: Option<Counts>,
     fates: Vec<PieceFate>,
-    /// Points won per seat and category, before the cap.
-    won: Vec<[u32; 5]>,
+    /// Points won per seat and category, before the cap; None for a tallied heat.
+    won: Option<Vec<[u32; 5]>>,
     /// Marker advances per seat and category, after the cap.
     advanced: Vec<[u8; 5]>,
+    /// Whether the heat was entered by a table `tally` (score-only play).
+    tallied: bool,
     /// The tracks after the heat.
     tracks: Vec<[u8; 5]>,
     restored: Vec<usize>,
     turn_reveals: usize,
     players: usize,
+}
+
+/// What a heat's ending knows besides the markers: all of it for a played heat, the seats and
+/// the card counts for a tallied one.
+struct HeatFacts {
+    starter: usize,
+    dealer: usize,
+    layout: Option<Counts>,
+    fates: Vec<PieceFate>,
+    won: Option<Vec<[u32; 5]>>,
+    turn_reveals: usize,
 }
 
 /// The state of a Members Only match.
@@ -592,8 +606,10 @@ pub enum MembersOnlyOutcome {
     HeatScored {
         /// The heat.
         round: u32,
-        /// The count per category.
-        counts: MembersOnlyCounts,
+        /// The count per category; null for a tallied heat (score-only play), which does not
+        /// say it.
+        #[schema(required = true)]
+        counts: Option<MembersOnlyCounts>,
         /// Marker advances per seat.
         points: Vec<i64>,
         /// Each seat's markers after the heat.
@@ -666,12 +682,17 @@ pub struct MembersOnlyRoundDetail {
     starter: usize,
     /// The dealer.
     dealer: usize,
-    /// The final layout.
-    layout: MembersOnlyLayout,
-    /// Every piece on the board and its fate.
+    /// Whether the heat was entered by a table `tally` (score-only play): then only the markers
+    /// are known, and the layout, the pieces and the points before the cap are not.
+    tallied: bool,
+    /// The final layout; null for a tallied heat.
+    #[schema(required = true)]
+    layout: Option<MembersOnlyLayout>,
+    /// Every piece on the board and its fate (none known for a tallied heat).
     pieces: Vec<MembersOnlyPieceFate>,
-    /// Points won per seat and category, before the cap.
-    won: Vec<MembersOnlyWon>,
+    /// Points won per seat and category, before the cap; null for a tallied heat.
+    #[schema(required = true)]
+    won: Option<Vec<MembersOnlyWon>>,
     /// Marker advances per seat and category, after the cap.
     advanced: Vec<MembersOnlyCounts>,
     /// Each seat's markers after the heat.
@@ -1003,15 +1024,35 @@ impl MembersOnly {
                 won: points,
             });
         }
-        let mut advanced = vec![[0u8; 5]; n];
-        for s in 0..n {
-            for c in 0..5 {
-                let old = self.tracks[s][c];
-                let new = (u32::from(old) + won[s][c]).min(u32::from(TRACK_MAX)) as u8;
-                advanced[s][c] = new - old;
-                self.tracks[s][c] = new;
-            }
-        }
+        let tracks: Vec<[u8; 5]> = (0..n)
+            .map(|s| {
+                std::array::from_fn(|c| {
+                    (u32::from(self.tracks[s][c]) + won[s][c]).min(u32::from(TRACK_MAX)) as u8
+                })
+            })
+            .collect();
+        self.close_heat(
+            HeatFacts {
+                starter: heat.starter,
+                dealer: heat.dealer,
+                layout: Some(heat.layout),
+                fates,
+                won: Some(won),
+                turn_reveals: heat.turn_reveals,
+            },
+            tracks,
+        )
+    }
+
+    /// Moves the markers to `tracks` (the heat's result, each marker at or past where it stood),
+    /// records the heat and says so; Rule Six and the game's end (docs/rules.md#members-only):
+    /// the one ending of a heat, played or tallied.
+    fn close_heat(&mut self, facts: HeatFacts, tracks: Vec<[u8; 5]>) -> Outcomes {
+        let n = self.players;
+        let advanced: Vec<[u8; 5]> = (0..n)
+            .map(|s| std::array::from_fn(|c| tracks[s][c].saturating_sub(self.tracks[s][c])))
+            .collect();
+        self.tracks = tracks;
         let game_over = (0..5).all(|c| self.tracks.iter().any(|t| t[c] >= COUNTING_FROM));
         let mut restored = vec![];
         if !game_over {
@@ -1024,15 +1065,16 @@ impl MembersOnly {
             }
         }
         let result = HeatResult {
-            starter: heat.starter,
-            dealer: heat.dealer,
-            layout: heat.layout,
-            fates,
-            won,
+            starter: facts.starter,
+            dealer: facts.dealer,
+            layout: facts.layout,
+            fates: facts.fates,
+            won: facts.won,
             advanced,
+            tallied: facts.layout.is_none(),
             tracks: self.tracks.clone(),
             restored: restored.clone(),
-            turn_reveals: heat.turn_reveals,
+            turn_reveals: facts.turn_reveals,
             players: n,
         };
         let points: Vec<i64> = result
@@ -1042,7 +1084,9 @@ impl MembersOnly {
             .collect();
         let mut out = vec![to_json(&MembersOnlyOutcome::HeatScored {
             round: self.round,
-            counts: MembersOnlyCounts::of(&Category::ALL.map(|c| category_count(&heat.layout, c))),
+            counts: facts
+                .layout
+                .map(|l| MembersOnlyCounts::of(&Category::ALL.map(|c| category_count(&l, c)))),
             points,
             tracks: self.tracks.iter().map(MembersOnlyTracks::of).collect(),
             totals: self.totals(),
@@ -1062,6 +1106,73 @@ impl MembersOnly {
             }));
         }
         out
+    }
+
+    /// Score-only play: a heat's result as each seat's markers after it (`[umbrella, crown,
+    /// teacup, big_ben, hat]`), checked for shape, the track (0 to 10) and that no marker moved
+    /// back (docs/rules.md#members-only: markers only advance), then scored as a played heat
+    /// ends ([`MembersOnly::close_heat`]). What the layout and the pieces were is not known:
+    /// achievability by pieces is not checked.
+    fn tally(&mut self, markers: &[Vec<i64>]) -> Result<Outcomes, Err> {
+        if !self.config.scores_only || self.dealing != Dealing::Table {
+            return Err(Err::TallyNotAllowed);
+        }
+        if self.heat.is_some() {
+            return Err(Err::HeatInProgress(self.round));
+        }
+        let n = self.players;
+        if markers.len() != n {
+            return Err(Err::TallyShape(format!(
+                "one row of five markers (umbrella, crown, teacup, Big Ben, hat) per seat: {n} rows expected, {} given",
+                markers.len()
+            )));
+        }
+        if let Some((seat, row)) = markers.iter().enumerate().find(|(_, r)| r.len() != 5) {
+            return Err(Err::TallyShape(format!(
+                "seat {}: five markers expected (umbrella, crown, teacup, Big Ben, hat), {} given",
+                seat + 1,
+                row.len()
+            )));
+        }
+        for (seat, row) in markers.iter().enumerate() {
+            for (category, &value) in Category::ALL.into_iter().zip(row) {
+                if !(0..=i64::from(TRACK_MAX)).contains(&value) {
+                    return Err(Err::TallyRange {
+                        seat,
+                        category,
+                        value,
+                    });
+                }
+            }
+        }
+        for (seat, row) in markers.iter().enumerate() {
+            for (category, &value) in Category::ALL.into_iter().zip(row) {
+                let was = self.tracks[seat][category.index()];
+                if value < i64::from(was) {
+                    return Err(Err::TallyMarkerBack {
+                        seat,
+                        category,
+                        value,
+                        was,
+                    });
+                }
+            }
+        }
+        let tracks: Vec<[u8; 5]> = markers
+            .iter()
+            .map(|row| std::array::from_fn(|c| row[c] as u8))
+            .collect();
+        self.round += 1;
+        let facts = HeatFacts {
+            starter: self.starter_of(self.round),
+            dealer: self.dealer_of(self.round),
+            layout: None,
+            fates: vec![],
+            won: None,
+            // Every hand goes down to three cards in a heat (Rule Three), whoever plays it.
+            turn_reveals: n * usize::from(hand_size(n) - FINAL_HAND),
+        };
+        Ok(self.close_heat(facts, tracks))
     }
 
     fn start_heat(&mut self, face_up: &[Card], seed: Option<&Seed>) -> Result<Outcomes, Err> {
@@ -1352,10 +1463,13 @@ impl Game for MembersOnly {
         }
         self.check_seat(actor)?;
         let out = match (action, actor) {
-            (Action::Deal { .. }, Actor::Seat(_)) => Err(Err::TableActionOnly("deal")),
+            (Action::Deal { .. } | Action::Tally { .. }, Actor::Seat(_)) => {
+                Err(Err::TableActionOnly(action.name()))
+            }
             (Action::Turn { .. } | Action::Final { .. }, Actor::Table) => {
                 Err(Err::SeatActionOnly(action.name()))
             }
+            (Action::Tally { markers }, Actor::Table) => self.tally(markers),
             (Action::Deal { face_up }, Actor::Table) => self.start_heat(face_up, seed),
             (Action::Turn { bet, reveal }, Actor::Seat(s)) => self.turn(s, bet.as_ref(), reveal),
             (Action::Final { discard, reveal }, Actor::Seat(s)) => {
@@ -1510,9 +1624,13 @@ impl Game for MembersOnly {
                     detail: to_json(&MembersOnlyRoundDetail {
                         starter: r.starter,
                         dealer: r.dealer,
-                        layout: MembersOnlyLayout::of(&r.layout),
+                        tallied: r.tallied,
+                        layout: r.layout.as_ref().map(MembersOnlyLayout::of),
                         pieces,
-                        won: r.won.iter().map(MembersOnlyWon::of).collect(),
+                        won: r
+                            .won
+                            .as_ref()
+                            .map(|w| w.iter().map(MembersOnlyWon::of).collect()),
                         advanced: r.advanced.iter().map(MembersOnlyCounts::of).collect(),
                         tracks: r.tracks.iter().map(MembersOnlyTracks::of).collect(),
                         restored: r.restored.clone(),
