@@ -382,9 +382,9 @@ impl RuleError for BonusMalusError {
         use BonusMalusError::*;
         match self {
             Play(e) => e.fields(),
-            MustFollowSuit { seat, card, led } => ProblemFields::seat(*seat)
-                .with_card(*card)
-                .with_suit(*led),
+            MustFollowSuit { seat, card, led } => {
+                ProblemFields::seat(*seat).with_card(*card).with_suit(*led)
+            }
             MustTrump {
                 seat, card, trump, ..
             } => ProblemFields::seat(*seat)

@@ -11,7 +11,17 @@ use sha2::{Digest, Sha256};
 
 /// A suit. The order (S, H, D, C) is the canonical deck order.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
 )]
 pub enum Suit {
     /// Spades (`S` or `♠` on the wire).

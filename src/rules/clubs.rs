@@ -643,14 +643,12 @@ impl Clubs {
                     ..
                 },
                 Some(called),
-            ) => {
-                ClubsError::MustFollowSuit {
-                    seat,
-                    card,
-                    called,
-                    holding,
-                }
-            }
+            ) => ClubsError::MustFollowSuit {
+                seat,
+                card,
+                called,
+                holding,
+            },
             (e, _) => ClubsError::Play(e),
         }
     }

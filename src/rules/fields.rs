@@ -111,6 +111,14 @@ impl ProblemFields {
         ProblemFields::seat(got).with_compare(expected, got)
     }
 
+    /// The fields with `seat` only if it is a seat of a match of `players` seats: a seat an
+    /// action named that the match does not have (a theft from seat 9) stays in the detail only,
+    /// so that `seat` always names one of the match's players.
+    pub fn within(mut self, players: usize) -> ProblemFields {
+        self.seat = self.seat.filter(|s| *s < players);
+        self
+    }
+
     /// And `card`.
     pub fn with_card(mut self, card: impl Into<CardName>) -> ProblemFields {
         self.card = Some(card.into());
@@ -136,7 +144,11 @@ impl ProblemFields {
     }
 
     /// And `expected` and `got`.
-    pub fn with_compare(self, expected: impl TryInto<i64>, got: impl TryInto<i64>) -> ProblemFields {
+    pub fn with_compare(
+        self,
+        expected: impl TryInto<i64>,
+        got: impl TryInto<i64>,
+    ) -> ProblemFields {
         self.with_expected(expected).with_got(got)
     }
 

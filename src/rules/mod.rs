@@ -1046,10 +1046,7 @@ mod tests {
     #[test]
     fn a_hidden_refusal_is_one_not_playable_answer_to_anyone_but_the_seat() {
         let ace: cards::Card = "AS".parse().unwrap();
-        let not_held = Rejection::from_rule(dump::DumpError::CardNotInHand {
-            seat: 1,
-            card: ace,
-        });
+        let not_held = Rejection::from_rule(dump::DumpError::CardNotInHand { seat: 1, card: ace });
         let follow = Rejection::from_rule(dump::DumpError::MustFollowSuit {
             seat: 1,
             card: ace,

@@ -165,9 +165,7 @@ impl PlayError {
                 card,
                 holding,
                 ..
-            } => ProblemFields::seat(seat)
-                .with_card(card)
-                .with_suit(holding),
+            } => ProblemFields::seat(seat).with_card(card).with_suit(holding),
         }
     }
 

@@ -273,7 +273,10 @@ impl RuleError for MembersOnlyError {
             FinalTooEarly { seat, held } => ProblemFields::seat(seat).with_compare(3, held),
             FinalAlreadyRecorded(seat) | DiscardRequired(seat) => ProblemFields::seat(seat),
             SpaceTaken {
-                category, space, by, ..
+                category,
+                space,
+                by,
+                ..
             } => ProblemFields::seat(by)
                 .with_category(category)
                 .with_space(space),
