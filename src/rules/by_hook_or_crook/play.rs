@@ -444,14 +444,16 @@ impl ByHookOrCrook {
         }
         if self.is_alternate() {
             match self.alternate_next() {
-                Some(next) if next != seat => return Err(BhocError::NotYourTurn {
-                    seat,
-                    to_act: Some(next),
-                    message: format!(
+                Some(next) if next != seat => {
+                    return Err(BhocError::NotYourTurn {
+                        seat,
+                        to_act: Some(next),
+                        message: format!(
                         "the two players pick their locations openly in turn: seat {} picks now",
                         next + 1
                     ),
-                }),
+                    })
+                }
                 _ => {}
             }
         }
