@@ -15,13 +15,24 @@ use utoipa::ToSchema;
 
 use crate::{
     matches::MatchError,
-    rules::{ActionError, SetupError},
+    rules::{
+        by_hook_or_crook::actions::Place,
+        cards::Suit,
+        members_only::{Category, Space},
+        ActionError, CardName, ProblemFields, SetupError,
+    },
     store::StoreError,
     tournaments::TournamentError,
 };
 
-/// An RFC 9457 problem document.
+/// An RFC 9457 problem document. Besides the standard members, a refusal carries the
+/// structured facts it is about (`seat`, `card`, `suit`, `expected`, `got`, `category`, `space`,
+/// `place`, `pile`), each present only when the refusal names it, so that a client can phrase it
+/// in its own words. They are told exactly as the `detail` is: a refusal decided by a seat's
+/// hidden hand or sealed choice tells them only to that seat's own token, and anyone else gets
+/// `not_playable`, whose only fact is the acting seat (its detail names it too).
 #[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Problem {
     /// A URI naming the problem type: `urn:clubroom:problem:<code>`.
     #[schema(example = "urn:clubroom:problem:must_follow_suit")]
@@ -44,6 +55,50 @@ pub struct Problem {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<Object>>)]
     pub legal: Option<Vec<Value>>,
+    /// The seat the refusal is about, 0-based like every `seat` of the JSON (the `detail` says
+    /// it 1-based): the seat that acted, whose turn, hand, board or pieces the rule judged; or
+    /// the seat whose piece or exhibit the action named (`space_taken`, `card_not_in_exhibit`,
+    /// `not_exhibiting`, `already_stolen_from`). `not_playable` carries the acting seat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0, maximum = 15, example = 2)]
+    pub seat: Option<usize>,
+    /// The card the refusal is about, written as the game's actions write it: `QS` (Dump,
+    /// Clubs, Bonus-Malus), `hat:no` (Members Only), `A1500` or `thief:3` (By Hook or Crook), or
+    /// a P.M. card's signed value (`-7`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "QS")]
+    pub card: Option<CardName>,
+    /// The suit the rule names: the suit to follow (`must_follow_suit`: the led suit; in Clubs
+    /// the called suit, `C` for clubs alone), the trump to play (`must_trump`), or a suit whose
+    /// cards are all accounted for (`suit_exhausted`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suit: Option<Suit>,
+    /// What the rule wanted, where the refusal compares numbers: the seat whose turn it is
+    /// (`not_your_turn`), the token's own seat (`not_your_seat`), the match's current version
+    /// (`stale_version`), the sum or count the rules fix (`tally_sum`, `tally_men`,
+    /// `final_too_early`, `wrong_face_up_count`, `bad_pile_sizes`...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = 1)]
+    pub expected: Option<i64>,
+    /// What the request gave, beside `expected` or alone: the seat that acted, the version
+    /// `If-Match` named, the sum, count, value or position entered (`tally_range`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = 2)]
+    pub got: Option<i64>,
+    /// Members Only: the category of the bet (`space_taken`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<Category>,
+    /// Members Only: the betting space (`space_taken`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub space: Option<Space>,
+    /// By Hook or Crook: the location (`nothing_to_play_there`, `card_not_allowed_here`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub place: Option<Place>,
+    /// By Hook or Crook: the auction pile, 0 or 1 (`pile_empty`, `no_such_pile`,
+    /// `reveal_expected`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0, example = 1)]
+    pub pile: Option<usize>,
 }
 
 /// An error answered to the client.
@@ -58,6 +113,8 @@ pub struct ApiError {
     pub detail: String,
     /// Legal alternatives, for refused game actions.
     pub legal: Option<Vec<Value>>,
+    /// The refusal's structured facts, as the asker may be told them.
+    pub fields: ProblemFields,
     /// Seconds for a `Retry-After` header (a 503 the client should simply retry).
     pub retry_after: Option<u32>,
 }
@@ -73,6 +130,7 @@ impl ApiError {
             code,
             detail: detail.into(),
             legal: None,
+            fields: ProblemFields::none(),
             retry_after: None,
         }
     }
@@ -145,6 +203,7 @@ impl ApiError {
 
     /// The problem document.
     pub fn problem(&self) -> Problem {
+        let f = self.fields.clone();
         Problem {
             type_: format!("urn:clubroom:problem:{}", self.code),
             title: self.title().to_string(),
@@ -152,6 +211,15 @@ impl ApiError {
             detail: self.detail.clone(),
             code: self.code.to_string(),
             legal: self.legal.clone(),
+            seat: f.seat,
+            card: f.card,
+            suit: f.suit,
+            expected: f.expected,
+            got: f.got,
+            category: f.category,
+            space: f.space,
+            place: f.place,
+            pile: f.pile,
         }
     }
 }
@@ -210,7 +278,9 @@ impl From<ActionError> for ApiError {
         match e {
             ActionError::Malformed(m) => ApiError::bad_request("invalid_action", m),
             ActionError::Illegal(r) => {
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, r.code, r.message)
+                let mut api = ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, r.code, r.message);
+                api.fields = r.fields;
+                api
             }
         }
     }
@@ -260,6 +330,7 @@ impl From<MatchError> for ApiError {
             }
         };
         let mut api = ApiError::new(status, code, e.to_string());
+        api.fields = e.fields();
         if let E::Rule(r) = e {
             api.legal = r.legal;
         }
@@ -387,10 +458,12 @@ mod tests {
     /// the seat's private state, the one `not_playable` answer and no list to anyone else.
     #[test]
     fn a_rule_refusal_is_told_as_the_asker_may_hear_it() {
+        let ace: crate::rules::cards::Card = "AS".parse().unwrap();
         let hidden = crate::rules::Rejection {
             code: "card_not_in_hand",
             message: "seat 2 does not hold AS".into(),
             hidden: true,
+            fields: ProblemFields::seat(1).with_card(ace),
         };
         let legal = || vec![serde_json::json!({"type": "play", "card": "9H"})];
         let own = ApiError::from(MatchError::Rule(RuleRefusal::told(

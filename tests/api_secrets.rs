@@ -443,6 +443,21 @@ async fn probe_as_host(
             );
         }
         assert!(r.body.get("legal").is_none(), "{p}: {}", r.text);
+        // Nor do the problem's fields: a card only if the request named it, no suit the hand
+        // holds.
+        if let Some(c) = r.body.get("card") {
+            let c = c.as_str().map_or_else(|| c.to_string(), String::from);
+            assert!(
+                named.contains(&c),
+                "{p}: the host is told of {c}: {}",
+                r.text
+            );
+        }
+        assert!(
+            suits_public || r.body.get("suit").is_none(),
+            "{p}: {}",
+            r.text
+        );
         codes.push(r.code().to_string());
     }
     codes
@@ -771,10 +786,20 @@ fn named(probe: &Value) -> Vec<String> {
     out
 }
 
-/// A refusal with the cards the probe itself names written `<card>` in its detail: naming the
-/// card a request names tells nothing, so two refusals equal but for that are the same answer.
+/// A refusal with the cards the probe itself names written `<card>` in its detail and its `card`
+/// member: naming the card a request names tells nothing, so two refusals equal but for that are
+/// the same answer.
 fn normalized(probe: &Value, refusal: &(u16, Value)) -> (u16, Value) {
     let (status, mut body) = refusal.clone();
+    if let Some(card) = body.get("card") {
+        let card = match card {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        if named(probe).contains(&card) {
+            body["card"] = json!("<card>");
+        }
+    }
     if let Some(detail) = body["detail"].as_str() {
         let mut d = detail.to_string();
         let mut cards = named(probe);

@@ -550,6 +550,7 @@ fn every_dump_error() -> Vec<DumpError> {
         DumpError::CardNotInHand { seat: 0, card },
         DumpError::MustFollowSuit {
             seat: 0,
+            card,
             led: Suit::H,
             led_name: "hearts",
         },

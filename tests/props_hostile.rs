@@ -117,6 +117,33 @@ fn action() -> impl Strategy<Value = Value> {
     ]
 }
 
+/// Whether `body` fits the spec's `Problem` schema (closed: no member it does not list).
+fn fits_problem(body: &Value) -> bool {
+    static V: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    V.get_or_init(|| {
+        let spec: Value = serde_json::from_str(&clubroom::app::openapi_json()).unwrap();
+        let mut root = json!({"$ref": "#/components/schemas/Problem"});
+        root["components"] = spec["components"].clone();
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&root)
+            .expect("the schema compiles")
+    })
+    .is_valid(body)
+}
+
+/// The problem body of refusal `r` of an action by `actor`, told to the seat's holder or not,
+/// as the match service writes it.
+fn told_body(r: &clubroom::rules::Rejection, actor: Actor, holder: bool, players: usize) -> Value {
+    use clubroom::{
+        error::ApiError,
+        matches::{MatchError, RuleRefusal},
+    };
+    let mut refusal = RuleRefusal::told(r, actor.seat(), holder, Vec::new);
+    refusal.fields = refusal.fields.within(players);
+    serde_json::to_value(ApiError::from(MatchError::Rule(refusal)).problem()).unwrap()
+}
+
 fn snapshot(g: &AnyGame, players: usize) -> Value {
     json!({
         "table": g.table_view(),
@@ -170,6 +197,19 @@ proptest! {
                     prop_assert!(!r.code.is_empty() && r.code.chars().all(|c| c.is_ascii_lowercase() || c == '_'), "code {}", r.code);
                     prop_assert!(!r.message.is_empty());
                     prop_assert_eq!(&snapshot(&g, players), &before, "{} changed the state", r.code);
+                    // Its problem body fits the spec told to anyone; a hidden refusal tells
+                    // anyone but the holder no field but the seat.
+                    for holder in [true, false] {
+                        let body = told_body(&r, actor, holder, players);
+                        prop_assert!(fits_problem(&body), "{}", body);
+                        if let (Actor::Seat(s), true, false) = (actor, r.hidden, holder) {
+                            let facts: Vec<&String> = body.as_object().unwrap().keys()
+                                .filter(|k| !["type", "title", "status", "detail", "code"].contains(&k.as_str()))
+                                .collect();
+                            let want: Vec<&str> = if s < players { vec!["seat"] } else { vec![] };
+                            prop_assert_eq!(facts, want, "{}", body);
+                        }
+                    }
                 }
             }
         }

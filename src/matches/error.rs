@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::{
-    rules::{Rejection, SetupError},
+    rules::{ProblemFields, Rejection, SetupError},
     store::StoreError,
 };
 
@@ -165,6 +165,22 @@ impl MatchError {
         MatchError::Internal(cause.to_string())
     }
 
+    /// The refusal's structured facts (the problem's `seat`, `expected`, `got`...): a rule's
+    /// as told to the asker, the service's own where it names a seat or a version.
+    pub fn fields(&self) -> ProblemFields {
+        match self {
+            MatchError::Rule(r) => r.fields.clone(),
+            MatchError::NotYourSeat { token, seat } => {
+                ProblemFields::seat(*seat).with_compare(*token, *seat)
+            }
+            MatchError::HandIsPrivate(seat) => ProblemFields::seat(*seat),
+            MatchError::StaleVersion { expected, actual } => {
+                ProblemFields::compare(*actual, *expected)
+            }
+            _ => ProblemFields::none(),
+        }
+    }
+
     /// Whether the refusal was judged on the match's state (its rules, undo's limits), so that
     /// it may not stand once the state catches up with another instance's writes: the write
     /// path judges such a refusal again after catching up.
@@ -190,6 +206,9 @@ pub struct RuleRefusal {
     pub detail: String,
     /// What the seat could do instead, for an asker who may see it.
     pub legal: Option<Vec<Value>>,
+    /// The refusal's structured facts, as the asker may be told them (the seat alone for
+    /// `not_playable`).
+    pub fields: ProblemFields,
 }
 
 impl RuleRefusal {
@@ -202,11 +221,12 @@ impl RuleRefusal {
         holder: bool,
         legal: impl FnOnce() -> Vec<Value>,
     ) -> RuleRefusal {
-        let (code, detail) = r.told(seat, holder);
+        let told = r.told(seat, holder);
         RuleRefusal {
-            code,
-            detail,
+            code: told.code,
+            detail: told.detail,
             legal: holder.then(legal),
+            fields: told.fields,
         }
     }
 
@@ -216,6 +236,7 @@ impl RuleRefusal {
             code: r.code,
             detail: r.message,
             legal: None,
+            fields: r.fields,
         }
     }
 }

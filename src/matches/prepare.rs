@@ -97,9 +97,10 @@ pub(super) fn prepare_action(
             let privileged = own || e.dealing == Dealing::Table;
             Err(match err {
                 ActionError::Illegal(r) => {
-                    MatchError::Rule(RuleRefusal::told(&r, req.seat, privileged, || {
-                        e.game.legal_actions(actor)
-                    }))
+                    let mut refusal =
+                        RuleRefusal::told(&r, req.seat, privileged, || e.game.legal_actions(actor));
+                    refusal.fields = refusal.fields.within(e.players.len());
+                    MatchError::Rule(refusal)
                 }
                 malformed => action_error(&e.game, &req.action, malformed),
             })

@@ -20,7 +20,7 @@ use super::{
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     to_json,
     trick::{service_deal, Play, PlayError, Revoke, SeedProblem, Trick, TrickPlay},
-    Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
+    Actor, Dealing, Game, Outcomes, ProblemFields, RuleError, SeedReveal, ToAct,
 };
 
 /// The largest `target` accepted.
@@ -257,6 +257,8 @@ pub enum BonusMalusError {
     MustFollowSuit {
         /// The seat that played.
         seat: usize,
+        /// The card played.
+        card: Card,
         /// The suit led to the trick.
         led: Suit,
     },
@@ -265,6 +267,8 @@ pub enum BonusMalusError {
     MustTrump {
         /// The seat that played.
         seat: usize,
+        /// The card played.
+        card: Card,
         /// The suit led to the trick.
         led: Suit,
         /// The trick's trump suit.
@@ -369,6 +373,25 @@ impl RuleError for BonusMalusError {
             TallyTwoPlus => "tally_sum",
             SeedMissing => "seed_missing",
             SeedNotTaken => "seed_not_taken",
+        }
+    }
+
+    /// The seat and card; the suit to follow (`must_follow_suit`), the trump to play
+    /// (`must_trump`), or the suit whose cards are all accounted for (`suit_exhausted`).
+    fn fields(&self) -> ProblemFields {
+        use BonusMalusError::*;
+        match self {
+            Play(e) => e.fields(),
+            MustFollowSuit { seat, card, led } => {
+                ProblemFields::seat(*seat).with_card(*card).with_suit(*led)
+            }
+            MustTrump {
+                seat, card, trump, ..
+            } => ProblemFields::seat(*seat)
+                .with_card(*card)
+                .with_suit(*trump),
+            SuitExhausted(suit) => ProblemFields::none().with_suit(*suit),
+            _ => ProblemFields::none(),
         }
     }
 }
@@ -741,12 +764,23 @@ impl BonusMalus {
             .map_err(|e| match e {
                 PlayError::MustFollow {
                     seat,
+                    card,
                     tier: 0,
                     holding,
                     ..
-                } => BonusMalusError::MustFollowSuit { seat, led: holding },
-                PlayError::MustFollow { seat, holding, .. } => BonusMalusError::MustTrump {
+                } => BonusMalusError::MustFollowSuit {
                     seat,
+                    card,
+                    led: holding,
+                },
+                PlayError::MustFollow {
+                    seat,
+                    card,
+                    holding,
+                    ..
+                } => BonusMalusError::MustTrump {
+                    seat,
+                    card,
                     led: d.tp.trick().lead().map_or(holding, |c| c.suit()),
                     trump: holding,
                 },

@@ -20,7 +20,7 @@ use super::{
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     to_json,
     trick::{service_deal, Play, PlayError, Revoke, SeedProblem, TrickPlay},
-    Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
+    Actor, Dealing, Game, Outcomes, ProblemFields, RuleError, SeedReveal, ToAct,
 };
 
 /// What every deal's tallies sum to, under either formula (docs/rules.md#clubs-tally).
@@ -155,6 +155,8 @@ pub enum ClubsError {
     MustFollowSuit {
         /// The seat that played.
         seat: usize,
+        /// The card played.
+        card: Card,
         /// The suit called for this trick (`C`: clubs alone).
         called: Suit,
         /// A suit the seat holds that it had to play.
@@ -267,6 +269,28 @@ impl RuleError for ClubsError {
             TallyUnachievable { .. } => "tally_unachievable",
             SeedMissing => "seed_missing",
             SeedNotTaken => "seed_not_taken",
+        }
+    }
+
+    /// The seat and card; for `must_follow_suit` the suit called (the seat must play it or a
+    /// club); a tally's sum or value against what a deal makes.
+    fn fields(&self) -> ProblemFields {
+        use ClubsError::*;
+        match self {
+            Play(e) => e.fields(),
+            CardFaceDown(c) => ProblemFields::card(*c),
+            DeclarationNotAllowed { card, .. } => ProblemFields::card(*card),
+            MustFollowSuit {
+                seat, card, called, ..
+            } => ProblemFields::seat(*seat)
+                .with_card(*card)
+                .with_suit(*called),
+            TallySum { want, got, .. } => ProblemFields::compare(*want, *got),
+            TallyPointsSum(sum) => ProblemFields::compare(DEAL_SUM, *sum),
+            TallyRange { seat, value } | TallyUnachievable { seat, value } => {
+                ProblemFields::seat(*seat).with_got(*value)
+            }
+            _ => ProblemFields::none(),
         }
     }
 }
@@ -611,13 +635,20 @@ impl Clubs {
 
     fn map_play_error(e: PlayError, called: Option<Suit>) -> ClubsError {
         match (e, called) {
-            (PlayError::MustFollow { seat, holding, .. }, Some(called)) => {
-                ClubsError::MustFollowSuit {
+            (
+                PlayError::MustFollow {
                     seat,
-                    called,
+                    card,
                     holding,
-                }
-            }
+                    ..
+                },
+                Some(called),
+            ) => ClubsError::MustFollowSuit {
+                seat,
+                card,
+                called,
+                holding,
+            },
             (e, _) => ClubsError::Play(e),
         }
     }

@@ -16,7 +16,7 @@ use super::{
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     to_json,
     trick::{service_deal, Play, PlayError, SeedProblem, TrickPlay},
-    Actor, Dealing, Game, Outcomes, RuleError, SeedReveal, ToAct,
+    Actor, Dealing, Game, Outcomes, ProblemFields, RuleError, SeedReveal, ToAct,
 };
 
 /// Card points in one deal, all 40 cards together.
@@ -156,6 +156,8 @@ pub enum DumpError {
     MustFollowSuit {
         /// The seat that played.
         seat: usize,
+        /// The card played.
+        card: Card,
         /// The suit led to the trick.
         led: Suit,
         /// The led suit's name, for the message.
@@ -208,6 +210,20 @@ impl RuleError for DumpError {
             TallySum(_) => "tally_sum",
             SeedMissing => "seed_missing",
             SeedNotTaken => "seed_not_taken",
+        }
+    }
+
+    fn fields(&self) -> ProblemFields {
+        use DumpError::*;
+        match *self {
+            NotYourTurn { expected, got } => ProblemFields::turn(expected, got),
+            NoSuchCard(c) | CardAlreadyPlayed(c) => ProblemFields::card(c),
+            CardNotInHand { seat, card } => ProblemFields::seat(seat).with_card(card),
+            MustFollowSuit {
+                seat, card, led, ..
+            } => ProblemFields::seat(seat).with_card(card).with_suit(led),
+            TallySum(sum) => ProblemFields::compare(160, sum),
+            _ => ProblemFields::none(),
         }
     }
 }
@@ -454,8 +470,14 @@ impl Dump {
             PlayError::NoSuchCard(c) => DumpError::NoSuchCard(c),
             PlayError::CardAlreadyPlayed(c) => DumpError::CardAlreadyPlayed(c),
             PlayError::CardNotInHand { seat, card } => DumpError::CardNotInHand { seat, card },
-            PlayError::MustFollow { seat, holding, .. } => DumpError::MustFollowSuit {
+            PlayError::MustFollow {
                 seat,
+                card,
+                holding,
+                ..
+            } => DumpError::MustFollowSuit {
+                seat,
+                card,
                 led: holding,
                 led_name: holding.name(),
             },

@@ -8,6 +8,7 @@ pub mod cards;
 pub mod clubs;
 pub mod dump;
 pub mod entered;
+pub mod fields;
 pub mod members_only;
 #[cfg(feature = "test-game")]
 pub mod odd_or_even;
@@ -28,6 +29,7 @@ use utoipa::ToSchema;
 pub use self::{
     cards::Seed,
     entered::{Entered, EntryError},
+    fields::{CardName, ProblemFields},
     sheet::ScoreSheet,
 };
 
@@ -195,6 +197,13 @@ pub trait RuleError: Display + Debug {
     fn hidden(&self) -> bool {
         false
     }
+    /// The refusal's structured facts (the seat, the card, what was expected and got...), for a
+    /// client to phrase it in its own words: the problem document carries them beside the
+    /// message. They are told exactly as the message is ([`Rejection::told`]), so a hidden
+    /// refusal's fields may name the hand's cards.
+    fn fields(&self) -> ProblemFields {
+        ProblemFields::none()
+    }
 }
 
 /// The code anyone but the acting seat's own token is told for a [`RuleError::hidden`] refusal.
@@ -209,7 +218,8 @@ pub fn not_playable_detail(seat: usize) -> String {
     )
 }
 
-/// A rejected action in game-independent form: code, message naming the rule.
+/// A rejected action in game-independent form: code, message naming the rule, and its
+/// structured facts.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct Rejection {
@@ -219,6 +229,9 @@ pub struct Rejection {
     pub message: String,
     /// Whether the refusal was decided by the acting seat's private state ([`RuleError::hidden`]).
     pub hidden: bool,
+    /// The refusal's structured facts ([`RuleError::fields`]), for the acting seat's own token
+    /// like the message.
+    pub fields: ProblemFields,
 }
 
 impl Rejection {
@@ -228,17 +241,45 @@ impl Rejection {
             code: e.code(),
             message: e.to_string(),
             hidden: e.hidden(),
+            fields: e.fields(),
         }
     }
 
-    /// The code and message for a refusal of an action by `seat` (None: the table), told to the
-    /// seat's own token or anyone else who may see its private state (`holder`), or to anyone
-    /// else: a hidden refusal is then [`NOT_PLAYABLE`], the same answer for every such refusal.
-    pub fn told(&self, seat: Option<usize>, holder: bool) -> (&'static str, String) {
+    /// The code, message and fields for a refusal of an action by `seat` (None: the table), told
+    /// to the seat's own token or anyone else who may see its private state (`holder`), or to
+    /// anyone else: a hidden refusal is then [`NOT_PLAYABLE`], the same answer for every such
+    /// refusal, whose only field is the acting seat (which its detail names).
+    pub fn told(&self, seat: Option<usize>, holder: bool) -> Told {
         match seat {
-            Some(s) if self.hidden && !holder => (NOT_PLAYABLE, not_playable_detail(s)),
-            _ => (self.code, self.message.clone()),
+            Some(s) if self.hidden && !holder => Told {
+                code: NOT_PLAYABLE,
+                detail: not_playable_detail(s),
+                fields: ProblemFields::seat(s),
+            },
+            _ => Told {
+                code: self.code,
+                detail: self.message.clone(),
+                fields: self.fields.clone(),
+            },
         }
+    }
+}
+
+/// A refusal as one asker is told it ([`Rejection::told`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Told {
+    /// The code.
+    pub code: &'static str,
+    /// The detail.
+    pub detail: String,
+    /// The structured facts.
+    pub fields: ProblemFields,
+}
+
+impl Told {
+    /// The code and detail.
+    pub fn words(&self) -> (&'static str, String) {
+        (self.code, self.detail.clone())
     }
 }
 
@@ -1004,12 +1045,11 @@ mod tests {
 
     #[test]
     fn a_hidden_refusal_is_one_not_playable_answer_to_anyone_but_the_seat() {
-        let not_held = Rejection::from_rule(dump::DumpError::CardNotInHand {
-            seat: 1,
-            card: "AS".parse().unwrap(),
-        });
+        let ace: cards::Card = "AS".parse().unwrap();
+        let not_held = Rejection::from_rule(dump::DumpError::CardNotInHand { seat: 1, card: ace });
         let follow = Rejection::from_rule(dump::DumpError::MustFollowSuit {
             seat: 1,
+            card: ace,
             led: cards::Suit::H,
             led_name: "hearts",
         });
@@ -1017,32 +1057,45 @@ mod tests {
             expected: 0,
             got: 1,
         });
-        // The seat's own token (or anyone in table dealing) is told the rule.
+        // The seat's own token (or anyone in table dealing) is told the rule, and its facts.
         assert_eq!(
             not_held.told(Some(1), true),
-            ("card_not_in_hand", "seat 2 does not hold AS".to_string())
+            Told {
+                code: "card_not_in_hand",
+                detail: "seat 2 does not hold AS".to_string(),
+                fields: ProblemFields::seat(1).with_card(ace),
+            }
         );
         assert_eq!(
             follow.told(Some(1), true),
-            (
-                "must_follow_suit",
-                "seat 2 holds hearts and must follow suit (H was led)".to_string()
-            )
+            Told {
+                code: "must_follow_suit",
+                detail: "seat 2 holds hearts and must follow suit (H was led)".to_string(),
+                fields: ProblemFields::seat(1)
+                    .with_card(ace)
+                    .with_suit(cards::Suit::H),
+            }
         );
-        // Anyone else: one answer for both, naming neither the card nor the rule.
-        let hidden = (NOT_PLAYABLE, not_playable_detail(1));
+        // Anyone else: one answer for both, naming neither the card nor the rule; its only
+        // fact is the seat its detail names.
+        let hidden = Told {
+            code: NOT_PLAYABLE,
+            detail: not_playable_detail(1),
+            fields: ProblemFields::seat(1),
+        };
         assert_eq!(not_held.told(Some(1), false), hidden);
         assert_eq!(follow.told(Some(1), false), hidden);
-        assert!(!hidden.1.contains("AS") && !hidden.1.contains("heart"));
+        assert!(!hidden.detail.contains("AS") && !hidden.detail.contains("heart"));
         // A public refusal is the same for everyone.
         assert_eq!(turn.told(Some(1), false), turn.told(Some(1), true));
-        assert_eq!(turn.told(Some(1), false).0, "not_your_turn");
+        assert_eq!(turn.told(Some(1), false).code, "not_your_turn");
+        assert_eq!(turn.fields, ProblemFields::turn(0, 1));
         // Details name seats 1-based, as the table page does (the JSON's `seat` stays 0-based).
         assert_eq!(turn.message, "it is seat 1's turn to play, not seat 2's");
         assert!(
-            hidden.1.starts_with("seat 2 cannot do this: "),
+            hidden.detail.starts_with("seat 2 cannot do this: "),
             "{}",
-            hidden.1
+            hidden.detail
         );
     }
 

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 
 use super::{
     cards::{deal_from_seed, Card, CardSet, Seed, Suit, SuitSet},
-    Dealing,
+    Dealing, ProblemFields,
 };
 
 /// One card laid to a trick.
@@ -130,6 +130,8 @@ pub enum PlayError {
     MustFollow {
         /// The seat that played.
         seat: usize,
+        /// The card played.
+        card: Card,
         /// Which group of the [`Duty`] was broken (0 = the first).
         tier: usize,
         /// That group's suits.
@@ -148,6 +150,22 @@ impl PlayError {
             PlayError::CardAlreadyPlayed(_) => "card_already_played",
             PlayError::CardNotInHand { .. } => "card_not_in_hand",
             PlayError::MustFollow { .. } => "must_follow_suit",
+        }
+    }
+
+    /// The refusal's structured facts (see [`super::RuleError::fields`]): the seat, the card;
+    /// for `MustFollow`, the suit it holds and had to play.
+    pub fn fields(&self) -> ProblemFields {
+        match *self {
+            PlayError::NotYourTurn { expected, got } => ProblemFields::turn(expected, got),
+            PlayError::NoSuchCard(c) | PlayError::CardAlreadyPlayed(c) => ProblemFields::card(c),
+            PlayError::CardNotInHand { seat, card } => ProblemFields::seat(seat).with_card(card),
+            PlayError::MustFollow {
+                seat,
+                card,
+                holding,
+                ..
+            } => ProblemFields::seat(seat).with_card(card).with_suit(holding),
         }
     }
 
@@ -371,6 +389,7 @@ impl<N> TrickPlay<N> {
             if let Some(holding) = hands[seat].first_suit_of(*suits) {
                 return Err(PlayError::MustFollow {
                     seat,
+                    card,
                     tier,
                     suits: *suits,
                     holding,

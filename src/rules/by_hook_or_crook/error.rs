@@ -5,7 +5,7 @@ use super::{
     actions::{ActionCard, Place},
     items::Item,
 };
-use crate::rules::RuleError;
+use crate::rules::{CardName, ProblemFields, RuleError};
 
 /// An illegal action or option.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -75,9 +75,16 @@ pub enum BhocError {
         /// What the game waits for now.
         now: String,
     },
-    /// A seat acting out of turn (who acts now).
-    #[error("{0}")]
-    NotYourTurn(String),
+    /// A seat acting out of turn.
+    #[error("{message}")]
+    NotYourTurn {
+        /// The seat that acted.
+        seat: usize,
+        /// The one seat to act now, if one is.
+        to_act: Option<usize>,
+        /// Who acts now, in words.
+        message: String,
+    },
     /// A seat choosing again in a set of sealed choices it has already made its choice in
     /// (the seat).
     #[error(
@@ -131,9 +138,14 @@ pub enum BhocError {
         /// The action card.
         card: ActionCard,
     },
-    /// A card, check or thief this match does not have (which).
-    #[error("{0}")]
-    NoSuchCard(String),
+    /// A card, check or thief this match does not have.
+    #[error("{message}")]
+    NoSuchCard {
+        /// The card named.
+        card: CardName,
+        /// Why it is not in the match, in words.
+        message: String,
+    },
     /// An auction pile other than 0 and 1 (the pile named).
     #[error("there is no auction pile {0}: the piles are 0 and 1")]
     NoSuchPile(usize),
@@ -148,9 +160,16 @@ pub enum BhocError {
         /// Where it is known to be.
         place: String,
     },
-    /// Collection cards the seat does not hold, or more than its hand can hold (which).
-    #[error("{0}")]
-    CardNotInHand(String),
+    /// Collection cards the seat does not hold, or more than its hand can hold.
+    #[error("{message}")]
+    CardNotInHand {
+        /// The seat showing them.
+        seat: usize,
+        /// The card, when one card is refused.
+        card: Option<Item>,
+        /// Which cards, and why, in words.
+        message: String,
+    },
     /// A collection card listed twice in one action.
     #[error("{0} is listed twice")]
     DuplicateCard(Item),
@@ -236,7 +255,7 @@ impl RuleError for BhocError {
             NoRevealExpected(_) => "no_reveal_expected",
             TableDealingOnly => "table_dealing_only",
             WrongPhase { .. } => "wrong_phase",
-            NotYourTurn(_) => "not_your_turn",
+            NotYourTurn { .. } => "not_your_turn",
             AlreadyChosen(_) => "already_chosen",
             LocationFirst(_) => "location_first",
             NothingToPlayThere { .. } => "nothing_to_play_there",
@@ -245,11 +264,11 @@ impl RuleError for BhocError {
             NoSetToExhibit(_) => "no_set_to_exhibit",
             CheckAlreadySpent(_) => "check_already_spent",
             NotYourCard { .. } => "not_your_card",
-            NoSuchCard(_) => "no_such_card",
+            NoSuchCard { .. } => "no_such_card",
             NoSuchPile(_) => "no_such_pile",
             PileEmpty(_) => "pile_empty",
             CardElsewhere { .. } => "card_elsewhere",
-            CardNotInHand(_) => "card_not_in_hand",
+            CardNotInHand { .. } => "card_not_in_hand",
             DuplicateCard(_) => "duplicate_card",
             NotASet(_) => "not_a_set",
             CardInTwoExhibits(_) => "card_in_two_exhibits",
@@ -270,11 +289,61 @@ impl RuleError for BhocError {
     /// The public facts of an action card (whose it is, spent, in prison) are judged first.
     fn hidden(&self) -> bool {
         match self {
-            BhocError::CardNotInHand(_)
+            BhocError::CardNotInHand { .. }
             | BhocError::NotBestSet { .. }
             | BhocError::NoSetToExhibit(_) => true,
             BhocError::CardNotAllowedHere { sealed, .. } => *sealed,
             _ => false,
+        }
+    }
+
+    /// The seat (the one acting, or the one whose exhibit a theft names), the card (a
+    /// collection card, or an action card as `check:<value>`, `thief:<n>`), the location and
+    /// the auction pile.
+    fn fields(&self) -> ProblemFields {
+        use BhocError::*;
+        match self {
+            BadPileSizes { expected, got } => ProblemFields::compare(*expected, *got),
+            RevealExpected(pile) | NoSuchPile(pile) | PileEmpty(pile) => {
+                ProblemFields::none().with_pile(*pile)
+            }
+            NotYourTurn {
+                seat,
+                to_act: Some(to_act),
+                ..
+            } => ProblemFields::turn(*to_act, *seat),
+            NotYourTurn { seat, .. }
+            | AlreadyChosen(seat)
+            | LocationFirst(seat)
+            | NoSetToExhibit(seat)
+            | NotExhibiting(seat)
+            | NotBestSet { seat, .. } => ProblemFields::seat(*seat),
+            NothingToPlayThere { seat, place } => ProblemFields::seat(*seat).with_place(*place),
+            CardNotAllowedHere {
+                seat, card, place, ..
+            } => ProblemFields::seat(*seat)
+                .with_card(*card)
+                .with_place(*place),
+            ThiefInPrison { seat, thief } => {
+                ProblemFields::seat(*seat).with_card(ActionCard::Thief(*thief))
+            }
+            CheckAlreadySpent(value) => ProblemFields::card(ActionCard::Check(*value)),
+            NotYourCard { seat, card } => ProblemFields::seat(*seat).with_card(*card),
+            NoSuchCard { card, .. } => ProblemFields::card(card.clone()),
+            CardElsewhere { card, .. } => ProblemFields::card(*card),
+            CardNotInHand { seat, card, .. } => {
+                let fields = ProblemFields::seat(*seat);
+                match card {
+                    Some(card) => fields.with_card(*card),
+                    None => fields,
+                }
+            }
+            DuplicateCard(card) | CardInTwoExhibits(card) => ProblemFields::card(*card),
+            AlreadyStolenFrom { thief, from } => {
+                ProblemFields::seat(*from).with_card(ActionCard::Thief(*thief))
+            }
+            CardNotInExhibit { card, from, .. } => ProblemFields::seat(*from).with_card(*card),
+            _ => ProblemFields::none(),
         }
     }
 }
@@ -291,7 +360,12 @@ mod tests {
         };
         assert_eq!((best.code(), best.hidden()), ("not_best_set", true));
         assert!(BhocError::NoSetToExhibit(1).hidden());
-        assert!(BhocError::CardNotInHand("seat 1 does not hold A1500".into()).hidden());
+        assert!(BhocError::CardNotInHand {
+            seat: 0,
+            card: Some("A1500".parse().unwrap()),
+            message: "seat 1 does not hold A1500".into()
+        }
+        .hidden());
         let here = |sealed| BhocError::CardNotAllowedHere {
             seat: 1,
             card: ActionCard::Check(8000),

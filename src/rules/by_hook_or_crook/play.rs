@@ -37,6 +37,14 @@ fn list(cards: &[Item]) -> String {
         .join(", ")
 }
 
+/// The card of a list of one (a refusal's `card` field), None for several.
+fn one(cards: &[Item]) -> Option<Item> {
+    match cards {
+        [card] => Some(*card),
+        _ => None,
+    }
+}
+
 /// No card listed twice.
 fn check_listed(cards: &[Item]) -> R<()> {
     let mut seen = BTreeSet::new();
@@ -112,9 +120,12 @@ impl ByHookOrCrook {
 
     fn check_exists(&self, card: Item) -> R<()> {
         match self.deck() {
-            Some(deck) if !deck.contains(&card) => Err(BhocError::NoSuchCard(format!(
-                "{card} is not in the default collection (the k-th card of letter i is dated 1500 + 60k + 7i; use collection \"open\" for a table's own deck)"
-            ))),
+            Some(deck) if !deck.contains(&card) => Err(BhocError::NoSuchCard {
+                card: card.into(),
+                message: format!(
+                    "{card} is not in the default collection (the k-th card of letter i is dated 1500 + 60k + 7i; use collection \"open\" for a table's own deck)"
+                ),
+            }),
             _ => Ok(()),
         }
     }
@@ -157,11 +168,11 @@ impl ByHookOrCrook {
         }
         if self.hand_sizes[seat] == hand.len() {
             // Every card of the hand is known (service dealing, or all learned).
-            return Err(BhocError::CardNotInHand(format!(
-                "seat {} does not hold {}",
-                seat + 1,
-                list(&new)
-            )));
+            return Err(BhocError::CardNotInHand {
+                seat,
+                card: one(&new),
+                message: format!("seat {} does not hold {}", seat + 1, list(&new)),
+            });
         }
         for &c in &new {
             if let Some(place) = self.place_of(c) {
@@ -169,14 +180,18 @@ impl ByHookOrCrook {
             }
         }
         if hand.len() + new.len() > self.hand_sizes[seat] {
-            return Err(BhocError::CardNotInHand(format!(
-                "seat {} holds {} cards, {} of them known ({}): {} cannot all be in that hand",
-                seat + 1,
-                self.hand_sizes[seat],
-                hand.len(),
-                list(&hand.iter().copied().collect::<Vec<_>>()),
-                list(&new)
-            )));
+            return Err(BhocError::CardNotInHand {
+                seat,
+                card: one(&new),
+                message: format!(
+                    "seat {} holds {} cards, {} of them known ({}): {} cannot all be in that hand",
+                    seat + 1,
+                    self.hand_sizes[seat],
+                    hand.len(),
+                    list(&hand.iter().copied().collect::<Vec<_>>()),
+                    list(&new)
+                ),
+            });
         }
         Ok(())
     }
@@ -441,10 +456,14 @@ impl ByHookOrCrook {
         if self.is_alternate() {
             match self.alternate_next() {
                 Some(next) if next != seat => {
-                    return Err(BhocError::NotYourTurn(format!(
+                    return Err(BhocError::NotYourTurn {
+                        seat,
+                        to_act: Some(next),
+                        message: format!(
                         "the two players pick their locations openly in turn: seat {} picks now",
                         next + 1
-                    )))
+                    ),
+                    })
                 }
                 _ => {}
             }
@@ -498,14 +517,18 @@ impl ByHookOrCrook {
                 } else if self.check_owner(v).is_some() {
                     BhocError::NotYourCard { seat, card }
                 } else {
-                    BhocError::NoSuchCard(format!("there is no check of {v} in this match"))
+                    BhocError::NoSuchCard {
+                        card: card.into(),
+                        message: format!("there is no check of {v} in this match"),
+                    }
                 });
             }
             ActionCard::Thief(n) => match self.thief_owner(n) {
                 None => {
-                    return Err(BhocError::NoSuchCard(format!(
-                        "there is no thief {n} in this match"
-                    )))
+                    return Err(BhocError::NoSuchCard {
+                        card: card.into(),
+                        message: format!("there is no thief {n} in this match"),
+                    })
                 }
                 Some(o) if o != seat => return Err(BhocError::NotYourCard { seat, card }),
                 Some(_) if self.prison.contains(&n) => {
@@ -649,10 +672,11 @@ impl ByHookOrCrook {
             return Err(self.wrong_phase("buy"));
         };
         if seat != winner {
-            return Err(BhocError::NotYourTurn(format!(
-                "seat {} won the auction and picks the pile",
-                winner + 1
-            )));
+            return Err(BhocError::NotYourTurn {
+                seat,
+                to_act: Some(winner),
+                message: format!("seat {} won the auction and picks the pile", winner + 1),
+            });
         }
         if pile >= 2 {
             return Err(BhocError::NoSuchPile(pile));
@@ -759,10 +783,14 @@ impl ByHookOrCrook {
         }
         let exhibitors = self.exhibitors();
         if !exhibitors.contains(&seat) {
-            return Err(BhocError::NotYourTurn(format!(
-                "only the seats that played an exhibit at the castle lay down sets: seats {}",
-                seats_text(&exhibitors)
-            )));
+            return Err(BhocError::NotYourTurn {
+                seat,
+                to_act: None,
+                message: format!(
+                    "only the seats that played an exhibit at the castle lay down sets: seats {}",
+                    seats_text(&exhibitors)
+                ),
+            });
         }
         if self.turn.exhibits[seat].is_some() {
             return Err(BhocError::AlreadyChosen(seat));
@@ -885,10 +913,14 @@ impl ByHookOrCrook {
             return Err(self.wrong_phase("steal"));
         };
         if seat != owner {
-            return Err(BhocError::NotYourTurn(format!(
-                "thief {thief} of seat {} steals now (thieves steal in descending number order)",
-                owner + 1
-            )));
+            return Err(BhocError::NotYourTurn {
+                seat,
+                to_act: Some(owner),
+                message: format!(
+                    "thief {thief} of seat {} steals now (thieves steal in descending number order)",
+                    owner + 1
+                ),
+            });
         }
         let Some(display) = self.turn.display.get(from).and_then(|d| d.as_ref()) else {
             return Err(BhocError::NotExhibiting(from));

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::super::RuleError;
+use super::super::{ProblemFields, RuleError};
 use super::*;
 
 /// A bet: one piece on one vacant space.
@@ -170,12 +170,12 @@ pub enum MembersOnlyError {
     #[error("seat {seat_1} has already recorded its discard and reveal for this heat", seat_1 = .0 + 1)]
     FinalAlreadyRecorded(usize),
     /// A bet on a space that already holds a piece.
-    #[error("the {category} space '{words}' ({space}) is already taken by seat {by_1}: pieces go on vacant spaces only, one piece per space (Rule One)", by_1 = by + 1)]
+    #[error("the {category} space '{words}' ({space_name}) is already taken by seat {by_1}: pieces go on vacant spaces only, one piece per space (Rule One)", space_name = space.name(), by_1 = by + 1)]
     SpaceTaken {
         /// The category bet on.
         category: Category,
-        /// The space's wire name.
-        space: &'static str,
+        /// The space.
+        space: Space,
         /// The space in words.
         words: &'static str,
         /// The seat whose piece is there.
@@ -311,6 +311,38 @@ impl RuleError for MembersOnlyError {
             TallyShape(_) => "tally_shape",
             TallyRange { .. } => "tally_range",
             TallyMarkerBack { .. } => "tally_marker_back",
+        }
+    }
+
+    /// The seat (the one acting, or the one whose piece holds the space), the card, the
+    /// category and space bet on, and the counts the rules compare.
+    fn fields(&self) -> ProblemFields {
+        use MembersOnlyError::*;
+        match *self {
+            NotYourTurn { expected, got } => ProblemFields::turn(expected, got),
+            FinalTooEarly { seat, held } => ProblemFields::seat(seat).with_compare(3, held),
+            FinalAlreadyRecorded(seat) | DiscardRequired(seat) => ProblemFields::seat(seat),
+            SpaceTaken {
+                category,
+                space,
+                by,
+                ..
+            } => ProblemFields::seat(by)
+                .with_category(category)
+                .with_space(space),
+            NoPieceLeft { seat, .. } => ProblemFields::seat(seat),
+            WrongRevealCount { seat, got, .. } => ProblemFields::seat(seat).with_got(got),
+            CardNotInHand {
+                seat,
+                card,
+                wanted,
+                held,
+            } => ProblemFields::seat(seat)
+                .with_card(card)
+                .with_compare(wanted, held),
+            CardCountExceeded { card, .. } => ProblemFields::card(card),
+            WrongFaceUpCount(got) => ProblemFields::compare(2, got),
+            _ => ProblemFields::none(),
         }
     }
 }

@@ -768,7 +768,7 @@ impl MembersOnly {
         if let Some(by) = heat.occupant(bet.category, bet.space) {
             return Err(Err::SpaceTaken {
                 category: bet.category,
-                space: bet.space.name(),
+                space: bet.space,
                 words: bet.space.words(),
                 by,
             });

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
 
-use super::super::{RuleError, SeedReveal};
+use super::super::{ProblemFields, RuleError, SeedReveal};
 
 /// Cards dealt to each player ("The Dealer ... deals ELEVEN Cards to each player").
 pub const HAND_SIZE: usize = 11;
@@ -358,9 +358,9 @@ pub enum PlusMinusError {
         position: i64,
     },
     /// A tally in which two seats have all four men home.
-    #[error("seats {first} and {second} cannot both have four men on 25: the game ends at once when the first player's fourth man reaches 25")]
+    #[error("seats {} and {} cannot both have four men on 25: the game ends at once when the first player's fourth man reaches 25", first + 1, second + 1)]
     TallyTwoFinished {
-        /// One of the two seats.
+        /// One of the two seats (0-based; told 1-based).
         first: usize,
         /// The other.
         second: usize,
@@ -433,6 +433,36 @@ impl RuleError for PlusMinusError {
             TallyUnachievable { .. } => "tally_unachievable",
             SeedMissing => "seed_missing",
             SeedNotTaken => "seed_not_taken",
+        }
+    }
+
+    /// The seat and card (a move's refusals: the seat moving and the card played); a tally's
+    /// board against what it must be.
+    fn fields(&self) -> ProblemFields {
+        use PlusMinusError::*;
+        match self {
+            NotYourTurn { expected, got } => ProblemFields::turn(*expected, *got),
+            NoSuchCard { card, .. } | CardAlreadyPlayed { card, .. } => ProblemFields::card(*card),
+            CardNotInHand { seat, card } | MinusCardLead { seat, card } => {
+                ProblemFields::seat(*seat).with_card(*card)
+            }
+            MoveRequired(f)
+            | ManHome(f)
+            | ZeroTotal(f)
+            | StarsBackward(f)
+            | StarsBustForbidden(f)
+            | NoManThere { facts: f, .. }
+            | NumberOccupied { facts: f, .. } => ProblemFields::seat(f.seat).with_card(f.card),
+            TallySeats { expected, got } => ProblemFields::compare(*expected, *got),
+            TallyMen { seat, got } => ProblemFields::seat(*seat).with_compare(4, *got),
+            TallyPosition { seat, position } | TallyOccupied { seat, position } => {
+                ProblemFields::seat(*seat).with_got(*position)
+            }
+            TallyTwoFinished { second, .. } => ProblemFields::seat(*second),
+            TallyRange { seat, value } | TallyUnachievable { seat, value } => {
+                ProblemFields::seat(*seat).with_got(*value)
+            }
+            _ => ProblemFields::none(),
         }
     }
 }
