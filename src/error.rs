@@ -248,6 +248,9 @@ impl From<MatchError> for ApiError {
             E::InvalidPlayerName { .. } => (StatusCode::BAD_REQUEST, "invalid_player_name"),
             E::DuplicatePlayer(_) => (StatusCode::UNPROCESSABLE_ENTITY, "duplicate_player"),
             E::UnknownPlayer(_) => (StatusCode::UNPROCESSABLE_ENTITY, "unknown_player"),
+            E::PlayerNameMismatch { .. } => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "player_name_mismatch")
+            }
             E::TooManyPlayers => (StatusCode::BAD_REQUEST, "too_many_players"),
             E::InvalidCursor => (StatusCode::BAD_REQUEST, "invalid_cursor"),
             E::CreationOutcomeUnknown => return ApiError::storage_unavailable(e.to_string()),
@@ -273,6 +276,7 @@ impl From<TournamentError> for ApiError {
         let (status, code) = match &e {
             E::NotFound(_) => (StatusCode::NOT_FOUND, "tournament_not_found"),
             E::PlayerNotFound(_) => (StatusCode::NOT_FOUND, "player_not_found"),
+            E::InvalidTime(_) => (StatusCode::BAD_REQUEST, "invalid_query"),
             E::RoundNotFound { .. } => (StatusCode::NOT_FOUND, "round_not_found"),
             E::TableNotFound { .. } => (StatusCode::NOT_FOUND, "table_not_found"),
             E::InvalidName => (StatusCode::BAD_REQUEST, "invalid_tournament_name"),
@@ -370,6 +374,7 @@ mod tests {
             (E::InvalidPlayerName { what: "player 0's name".into() }, 400, "invalid_player_name", "player 0's name must have 1 to 64 characters (not blank)"),
             (E::DuplicatePlayer("p".into()), 422, "duplicate_player", "player p is named at two seats"),
             (E::UnknownPlayer(2), 422, "unknown_player", "player 2's player_id names no player (POST /v1/players registers one)"),
+            (E::PlayerNameMismatch { seat: 1, id: "abc".into(), registered: "Ada".into(), given: "Ann".into() }, 422, "player_name_mismatch", "player 1's player_id names abc, registered as \"Ada\", not \"Ann\": send the registered name (GET /v1/players/abc)"),
             (E::TooManyPlayers, 400, "too_many_players", "at most 16 players"),
             (E::InvalidCursor, 400, "invalid_cursor", "cursor must be a next_cursor from an earlier page"),
             (E::CreationOutcomeUnknown, 503, "storage_unavailable", "the database became unreachable while the match was being created: it may or may not exist. If it does, its tokens were never given to anyone and nobody can use it: create the match again once the database is back"),
@@ -430,6 +435,7 @@ mod tests {
         let cases: Vec<(TournamentError, u16, &str, &str)> = vec![
             (E::NotFound("t".into()), 404, "tournament_not_found", "no tournament has id t"),
             (E::PlayerNotFound("p".into()), 404, "player_not_found", "no player has id p"),
+            (E::InvalidTime("created_after"), 400, "invalid_query", "created_after must be an RFC 3339 time, such as 2026-11-27T18:00:00Z"),
             (E::RoundNotFound { round: 2, paired: 0 }, 404, "round_not_found", "round 2 is not paired: no round is yet (POST .../rounds pairs the next)"),
             (E::RoundNotFound { round: 4, paired: 3 }, 404, "round_not_found", "round 4 is not paired: rounds 1 to 3 are"),
             (E::TableNotFound { round: 1, tables: 2 }, 404, "table_not_found", "round 1 has tables 1 to 2"),

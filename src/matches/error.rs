@@ -137,6 +137,19 @@ pub enum MatchError {
     /// Seat `.0`'s `player_id` names no player.
     #[error("player {0}'s player_id names no player (POST /v1/players registers one)")]
     UnknownPlayer(usize),
+    /// Seat `seat` names registered player `id` under another name than the registered one: an
+    /// entry's name never silently replaces the registered player's.
+    #[error("player {seat}'s player_id names {id}, registered as {registered:?}, not {given:?}: send the registered name (GET /v1/players/{id})")]
+    PlayerNameMismatch {
+        /// The seat (entry index).
+        seat: usize,
+        /// The player id.
+        id: String,
+        /// The registered name.
+        registered: String,
+        /// The name sent.
+        given: String,
+    },
     /// More seats than any game has.
     #[error("at most 16 players")]
     TooManyPlayers,

@@ -37,6 +37,7 @@ pub(crate) use self::create::check_name;
 pub use self::{
     error::{MatchError, RuleRefusal},
     prepare::duplicate_seed,
+    read::parse_cursor,
     write::{request_hash, WriteAnswer, WriteMeta},
 };
 use crate::{ids::sha256_hex, store::Store};

@@ -32,7 +32,7 @@ use crate::{
         (status = 400, description = "Malformed body, unknown field, wrong type, blank name", body = Problem, content_type = "application/problem+json"),
         BodyTooLarge,
         NotJson,
-        (status = 422, description = "`unknown_game`, `bad_player_count` or `invalid_config`", body = Problem, content_type = "application/problem+json",
+        (status = 422, description = "`unknown_game`, `bad_player_count`, `invalid_config`, `unknown_player`, `duplicate_player` or `player_name_mismatch` (a seat names a registered player under another name than the registered one)", body = Problem, content_type = "application/problem+json",
          example = json!({"type": "urn:clubroom:problem:unknown_game", "title": "Illegal action", "status": 422, "detail": "no game 'chess' is implemented here; GET /v1/games lists the games", "code": "unknown_game"})),
         TooManyCreates,
         StorageUnavailable,
