@@ -226,7 +226,10 @@ impl From<MatchError> for ApiError {
             | E::SeatTokenRequired
             | E::ListTokenRequired
             | E::ListTokenUnknown => (StatusCode::UNAUTHORIZED, "unauthorized"),
-            E::TableActionNeedsHost | E::HostOnly => (StatusCode::FORBIDDEN, "host_only"),
+            E::TableActionNeedsHost | E::HostOnly | E::RotateHostOnly => {
+                (StatusCode::FORBIDDEN, "host_only")
+            }
+            E::TableTokensDerived(_) => (StatusCode::CONFLICT, "table_tokens_derived"),
             E::NotYourSeat { .. } => (StatusCode::FORBIDDEN, "not_your_seat"),
             E::HandIsPrivate(_) => (StatusCode::FORBIDDEN, "hand_is_private"),
             E::RoundInPlay { .. } => (StatusCode::FORBIDDEN, "round_in_play"),
@@ -356,6 +359,8 @@ mod tests {
             (E::ListTokenUnknown, 401, "unauthorized", "this token belongs to no match and is not the operator's"),
             (E::TableActionNeedsHost, 403, "host_only", "table actions (seat: null) need the host token"),
             (E::HostOnly, 403, "host_only", "only the host token may undo"),
+            (E::RotateHostOnly, 403, "host_only", "only the host token may rotate the host's token"),
+            (E::TableTokensDerived("t".into()), 409, "table_tokens_derived", "this match is a table of tournament t: its tokens derive from the organiser's token (GET /v1/tournaments/t/rounds/{round} gives them again), so they are not rotated one by one"),
             (E::NotYourSeat { token: 1, seat: 2 }, 403, "not_your_seat", "this token acts for seat 2 only, not seat 3"),
             (E::HandIsPrivate(3), 403, "hand_is_private", "only seat 4's token may see its legal actions"),
             (E::RoundInPlay { tournament: "t1".into(), round: 2 }, 403, "round_in_play", "this match is a duplicate table of tournament t1, round 2: the round's other tables are playing the same boards, so until every table has finished only this table's own tokens may read it"),

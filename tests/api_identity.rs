@@ -468,3 +468,141 @@ async fn an_entry_never_renames_the_registered_player() {
         json!({"seat": 0, "name": "Ada", "player_id": ada})
     );
 }
+
+async fn rotate(app: &TestApp, id: &str, token: Option<&str>, seat: Value) -> common::Answer {
+    post(
+        app,
+        &format!("/v1/matches/{id}/tokens"),
+        token,
+        json!({ "seat": seat }),
+    )
+    .await
+}
+
+#[actix_web::test]
+async fn rotating_a_token_revokes_the_old_one_at_once_on_every_instance() {
+    let app = TestApp::spawn().await;
+    let other = TestApp::on(&app.database_url).await;
+    let m = app.create("dump", 2, "table", json!({})).await;
+    let view = format!("/v1/matches/{}", m.id);
+    // The other instance has the match in its cache, old tokens and all.
+    for t in [&m.host, &m.seats[0], &m.seats[1]] {
+        assert_eq!(other.get(&view, Some(t)).await.status, StatusCode::OK);
+    }
+
+    // The host rotates seat 1's token (a lost phone).
+    let r = rotate(&app, &m.id, Some(&m.host), json!(1)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["seat"], 1);
+    let seat1 = r.body["token"].as_str().unwrap().to_string();
+    assert_eq!(seat1.len(), m.seats[1].len());
+    assert_ne!(seat1, m.seats[1]);
+    for a in [&app, &other] {
+        let old = a.get(&view, Some(&m.seats[1])).await;
+        assert_eq!(old.status, StatusCode::UNAUTHORIZED, "{}", old.text);
+        assert_eq!(old.code(), "unauthorized");
+        assert_eq!(old.body["detail"], "this token is not valid for this match");
+        let new = a.get(&view, Some(&seat1)).await;
+        assert_eq!(new.status, StatusCode::OK, "{}", new.text);
+        assert_eq!(new.body["you"]["seat"], 1, "{}", new.text);
+    }
+
+    // A seat rotates only its own.
+    let r = rotate(&app, &m.id, Some(&m.seats[0]), json!(1)).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
+    assert_eq!(r.code(), "not_your_seat");
+    assert_eq!(
+        r.body["detail"],
+        "this token acts for seat 1 only, not seat 2"
+    );
+    let r = rotate(&app, &m.id, Some(&m.seats[0]), Value::Null).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
+    assert_eq!(r.code(), "host_only");
+    assert_eq!(
+        r.body["detail"],
+        "only the host token may rotate the host's token"
+    );
+    let r = rotate(&other, &m.id, Some(&m.seats[0]), json!(0)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let seat0 = r.body["token"].as_str().unwrap().to_string();
+    assert_eq!(
+        app.get(&view, Some(&m.seats[0])).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(app.get(&view, Some(&seat0)).await.body["you"]["seat"], 0);
+    // The revoked token rotates nothing.
+    let r = rotate(&app, &m.id, Some(&m.seats[0]), json!(0)).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text);
+    assert_eq!(r.code(), "unauthorized");
+
+    // The host rotates its own (a leaked link): the old one records nothing, anywhere.
+    let r = rotate(&app, &m.id, Some(&m.host), Value::Null).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["seat"], Value::Null);
+    let host = r.body["token"].as_str().unwrap().to_string();
+    for a in [&app, &other] {
+        let undo = a.undo(&m, &m.host).await;
+        assert_eq!(undo.status, StatusCode::UNAUTHORIZED, "{}", undo.text);
+        assert_eq!(
+            undo.body["detail"],
+            "this token is not valid for this match"
+        );
+        let undo = a.undo(&m, &host).await;
+        assert_eq!(
+            undo.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            undo.text
+        );
+        assert_eq!(undo.code(), "nothing_to_undo");
+    }
+
+    // Other refusals.
+    let r = rotate(&app, &m.id, None, json!(0)).await;
+    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text);
+    assert_eq!(r.code(), "unauthorized");
+    let r = rotate(&app, &m.id, Some(&host), json!(2)).await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.code(), "no_such_seat");
+    let r = post(
+        &app,
+        &format!("/v1/matches/{}/tokens", m.id),
+        Some(&host),
+        json!({"seat": 0, "who": 1}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    let r = rotate(
+        &app,
+        "0123456789abcdef0123456789abcdef",
+        Some(&host),
+        json!(0),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND, "{}", r.text);
+    assert_eq!(r.code(), "match_not_found");
+
+    // A tournament table's tokens derive from the organiser's: refused, unchanged.
+    let (t, org, _) = tournament(
+        &app,
+        json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 1,
+        "players": [{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "D"}]}),
+    )
+    .await;
+    let round = post(
+        &app,
+        &format!("/v1/tournaments/{t}/rounds"),
+        Some(&org),
+        json!({}),
+    )
+    .await;
+    let tm = round.body["tokens"][0]["match_id"].as_str().unwrap();
+    let th = round.body["tokens"][0]["host_token"].as_str().unwrap();
+    let r = rotate(&app, tm, Some(th), Value::Null).await;
+    assert_eq!(r.status, StatusCode::CONFLICT, "{}", r.text);
+    assert_eq!(r.code(), "table_tokens_derived");
+    assert_eq!(
+        app.get(&format!("/v1/matches/{tm}"), Some(th)).await.status,
+        StatusCode::OK
+    );
+}

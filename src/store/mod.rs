@@ -1039,6 +1039,63 @@ impl Store {
         Ok(seq)
     }
 
+    /// The seat of match `match_id`'s token with hash `hash` as stored now (`Some(None)`: the
+    /// host's), or None when the match holds no such token (never issued, or rotated away).
+    pub async fn token_seat(
+        &self,
+        match_id: &str,
+        hash: &str,
+    ) -> Result<Option<Option<i64>>, StoreError> {
+        let row: Option<(Option<i64>,)> =
+            sqlx::query_as("SELECT seat FROM tokens WHERE hash = $1 AND match_id = $2")
+                .bind(hash)
+                .bind(match_id)
+                .fetch_optional(&self.reader)
+                .await?;
+        Ok(row.map(|(s,)| s))
+    }
+
+    /// Replaces the token of match `match_id`'s `seat` (None: the host's) by the one with hash
+    /// `new_hash`, in one transaction: the old one is gone when the new one exists.
+    pub async fn replace_token(
+        &self,
+        match_id: &str,
+        seat: Option<i64>,
+        new_hash: &str,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.writer.acquire().await?;
+        let result = async {
+            let mut tx = conn.begin().await?;
+            match seat {
+                Some(s) => {
+                    sqlx::query("DELETE FROM tokens WHERE match_id = $1 AND seat = $2")
+                        .bind(match_id)
+                        .bind(s)
+                        .execute(&mut *tx)
+                        .await?
+                }
+                None => {
+                    sqlx::query("DELETE FROM tokens WHERE match_id = $1 AND seat IS NULL")
+                        .bind(match_id)
+                        .execute(&mut *tx)
+                        .await?
+                }
+            };
+            sqlx::query("INSERT INTO tokens (hash, match_id, seat) VALUES ($1, $2, $3)")
+                .bind(new_hash)
+                .bind(match_id)
+                .bind(seat)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await
+        }
+        .await;
+        if let Err(err) = &result {
+            discard(&mut conn, err);
+        }
+        result.map_err(sent_write_error)
+    }
+
     /// Whether some match issued the token with this hash.
     pub async fn token_exists(&self, hash: &str) -> Result<bool, StoreError> {
         Ok(sqlx::query("SELECT 1 AS one FROM tokens WHERE hash = $1")
