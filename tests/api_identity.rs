@@ -606,3 +606,108 @@ async fn rotating_a_token_revokes_the_old_one_at_once_on_every_instance() {
         StatusCode::OK
     );
 }
+
+#[actix_web::test]
+async fn the_organiser_or_the_operator_rotates_the_organiser_token_and_its_tables() {
+    let app = TestApp::spawn().await;
+    let other = TestApp::on(&app.database_url).await;
+    let (t, org, _) = tournament(
+        &app,
+        json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 2,
+        "players": [{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "D"}]}),
+    )
+    .await;
+    let round = post(
+        &app,
+        &format!("/v1/tournaments/{t}/rounds"),
+        Some(&org),
+        json!({}),
+    )
+    .await;
+    assert_eq!(round.status, StatusCode::CREATED, "{}", round.text);
+    let tm = round.body["tokens"][0]["match_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let old_host = round.body["tokens"][0]["host_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let old_seat = round.body["tokens"][0]["seat_tokens"][2]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let view = format!("/v1/matches/{tm}");
+    assert_eq!(
+        other.get(&view, Some(&old_seat)).await.status,
+        StatusCode::OK
+    );
+    let path = format!("/v1/tournaments/{t}/organiser-token");
+
+    // Refused without the organiser's or the operator's token.
+    let r = post(&app, &path, None, json!({})).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::UNAUTHORIZED, "unauthorized"),
+        "{}",
+        r.text
+    );
+    let r = post(&app, &path, Some(&old_host), json!({})).await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::FORBIDDEN, "organiser_only"),
+        "{}",
+        r.text
+    );
+    assert_eq!(
+        r.body["detail"],
+        "only the tournament's organiser token may do this"
+    );
+
+    // The organiser rotates: the old token and the tables' old tokens are refused everywhere.
+    let r = post(&app, &path, Some(&org), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let org2 = r.body["organiser_token"].as_str().unwrap().to_string();
+    assert_ne!(org2, org);
+    let round1 = format!("/v1/tournaments/{t}/rounds/1");
+    for a in [&app, &other] {
+        let old = a.get(&round1, Some(&org)).await;
+        assert_eq!(
+            (old.status, old.code()),
+            (StatusCode::FORBIDDEN, "organiser_only"),
+            "{}",
+            old.text
+        );
+        for tok in [&old_host, &old_seat] {
+            let old = a.get(&view, Some(tok)).await;
+            assert_eq!(old.status, StatusCode::UNAUTHORIZED, "{}", old.text);
+            assert_eq!(old.body["detail"], "this token is not valid for this match");
+        }
+    }
+    // The round gives the tables' new tokens, and they work.
+    let fresh = other.get(&round1, Some(&org2)).await;
+    assert_eq!(fresh.status, StatusCode::OK, "{}", fresh.text);
+    let new_seat = fresh.body["tokens"][0]["seat_tokens"][2].as_str().unwrap();
+    assert_ne!(new_seat, old_seat);
+    assert_eq!(app.get(&view, Some(new_seat)).await.body["you"]["seat"], 2);
+
+    // The operator recovers a lost organiser token.
+    let r = post(&other, &path, Some(common::OPERATOR), json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let org3 = r.body["organiser_token"].as_str().unwrap().to_string();
+    assert_eq!(app.get(&round1, Some(&org2)).await.code(), "organiser_only");
+    assert_eq!(app.get(&round1, Some(&org3)).await.status, StatusCode::OK);
+    let r = post(
+        &app,
+        "/v1/tournaments/0123456789abcdef0123456789abcdef/organiser-token",
+        Some(common::OPERATOR),
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.code()),
+        (StatusCode::NOT_FOUND, "tournament_not_found"),
+        "{}",
+        r.text
+    );
+}

@@ -91,6 +91,14 @@ impl Matches {
         self
     }
 
+    /// Whether `token` is the operator's (`CLUBROOM_OPERATOR_TOKEN`).
+    pub fn is_operator(&self, token: Option<&str>) -> bool {
+        match (&self.operator_hash, token) {
+            (Some(h), Some(t)) => *h == sha256_hex(t.as_bytes()),
+            _ => false,
+        }
+    }
+
     /// The store.
     pub fn store(&self) -> &Store {
         &self.store

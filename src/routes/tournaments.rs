@@ -337,6 +337,42 @@ pub async fn get_tournament(
     json_etag(&req, &svc.tournament(&id, token.as_deref()).await?)
 }
 
+/// A new organiser token.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct RotatedOrganiserToken {
+    /// The new organiser token, shown once. The old one, and every table token derived from it,
+    /// is refused from now on; `GET .../rounds/{round}` gives the tables' new tokens.
+    pub organiser_token: String,
+}
+
+/// Rotates the organiser's token: a new one, the old one revoked at once, and with it every
+/// table's match tokens (they derive from the organiser's; ask the rounds again for the new
+/// ones). The organiser's token may ask; so may the operator's (`CLUBROOM_OPERATOR_TOKEN`), to
+/// recover a tournament whose organiser lost the token.
+#[utoipa::path(
+    tag = "tournaments",
+    params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$")),
+    responses(
+        (status = 200, description = "The new organiser token", body = RotatedOrganiserToken),
+        OrganiserTokenMissing,
+        OrganiserOnly,
+        TournamentNotFound,
+        StorageUnavailableBrief,
+    ),
+    security(("bearer" = []))
+)]
+#[post("/v1/tournaments/{id}/organiser-token")]
+pub async fn rotate_organiser(
+    svc: web::Data<Tournaments>,
+    id: web::Path<String>,
+    req: HttpRequest,
+) -> Result<web::Json<RotatedOrganiserToken>, ApiError> {
+    let token = bearer(&req)?;
+    Ok(web::Json(RotatedOrganiserToken {
+        organiser_token: svc.rotate_organiser(&id, token.as_deref()).await?,
+    }))
+}
+
 /// Pairs the next round (organiser): round robin by its schedule, Swiss by the standings so
 /// far. Each table gets a match (record `matches`) whose seats name the players; the answer
 /// holds every table's tokens. The previous round must be complete.
@@ -537,6 +573,7 @@ pub fn config(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(list_tournaments)
         .service(get_tournament)
         .service(pair_round)
+        .service(rotate_organiser)
         .service(get_round)
         .service(enter_result)
         .service(standings)

@@ -305,6 +305,45 @@ impl Store {
             .await?)
     }
 
+    /// Replaces tournament `id`'s organiser token hash and every table match's token hashes
+    /// (they derive from the organiser's token) in one transaction.
+    pub async fn rotate_organiser(
+        &self,
+        id: &str,
+        organiser_hash: &str,
+        tables: &[(String, Vec<(String, Option<i64>)>)],
+    ) -> Result<(), StoreError> {
+        let mut conn = self.writer.acquire().await?;
+        let result = async {
+            let mut tx = conn.begin().await?;
+            sqlx::query("UPDATE tournaments SET organiser_hash = $1 WHERE id = $2")
+                .bind(organiser_hash)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            for (match_id, tokens) in tables {
+                sqlx::query("DELETE FROM tokens WHERE match_id = $1")
+                    .bind(match_id)
+                    .execute(&mut *tx)
+                    .await?;
+                for (hash, seat) in tokens {
+                    sqlx::query("INSERT INTO tokens (hash, match_id, seat) VALUES ($1, $2, $3)")
+                        .bind(hash)
+                        .bind(match_id)
+                        .bind(*seat)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+            }
+            tx.commit().await
+        }
+        .await;
+        if let Err(err) = &result {
+            discard(&mut conn, err);
+        }
+        result.map_err(sent_write_error)
+    }
+
     /// The tournament `id`, its rounds (in order) and the latest version of each entered result.
     pub async fn load_tournament(
         &self,

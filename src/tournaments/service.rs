@@ -364,6 +364,42 @@ impl Tournaments {
         self.list_tournaments(&filter, cursor, limit).await
     }
 
+    /// Issues a new organiser token for tournament `id` and revokes the old one, with every
+    /// table's match tokens (they derive from it: a leaked organiser token gave them all). Asked
+    /// by the organiser, or by the operator (`CLUBROOM_OPERATOR_TOKEN`) for an organiser who
+    /// lost the token. The new token, shown once.
+    pub async fn rotate_organiser(
+        &self,
+        id: &str,
+        token: Option<&str>,
+    ) -> Result<String, TournamentError> {
+        let t = self.load(id).await?;
+        if !self.matches.is_operator(token) {
+            t.organiser(token)?;
+        }
+        let new = new_token();
+        let mut tables = vec![];
+        for r in &t.rounds {
+            for table in &r.tables {
+                let Some(m) = &table.match_id else { continue };
+                let tokens = std::iter::once(None)
+                    .chain((0..table.seats.len()).map(Some))
+                    .map(|seat| {
+                        (
+                            sha256_hex(table_token(&new, m, seat).as_bytes()),
+                            seat.map(|s| s as i64),
+                        )
+                    })
+                    .collect();
+                tables.push((m.clone(), tokens));
+            }
+        }
+        self.store
+            .rotate_organiser(id, &sha256_hex(new.as_bytes()), &tables)
+            .await?;
+        Ok(new)
+    }
+
     /// Creates a tournament: checks the settings, registers the entrants given by name, fixes a
     /// round robin's schedule.
     pub async fn create_tournament(
