@@ -296,7 +296,10 @@ impl From<MatchError> for ApiError {
             | E::SeatTokenRequired
             | E::ListTokenRequired
             | E::ListTokenUnknown => (StatusCode::UNAUTHORIZED, "unauthorized"),
-            E::TableActionNeedsHost | E::HostOnly => (StatusCode::FORBIDDEN, "host_only"),
+            E::TableActionNeedsHost | E::HostOnly | E::RotateHostOnly => {
+                (StatusCode::FORBIDDEN, "host_only")
+            }
+            E::TableTokensDerived(_) => (StatusCode::CONFLICT, "table_tokens_derived"),
             E::NotYourSeat { .. } => (StatusCode::FORBIDDEN, "not_your_seat"),
             E::HandIsPrivate(_) => (StatusCode::FORBIDDEN, "hand_is_private"),
             E::RoundInPlay { .. } => (StatusCode::FORBIDDEN, "round_in_play"),
@@ -318,6 +321,9 @@ impl From<MatchError> for ApiError {
             E::InvalidPlayerName { .. } => (StatusCode::BAD_REQUEST, "invalid_player_name"),
             E::DuplicatePlayer(_) => (StatusCode::UNPROCESSABLE_ENTITY, "duplicate_player"),
             E::UnknownPlayer(_) => (StatusCode::UNPROCESSABLE_ENTITY, "unknown_player"),
+            E::PlayerNameMismatch { .. } => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "player_name_mismatch")
+            }
             E::TooManyPlayers => (StatusCode::BAD_REQUEST, "too_many_players"),
             E::InvalidCursor => (StatusCode::BAD_REQUEST, "invalid_cursor"),
             E::CreationOutcomeUnknown => return ApiError::storage_unavailable(e.to_string()),
@@ -344,6 +350,7 @@ impl From<TournamentError> for ApiError {
         let (status, code) = match &e {
             E::NotFound(_) => (StatusCode::NOT_FOUND, "tournament_not_found"),
             E::PlayerNotFound(_) => (StatusCode::NOT_FOUND, "player_not_found"),
+            E::InvalidTime(_) => (StatusCode::BAD_REQUEST, "invalid_query"),
             E::RoundNotFound { .. } => (StatusCode::NOT_FOUND, "round_not_found"),
             E::TableNotFound { .. } => (StatusCode::NOT_FOUND, "table_not_found"),
             E::InvalidName => (StatusCode::BAD_REQUEST, "invalid_tournament_name"),
@@ -423,6 +430,8 @@ mod tests {
             (E::ListTokenUnknown, 401, "unauthorized", "this token belongs to no match and is not the operator's"),
             (E::TableActionNeedsHost, 403, "host_only", "table actions (seat: null) need the host token"),
             (E::HostOnly, 403, "host_only", "only the host token may undo"),
+            (E::RotateHostOnly, 403, "host_only", "only the host token may rotate the host's token"),
+            (E::TableTokensDerived("t".into()), 409, "table_tokens_derived", "this match is a table of tournament t: its tokens derive from the organiser's token (GET /v1/tournaments/t/rounds/{round} gives them again), so they are not rotated one by one"),
             (E::NotYourSeat { token: 1, seat: 2 }, 403, "not_your_seat", "this token acts for seat 2 only, not seat 3"),
             (E::HandIsPrivate(3), 403, "hand_is_private", "only seat 4's token may see its legal actions"),
             (E::RoundInPlay { tournament: "t1".into(), round: 2 }, 403, "round_in_play", "this match is a duplicate table of tournament t1, round 2: the round's other tables are playing the same boards, so until every table has finished only this table's own tokens may read it"),
@@ -441,6 +450,7 @@ mod tests {
             (E::InvalidPlayerName { what: "player 0's name".into() }, 400, "invalid_player_name", "player 0's name must have 1 to 64 characters (not blank)"),
             (E::DuplicatePlayer("p".into()), 422, "duplicate_player", "player p is named at two seats"),
             (E::UnknownPlayer(2), 422, "unknown_player", "player 2's player_id names no player (POST /v1/players registers one)"),
+            (E::PlayerNameMismatch { seat: 1, id: "abc".into(), registered: "Ada".into(), given: "Ann".into() }, 422, "player_name_mismatch", "player 1's player_id names abc, registered as \"Ada\", not \"Ann\": send the registered name (GET /v1/players/abc)"),
             (E::TooManyPlayers, 400, "too_many_players", "at most 16 players"),
             (E::InvalidCursor, 400, "invalid_cursor", "cursor must be a next_cursor from an earlier page"),
             (E::CreationOutcomeUnknown, 503, "storage_unavailable", "the database became unreachable while the match was being created: it may or may not exist. If it does, its tokens were never given to anyone and nobody can use it: create the match again once the database is back"),
@@ -503,6 +513,7 @@ mod tests {
         let cases: Vec<(TournamentError, u16, &str, &str)> = vec![
             (E::NotFound("t".into()), 404, "tournament_not_found", "no tournament has id t"),
             (E::PlayerNotFound("p".into()), 404, "player_not_found", "no player has id p"),
+            (E::InvalidTime("created_after"), 400, "invalid_query", "created_after must be an RFC 3339 time, such as 2026-11-27T18:00:00Z"),
             (E::RoundNotFound { round: 2, paired: 0 }, 404, "round_not_found", "round 2 is not paired: no round is yet (POST .../rounds pairs the next)"),
             (E::RoundNotFound { round: 4, paired: 3 }, 404, "round_not_found", "round 4 is not paired: rounds 1 to 3 are"),
             (E::TableNotFound { round: 1, tables: 2 }, 404, "table_not_found", "round 1 has tables 1 to 2"),

@@ -321,6 +321,71 @@ impl Matches {
         Ok(entry)
     }
 
+    /// The role of a presented token as the database holds it now: a token rotated away by
+    /// another instance is 401 here at once, and one it issued is known here (the entry's copy
+    /// is brought in line). One primary-key lookup per request that carries a token.
+    pub(super) async fn checked_role(
+        &self,
+        e: &mut Entry,
+        token: Option<&str>,
+    ) -> Result<Option<Role>, MatchError> {
+        let Some(token) = token else { return Ok(None) };
+        let hash = sha256_hex(token.as_bytes());
+        match self.store.token_seat(&e.row.id, &hash).await? {
+            None => {
+                e.tokens.retain(|(h, _)| *h != hash);
+                Err(MatchError::InvalidToken)
+            }
+            Some(seat) => {
+                if !e.tokens.iter().any(|(h, _)| *h == hash) {
+                    // Issued by another instance's rotation: the seat's old token is gone.
+                    e.tokens.retain(|(_, s)| *s != seat);
+                    e.tokens.push((hash, seat));
+                }
+                e.role(Some(token))
+            }
+        }
+    }
+
+    /// Issues a new token for `seat` (None: the host) of match `id` and invalidates the old
+    /// one at once, on every instance (the tokens are checked against the database on each
+    /// request): the host's token may rotate its own and any seat's (a lost phone, a leaked
+    /// link), a seat's token its own seat's. The new token, shown once.
+    pub async fn rotate_token(
+        &self,
+        id: &str,
+        token: Option<&str>,
+        seat: Option<usize>,
+    ) -> Result<String, MatchError> {
+        let entry = self.entry(id).await?;
+        let mut e = entry.lock().await;
+        let role = self
+            .checked_role(&mut e, token)
+            .await?
+            .ok_or(MatchError::TokenRequired)?;
+        match (role, seat) {
+            (Role::Host, _) => {}
+            (Role::Seat(s), Some(t)) if s == t => {}
+            (Role::Seat(_), None) => return Err(MatchError::RotateHostOnly),
+            (Role::Seat(s), Some(t)) => return Err(MatchError::NotYourSeat { token: s, seat: t }),
+        }
+        if let Some(t) = seat {
+            if t >= e.players.len() {
+                return Err(MatchError::NoSuchSeat(e.players.len()));
+            }
+        }
+        if let Some(t) = &e.tournament {
+            return Err(MatchError::TableTokensDerived(t.id.clone()));
+        }
+        let new = crate::ids::new_token();
+        let hash = sha256_hex(new.as_bytes());
+        let seat = seat.map(|s| s as i64);
+        self.store.replace_token(&e.row.id, seat, &hash).await?;
+        e.tokens.retain(|(_, s)| *s != seat);
+        e.tokens.push((hash, seat));
+        Ok(new)
+    }
+
     /// Brings the entry up to the database's version (another instance may have written).
     pub(super) async fn refresh(&self, e: &mut Entry) -> Result<(), MatchError> {
         let newer = self.store.events_after(&e.row.id, e.seq, i64::MAX).await?;

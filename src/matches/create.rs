@@ -84,8 +84,18 @@ impl Matches {
         let mut out = Vec::with_capacity(players.len());
         for (i, p) in players.iter().enumerate() {
             if let Some(id) = &p.player_id {
-                if !known.iter().any(|k| &k.id == id) {
+                let Some(k) = known.iter().find(|k| &k.id == id) else {
                     return Err(MatchError::UnknownPlayer(i));
+                };
+                // The registered name is the player's: a seat or an entry that names the
+                // player under another is refused, never taken in its place (issue 23).
+                if k.name != p.name {
+                    return Err(MatchError::PlayerNameMismatch {
+                        seat: i,
+                        id: id.clone(),
+                        registered: k.name.clone(),
+                        given: p.name.clone(),
+                    });
                 }
             }
             let name = p.name.clone();

@@ -137,6 +137,25 @@ pub enum MatchError {
     /// Seat `.0`'s `player_id` names no player.
     #[error("player {0}'s player_id names no player (POST /v1/players registers one)")]
     UnknownPlayer(usize),
+    /// A seat token asked to rotate the host's token.
+    #[error("only the host token may rotate the host's token")]
+    RotateHostOnly,
+    /// A tournament table's tokens derive from the organiser's: not rotated one by one.
+    #[error("this match is a table of tournament {0}: its tokens derive from the organiser's token (GET /v1/tournaments/{0}/rounds/{{round}} gives them again), so they are not rotated one by one")]
+    TableTokensDerived(String),
+    /// Seat `seat` names registered player `id` under another name than the registered one: an
+    /// entry's name never silently replaces the registered player's.
+    #[error("player {seat}'s player_id names {id}, registered as {registered:?}, not {given:?}: send the registered name (GET /v1/players/{id})")]
+    PlayerNameMismatch {
+        /// The seat (entry index).
+        seat: usize,
+        /// The player id.
+        id: String,
+        /// The registered name.
+        registered: String,
+        /// The name sent.
+        given: String,
+    },
     /// More seats than any game has.
     #[error("at most 16 players")]
     TooManyPlayers,

@@ -37,6 +37,7 @@ pub(crate) use self::create::check_name;
 pub use self::{
     error::{MatchError, RuleRefusal},
     prepare::duplicate_seed,
+    read::parse_cursor,
     write::{request_hash, WriteAnswer, WriteMeta},
 };
 use crate::{ids::sha256_hex, store::Store};
@@ -88,6 +89,14 @@ impl Matches {
             .filter(|t| !t.trim().is_empty())
             .map(|t| sha256_hex(t.as_bytes()));
         self
+    }
+
+    /// Whether `token` is the operator's (`CLUBROOM_OPERATOR_TOKEN`).
+    pub fn is_operator(&self, token: Option<&str>) -> bool {
+        match (&self.operator_hash, token) {
+            (Some(h), Some(t)) => *h == sha256_hex(t.as_bytes()),
+            _ => false,
+        }
     }
 
     /// The store.

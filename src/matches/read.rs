@@ -34,7 +34,7 @@ impl Matches {
     /// cards and results of the boards the round's other tables still play. Its own table's
     /// tokens (host and seats) read it as any match.
     async fn reader(&self, e: &mut Entry, token: Option<&str>) -> Result<Option<Role>, MatchError> {
-        let role = e.role(token)?;
+        let role = self.checked_role(e, token).await?;
         if role.is_none() && e.seed_key.is_some() && !self.round_published(e).await? {
             let (tournament, round) = e
                 .tournament
@@ -133,14 +133,7 @@ impl Matches {
         cursor: Option<&str>,
         limit: i64,
     ) -> Result<MatchPage, MatchError> {
-        let cursor = match cursor {
-            // 1 to 18 digits, the spec's pattern (`parse` alone would take `-5` and `+5` too).
-            Some(c) if (1..=18).contains(&c.len()) && c.bytes().all(|b| b.is_ascii_digit()) => {
-                Some(c.parse::<i64>().expect("18 digits fit an i64"))
-            }
-            Some(_) => return Err(MatchError::InvalidCursor),
-            None => None,
-        };
+        let cursor = parse_cursor(cursor).ok_or(MatchError::InvalidCursor)?;
         let Some(token) = token else {
             return Err(MatchError::ListTokenRequired);
         };
@@ -166,36 +159,7 @@ impl Matches {
         let more = rows.len() as i64 > limit;
         let mut matches = Vec::new();
         for r in rows.iter().take(limit as usize) {
-            let names: Vec<String> =
-                serde_json::from_str(&r.row.players).map_err(MatchError::internal)?;
-            let (player_ids, _, _) = match_extras(&r.row, names.len())?;
-            matches.push(MatchSummary {
-                id: r.row.id.clone(),
-                game: r.row.game.clone(),
-                status: match r.row.status.as_str() {
-                    "finished" => MatchStatus::Finished,
-                    "abandoned" => MatchStatus::Abandoned,
-                    _ => MatchStatus::InProgress,
-                },
-                seq: r.seq,
-                players: names
-                    .into_iter()
-                    .zip(player_ids)
-                    .enumerate()
-                    .map(|(seat, (name, player_id))| PlayerView {
-                        seat,
-                        name,
-                        player_id,
-                    })
-                    .collect(),
-                dealing: if r.row.dealing == "service" {
-                    Dealing::Service
-                } else {
-                    Dealing::Table
-                },
-                created_at: r.row.created_at.clone(),
-                updated_at: r.updated_at.clone(),
-            });
+            matches.push(summary(r)?);
         }
         let next_cursor = if more {
             rows.get(limit as usize - 1).map(|r| r.row.num.to_string())
@@ -207,4 +171,86 @@ impl Matches {
             next_cursor,
         })
     }
+
+    /// The matches a seat of which names registered player `player`, newest first: those
+    /// finished or abandoned (an id of a match in progress would let anyone follow a table the
+    /// player may not want followed), and of a duplicate round only once the round is complete
+    /// (its tables play the same cards). Paged as [`Matches::list`].
+    pub async fn player_matches(
+        &self,
+        player: &str,
+        cursor: Option<&str>,
+        limit: i64,
+    ) -> Result<MatchPage, MatchError> {
+        let cursor = parse_cursor(cursor).ok_or(MatchError::InvalidCursor)?;
+        let rows = self.store.player_matches(player, cursor, limit + 1).await?;
+        let more = rows.len() as i64 > limit;
+        let mut matches = Vec::new();
+        for r in rows.iter().take(limit as usize) {
+            if r.row.seed_key.is_some() {
+                let (_, tournament, _) = match_extras(&r.row, 0)?;
+                if let Some(t) = tournament {
+                    if !self.store.round_complete(&t.id, t.round).await? {
+                        continue;
+                    }
+                }
+            }
+            matches.push(summary(r)?);
+        }
+        let next_cursor = if more {
+            rows.get(limit as usize - 1).map(|r| r.row.num.to_string())
+        } else {
+            None
+        };
+        Ok(MatchPage {
+            matches,
+            next_cursor,
+        })
+    }
+}
+
+/// A list cursor: none, or 1 to 18 digits, the spec's pattern (`parse` alone would take `-5` and
+/// `+5` too); `None` for anything else.
+#[allow(clippy::option_option)]
+pub fn parse_cursor(cursor: Option<&str>) -> Option<Option<i64>> {
+    match cursor {
+        Some(c) if (1..=18).contains(&c.len()) && c.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(Some(c.parse::<i64>().expect("18 digits fit an i64")))
+        }
+        Some(_) => None,
+        None => Some(None),
+    }
+}
+
+/// A listed match.
+fn summary(r: &crate::store::MatchSummaryRow) -> Result<MatchSummary, MatchError> {
+    let names: Vec<String> = serde_json::from_str(&r.row.players).map_err(MatchError::internal)?;
+    let (player_ids, _, _) = match_extras(&r.row, names.len())?;
+    Ok(MatchSummary {
+        id: r.row.id.clone(),
+        game: r.row.game.clone(),
+        status: match r.row.status.as_str() {
+            "finished" => MatchStatus::Finished,
+            "abandoned" => MatchStatus::Abandoned,
+            _ => MatchStatus::InProgress,
+        },
+        seq: r.seq,
+        players: names
+            .into_iter()
+            .zip(player_ids)
+            .enumerate()
+            .map(|(seat, (name, player_id))| PlayerView {
+                seat,
+                name,
+                player_id,
+            })
+            .collect(),
+        dealing: if r.row.dealing == "service" {
+            Dealing::Service
+        } else {
+            Dealing::Table
+        },
+        created_at: r.row.created_at.clone(),
+        updated_at: r.updated_at.clone(),
+    })
 }

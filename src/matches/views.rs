@@ -21,7 +21,9 @@ pub struct NewPlayer {
     )]
     pub name: String,
     /// A registered player's id (`POST /v1/players`): the seat is that player's in standings,
-    /// ratings and exports. An id that names no player is 422 `unknown_player`.
+    /// ratings and exports. An id that names no player is 422 `unknown_player`; `name` must then
+    /// be the registered name, exactly (422 `player_name_mismatch` otherwise: an entry's name
+    /// never replaces the registered player's).
     #[schema(example = "0c5e2f7a9b8d4c3e1f0a6b5c4d3e2f1a")]
     pub player_id: Option<String>,
 }

@@ -121,7 +121,10 @@ impl Matches {
     ) -> Result<WriteAnswer, MatchError> {
         let entry = self.entry(id).await?;
         let mut e = entry.lock().await;
-        let role = authorize(&e, meta.token)?;
+        let role = self
+            .checked_role(&mut e, meta.token)
+            .await?
+            .ok_or(MatchError::TokenRequired)?;
         // The request's hash matters only to an idempotent retry: without a key it is not made.
         let keyed = meta.idempotency_key.as_deref().map(|key| Keyed {
             key,
@@ -263,12 +266,6 @@ impl Matches {
 struct Keyed<'a> {
     key: &'a str,
     hash: String,
-}
-
-/// Step 1, authorization: the token is one this match issued (401 without one, or with
-/// another).
-fn authorize(e: &Entry, token: Option<&str>) -> Result<Role, MatchError> {
-    e.role(token)?.ok_or(MatchError::TokenRequired)
 }
 
 /// Step 3, the refusals that do not depend on the match's version (see [`check_action`]): who

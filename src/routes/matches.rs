@@ -32,7 +32,7 @@ use crate::{
         (status = 400, description = "Malformed body, unknown field, wrong type, blank name", body = Problem, content_type = "application/problem+json"),
         BodyTooLarge,
         NotJson,
-        (status = 422, description = "`unknown_game`, `bad_player_count` or `invalid_config`", body = Problem, content_type = "application/problem+json",
+        (status = 422, description = "`unknown_game`, `bad_player_count`, `invalid_config`, `unknown_player`, `duplicate_player` or `player_name_mismatch` (a seat names a registered player under another name than the registered one)", body = Problem, content_type = "application/problem+json",
          example = json!({"type": "urn:clubroom:problem:unknown_game", "title": "Illegal action", "status": 422, "detail": "no game 'chess' is implemented here; GET /v1/games lists the games", "code": "unknown_game"})),
         TooManyCreates,
         StorageUnavailable,
@@ -140,9 +140,68 @@ pub async fn get_match(
     Ok(json_with_etag(&req, StatusCode::OK, view.seq, &view))
 }
 
+/// `POST /v1/matches/{id}/tokens` body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RotateToken {
+    /// Whose token: a seat (from 0), or null for the host's.
+    #[schema(minimum = 0, maximum = 15)]
+    pub seat: Option<usize>,
+}
+
+/// A new token.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct RotatedToken {
+    /// Whose token: a seat, or null for the host's.
+    pub seat: Option<usize>,
+    /// The new token, shown once. The one it replaces is refused (401) from now on.
+    pub token: String,
+}
+
+/// Rotates a token: issues a new one for the host (`"seat": null`) or a seat and revokes the
+/// old one at once, on every instance (a lost seat phone, a leaked host link). The host's token
+/// may rotate its own and any seat's; a seat's token its own seat's only. A tournament table's
+/// tokens derive from the organiser's and are not rotated here (409 `table_tokens_derived`).
+#[utoipa::path(
+    tag = "matches",
+    params(("id" = String, Path, description = "The match id", pattern = "^[0-9a-f]{32}$")),
+    request_body(content = RotateToken, example = json!({"seat": 2})),
+    responses(
+        (status = 200, description = "The new token", body = RotatedToken),
+        (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No token, or one this match does not hold (never issued, or rotated away)", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`host_only` (a seat's token asked for the host's), `not_your_seat` (a seat's token asked for another seat's)", body = Problem, content_type = "application/problem+json"),
+        MatchNotFound,
+        (status = 409, description = "`table_tokens_derived`: a tournament table's match", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`no_such_seat`", body = Problem, content_type = "application/problem+json"),
+        BodyTooLarge,
+        NotJson,
+        StorageUnavailable,
+    ),
+    security(("bearer" = []))
+)]
+#[post("/v1/matches/{id}/tokens")]
+pub async fn rotate_token(
+    svc: web::Data<Matches>,
+    id: web::Path<String>,
+    req: HttpRequest,
+    body: web::Json<Value>,
+) -> Result<web::Json<RotatedToken>, ApiError> {
+    let token = bearer(&req)?;
+    let mut body = body.into_inner();
+    normalize_integers(&mut body);
+    let ask: RotateToken = from_value(body)?;
+    let new = svc.rotate_token(&id, token.as_deref(), ask.seat).await?;
+    Ok(web::Json(RotatedToken {
+        seat: ask.seat,
+        token: new,
+    }))
+}
+
 /// Registers the routes.
 pub fn config(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     cfg.service(create_match)
         .service(list_matches)
-        .service(get_match);
+        .service(get_match)
+        .service(rotate_token);
 }

@@ -6,7 +6,9 @@ use actix_web::{
     http::{header, StatusCode},
     post, put, web, HttpRequest, HttpResponse,
 };
+use serde::Deserialize;
 use serde_json::Value;
+use utoipa::IntoParams;
 
 use super::{
     bearer, from_value, normalize_integers,
@@ -18,13 +20,14 @@ use super::{
 use crate::{
     error::{ApiError, Problem},
     limits::Gate,
+    matches::views::MatchPage,
     tournaments::{
         export,
         model::Standings,
-        service::Tournaments,
+        service::{TournamentFilter, Tournaments},
         views::{
-            CreatePlayer, CreateTournament, CreatedTournament, EnterResult, Player,
-            RoundWithTokens, TableView, TournamentView,
+            CreatePlayer, CreateTournament, CreatedTournament, EnterResult, Player, PlayerPage,
+            RoundWithTokens, TableView, TournamentPage, TournamentView,
         },
     },
 };
@@ -102,6 +105,178 @@ pub async fn get_player(
     Ok(web::Json(svc.player(&id).await?))
 }
 
+/// The page size of a list query: 1 to 100, 20 by default.
+fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
+    let limit = limit.unwrap_or(20);
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "limit must be 1 to 100",
+        ));
+    }
+    Ok(limit)
+}
+
+/// Search and paging of the player list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct PlayerQuery {
+    /// Only players whose name contains this text, anywhere, in any case (compared after Unicode
+    /// lower-casing both): `q=da` finds Ada and Dan. Up to 64 characters.
+    #[param(max_length = 64, example = "ad")]
+    pub q: Option<String>,
+    /// Page size, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<i64>,
+    /// `next_cursor` of the previous page.
+    #[param(pattern = "^[0-9]{1,18}$")]
+    pub cursor: Option<String>,
+}
+
+/// Lists registered players in registration order (oldest first), optionally those whose name
+/// contains `q`. Public, as each player's own `GET /v1/players/{id}` is: a player is registered
+/// to be named in standings and exports. Shows only id, name and registration time.
+#[utoipa::path(
+    tag = "tournaments",
+    params(PlayerQuery),
+    responses(
+        (status = 200, description = "A page of players", body = PlayerPage),
+        (status = 400, description = "`invalid_query` (limit, q too long, unknown parameter), `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        StorageUnavailableBrief,
+    )
+)]
+#[get("/v1/players")]
+pub async fn list_players(
+    svc: web::Data<Tournaments>,
+    q: web::Query<PlayerQuery>,
+) -> Result<web::Json<PlayerPage>, ApiError> {
+    let limit = page_limit(q.limit)?;
+    if q.q.as_ref().is_some_and(|q| q.chars().count() > 64) {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "q must have at most 64 characters (a name has at most 64)",
+        ));
+    }
+    Ok(web::Json(
+        svc.list_players(q.q.as_deref(), q.cursor.as_deref(), limit)
+            .await?,
+    ))
+}
+
+/// Paging of a list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct PageQuery {
+    /// Page size, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<i64>,
+    /// `next_cursor` of the previous page.
+    #[param(pattern = "^[0-9]{1,18}$")]
+    pub cursor: Option<String>,
+}
+
+/// The matches at which a seat names this registered player, newest first: finished and
+/// abandoned ones (not those in progress), and a duplicate round's tables only once the round is
+/// complete. A seat named by a name alone (no `player_id`) is not linked to any player.
+#[utoipa::path(
+    tag = "tournaments",
+    params(("id" = String, Path, description = "The player id", pattern = "^[0-9a-f]{32}$"), PageQuery),
+    responses(
+        (status = 200, description = "A page of matches", body = MatchPage),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`player_not_found`", body = Problem, content_type = "application/problem+json"),
+        StorageUnavailableBrief,
+    )
+)]
+#[get("/v1/players/{id}/matches")]
+pub async fn player_matches(
+    svc: web::Data<Tournaments>,
+    id: web::Path<String>,
+    q: web::Query<PageQuery>,
+) -> Result<web::Json<MatchPage>, ApiError> {
+    let limit = page_limit(q.limit)?;
+    Ok(web::Json(
+        svc.player_matches(&id, q.cursor.as_deref(), limit).await?,
+    ))
+}
+
+/// The tournaments this registered player entered, newest first.
+#[utoipa::path(
+    tag = "tournaments",
+    params(("id" = String, Path, description = "The player id", pattern = "^[0-9a-f]{32}$"), PageQuery),
+    responses(
+        (status = 200, description = "A page of tournaments", body = TournamentPage),
+        (status = 400, description = "`invalid_query`, `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`player_not_found`", body = Problem, content_type = "application/problem+json"),
+        StorageUnavailableBrief,
+    )
+)]
+#[get("/v1/players/{id}/tournaments")]
+pub async fn player_tournaments(
+    svc: web::Data<Tournaments>,
+    id: web::Path<String>,
+    q: web::Query<PageQuery>,
+) -> Result<web::Json<TournamentPage>, ApiError> {
+    let limit = page_limit(q.limit)?;
+    Ok(web::Json(
+        svc.player_tournaments(&id, q.cursor.as_deref(), limit)
+            .await?,
+    ))
+}
+
+/// Filters and paging of the tournament list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct TournamentQuery {
+    /// Only tournaments of this game.
+    #[param(example = "clubs")]
+    pub game: Option<String>,
+    /// Only those created at or after this time (RFC 3339).
+    #[param(format = DateTime, example = "2026-11-01T00:00:00Z")]
+    pub created_after: Option<String>,
+    /// Only those created before this time (RFC 3339).
+    #[param(format = DateTime, example = "2026-12-01T00:00:00Z")]
+    pub created_before: Option<String>,
+    /// Page size, 1 to 100 (default 20).
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<i64>,
+    /// `next_cursor` of the previous page.
+    #[param(pattern = "^[0-9]{1,18}$")]
+    pub cursor: Option<String>,
+}
+
+/// Lists tournaments, newest first. Public: a tournament's view, standings and exports are
+/// public by id, and a club lists its events; the organiser's token is never shown.
+#[utoipa::path(
+    tag = "tournaments",
+    params(TournamentQuery),
+    responses(
+        (status = 200, description = "A page of tournaments", body = TournamentPage),
+        (status = 400, description = "`invalid_query` (limit, a time that is not RFC 3339, unknown parameter), `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        StorageUnavailableBrief,
+    )
+)]
+#[get("/v1/tournaments")]
+pub async fn list_tournaments(
+    svc: web::Data<Tournaments>,
+    q: web::Query<TournamentQuery>,
+) -> Result<web::Json<TournamentPage>, ApiError> {
+    let limit = page_limit(q.limit)?;
+    let filter = TournamentFilter {
+        game: q.game.as_deref(),
+        created_after: q.created_after.as_deref(),
+        created_before: q.created_before.as_deref(),
+        player: None,
+    };
+    Ok(web::Json(
+        svc.list_tournaments(&filter, q.cursor.as_deref(), limit)
+            .await?,
+    ))
+}
+
 /// Creates a tournament. The answer holds the organiser's token, shown once: it pairs rounds,
 /// enters results and gives every table's match tokens. Entrants given by name are registered
 /// as new players.
@@ -113,7 +288,7 @@ pub async fn get_player(
         (status = 400, description = "Malformed body, blank name, too few or too many entrants", body = Problem, content_type = "application/problem+json"),
         BodyTooLarge,
         NotJson,
-        (status = 422, description = "`unknown_game`, `invalid_config`, `invalid_table_size`, `invalid_rounds`, `invalid_entrants`, `unknown_player`, `duplicate_player`, `duplicate_not_dealt`, `duplicate_needs_service_dealing`, `duplicate_needs_two_tables`", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`unknown_game`, `invalid_config`, `invalid_table_size`, `invalid_rounds`, `invalid_entrants`, `unknown_player`, `player_name_mismatch` (an entry names a registered player under another name), `duplicate_player`, `duplicate_not_dealt`, `duplicate_needs_service_dealing`, `duplicate_needs_two_tables`", body = Problem, content_type = "application/problem+json"),
         TooManyCreates,
         StorageUnavailableBrief,
     )
@@ -160,6 +335,42 @@ pub async fn get_tournament(
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&req)?;
     json_etag(&req, &svc.tournament(&id, token.as_deref()).await?)
+}
+
+/// A new organiser token.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct RotatedOrganiserToken {
+    /// The new organiser token, shown once. The old one, and every table token derived from it,
+    /// is refused from now on; `GET .../rounds/{round}` gives the tables' new tokens.
+    pub organiser_token: String,
+}
+
+/// Rotates the organiser's token: a new one, the old one revoked at once, and with it every
+/// table's match tokens (they derive from the organiser's; ask the rounds again for the new
+/// ones). The organiser's token may ask; so may the operator's (`CLUBROOM_OPERATOR_TOKEN`), to
+/// recover a tournament whose organiser lost the token.
+#[utoipa::path(
+    tag = "tournaments",
+    params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$")),
+    responses(
+        (status = 200, description = "The new organiser token", body = RotatedOrganiserToken),
+        OrganiserTokenMissing,
+        OrganiserOnly,
+        TournamentNotFound,
+        StorageUnavailableBrief,
+    ),
+    security(("bearer" = []))
+)]
+#[post("/v1/tournaments/{id}/organiser-token")]
+pub async fn rotate_organiser(
+    svc: web::Data<Tournaments>,
+    id: web::Path<String>,
+    req: HttpRequest,
+) -> Result<web::Json<RotatedOrganiserToken>, ApiError> {
+    let token = bearer(&req)?;
+    Ok(web::Json(RotatedOrganiserToken {
+        organiser_token: svc.rotate_organiser(&id, token.as_deref()).await?,
+    }))
 }
 
 /// Pairs the next round (organiser): round robin by its schedule, Swiss by the standings so
@@ -354,10 +565,15 @@ pub async fn export_file(
 /// Registers the routes.
 pub fn config(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     cfg.service(create_player)
+        .service(list_players)
         .service(get_player)
+        .service(player_matches)
+        .service(player_tournaments)
         .service(create_tournament)
+        .service(list_tournaments)
         .service(get_tournament)
         .service(pair_round)
+        .service(rotate_organiser)
         .service(get_round)
         .service(enter_result)
         .service(standings)

@@ -34,7 +34,10 @@ use sqlx::{
 use tokio::sync::{oneshot, Semaphore};
 
 mod tournaments;
-pub use tournaments::{NewMatch, PlayerRow, ResultRow, RoundRow, TournamentRow};
+pub use tournaments::{
+    name_key, NewMatch, PlayerListRow, PlayerRow, ResultRow, RoundRow, TournamentListRow,
+    TournamentRow,
+};
 
 /// Which database is behind the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -639,6 +642,24 @@ fn sent_write_error(e: sqlx::Error) -> StoreError {
     }
 }
 
+/// Fills `players.name_key` of the players registered before it existed (migration 0004): the
+/// name folded by Rust's Unicode `to_lowercase`, so that search matches alike on both databases
+/// (SQLite's own `LOWER` folds ASCII only).
+async fn fill_name_keys(pool: &sqlx::AnyPool) -> Result<(), StoreError> {
+    let rows: Vec<(String, String)> =
+        sqlx::query_as("SELECT id, name FROM players WHERE name_key IS NULL")
+            .fetch_all(pool)
+            .await?;
+    for (id, name) in rows {
+        sqlx::query("UPDATE players SET name_key = $1 WHERE id = $2")
+            .bind(tournaments::name_key(&name))
+            .bind(&id)
+            .execute(pool)
+            .await?;
+    }
+    Ok(())
+}
+
 impl Store {
     /// Connects to `url` (`sqlite://file.db?mode=rwc` or `postgres://...`) and applies the
     /// migrations of that backend.
@@ -688,6 +709,7 @@ impl Store {
                         Err(e) => return Err(sqlx::Error::from(e).into()),
                     }
                 }
+                fill_name_keys(&writer).await?;
                 let reader = AnyPoolOptions::new()
                     .max_connections(4)
                     .test_before_acquire(false)
@@ -735,6 +757,7 @@ impl Store {
                     .run(&pool)
                     .await
                     .map_err(sqlx::Error::from)?;
+                fill_name_keys(&pool).await?;
                 Store {
                     writer: pool.clone(),
                     reader: pool,
@@ -796,6 +819,22 @@ impl Store {
         .bind(&m.seed_key)
         .execute(&mut *conn)
         .await?;
+        if let Some(ids) = &m.player_ids {
+            // The seats that name a registered player, for `GET /v1/players/{id}/matches`.
+            let ids: Vec<Option<String>> =
+                serde_json::from_str(ids).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+            for (seat, id) in ids.iter().enumerate() {
+                let Some(id) = id else { continue };
+                sqlx::query(
+                    "INSERT INTO match_players (player_id, match_num, seat) SELECT $1, num, $2 FROM matches WHERE id = $3",
+                )
+                .bind(id)
+                .bind(seat as i64)
+                .bind(&m.id)
+                .execute(&mut *conn)
+                .await?;
+            }
+        }
         for (hash, seat) in tokens {
             sqlx::query("INSERT INTO tokens (hash, match_id, seat) VALUES ($1, $2, $3)")
                 .bind(hash)
@@ -998,6 +1037,63 @@ impl Store {
         }
         tx.commit().await?;
         Ok(seq)
+    }
+
+    /// The seat of match `match_id`'s token with hash `hash` as stored now (`Some(None)`: the
+    /// host's), or None when the match holds no such token (never issued, or rotated away).
+    pub async fn token_seat(
+        &self,
+        match_id: &str,
+        hash: &str,
+    ) -> Result<Option<Option<i64>>, StoreError> {
+        let row: Option<(Option<i64>,)> =
+            sqlx::query_as("SELECT seat FROM tokens WHERE hash = $1 AND match_id = $2")
+                .bind(hash)
+                .bind(match_id)
+                .fetch_optional(&self.reader)
+                .await?;
+        Ok(row.map(|(s,)| s))
+    }
+
+    /// Replaces the token of match `match_id`'s `seat` (None: the host's) by the one with hash
+    /// `new_hash`, in one transaction: the old one is gone when the new one exists.
+    pub async fn replace_token(
+        &self,
+        match_id: &str,
+        seat: Option<i64>,
+        new_hash: &str,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.writer.acquire().await?;
+        let result = async {
+            let mut tx = conn.begin().await?;
+            match seat {
+                Some(s) => {
+                    sqlx::query("DELETE FROM tokens WHERE match_id = $1 AND seat = $2")
+                        .bind(match_id)
+                        .bind(s)
+                        .execute(&mut *tx)
+                        .await?
+                }
+                None => {
+                    sqlx::query("DELETE FROM tokens WHERE match_id = $1 AND seat IS NULL")
+                        .bind(match_id)
+                        .execute(&mut *tx)
+                        .await?
+                }
+            };
+            sqlx::query("INSERT INTO tokens (hash, match_id, seat) VALUES ($1, $2, $3)")
+                .bind(new_hash)
+                .bind(match_id)
+                .bind(seat)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await
+        }
+        .await;
+        if let Err(err) = &result {
+            discard(&mut conn, err);
+        }
+        result.map_err(sent_write_error)
     }
 
     /// Whether some match issued the token with this hash.

@@ -15,6 +15,53 @@ pub struct PlayerRow {
     pub created_at: String,
 }
 
+/// A player in a listing, with its listing key.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct PlayerListRow {
+    /// Registration order: the cursor.
+    pub num: i64,
+    /// Public id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+/// A tournament in a listing.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct TournamentListRow {
+    /// Creation order: the cursor.
+    pub num: i64,
+    /// Public id.
+    pub id: String,
+    /// JSON settings and entrants.
+    pub spec: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// Rounds paired so far.
+    pub rounds_paired: i64,
+}
+
+/// A player's name as search compares it: folded by Unicode lower case (the same on every
+/// database).
+pub fn name_key(name: &str) -> String {
+    name.to_lowercase()
+}
+
+/// `q` as a `LIKE ... ESCAPE '\'` pattern matching any name key that contains it.
+fn contains_pattern(q: &str) -> String {
+    let mut p = String::from("%");
+    for c in name_key(q).chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            p.push('\\');
+        }
+        p.push(c);
+    }
+    p.push('%');
+    p
+}
+
 /// A tournament row.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct TournamentRow {
@@ -65,12 +112,15 @@ impl Store {
     /// Records a new player.
     pub async fn insert_player(&self, p: &PlayerRow) -> Result<(), StoreError> {
         let mut conn = self.writer.acquire().await?;
-        let result = sqlx::query("INSERT INTO players (id, name, created_at) VALUES ($1, $2, $3)")
-            .bind(&p.id)
-            .bind(&p.name)
-            .bind(&p.created_at)
-            .execute(&mut *conn)
-            .await;
+        let result = sqlx::query(
+            "INSERT INTO players (id, name, created_at, name_key) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(&p.id)
+        .bind(&p.name)
+        .bind(&p.created_at)
+        .bind(name_key(&p.name))
+        .execute(&mut *conn)
+        .await;
         match result {
             Ok(_) => Ok(()),
             Err(e) => {
@@ -96,32 +146,195 @@ impl Store {
         Ok(out)
     }
 
-    /// Records a new tournament and its players (new ones) in one transaction.
+    /// Records a new tournament of `game`, its players (new ones) and its entrants' ids (each
+    /// once) in one transaction.
     pub async fn insert_tournament(
         &self,
         t: &TournamentRow,
+        game: &str,
         new_players: &[PlayerRow],
+        entrants: &[String],
     ) -> Result<(), StoreError> {
         let mut conn = self.writer.acquire().await?;
         let result = async {
             let mut tx = conn.begin().await?;
             for p in new_players {
-                sqlx::query("INSERT INTO players (id, name, created_at) VALUES ($1, $2, $3)")
-                    .bind(&p.id)
-                    .bind(&p.name)
-                    .bind(&p.created_at)
-                    .execute(&mut *tx)
-                    .await?;
+                sqlx::query(
+                    "INSERT INTO players (id, name, created_at, name_key) VALUES ($1, $2, $3, $4)",
+                )
+                .bind(&p.id)
+                .bind(&p.name)
+                .bind(&p.created_at)
+                .bind(name_key(&p.name))
+                .execute(&mut *tx)
+                .await?;
             }
             sqlx::query(
-                "INSERT INTO tournaments (id, organiser_hash, spec, created_at) VALUES ($1, $2, $3, $4)",
+                "INSERT INTO tournaments (id, organiser_hash, spec, created_at, game) VALUES ($1, $2, $3, $4, $5)",
             )
             .bind(&t.id)
             .bind(&t.organiser_hash)
             .bind(&t.spec)
             .bind(&t.created_at)
+            .bind(game)
             .execute(&mut *tx)
             .await?;
+            for player_id in entrants {
+                sqlx::query(
+                    "INSERT INTO tournament_entrants (player_id, tournament_num) SELECT $1, num FROM tournaments WHERE id = $2",
+                )
+                .bind(player_id)
+                .bind(&t.id)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await
+        }
+        .await;
+        if let Err(err) = &result {
+            discard(&mut conn, err);
+        }
+        result.map_err(sent_write_error)
+    }
+
+    /// Players in registration order after `cursor` (a `num`), those whose name key contains
+    /// `q`'s (any, without `q`).
+    pub async fn list_players(
+        &self,
+        q: Option<&str>,
+        cursor: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<PlayerListRow>, StoreError> {
+        // Walks the primary key in `num` order; the name test is a filter (a substring cannot
+        // use an index).
+        let base = "SELECT num, id, name, created_at FROM players WHERE num > $1";
+        let rows = match q {
+            Some(q) => {
+                sqlx::query_as(&format!(
+                    "{base} AND name_key LIKE $3 ESCAPE '\\' ORDER BY num LIMIT $2"
+                ))
+                .bind(cursor.unwrap_or(0))
+                .bind(limit)
+                .bind(contains_pattern(q))
+                .fetch_all(&self.reader)
+                .await?
+            }
+            None => {
+                sqlx::query_as(&format!("{base} ORDER BY num LIMIT $2"))
+                    .bind(cursor.unwrap_or(0))
+                    .bind(limit)
+                    .fetch_all(&self.reader)
+                    .await?
+            }
+        };
+        Ok(rows)
+    }
+
+    /// Tournaments newest first before `cursor` (a `num`): of `game`, created at or after
+    /// `after` and before `before` (RFC 3339 texts in the stored form), and, with `player`, those
+    /// that player entered.
+    pub async fn list_tournaments(
+        &self,
+        game: Option<&str>,
+        after: Option<&str>,
+        before: Option<&str>,
+        player: Option<&str>,
+        cursor: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<TournamentListRow>, StoreError> {
+        let mut filters = vec!["t.num < $1".to_string()];
+        let mut binds: Vec<&str> = vec![];
+        for (test, value) in [
+            ("t.game = ", game),
+            ("t.created_at >= ", after),
+            ("t.created_at < ", before),
+        ] {
+            if let Some(v) = value {
+                binds.push(v);
+                filters.push(format!("{test}${}", binds.len() + 2));
+            }
+        }
+        if let Some(p) = player {
+            binds.push(p);
+            filters.push(format!(
+                "t.num IN (SELECT e.tournament_num FROM tournament_entrants e WHERE e.player_id = ${})",
+                binds.len() + 2
+            ));
+        }
+        let sql = format!(
+            "SELECT t.num, t.id, t.spec, t.created_at, \
+               (SELECT COUNT(*) FROM tournament_rounds r WHERE r.tournament_id = t.id) AS rounds_paired \
+             FROM tournaments t WHERE {} ORDER BY t.num DESC LIMIT $2",
+            filters.join(" AND ")
+        );
+        let mut query = sqlx::query_as(&sql)
+            .bind(cursor.unwrap_or(i64::MAX))
+            .bind(limit);
+        for b in binds {
+            query = query.bind(b);
+        }
+        Ok(query.fetch_all(&self.reader).await?)
+    }
+
+    /// The matches a seat of which names `player`, newest first before `cursor` (a `num`), not
+    /// those in progress.
+    pub async fn player_matches(
+        &self,
+        player: &str,
+        cursor: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<super::MatchSummaryRow>, StoreError> {
+        let sql = format!(
+            "SELECT {cols}, \
+               COALESCE((SELECT MAX(e.seq) FROM events e WHERE e.match_id = m.id), 0) AS seq, \
+               COALESCE((SELECT e.created_at FROM events e WHERE e.match_id = m.id ORDER BY e.seq DESC LIMIT 1), m.created_at) AS updated_at \
+             FROM matches m WHERE m.num < $1 AND m.status <> 'in_progress' \
+               AND m.num IN (SELECT p.match_num FROM match_players p WHERE p.player_id = $3) \
+             ORDER BY m.num DESC LIMIT $2",
+            cols = super::MATCH_COLUMNS
+                .split(", ")
+                .map(|c| format!("m.{c}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        Ok(sqlx::query_as(&sql)
+            .bind(cursor.unwrap_or(i64::MAX))
+            .bind(limit)
+            .bind(player)
+            .fetch_all(&self.reader)
+            .await?)
+    }
+
+    /// Replaces tournament `id`'s organiser token hash and every table match's token hashes
+    /// (they derive from the organiser's token) in one transaction.
+    pub async fn rotate_organiser(
+        &self,
+        id: &str,
+        organiser_hash: &str,
+        tables: &[(String, Vec<(String, Option<i64>)>)],
+    ) -> Result<(), StoreError> {
+        let mut conn = self.writer.acquire().await?;
+        let result = async {
+            let mut tx = conn.begin().await?;
+            sqlx::query("UPDATE tournaments SET organiser_hash = $1 WHERE id = $2")
+                .bind(organiser_hash)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            for (match_id, tokens) in tables {
+                sqlx::query("DELETE FROM tokens WHERE match_id = $1")
+                    .bind(match_id)
+                    .execute(&mut *tx)
+                    .await?;
+                for (hash, seat) in tokens {
+                    sqlx::query("INSERT INTO tokens (hash, match_id, seat) VALUES ($1, $2, $3)")
+                        .bind(hash)
+                        .bind(match_id)
+                        .bind(*seat)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+            }
             tx.commit().await
         }
         .await;

@@ -11,6 +11,9 @@ pub enum TournamentError {
     /// No tournament has this id.
     #[error("no tournament has id {0}")]
     NotFound(String),
+    /// A list filter `.0` that is not an RFC 3339 time.
+    #[error("{0} must be an RFC 3339 time, such as 2026-11-27T18:00:00Z")]
+    InvalidTime(&'static str),
     /// No player has this id.
     #[error("no player has id {0}")]
     PlayerNotFound(String),

@@ -16,18 +16,19 @@ use super::{
     model::{Entrant, Pairing, RatingSystem, ResultSource, Standings, TableResult},
     pairing, quicklog,
     views::{
-        CreatePlayer, CreateTournament, CreatedTournament, EnterResult, Format, Player, Record,
-        RoundWithTokens, TableTokens, TableView, TournamentView,
+        CreatePlayer, CreateTournament, CreatedTournament, EnterResult, Format, Player, PlayerPage,
+        Record, RoundWithTokens, TableTokens, TableView, TournamentPage, TournamentSummary,
+        TournamentView,
     },
     TournamentError,
 };
 use crate::{
     ids::{is_id, new_id, new_token, now, sha256_hex},
     matches::{
-        check_name,
+        check_name, parse_cursor,
         tables::TableMatch,
-        views::{MatchStatus, TournamentLink},
-        Matches,
+        views::{MatchPage, MatchStatus, TournamentLink},
+        MatchError, Matches,
     },
     rules::{AnyGame, Dealing},
     store::{NewMatch, PlayerRow, ResultRow, RoundRow, Store, StoreError, TournamentRow},
@@ -37,6 +38,19 @@ use crate::{
 const MAX_ENTRANTS: usize = 256;
 /// The most Swiss rounds.
 const MAX_ROUNDS: u32 = 30;
+
+/// The filters of the tournament list.
+#[derive(Clone, Debug, Default)]
+pub struct TournamentFilter<'a> {
+    /// Only tournaments of this game.
+    pub game: Option<&'a str>,
+    /// Created at or after this RFC 3339 time.
+    pub created_after: Option<&'a str>,
+    /// Created before this RFC 3339 time.
+    pub created_before: Option<&'a str>,
+    /// Only those this player entered.
+    pub player: Option<&'a str>,
+}
 
 /// The tournament service.
 pub struct Tournaments {
@@ -229,6 +243,163 @@ impl Tournaments {
         })
     }
 
+    /// Players in registration order, those whose name contains `q` (case folded by Unicode
+    /// lower case), paged by `cursor`.
+    pub async fn list_players(
+        &self,
+        q: Option<&str>,
+        cursor: Option<&str>,
+        limit: i64,
+    ) -> Result<PlayerPage, TournamentError> {
+        let cursor = parse_cursor(cursor).ok_or(MatchError::InvalidCursor)?;
+        if q.is_some_and(|q| q.contains('\0')) {
+            // No name holds a NUL (PostgreSQL refuses one in text): nothing matches.
+            return Ok(PlayerPage {
+                players: vec![],
+                next_cursor: None,
+            });
+        }
+        let rows = self.store.list_players(q, cursor, limit + 1).await?;
+        let next_cursor =
+            (rows.len() as i64 > limit).then(|| rows[limit as usize - 1].num.to_string());
+        Ok(PlayerPage {
+            players: rows
+                .into_iter()
+                .take(limit as usize)
+                .map(|r| Player {
+                    id: r.id,
+                    name: r.name,
+                    created_at: r.created_at,
+                })
+                .collect(),
+            next_cursor,
+        })
+    }
+
+    /// Tournaments newest first, filtered by game, creation time (`after` inclusive, `before`
+    /// exclusive: RFC 3339 times) and entrant, paged by `cursor`.
+    pub async fn list_tournaments(
+        &self,
+        filter: &TournamentFilter<'_>,
+        cursor: Option<&str>,
+        limit: i64,
+    ) -> Result<TournamentPage, TournamentError> {
+        let cursor = parse_cursor(cursor).ok_or(MatchError::InvalidCursor)?;
+        let time = |t: Option<&str>, which: &'static str| {
+            t.map(|t| {
+                chrono::DateTime::parse_from_rfc3339(t)
+                    .map(|t| {
+                        t.with_timezone(&chrono::Utc)
+                            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+                    })
+                    .map_err(|_| TournamentError::InvalidTime(which))
+            })
+            .transpose()
+        };
+        let after = time(filter.created_after, "created_after")?;
+        let before = time(filter.created_before, "created_before")?;
+        if filter.game.is_some_and(|g| g.contains('\0')) {
+            return Ok(TournamentPage {
+                tournaments: vec![],
+                next_cursor: None,
+            });
+        }
+        let rows = self
+            .store
+            .list_tournaments(
+                filter.game,
+                after.as_deref(),
+                before.as_deref(),
+                filter.player,
+                cursor,
+                limit + 1,
+            )
+            .await?;
+        let next_cursor =
+            (rows.len() as i64 > limit).then(|| rows[limit as usize - 1].num.to_string());
+        let mut tournaments = Vec::with_capacity(rows.len());
+        for r in rows.into_iter().take(limit as usize) {
+            let spec: Spec = serde_json::from_str(&r.spec).map_err(TournamentError::internal)?;
+            tournaments.push(TournamentSummary {
+                id: r.id,
+                name: spec.name,
+                game: spec.game,
+                format: spec.format,
+                duplicate: spec.duplicate,
+                rounds: spec.rounds,
+                rounds_paired: r.rounds_paired as u32,
+                entrants: spec.entrants.len(),
+                created_at: r.created_at,
+            });
+        }
+        Ok(TournamentPage {
+            tournaments,
+            next_cursor,
+        })
+    }
+
+    /// The matches a seat of which names player `id` (see [`Matches::player_matches`]).
+    pub async fn player_matches(
+        &self,
+        id: &str,
+        cursor: Option<&str>,
+        limit: i64,
+    ) -> Result<MatchPage, TournamentError> {
+        self.player(id).await?;
+        Ok(self.matches.player_matches(id, cursor, limit).await?)
+    }
+
+    /// The tournaments player `id` entered, newest first.
+    pub async fn player_tournaments(
+        &self,
+        id: &str,
+        cursor: Option<&str>,
+        limit: i64,
+    ) -> Result<TournamentPage, TournamentError> {
+        self.player(id).await?;
+        let filter = TournamentFilter {
+            player: Some(id),
+            ..TournamentFilter::default()
+        };
+        self.list_tournaments(&filter, cursor, limit).await
+    }
+
+    /// Issues a new organiser token for tournament `id` and revokes the old one, with every
+    /// table's match tokens (they derive from it: a leaked organiser token gave them all). Asked
+    /// by the organiser, or by the operator (`CLUBROOM_OPERATOR_TOKEN`) for an organiser who
+    /// lost the token. The new token, shown once.
+    pub async fn rotate_organiser(
+        &self,
+        id: &str,
+        token: Option<&str>,
+    ) -> Result<String, TournamentError> {
+        let t = self.load(id).await?;
+        if !self.matches.is_operator(token) {
+            t.organiser(token)?;
+        }
+        let new = new_token();
+        let mut tables = vec![];
+        for r in &t.rounds {
+            for table in &r.tables {
+                let Some(m) = &table.match_id else { continue };
+                let tokens = std::iter::once(None)
+                    .chain((0..table.seats.len()).map(Some))
+                    .map(|seat| {
+                        (
+                            sha256_hex(table_token(&new, m, seat).as_bytes()),
+                            seat.map(|s| s as i64),
+                        )
+                    })
+                    .collect();
+                tables.push((m.clone(), tokens));
+            }
+        }
+        self.store
+            .rotate_organiser(id, &sha256_hex(new.as_bytes()), &tables)
+            .await?;
+        Ok(new)
+    }
+
     /// Creates a tournament: checks the settings, registers the entrants given by name, fixes a
     /// round robin's schedule.
     pub async fn create_tournament(
@@ -285,8 +456,9 @@ impl Tournaments {
             spec: to_json(&spec)?,
             created_at,
         };
+        let entrant_ids: Vec<String> = spec.entrants.iter().map(|e| e.player_id.clone()).collect();
         self.store
-            .insert_tournament(&row, &new_players)
+            .insert_tournament(&row, &spec.game, &new_players, &entrant_ids)
             .await
             .map_err(|e| match e {
                 StoreError::OutcomeUnknown(_) => TournamentError::CreationOutcomeUnknown,

@@ -255,3 +255,46 @@ pub struct EnterResult {
     #[serde(default)]
     pub abandon_match: bool,
 }
+
+/// A page of players, in registration order.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct PlayerPage {
+    /// The players.
+    pub players: Vec<Player>,
+    /// Pass as `cursor` for the next page; null at the end.
+    pub next_cursor: Option<String>,
+}
+
+/// A tournament in a list: its settings at a glance (`GET /v1/tournaments/{id}` for the rest).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TournamentSummary {
+    /// The tournament id.
+    #[schema(example = "9d1c0b7a6e5f4d3c2b1a0f9e8d7c6b5a")]
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// The game id.
+    pub game: String,
+    /// How rounds are drawn.
+    pub format: Format,
+    /// Every table plays the same deals.
+    pub duplicate: bool,
+    /// The rounds planned.
+    pub rounds: u32,
+    /// The rounds paired so far.
+    pub rounds_paired: u32,
+    /// How many entrants.
+    pub entrants: usize,
+    /// When it was created (RFC 3339 UTC).
+    #[schema(format = DateTime)]
+    pub created_at: String,
+}
+
+/// A page of tournaments, newest first.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TournamentPage {
+    /// The tournaments.
+    pub tournaments: Vec<TournamentSummary>,
+    /// Pass as `cursor` for the next page; null at the end.
+    pub next_cursor: Option<String>,
+}
