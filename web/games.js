@@ -365,8 +365,43 @@ function bhcTable(v) {
     (t.thefts || []).length ? h("div", { class: "small" }, "Thefts: ", t.thefts.map((x) => `thief ${x.thief} (${seatName(v, x.seat)}) took ${bhcCard(x.card)} from ${seatName(v, x.from)}`).join("; ")) : null,
     h("div", { class: "small muted" }, "Checks left: ", seats.map((s) => `${seatName(v, s)} ${((t.checks || [])[s] || []).map(money).join(", ") || "none"}`).join(" · ")),
     t.last_turn ? h("div", { class: "small", id: "last-turn" }, lastTurnWords(t.last_turn, v)) : null,
-    t.final ? h("div", { class: "small", id: "final" }, "Final exhibition: ", (t.final.ranking || []).map((s, i) =>
-      `${i + 1}. ${seatName(v, s)} (${(t.final.exhibits[s] || []).map(bhcCard).join("; ")}) +${(t.final.advances || [])[s] ?? 0}`).join(" · ") || "no sets shown") : null);
+    t.final ? bhcFinal(v, t) : null);
+}
+
+// The final exhibition in words: every player's set (or none), best +8, second +4, where each
+// pawn ends, and the winner: the furthest pawn, a tie going to the more valuable collection
+// (RULES.md, By Hook or Crook: "ties go to the more valuable collection").
+const ORDINAL = ["best", "second", "third", "fourth", "fifth"];
+function bhcFinal(v, t) {
+  const f = t.final;
+  const seats = [...Array(v.players.length).keys()];
+  const ranking = f.ranking || [];
+  const order = [...ranking, ...seats.filter((s) => !ranking.includes(s))];
+  const pos = (s) => (t.positions || [])[s] ?? 0;
+  const line = (s) => {
+    const cards = (f.exhibits || [])[s] || [];
+    const r = ranking.indexOf(s);
+    const adv = (f.advances || [])[s] ?? 0;
+    const shown = cards.length ? `showed ${cards.map(bhcCard).join("; ")} (${cards.length} cards)` : "showed no set";
+    const place = r >= 0 ? `${ORDINAL[r] || `${r + 1}th`} set` : null;
+    return h("li", { "data-seat": s }, `${seatName(v, s)} ${shown}${place ? `: ${place}` : ""}, +${adv}, ends on space ${pos(s)}`);
+  };
+  const winners = t.winners || [];
+  let verdict = null;
+  if (winners.length) {
+    const far = pos(winners[0]);
+    const level = seats.filter((s) => pos(s) === far && !winners.includes(s));
+    const who = winners.map((s) => seatName(v, s)).join(" and ");
+    verdict = winners.length > 1
+      ? `Winners: ${who}, tied on space ${far} with collections of equal value`
+      : level.length
+        ? `Winner: ${who} on space ${far}, level with ${level.map((s) => seatName(v, s)).join(" and ")}: the more valuable collection wins the tie`
+        : `Winner: ${who} on space ${far}${Number.isInteger(t.margin) ? `, ${t.margin} ahead` : ""}`;
+  }
+  return h("div", { class: "small bhc-final", id: "final" },
+    h("div", { class: "zone-name" }, "Final exhibition"),
+    h("ul", {}, order.map(line)),
+    verdict ? h("div", { class: "verdict", id: "final-winner" }, verdict) : null);
 }
 
 function lastTurnWords(lt, v) {
