@@ -343,6 +343,8 @@ function bhcTable(v) {
   const cols = Array.from({ length: 14 }, (_, c) => seats.filter((s) => column((t.positions || [])[s] || 0) === c));
   return h("div", { class: "felt bhc", id: "table" },
     h("div", {}, `Turn ${t.turn} · ${BHC_PHASE[t.phase] || t.phase}`),
+    // The end of the game first: the final exhibition and the winner.
+    t.final ? bhcFinal(v, t) : null,
     t.leader_castle ? h("div", { class: "small muted" }, `The leader's castle ${t.leader_castle.castle} pays ${t.leader_castle.upper} to the best exhibit, ${t.leader_castle.lower} to the second.`) : null,
     h("div", { class: "bhc-track", id: "track" }, cols.map((ss, c) => h("div", { class: `col ${c === 0 ? "club" : c === 13 ? "pink" : ""}` },
       h("span", { class: "n" }, c === 0 ? "club" : c === 13 ? "pink" : `C${c}`),
@@ -364,8 +366,7 @@ function bhcTable(v) {
     t.steal ? h("div", { class: "small" }, `${seatName(v, t.steal.seat)}'s thief ${t.steal.thief} steals now.`) : null,
     (t.thefts || []).length ? h("div", { class: "small" }, "Thefts: ", t.thefts.map((x) => `thief ${x.thief} (${seatName(v, x.seat)}) took ${bhcCard(x.card)} from ${seatName(v, x.from)}`).join("; ")) : null,
     h("div", { class: "small muted" }, "Checks left: ", seats.map((s) => `${seatName(v, s)} ${((t.checks || [])[s] || []).map(money).join(", ") || "none"}`).join(" · ")),
-    t.last_turn ? h("div", { class: "small", id: "last-turn" }, lastTurnWords(t.last_turn, v)) : null,
-    t.final ? bhcFinal(v, t) : null);
+    t.last_turn ? h("div", { class: "small", id: "last-turn" }, lastTurnWords(t.last_turn, v)) : null);
 }
 
 // The final exhibition in words: every player's set (or none), best +8, second +4, where each
