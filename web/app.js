@@ -502,9 +502,14 @@ function render() {
   document.body.dataset.seq = v.seq;
   document.body.dataset.status = v.status;
   const who = me.host ? "Host (scorer)" : `${names[me.seat]} · seat ${me.seat + 1}`;
+  // A score-only match has no tricks and no dealing on the page: it says which deal (game, heat)
+  // is entered next, and who enters it.
+  const so = scoreOnly.scoresOnly(v);
+  const next = so ? scoreOnlyNext(v) : null;
   const waiting = v.status === "finished" ? "The match is over."
-    : v.table_to_act ? "The table is to act (the host deals or records)."
-      : v.to_act.length ? `To act: ${v.to_act.map((s) => names[s]).join(", ")}` : "";
+    : so ? (me.host ? `${next}: enter the ${v.game === "members-only" ? "markers" : v.game === "by-hook-or-crook" ? "final positions" : "scores"}` : `${next}: the host enters the scores`)
+      : v.table_to_act ? "The table is to act (the host deals or records)."
+        : v.to_act.length ? `To act: ${v.to_act.map((s) => names[s]).join(", ")}` : "";
   const q = queue();
   // What this phone acts with (its hand; the host's pickers, buttons and Undo) sits in a tray
   // fixed at the foot of the screen (beside the table in landscape), so that it is reachable
@@ -513,15 +518,16 @@ function render() {
   const tray = [actionsPanel(v, me), youPanel(v, me)].filter(Boolean);
   const scroll = h("div", { class: "table-scroll", id: "table-scroll" }, ...[
     h("h1", {}, `${game ? game.title : v.game}`, h("span", { class: "muted small" }, ` · ${who}`)),
-    h("div", { class: "muted small", id: "status" }, `Round ${v.round} · ${v.dealing === "service" ? "Clubroom deals" : "real cards"} · version ${v.seq}`),
+    h("div", { class: "muted small", id: "status" }, so ? `${v.status === "finished" ? "Scores only" : `${next} · scores only`} · version ${v.seq}`
+      : `Round ${v.round} · ${v.dealing === "service" ? "Clubroom deals" : "real cards"} · version ${v.seq}`),
     h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? `Your turn. ${waiting}` : waiting),
     T.error ? h("div", { class: "msg bad", id: "error", role: "alert" }, T.error) : null,
     queueNote(q, v),
-    dealSummary(v, sheet),
+    so ? null : dealSummary(v, sheet),
     T.undone ? h("div", { class: "msg ok", id: "undone", role: "status" }, T.undone) : null,
-    tablePanel(v),
-    playersPanel(v, me),
-    secretsPanel(v, me),
+    so ? null : tablePanel(v),
+    so ? null : playersPanel(v, me),
+    so ? null : secretsPanel(v, me),
     sheetPanel(v, sheet),
     tournamentPanel(v),
     devicePanel(v, me, names),
@@ -531,9 +537,37 @@ function render() {
   const top = old ? old.scrollTop : 0;
   main().replaceChildren(h("div", { class: "at-table" }, scroll, tray.length ? h("div", { id: "tray" }, tray) : null));
   scroll.scrollTop = top;
+  boardInSight(v);
   markQueued(q);
   if (!hideClosedUndo(v)) undoQuestion(v);
   announceTurn(v, me);
+}
+
+// P.M.: the acting seat's board (its men, lit once a card is picked) is where the player looks, so
+// it is brought into sight above the tray whenever the match moves on or another card is picked;
+// between those the reader may scroll elsewhere (a redraw keeps the place).
+function boardInSight(v) {
+  const board = document.querySelector(".pm-seat.acting");
+  const scroll = $("#table-scroll");
+  if (!board || !scroll) return;
+  const key = `${v.id}:${v.seq}:${[...board.querySelectorAll("button.lit")].map((b) => b.dataset.from).join(",")}`;
+  if (T.boardKey === key) return;
+  T.boardKey = key;
+  const b = board.getBoundingClientRect(), s = scroll.getBoundingClientRect();
+  if (b.top < s.top) scroll.scrollTop += b.top - s.top;
+  else if (b.bottom > s.bottom) scroll.scrollTop += Math.min(b.bottom - s.bottom, b.top - s.top);
+}
+
+// What a score-only match enters next, in the game's words: "Deal 3" (×3 at Bonus-Malus), "Game 2
+// of the rubber (5)" at P.M., "Heat 2" at Members Only, "The final exhibition" at By Hook or Crook
+// (one result for the whole game). Counted from the sheet's lines (a score-only match has no deal).
+function scoreOnlyNext(v) {
+  const n = ((v.scores && v.scores.rounds) || []).length + 1;
+  if (v.game === "plus-minus") return `Game ${n} of the rubber (${(v.config || {}).rubber_games ?? 5})`;
+  if (v.game === "members-only") return `Heat ${n}`;
+  if (v.game === "by-hook-or-crook") return "The final exhibition";
+  if (v.game === "bonus-malus") return `Deal ${n} (×${n})`;
+  return `Deal ${n}`;
 }
 
 // "Your turn" told when this phone becomes to act: a polite live region for screen readers (kept
@@ -891,7 +925,7 @@ function sheetPanel(v, sheet) {
       sheet.rounds.map((r) => h("tr", { class: "round" }, h("td", {}, r.label || `Round ${r.round}`), h("td", {}, r.multiplier ?? ""),
         r.points.map((p) => h("td", {}, String(p))))),
       h("tr", { class: "total" }, h("td", {}, "Total"), h("td", {}, ""), sheet.totals.map((p) => h("td", {}, String(p))))),
-    sheet.finished ? h("p", { id: "winners" }, `Winner: ${sheet.winners.map((w) => cols[w]).join(", ")}${sheet.margin !== null ? ` by ${sheet.margin}` : ""}`) : null,
+    sheet.finished ? h("p", { id: "winners" }, `Winner: ${sheet.winners.map((w) => cols[w]).join(", ")}${sheet.margin ? ` by ${sheet.margin}` : ""}`) : null,
     h("p", {}, h("a", { href: `/v1/matches/${v.id}/scores.csv`, download: `clubroom-${v.id}.csv`, id: "csv" }, "Download CSV")));
 }
 

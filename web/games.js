@@ -343,6 +343,8 @@ function bhcTable(v) {
   const cols = Array.from({ length: 14 }, (_, c) => seats.filter((s) => column((t.positions || [])[s] || 0) === c));
   return h("div", { class: "felt bhc", id: "table" },
     h("div", {}, `Turn ${t.turn} · ${BHC_PHASE[t.phase] || t.phase}`),
+    // The end of the game first: the final exhibition and the winner.
+    t.final ? bhcFinal(v, t) : null,
     t.leader_castle ? h("div", { class: "small muted" }, `The leader's castle ${t.leader_castle.castle} pays ${t.leader_castle.upper} to the best exhibit, ${t.leader_castle.lower} to the second.`) : null,
     h("div", { class: "bhc-track", id: "track" }, cols.map((ss, c) => h("div", { class: `col ${c === 0 ? "club" : c === 13 ? "pink" : ""}` },
       h("span", { class: "n" }, c === 0 ? "club" : c === 13 ? "pink" : `C${c}`),
@@ -364,9 +366,43 @@ function bhcTable(v) {
     t.steal ? h("div", { class: "small" }, `${seatName(v, t.steal.seat)}'s thief ${t.steal.thief} steals now.`) : null,
     (t.thefts || []).length ? h("div", { class: "small" }, "Thefts: ", t.thefts.map((x) => `thief ${x.thief} (${seatName(v, x.seat)}) took ${bhcCard(x.card)} from ${seatName(v, x.from)}`).join("; ")) : null,
     h("div", { class: "small muted" }, "Checks left: ", seats.map((s) => `${seatName(v, s)} ${((t.checks || [])[s] || []).map(money).join(", ") || "none"}`).join(" · ")),
-    t.last_turn ? h("div", { class: "small", id: "last-turn" }, lastTurnWords(t.last_turn, v)) : null,
-    t.final ? h("div", { class: "small", id: "final" }, "Final exhibition: ", (t.final.ranking || []).map((s, i) =>
-      `${i + 1}. ${seatName(v, s)} (${(t.final.exhibits[s] || []).map(bhcCard).join("; ")}) +${(t.final.advances || [])[s] ?? 0}`).join(" · ") || "no sets shown") : null);
+    t.last_turn ? h("div", { class: "small", id: "last-turn" }, lastTurnWords(t.last_turn, v)) : null);
+}
+
+// The final exhibition in words: every player's set (or none), best +8, second +4, where each
+// pawn ends, and the winner: the furthest pawn, a tie going to the more valuable collection
+// (RULES.md, By Hook or Crook: "ties go to the more valuable collection").
+const ORDINAL = ["best", "second", "third", "fourth", "fifth"];
+function bhcFinal(v, t) {
+  const f = t.final;
+  const seats = [...Array(v.players.length).keys()];
+  const ranking = f.ranking || [];
+  const order = [...ranking, ...seats.filter((s) => !ranking.includes(s))];
+  const pos = (s) => (t.positions || [])[s] ?? 0;
+  const line = (s) => {
+    const cards = (f.exhibits || [])[s] || [];
+    const r = ranking.indexOf(s);
+    const adv = (f.advances || [])[s] ?? 0;
+    const shown = cards.length ? `showed ${cards.map(bhcCard).join("; ")} (${cards.length} cards)` : "showed no set";
+    const place = r >= 0 ? `${ORDINAL[r] || `${r + 1}th`} set` : null;
+    return h("li", { "data-seat": s }, `${seatName(v, s)} ${shown}${place ? `: ${place}` : ""}, +${adv}, ends on space ${pos(s)}`);
+  };
+  const winners = t.winners || [];
+  let verdict = null;
+  if (winners.length) {
+    const far = pos(winners[0]);
+    const level = seats.filter((s) => pos(s) === far && !winners.includes(s));
+    const who = winners.map((s) => seatName(v, s)).join(" and ");
+    verdict = winners.length > 1
+      ? `Winners: ${who}, tied on space ${far} with collections of equal value`
+      : level.length
+        ? `Winner: ${who} on space ${far}, level with ${level.map((s) => seatName(v, s)).join(" and ")}: the more valuable collection wins the tie`
+        : `Winner: ${who} on space ${far}${Number.isInteger(t.margin) ? `, ${t.margin} ahead` : ""}`;
+  }
+  return h("div", { class: "small bhc-final", id: "final" },
+    h("div", { class: "zone-name" }, "Final exhibition"),
+    h("ul", {}, order.map(line)),
+    verdict ? h("div", { class: "verdict", id: "final-winner" }, verdict) : null);
 }
 
 function lastTurnWords(lt, v) {
