@@ -22,7 +22,8 @@ const LONG = ["Alexandria Fitzgera", "Bartholomew Kensing", "Cassiopeia Wellingt
 const RANKS = { T: "10" }, SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 
 async function create(game, n, dealing) {
-  const c = await api("POST", "/v1/matches", null, { game, dealing, players: LONG.slice(0, n).map((name) => ({ name })) });
+  const scoresOnly = dealing === "scores-only";
+  const c = await api("POST", "/v1/matches", null, { game, dealing: scoresOnly ? "table" : dealing, players: LONG.slice(0, n).map((name) => ({ name })), ...(scoresOnly ? { config: { scores_only: true } } : {}) });
   return { id: c.match.id, host: c.host_token, seats: c.seat_tokens };
 }
 
@@ -30,6 +31,7 @@ async function create(game, n, dealing) {
 // `until(view)`.
 async function deal(m) {
   const d = (await api("GET", `/v1/matches/${m.id}/legal`, m.host)).actions.find((a) => a.type === "deal");
+  if (!d) return null; // score-only play: no deal action
   return api("POST", `/v1/matches/${m.id}/actions`, m.host, { seat: null, action: d });
 }
 async function playUntil(m, until) {
@@ -160,7 +162,7 @@ await run("tablefeel", async (browser) => {
   // ---- 3. long names: nothing sticks out, the sheet fits ----
   for (const size of SIZES) {
     const tag = `${size[0]}x${size[1]}`;
-    for (const [game, n, dealing] of [["clubs", 4, "table"], ["members-only", 5, "service"], ["plus-minus", 8, "service"], ["plus-minus", 5, "table"]]) {
+    for (const [game, n, dealing] of [["clubs", 4, "table"], ["members-only", 5, "service"], ["plus-minus", 8, "service"], ["plus-minus", 5, "table"], ["plus-minus", 8, "scores-only"]]) {
       const m = await create(game, n, dealing);
       await deal(m);
       for (const [who, token] of [["host", m.host], ["seat 1", m.seats[0]]]) {
@@ -170,6 +172,10 @@ await run("tablefeel", async (browser) => {
         check(`${what}: no sideways scroll`, !(await overflowsX(p)));
         const sheet = await p.$eval("#scores table.sheet", (t) => [t.getBoundingClientRect().right, document.documentElement.clientWidth]);
         check(`${what}: the score sheet fits the page`, sheet[0] <= sheet[1] + 0.5, JSON.stringify(sheet));
+        if (dealing === "scores-only" && who === "host") {
+          const pad = await p.$$eval("#tally .tally-name", (els) => els.map((e) => [e.title, getComputedStyle(e).textOverflow, e.getBoundingClientRect().right <= document.documentElement.clientWidth + 0.5]));
+          check(`${what}: the tally pad's rows name each seat, ellipsised, within the page`, JSON.stringify(pad) === JSON.stringify(LONG.slice(0, n).map((x) => [x, "ellipsis", true])), JSON.stringify(pad));
+        }
         const bad = await namesFit(p);
         check(`${what}: every long name fits, ellipsised`, bad.length === 0, bad.join("; "));
         const titles = await p.$$eval("#players .player .name", (els) => els.map((e) => e.title));
