@@ -20,7 +20,7 @@
 # Usage: scripts/ci-browser.sh
 #   CLUBROOM_BIN  a server binary to use instead of `cargo build`'s target/debug/clubroom
 #   CHROMIUM      the browser executable (default /usr/bin/chromium)
-#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament director privacy tabletalk reach pictures load scoreonly polish a11y")
+#   BROWSER_TESTS the tests to run, by name (default "clubs games tournament director privacy tabletalk tablefeel reach pictures load scoreonly polish a11y")
 . "$(dirname "$0")/lib.sh"
 
 PW_VERSION=1.65.1
@@ -68,7 +68,7 @@ mkdir -p "$ARTIFACTS"
 echo "== headless chromium against $BASE (screenshots in target/browser-artifacts/)"
 export BASE PW_DIR CHROMIUM ARTIFACTS AXE_JS
 status=0
-for t in ${BROWSER_TESTS:-clubs games tournament director privacy tabletalk reach pictures load scoreonly polish a11y}; do
+for t in ${BROWSER_TESTS:-clubs games tournament director privacy tabletalk tablefeel reach pictures load scoreonly polish a11y}; do
   timeout 600 node "tests/browser/$t.mjs" | tee "$WORK/$t.out" || status=1
 done
 if grep -q panicked "$WORK/server.log"; then

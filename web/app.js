@@ -58,6 +58,11 @@ function sortCards(cards) {
     SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]) || RANK_ORDER.indexOf(a[0]) - RANK_ORDER.indexOf(b[0]));
 }
 
+// A player's name in a line of text: ellipsised when long (style.css `.nm`), whole in `title`.
+const nm = (name) => h("span", { class: "nm", title: name }, name);
+// Names in a line, comma separated, each ellipsised.
+const nmList = (list) => list.flatMap((n, i) => (i ? [", ", nm(n)] : [nm(n)]));
+
 // ---------- games ----------
 
 // A trick game's table (Clubs, Dump, Bonus-Malus, and any other whose model has them): the trick
@@ -85,11 +90,14 @@ async function createPage() {
     const sides = partnerships(state.game, state.n);
     const form = h("form", { id: "create", onsubmit: async (ev) => {
       ev.preventDefault();
-      const players = [...root.querySelectorAll("input[data-seat]")].map((i) => ({ name: i.value.trim() || i.placeholder }));
+      const inputs = [...root.querySelectorAll("input[data-seat]")];
+      const players = inputs.map((i) => ({ name: i.value.trim() || i.placeholder }));
+      // The phone keeps only the names a person typed, never an empty seat's placeholder.
+      const typed = inputs.map((i) => i.value.trim()).filter(Boolean);
       const a = await api("POST", "/v1/matches", { body: { game: state.game, players, dealing: state.scoresOnly ? "table" : state.dealing, ...(state.scoresOnly ? { config: { scores_only: true } } : {}) } });
       if (!a.ok) { say("#create-msg", "bad", problemText(a)); return; }
       const m = a.json.match;
-      keepNames(players.map((p) => p.name));
+      keepNames(typed);
       keepMatch({ id: m.id, game: m.game, players: m.players.map((p) => p.name), seat: null, token: a.json.host_token });
       keepLinks(m.id, a.json.seat_tokens);
       linksPage(a.json, null, { onForget: () => forgetLinks(m.id) });
@@ -257,6 +265,8 @@ function follow() {
     // A round that has just ended publishes its seed on its deal event, already held here
     // without it: read the log again (the host's Undo depends on it, see closedRound).
     if (T.isHost && v.dealing === "service" && (v.table_to_act || v.status === "finished")) await loadEvents();
+    // A deal just ended at a trick table: its last trick is drawn from the log (endedDeal).
+    else if (!T.events.has(v.seq) && isTrickTable(v.table || {}) && !(v.table.trick || []).length) await loadEvents();
     render();
   });
   es.addEventListener("error", () => {
@@ -278,7 +288,7 @@ async function refresh() {
     if (a.ok && (!T.view || a.json.seq >= T.view.seq)) {
       T.view = a.json;
       await refreshLegal();
-      if (T.isHost) await loadEvents(); // back from offline: what was missed, and published seeds
+      await loadEvents(); // back from offline: what was missed (the last trick), and published seeds
       render();
     }
   } catch { /* offline */ }
@@ -459,11 +469,17 @@ function hideClosedUndo(v) {
 function undoQuestion(v) {
   const btn = $("#undo");
   if (!btn || T.confirmUndo !== v.seq) return;
-  btn.closest(".row").after(h("div", { class: "msg warn undo-confirm", id: "undo-confirm", role: "alertdialog", "aria-label": "Undo" },
-    h("p", {}, `Take back ${eventText(lastStanding(), v)}?`),
+  // Undo opens the question (a disclosure: aria-expanded); the answers are plain buttons that
+  // each say what they do.
+  btn.setAttribute("aria-expanded", "true");
+  btn.setAttribute("aria-controls", "undo-confirm");
+  const what = eventText(lastStanding(), v);
+  btn.closest(".row").after(h("div", { class: "msg warn undo-confirm", id: "undo-confirm", role: "alertdialog", "aria-labelledby": "undo-q" },
+    h("p", { id: "undo-q" }, `Take back ${what}?`),
     h("div", { class: "actions" },
-      h("button", { class: "danger", id: "undo-yes", onclick: sendUndo }, "Yes"),
-      h("button", { class: "secondary", id: "undo-keep", onclick: () => { T.confirmUndo = null; render(); } }, "Keep"))));
+      h("button", { type: "button", class: "danger", id: "undo-yes", onclick: sendUndo }, "Yes, take it back"),
+      h("button", { type: "button", class: "secondary", id: "undo-keep", onclick: () => { T.confirmUndo = null; render(); $("#undo")?.focus(); } }, "No, keep it"))));
+  $("#undo-yes").focus();
 }
 
 // ---------- describing actions ----------
@@ -501,15 +517,15 @@ function render() {
   if (T.drawnSeq !== v.seq) { T.path = []; T.drawnSeq = v.seq; T.tally = {}; }
   document.body.dataset.seq = v.seq;
   document.body.dataset.status = v.status;
-  const who = me.host ? "Host (scorer)" : `${names[me.seat]} · seat ${me.seat + 1}`;
+  const who = me.host ? ["Host (scorer)"] : [nm(names[me.seat]), ` · seat ${me.seat + 1}`];
   // A score-only match has no tricks and no dealing on the page: it says which deal (game, heat)
   // is entered next, and who enters it.
   const so = scoreOnly.scoresOnly(v);
   const next = so ? scoreOnlyNext(v) : null;
-  const waiting = v.status === "finished" ? "The match is over."
-    : so ? (me.host ? `${next}: enter the ${v.game === "members-only" ? "markers" : v.game === "by-hook-or-crook" ? "final positions" : "scores"}` : `${next}: the host enters the scores`)
-      : v.table_to_act ? "The table is to act (the host deals or records)."
-        : v.to_act.length ? `To act: ${v.to_act.map((s) => names[s]).join(", ")}` : "";
+  const waiting = v.status === "finished" ? ["The match is over."]
+    : so ? [me.host ? `${next}: enter the ${v.game === "members-only" ? "markers" : v.game === "by-hook-or-crook" ? "final positions" : "scores"}` : `${next}: the host enters the scores`]
+      : v.table_to_act ? ["The table is to act (the host deals or records)."]
+        : v.to_act.length ? ["To act: ", nmList(v.to_act.map((s) => names[s]))] : [];
   const q = queue();
   // What this phone acts with (its hand; the host's pickers, buttons and Undo) sits in a tray
   // fixed at the foot of the screen (beside the table in landscape), so that it is reachable
@@ -517,10 +533,10 @@ function render() {
   // above it (a choice, the actions) grows the tray upwards and never moves the hand.
   const tray = [actionsPanel(v, me), youPanel(v, me)].filter(Boolean);
   const scroll = h("div", { class: "table-scroll", id: "table-scroll" }, ...[
-    h("h1", {}, `${game ? game.title : v.game}`, h("span", { class: "muted small" }, ` · ${who}`)),
+    h("h1", {}, `${game ? game.title : v.game}`, h("span", { class: "muted small" }, " · ", who)),
     h("div", { class: "muted small", id: "status" }, so ? `${v.status === "finished" ? "Scores only" : `${next} · scores only`} · version ${v.seq}`
       : `Round ${v.round} · ${v.dealing === "service" ? "Clubroom deals" : "real cards"} · version ${v.seq}`),
-    h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? `Your turn. ${waiting}` : waiting),
+    h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? ["Your turn. ", waiting] : waiting),
     T.error ? h("div", { class: "msg bad", id: "error", role: "alert" }, T.error) : null,
     queueNote(q, v),
     so ? null : dealSummary(v, sheet),
@@ -594,12 +610,12 @@ function announceTurn(v, me) {
 // card shows here, not in the hand, until the server has it.
 function queueNote(q, v) {
   if (!q.length) return null;
-  const who = (s) => (s === null || s === undefined ? "table" : v.players[s] ? v.players[s].name : `seat ${s + 1}`);
+  const who = (s) => (s === null || s === undefined ? "table" : v.players[s] ? nm(v.players[s].name) : `seat ${s + 1}`);
   const what = (a) => (a.type === "play" && isCard(a.card) ? cardText(a.card) : describe(a, v));
   const cards = q.filter((x) => x.action.type === "play" && isCard(x.action.card));
   return h("div", { class: "msg warn queued", id: "queued", role: "status" },
     cards.length ? h("div", { class: "queued-cards" }, cards.map((x) => cardFace(x.action.card, { cls: "pending" }))) : null,
-    h("div", {}, h("div", {}, `Waiting to send: ${q.map((x) => `${what(x.action)} (${who(x.seat)})`).join(", ")}`),
+    h("div", { class: "grow" }, h("div", {}, "Waiting to send: ", q.flatMap((x, i) => [i ? ", " : "", `${what(x.action)} (`, who(x.seat), ")"])),
       h("div", { class: "small muted" }, navigator.onLine ? "Sending…" : "Sent when the connection is back.")));
 }
 
@@ -657,7 +673,7 @@ function playersPanel(v, me) {
     if (Array.isArray(t.hand_sizes)) extra.push(`${t.hand_sizes[p.seat]} cards`);
     if (p.seat === v.dealer) extra.push("dealer");
     return h("div", { class: `player ${v.to_act.includes(p.seat) ? "turn" : ""} ${me.seat === p.seat ? "me" : ""}`, "data-seat": p.seat },
-      h("div", { class: "name" }, p.name),
+      h("div", { class: "name", title: p.name }, p.name),
       h("div", { class: "meta" }, `seat ${p.seat + 1}${side !== null ? ` · side ${side + 1}` : ""} · ${total ?? 0}${extra.length ? ` · ${extra.join(" · ")}` : ""}`));
   }));
 }
@@ -670,6 +686,10 @@ function tablePanel(v) {
   if (isTrickTable(t)) {
     const trick = t.trick || [];
     const last = (t.tricks || []).at(-1);
+    // Between deals, and after the next deal until its first card, the deal just ended keeps
+    // its last trick on the table.
+    const ended = !trick.length && !last ? endedDeal(v) : null;
+    const leads = t.leader !== undefined && t.leader !== null ? [nm(names[t.leader]), " leads"] : null;
     return h("div", { class: "felt", id: "table" },
       h("div", { class: "row" },
         t.trump !== undefined ? h("span", {}, `Trump: ${t.trump ? suitText(t.trump) : "none"}`) : null,
@@ -677,8 +697,10 @@ function tablePanel(v) {
         t.stock !== undefined ? h("span", { class: "muted" }, `Stock: ${t.stock}`) : null,
         t.captured ? h("span", { class: "muted" }, `Captured: ${t.captured.join(" / ")}`) : null),
       h("div", { class: "trick", id: "trick" },
-        trick.length ? trick.map((p) => h("div", { class: "slot" }, cardFace(p.card), h("div", {}, names[p.seat])))
-          : h("span", { class: "muted" }, t.leader !== undefined && t.leader !== null ? `${names[t.leader]} leads` : "No trick on the table")),
+        trick.length ? trick.map((p) => h("div", { class: "slot" }, cardFace(p.card), h("div", { class: "nm", title: names[p.seat] }, names[p.seat])))
+          : ended ? ended.last.map((p) => h("div", { class: `slot ended${p.seat === ended.winner ? " won" : ""}`, "data-seat": p.seat }, cardFace(p.card), h("div", { class: "nm", title: names[p.seat] }, names[p.seat])))
+            : h("span", { class: "muted" }, leads || "No trick on the table")),
+      ended ? h("div", { class: "small", id: "ended-trick" }, `Last trick of ${ended.label}, taken by `, nm(names[ended.winner]), leads ? [" · ", leads] : null) : null,
       last && Array.isArray(last.plays) ? h("div", { class: "muted small", id: "last-trick" },
         `Last trick: ${last.plays.map((p) => `${cardText(p.card)} ${names[p.seat]}`).join(", ")}${last.winner !== undefined ? ` → ${names[last.winner]}` : ""}${last.points !== undefined ? ` (${last.points})` : ""}`) : null,
       (t.revokes || []).length ? h("div", { class: "small", id: "revokes" }, `Revokes: ${t.revokes.map((r) => revokeText(r, v)).join("; ")}`) : null);
@@ -805,15 +827,15 @@ function actionsPanel(v, me) {
   if (!bySeat.has(T.pickSeat)) T.pickSeat = bySeat.keys().next().value;
   if (bySeat.size > 1) {
     pickers.push(h("div", { class: "choices seats", id: "pick-seat" }, [...bySeat.keys()].map((seat) =>
-      h("button", { type: "button", class: seat === T.pickSeat ? "on" : "", "aria-pressed": String(seat === T.pickSeat), "data-seat": seat, onclick: () => { T.pickSeat = seat; render(); } }, names[seat]))));
+      h("button", { type: "button", class: seat === T.pickSeat ? "on" : "", "aria-pressed": String(seat === T.pickSeat), "data-seat": seat, title: names[seat], onclick: () => { T.pickSeat = seat; render(); } }, h("span", { class: "nm" }, names[seat])))));
   }
   if (bySeat.size) {
     const seat = T.pickSeat;
-    pickers.push(h("div", { class: "picker-wrap", "data-seat": seat }, h("div", { class: "small" }, `${names[seat]} plays:`),
+    pickers.push(h("div", { class: "picker-wrap", "data-seat": seat }, h("div", { class: "small" }, nm(names[seat]), " plays:"),
       suitRows(v, bySeat.get(seat), chooseHostCard)));
   }
   const choose = buttons.length > 12 ? chooser(buttons, v, me) : h("div", { class: "actions" }, buttons.map((l) => actionButton(l, v, me)));
-  const undoBtn = me.host && v.seq > 0 ? h("button", { class: "secondary", id: "undo", onclick: undo }, "Undo last action") : null;
+  const undoBtn = me.host && v.seq > 0 ? h("button", { type: "button", class: "secondary", id: "undo", "aria-expanded": "false", onclick: undo }, "Undo last action") : null;
   const tally = me.host ? tallyPanel(v) : null;
   if (tally && scoreOnly.scoresOnly(v)) { pickers.length = 0; choose.replaceChildren(); }
   if (tally) pickers.unshift(tally);
@@ -897,18 +919,57 @@ function chooseHostCard(card, options) {
   $("#actions").prepend(box);
 }
 
+// The deal that has just ended at a trick table (the sheet's last round), from the log this
+// phone holds: its last trick (plays and winner) and the tricks each score column (seat or side)
+// took. Only what every phone may see: card plays and tricks won are public (GET /events gives
+// them to every token alike). Null while a card of the current deal is on the table or taken, for
+// a tallied deal (no plays), or when this phone does not hold the log of that deal.
+function endedDeal(v) {
+  const t = v.table || {};
+  const sheet = v.scores;
+  const last = sheet.rounds.at(-1);
+  if (!isTrickTable(t) || !last || (t.trick || []).length || (t.tricks || []).length) return null;
+  if (last.round !== v.round && last.round !== v.round - 1) return null;
+  const events = [];
+  for (let s = v.seq; s > 0; s--) {
+    const e = T.events.get(s);
+    if (!e) return null;
+    if (e.round < last.round) break;
+    if (e.round === last.round && e.kind === "action" && !e.retracted_by) events.unshift(e);
+  }
+  const taken = v.players.map(() => 0);
+  let plays = [], lastTrick = null, winner = null;
+  for (const e of events) {
+    if (e.action && e.action.type === "play" && isCard(e.action.card)) plays.push({ seat: e.seat, card: e.action.card });
+    for (const o of Array.isArray(e.outcome) ? e.outcome : []) {
+      if (o && o.type === "trick" && Number.isInteger(o.winner)) {
+        taken[o.winner]++;
+        lastTrick = plays; winner = o.winner; plays = [];
+      }
+    }
+  }
+  if (!lastTrick) return null;
+  const tricks = sheet.unit === "side" && sheet.sides ? sheet.sides.map((side) => side.reduce((n, s) => n + taken[s], 0)) : taken;
+  return { round: last.round, label: last.label || `Round ${last.round}`, last: lastTrick, winner, tricks };
+}
+
 // page-polish: at a deal's end, the finished deal's points per seat (or side), its multiplier and
 // the totals, at the top of the table until the table acts for the next deal (deals it, or records
-// its start). Taken from the sheet the view carries (its last round is the deal just finished).
+// its start); at a trick table until the next deal's first card, with the tricks each took.
+// Taken from the sheet the view carries (its last round is the deal just finished).
 function dealSummary(v, sheet) {
   const last = sheet.rounds[sheet.rounds.length - 1];
-  if (!last || v.status === "finished" || !v.table_to_act || (last.round !== v.round && last.round !== v.round - 1)) return null;
+  const t = v.table || {};
+  const waits = isTrickTable(t) ? !(t.trick || []).length && !(t.tricks || []).length : v.table_to_act;
+  if (!last || v.status === "finished" || !waits || (last.round !== v.round && last.round !== v.round - 1)) return null;
+  const ended = endedDeal(v);
   const names = v.players.map((p) => p.name);
   const cols = sheet.unit === "side" && sheet.sides ? sheet.sides.map((side) => side.map((s) => names[s]).join(" & ")) : names;
   return h("section", { class: "msg ok deal-summary", id: "deal-summary", role: "status" },
     h("div", {}, h("strong", {}, `${last.label || `Round ${last.round}`} is over`), last.multiplier && last.multiplier !== 1 ? ` · ×${last.multiplier}` : ""),
-    h("table", { class: "sheet" },
-      h("tr", {}, h("th", {}, "Points"), cols.map((c) => h("th", { class: "name", title: c }, c))),
+    h("table", { class: `sheet fit${cols.length > 5 ? " many" : ""}` },
+      h("tr", {}, h("th", { class: "label" }, "Points"), cols.map((c) => h("th", { class: "name", title: c }, c))),
+      ended ? h("tr", { class: "tricks" }, h("td", {}, "Tricks"), ended.tricks.map((n, i) => h("td", { "data-col": i }, String(n)))) : null,
       h("tr", { class: "round" }, h("td", {}, "Deal"), last.points.map((p, i) => h("td", { "data-col": i }, String(p)))),
       h("tr", { class: "total" }, h("td", {}, "Total"), sheet.totals.map((p) => h("td", {}, String(p))))));
 }
@@ -920,8 +981,8 @@ function sheetPanel(v, sheet) {
     : names;
   return h("section", { class: "panel", id: "scores" },
     h("h2", {}, "Score sheet"),
-    h("table", { class: "sheet" },
-      h("tr", {}, h("th", {}, "Round"), h("th", {}, "×"), cols.map((c) => h("th", { class: "name", title: c }, c))),
+    h("table", { class: `sheet fit${cols.length > 5 ? " many" : ""}` },
+      h("tr", {}, h("th", { class: "label" }, "Round"), h("th", { class: "mult" }, "×"), cols.map((c) => h("th", { class: "name", title: c }, c))),
       sheet.rounds.map((r) => h("tr", { class: "round" }, h("td", {}, r.label || `Round ${r.round}`), h("td", {}, r.multiplier ?? ""),
         r.points.map((p) => h("td", {}, String(p))))),
       h("tr", { class: "total" }, h("td", {}, "Total"), h("td", {}, ""), sheet.totals.map((p) => h("td", {}, String(p))))),

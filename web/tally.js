@@ -251,7 +251,7 @@ export function pad(v, d, state, send) {
   const rows = names.map((nm, i) => {
     if (d.field === "markers") {
       return h("div", { class: "tally-row markers", "data-entry": i },
-        h("div", { class: "tally-name" }, nm),
+        h("div", { class: "tally-name", title: nm }, nm),
         h("div", { class: "marker-grid" }, MARKERS.map((c, k) => {
           const out = h("span", { class: "marker-val", "data-marker": c }, String(state.values[i][k]));
           return h("div", { class: "marker", "data-marker": c },
@@ -295,7 +295,7 @@ export function pad(v, d, state, send) {
       input.focus();
     });
     return h("label", { class: "tally-row", "data-entry": i },
-      h("span", { class: "tally-name" }, nm),
+      h("span", { class: "tally-name", title: nm }, nm),
       h("span", { class: "tally-total small muted" }, d.field === "positions" ? "" : minus(totals[i] || 0)),
       sign, input);
   });

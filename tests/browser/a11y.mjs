@@ -104,7 +104,7 @@ await run("a11y", async (browser) => {
   await look("seat", `${BASE}/#m=${id}&t=${seats[toAct]}`, "#hand");
 
   // The deal played to its end (every card from `legal`): the summary shows the sheet's points for
-  // the deal and the totals, and goes once the next deal is dealt.
+  // the deal and the totals, stays when the next deal is dealt and goes at its first card.
   {
     for (let k = 0; k < 200; k++) {
       const v = await api("GET", `/v1/matches/${id}`);
@@ -119,7 +119,7 @@ await run("a11y", async (browser) => {
     const p = await ctx.newPage();
     await p.goto(`${BASE}/#m=${id}&t=${host}`);
     await p.waitForFunction((n) => Number(document.body.dataset.seq) >= n, v.seq);
-    const shown = await p.$$eval("#deal-summary tr", (rs) => rs.slice(1).map((r) => [...r.querySelectorAll("td")].slice(1).map((td) => Number(td.textContent))));
+    const shown = await p.$$eval("#deal-summary tr.round, #deal-summary tr.total", (rs) => rs.map((r) => [...r.querySelectorAll("td")].slice(1).map((td) => Number(td.textContent))));
     check("at the deal's end the summary shows the sheet's points for the deal and the totals",
       shown.length === 2 && shown[0].join() === last.points.join() && shown[1].join() === v.scores.totals.join(), `${JSON.stringify(shown)} vs ${JSON.stringify([last.points, v.scores.totals])}`);
     await p.screenshot({ path: join(ARTIFACTS, "a11y-deal-summary-390x844.png") });
@@ -127,7 +127,13 @@ await run("a11y", async (browser) => {
     check("the deal summary: axe-core finds 0 violations", axe.length === 0, axe.join("; "));
     const m = (await api("POST", `/v1/matches/${id}/actions`, host, { seat: null, action: { type: "deal" } })).match;
     await p.waitForFunction((n) => Number(document.body.dataset.seq) >= n, m.seq);
-    check("the summary goes once the next deal is dealt", !(await p.$("#deal-summary")));
+    check("the summary stays once the next deal is dealt", !!(await p.$("#deal-summary")));
+    const v2 = await api("GET", `/v1/matches/${id}`);
+    const first = v2.to_act[0];
+    const card = (await api("GET", `/v1/matches/${id}/legal?seat=${first}`, seats[first])).actions[0];
+    const m2 = (await api("POST", `/v1/matches/${id}/actions`, seats[first], { seat: first, action: card })).match;
+    await p.waitForFunction((n) => Number(document.body.dataset.seq) >= n, m2.seq);
+    check("the summary goes at the next deal's first card", !(await p.$("#deal-summary")));
     await ctx.close();
   }
 

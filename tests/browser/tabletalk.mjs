@@ -104,7 +104,7 @@ await run("tabletalk", async (browser) => {
     sizes: [...document.querySelectorAll("#undo-confirm button")].map((b) => [b.textContent, b.getBoundingClientRect().height, b.getBoundingClientRect().width]),
   }));
   check("Undo asks the host, naming the action", ask.text === `Take back ${names[next]}'s ${cardText(card)}?`, ask.text);
-  check("Yes and Keep, each at least 44 px", ask.sizes.length === 2 && ask.sizes[0][0] === "Yes" && ask.sizes[1][0] === "Keep"
+  check("\"Yes, take it back\" and \"No, keep it\", each at least 44 px", ask.sizes.length === 2 && ask.sizes[0][0] === "Yes, take it back" && ask.sizes[1][0] === "No, keep it"
     && ask.sizes.every(([, hh, w]) => hh >= 44 && w >= 44), JSON.stringify(ask.sizes));
   await hostPh.p.click("#undo-keep");
   await hostPh.p.waitForFunction(() => !document.querySelector("#undo-confirm"));
