@@ -113,8 +113,9 @@ pub struct ApiError {
     pub detail: String,
     /// Legal alternatives, for refused game actions.
     pub legal: Option<Vec<Value>>,
-    /// The refusal's structured facts, as the asker may be told them.
-    pub fields: ProblemFields,
+    /// The refusal's structured facts, as the asker may be told them (boxed: an error travels
+    /// in `Result`s).
+    pub fields: Box<ProblemFields>,
     /// Seconds for a `Retry-After` header (a 503 the client should simply retry).
     pub retry_after: Option<u32>,
 }
@@ -130,7 +131,7 @@ impl ApiError {
             code,
             detail: detail.into(),
             legal: None,
-            fields: ProblemFields::none(),
+            fields: Box::default(),
             retry_after: None,
         }
     }
@@ -203,7 +204,7 @@ impl ApiError {
 
     /// The problem document.
     pub fn problem(&self) -> Problem {
-        let f = self.fields.clone();
+        let f = (*self.fields).clone();
         Problem {
             type_: format!("urn:clubroom:problem:{}", self.code),
             title: self.title().to_string(),
@@ -336,7 +337,7 @@ impl From<MatchError> for ApiError {
             }
         };
         let mut api = ApiError::new(status, code, e.to_string());
-        api.fields = e.fields();
+        api.fields = Box::new(e.fields());
         if let E::Rule(r) = e {
             api.legal = r.legal;
         }
@@ -473,7 +474,7 @@ mod tests {
             code: "card_not_in_hand",
             message: "seat 2 does not hold AS".into(),
             hidden: true,
-            fields: ProblemFields::seat(1).with_card(ace),
+            fields: Box::new(ProblemFields::seat(1).with_card(ace)),
         };
         let legal = || vec![serde_json::json!({"type": "play", "card": "9H"})];
         let own = ApiError::from(MatchError::Rule(RuleRefusal::told(

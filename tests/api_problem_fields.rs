@@ -281,7 +281,7 @@ async fn dump_a_card_not_held_and_a_broken_follow_are_told_with_their_card_to_th
         .into_iter()
         .filter(|c| !c.starts_with(['4', '5', '6']))
         .collect();
-    let x = card_not_held(&app, &m, follower, &dump_deck, &[led.clone()]).await;
+    let x = card_not_held(&app, &m, follower, &dump_deck, std::slice::from_ref(&led)).await;
     assert_told_only_to_the_holder(
         &app,
         &m,
@@ -471,7 +471,7 @@ async fn bonus_malus_following_is_public_and_names_the_led_suit_to_everyone() {
         .await;
     assert_body(&told, &own);
     // A card of the led suit it does not hold is the hand's secret.
-    let x = card_not_held(&app, &m, follower, &deck52(), &[led.clone()]).await;
+    let x = card_not_held(&app, &m, follower, &deck52(), std::slice::from_ref(&led)).await;
     assert_told_only_to_the_holder(
         &app,
         &m,
@@ -721,7 +721,7 @@ fn every_problem_field_fits_the_problem_schema_and_nothing_else_does() {
         "space_taken",
         "d",
     );
-    e.fields = ProblemFields {
+    *e.fields = ProblemFields {
         seat: Some(15),
         card: Some(clubroom::rules::CardName::Value(-7)),
         suit: Some(Suit::C),

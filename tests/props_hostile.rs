@@ -140,7 +140,7 @@ fn told_body(r: &clubroom::rules::Rejection, actor: Actor, holder: bool, players
         matches::{MatchError, RuleRefusal},
     };
     let mut refusal = RuleRefusal::told(r, actor.seat(), holder, Vec::new);
-    refusal.fields = refusal.fields.within(players);
+    *refusal.fields = refusal.fields.clone().within(players);
     serde_json::to_value(ApiError::from(MatchError::Rule(refusal)).problem()).unwrap()
 }
 

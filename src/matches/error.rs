@@ -188,7 +188,7 @@ impl MatchError {
     /// as told to the asker, the service's own where it names a seat or a version.
     pub fn fields(&self) -> ProblemFields {
         match self {
-            MatchError::Rule(r) => r.fields.clone(),
+            MatchError::Rule(r) => (*r.fields).clone(),
             MatchError::NotYourSeat { token, seat } => {
                 ProblemFields::seat(*seat).with_compare(*token, *seat)
             }
@@ -227,7 +227,7 @@ pub struct RuleRefusal {
     pub legal: Option<Vec<Value>>,
     /// The refusal's structured facts, as the asker may be told them (the seat alone for
     /// `not_playable`).
-    pub fields: ProblemFields,
+    pub fields: Box<ProblemFields>,
 }
 
 impl RuleRefusal {
@@ -245,7 +245,7 @@ impl RuleRefusal {
             code: told.code,
             detail: told.detail,
             legal: holder.then(legal),
-            fields: told.fields,
+            fields: Box::new(told.fields),
         }
     }
 

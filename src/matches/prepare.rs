@@ -99,7 +99,7 @@ pub(super) fn prepare_action(
                 ActionError::Illegal(r) => {
                     let mut refusal =
                         RuleRefusal::told(&r, req.seat, privileged, || e.game.legal_actions(actor));
-                    refusal.fields = refusal.fields.within(e.players.len());
+                    *refusal.fields = refusal.fields.clone().within(e.players.len());
                     MatchError::Rule(refusal)
                 }
                 malformed => action_error(&e.game, &req.action, malformed),

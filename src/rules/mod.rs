@@ -230,8 +230,8 @@ pub struct Rejection {
     /// Whether the refusal was decided by the acting seat's private state ([`RuleError::hidden`]).
     pub hidden: bool,
     /// The refusal's structured facts ([`RuleError::fields`]), for the acting seat's own token
-    /// like the message.
-    pub fields: ProblemFields,
+    /// like the message (boxed: a refusal travels in `Result`s).
+    pub fields: Box<ProblemFields>,
 }
 
 impl Rejection {
@@ -241,7 +241,7 @@ impl Rejection {
             code: e.code(),
             message: e.to_string(),
             hidden: e.hidden(),
-            fields: e.fields(),
+            fields: Box::new(e.fields()),
         }
     }
 
@@ -259,7 +259,7 @@ impl Rejection {
             _ => Told {
                 code: self.code,
                 detail: self.message.clone(),
-                fields: self.fields.clone(),
+                fields: (*self.fields).clone(),
             },
         }
     }
@@ -1089,7 +1089,7 @@ mod tests {
         // A public refusal is the same for everyone.
         assert_eq!(turn.told(Some(1), false), turn.told(Some(1), true));
         assert_eq!(turn.told(Some(1), false).code, "not_your_turn");
-        assert_eq!(turn.fields, ProblemFields::turn(0, 1));
+        assert_eq!(*turn.fields, ProblemFields::turn(0, 1));
         // Details name seats 1-based, as the table page does (the JSON's `seat` stays 0-based).
         assert_eq!(turn.message, "it is seat 1's turn to play, not seat 2's");
         assert!(
