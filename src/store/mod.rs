@@ -33,7 +33,9 @@ use sqlx::{
 };
 use tokio::sync::{oneshot, Semaphore};
 
+mod idempotency;
 mod tournaments;
+pub use idempotency::CreateKeyRow;
 pub use tournaments::{NewMatch, PlayerRow, ResultRow, RoundRow, TournamentRow};
 
 /// Which database is behind the store.
