@@ -234,7 +234,9 @@ fn browser_headers(api: &mut utoipa::openapi::OpenApi) {
         ];
         for op in ops.into_iter().flatten() {
             for (status, response) in op.responses.responses.iter_mut() {
-                let RefOr::T(response) = response else { continue };
+                let RefOr::T(response) = response else {
+                    continue;
+                };
                 if status == "401" {
                     response.headers.insert(
                         "WWW-Authenticate".into(),
@@ -259,7 +261,9 @@ fn browser_headers(api: &mut utoipa::openapi::OpenApi) {
         if !create {
             continue;
         }
-        let Some(op) = item.post.as_mut() else { continue };
+        let Some(op) = item.post.as_mut() else {
+            continue;
+        };
         let (min, description) = if tokenless {
             (
                 crate::routes::idempotent::TOKENLESS_MIN_KEY,
