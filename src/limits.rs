@@ -22,10 +22,16 @@ use std::{
     net::{IpAddr, Ipv6Addr},
     num::NonZeroU32,
     sync::atomic::{AtomicU64, Ordering},
+    time::Duration,
 };
 
-use actix_web::{http::StatusCode, HttpRequest};
-use governor::{clock::Clock, DefaultKeyedRateLimiter, Quota, RateLimiter};
+use actix_web::{http::StatusCode, HttpMessage, HttpRequest};
+use governor::{
+    clock::{Clock, DefaultClock},
+    middleware::StateInformationMiddleware,
+    state::keyed::DefaultKeyedStateStore,
+    Quota, RateLimiter,
+};
 use ipnet::IpNet;
 
 use crate::error::ApiError;
@@ -69,6 +75,11 @@ pub struct Quotas {
         value_parser = parse_net
     )]
     pub trusted_proxies: Vec<IpNet>,
+    /// Web origins whose pages may call the API from a browser (CORS): comma-separated
+    /// (`https://club.example,https://bot.example`), or `*` for any origin. Empty (the default):
+    /// no CORS at all; the table page, served by this server, is same-origin and needs none.
+    #[arg(long, env = "CLUBROOM_CORS_ORIGINS", value_delimiter = ',')]
+    pub cors_origins: Vec<String>,
 }
 
 impl Default for Quotas {
@@ -81,6 +92,7 @@ impl Default for Quotas {
             creates_per_minute: 60,
             create_burst: 120,
             trusted_proxies: Vec::new(),
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -104,10 +116,27 @@ pub fn too_many(code: &'static str, detail: impl Into<String>, retry_after: u32)
     e
 }
 
+/// The keyed limiter of tokenless creates, which tells how much of its burst a client has left.
+type CreateLimiter =
+    RateLimiter<IpAddr, DefaultKeyedStateStore<IpAddr>, DefaultClock, StateInformationMiddleware>;
+
+/// What a client's create budget stands at after a create was counted, for the `RateLimit-*`
+/// headers (draft-ietf-httpapi-ratelimit-headers-06: `RateLimit-Limit`, `RateLimit-Remaining`,
+/// `RateLimit-Reset`), which `crate::app` adds to the answer, a 429 included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateState {
+    /// The burst: creates a client may make at once.
+    pub limit: u32,
+    /// Creates it may still make at once.
+    pub remaining: u32,
+    /// Seconds until its whole burst is back.
+    pub reset: u64,
+}
+
 /// The per-client state of a server: who a request's client is, and its create budget.
 pub struct Gate {
     trusted: Vec<IpNet>,
-    creates: Option<DefaultKeyedRateLimiter<IpAddr>>,
+    creates: Option<(CreateLimiter, Quota)>,
     /// Creates checked so far: every 4096th sweeps the buckets of clients gone quiet.
     checked: AtomicU64,
 }
@@ -117,7 +146,11 @@ impl Gate {
     pub fn new(q: &Quotas) -> Gate {
         let creates = NonZeroU32::new(q.creates_per_minute).map(|rate| {
             let burst = NonZeroU32::new(q.create_burst).unwrap_or(NonZeroU32::MIN);
-            RateLimiter::keyed(Quota::per_minute(rate).allow_burst(burst))
+            let quota = Quota::per_minute(rate).allow_burst(burst);
+            (
+                RateLimiter::keyed(quota).with_middleware::<StateInformationMiddleware>(),
+                quota,
+            )
         });
         Gate {
             trusted: q.trusted_proxies.clone(),
@@ -167,7 +200,7 @@ impl Gate {
 
     /// Counts one unauthenticated create of `req`'s client: 429 `too_many_creates` over the rate.
     pub fn check_create(&self, req: &HttpRequest) -> Result<(), ApiError> {
-        let Some(limiter) = &self.creates else {
+        let Some((limiter, quota)) = &self.creates else {
             return Ok(());
         };
         if self.checked.fetch_add(1, Ordering::Relaxed) % 4096 == 4095 {
@@ -175,18 +208,41 @@ impl Gate {
             limiter.shrink_to_fit();
         }
         let client = self.client(req);
-        limiter.check_key(&client).map_err(|not_until| {
-            let wait = not_until.wait_time_from(limiter.clock().now());
-            let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-            too_many(
-                "too_many_creates",
-                format!(
-                    "this client created too many players, tournaments or matches without a \
-                     token in a short time; nothing was recorded. Retry in {secs} s"
-                ),
-                secs.min(u64::from(u32::MAX)) as u32,
-            )
-        })
+        let limit = quota.burst_size().get();
+        let interval = quota.replenish_interval();
+        let up = |d: Duration| d.as_secs() + u64::from(d.subsec_nanos() > 0);
+        match limiter.check_key(&client) {
+            Ok(snapshot) => {
+                let remaining = snapshot.remaining_burst_capacity();
+                // Each create spent refills after one interval, the oldest first.
+                let reset = up(interval * (limit - remaining));
+                req.extensions_mut().insert(RateState {
+                    limit,
+                    remaining,
+                    reset,
+                });
+                Ok(())
+            }
+            Err(not_until) => {
+                let wait = not_until.wait_time_from(limiter.clock().now());
+                let secs = up(wait);
+                // The next create is `wait` away; the rest of the burst one interval each after it.
+                let reset = up(wait + interval * (limit - 1));
+                req.extensions_mut().insert(RateState {
+                    limit,
+                    remaining: 0,
+                    reset,
+                });
+                Err(too_many(
+                    "too_many_creates",
+                    format!(
+                        "this client created too many players, tournaments or matches without a \
+                         token in a short time; nothing was recorded. Retry in {secs} s"
+                    ),
+                    secs.min(u64::from(u32::MAX)) as u32,
+                ))
+            }
+        }
     }
 }
 

@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::IntoParams;
 
+use super::idempotent::Created;
 use super::{
     bearer, from_value, json_with_etag, normalize_integers,
     responses::{
@@ -16,7 +17,7 @@ use crate::{
     error::{ApiError, Problem},
     limits::Gate,
     matches::{
-        views::{CreateMatch, Created, MatchPage, MatchStatus, MatchView},
+        views::{CreateMatch, MatchPage, MatchStatus, MatchView},
         Matches,
     },
 };
@@ -27,7 +28,7 @@ use crate::{
     tag = "matches",
     request_body(content = CreateMatch, example = json!({"game": "dump", "players": [{"name": "Ada"}, {"name": "Ben"}, {"name": "Cy"}, {"name": "Di"}], "config": {"target": 100}, "dealing": "table"})),
     responses(
-        (status = 201, description = "Created; `Location` names the match", body = Created,
+        (status = 201, description = "Created; `Location` names the match", body = crate::matches::views::Created,
          headers(("Location" = String, description = "/v1/matches/{id}"), ("ETag" = String, description = "The version, \"0\""))),
         (status = 400, description = "Malformed body, unknown field, wrong type, blank name", body = Problem, content_type = "application/problem+json"),
         BodyTooLarge,
@@ -48,13 +49,14 @@ pub async fn create_match(
     gate.check_create(&http)?;
     let mut body = body.into_inner();
     normalize_integers(&mut body);
-    let req: CreateMatch = from_value(body)?;
-    let created = svc.create(req).await?;
-    let location = format!("/v1/matches/{}", created.match_.id);
-    Ok(HttpResponse::build(StatusCode::CREATED)
-        .insert_header(("Location", location))
-        .insert_header(super::etag(0))
-        .json(created))
+    super::idempotent::create(svc.store(), &http, None, &body, || async {
+        let req: CreateMatch = from_value(body.clone())?;
+        let created = svc.create(req).await?;
+        let location = format!("/v1/matches/{}", created.match_.id);
+        let (etag, version) = super::etag(0);
+        Ok(Created::new(location, &created)?.header(etag.as_str(), version))
+    })
+    .await
 }
 
 /// Filters and paging of the match list.

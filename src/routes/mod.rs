@@ -6,6 +6,7 @@ pub mod actions;
 pub mod events;
 pub mod games;
 pub mod health;
+pub mod idempotent;
 pub mod matches;
 pub mod page;
 pub mod responses;

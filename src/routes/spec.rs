@@ -180,6 +180,155 @@ pub fn finish(api: &mut utoipa::openapi::OpenApi) {
         "$response.body#/id",
         &[("GetPlayer", "get_player", "The player")],
     );
+    browser_headers(api);
+}
+
+/// The creates whose answer an `Idempotency-Key` replays; the first three need no token and
+/// are rate-limited per client (`crate::limits`).
+const CREATES: [&str; 4] = [
+    "/v1/matches",
+    "/v1/players",
+    "/v1/tournaments",
+    "/v1/tournaments/{id}/rounds",
+];
+
+/// The headers the app adds around the handlers (`crate::app`), documented on every operation
+/// that answers them: `WWW-Authenticate` on every 401; on the creates the `Idempotency-Key`
+/// parameter, `Idempotent-Replayed`, the 409s of a key, and on the tokenless ones the
+/// `RateLimit-*` headers (201 and 429) and `Retry-After` (429).
+fn browser_headers(api: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::{
+        header::HeaderBuilder,
+        path::{ParameterBuilder, ParameterIn},
+        schema::{ObjectBuilder, Type},
+        Required, ResponseBuilder,
+    };
+    let string = || ObjectBuilder::new().schema_type(Type::String).build();
+    let integer = || {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(0))
+            .build()
+    };
+    let header = |schema: utoipa::openapi::schema::Object, description: &str| {
+        RefOr::T(
+            HeaderBuilder::new()
+                .schema(Some(schema))
+                .description(Some(description))
+                .build(),
+        )
+    };
+    let rate_limit = [
+        ("RateLimit-Limit", "Tokenless creates this client may make at once (its burst; draft-ietf-httpapi-ratelimit-headers-06)"),
+        ("RateLimit-Remaining", "Tokenless creates it may still make at once"),
+        ("RateLimit-Reset", "Seconds until its whole burst is back"),
+    ];
+    for (path, item) in api.paths.paths.iter_mut() {
+        let create = CREATES.contains(&path.as_str());
+        let tokenless = create && path != "/v1/tournaments/{id}/rounds";
+        let ops = [
+            item.get.as_mut(),
+            item.put.as_mut(),
+            item.post.as_mut(),
+            item.delete.as_mut(),
+        ];
+        for op in ops.into_iter().flatten() {
+            for (status, response) in op.responses.responses.iter_mut() {
+                let RefOr::T(response) = response else {
+                    continue;
+                };
+                if status == "401" {
+                    response.headers.insert(
+                        "WWW-Authenticate".into(),
+                        header(string(), "`Bearer realm=\"clubroom\"`; with `error=\"invalid_token\"` when the bearer token sent is not valid here, `error=\"invalid_request\"` when the Authorization header is not a bearer token (RFC 6750)"),
+                    );
+                }
+                if tokenless && (status == "201" || status == "429") {
+                    for (name, description) in rate_limit {
+                        response
+                            .headers
+                            .insert(name.into(), header(integer(), description));
+                    }
+                }
+                if create && status == "201" {
+                    response.headers.insert(
+                        "Idempotent-Replayed".into(),
+                        header(string(), "`true` when this is the stored answer to an earlier request with the same Idempotency-Key"),
+                    );
+                }
+            }
+        }
+        if !create {
+            continue;
+        }
+        let Some(op) = item.post.as_mut() else {
+            continue;
+        };
+        let (min, description) = if tokenless {
+            (
+                crate::routes::idempotent::TOKENLESS_MIN_KEY,
+                "A retry with the same key and the same body gets the first answer again (same status, body and `Location`, `Idempotent-Replayed: true`), and nothing is created twice; the same key with another body is 409 `idempotency_key_reused`. This create needs no token, so the key alone guards its answer (which may hold tokens): 16 to 255 visible ASCII characters, a random UUID (shorter: 400 `invalid_idempotency_key`)",
+            )
+        } else {
+            (
+                1,
+                "A retry with the same key and the same token gets the first answer again (`Idempotent-Replayed: true`) and pairs nothing more; the same key with another token is 409 `idempotency_key_reused`. 1 to 255 visible ASCII characters (else 400 `invalid_idempotency_key`)",
+            )
+        };
+        op.parameters.get_or_insert_with(Vec::new).push(RefOr::T(
+            ParameterBuilder::new()
+                .name("Idempotency-Key")
+                .parameter_in(ParameterIn::Header)
+                .required(Required::False)
+                .description(Some(description))
+                .schema(Some(
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .min_length(Some(min))
+                        .max_length(Some(255))
+                        .pattern(Some("^[!-~]([ -~]*[!-~])?$"))
+                        .build(),
+                ))
+                .build(),
+        ));
+        let problem = || {
+            utoipa::openapi::ContentBuilder::new()
+                .schema(Some(utoipa::openapi::Ref::from_schema_name("Problem")))
+                .build()
+        };
+        op.responses.responses.entry("409".into()).or_insert_with(|| {
+            RefOr::T(
+                ResponseBuilder::new()
+                    .description("`idempotency_key_reused`: the Idempotency-Key was used with another request; `idempotency_key_in_flight`: the first request with it is still being answered (with `Retry-After`)")
+                    .content("application/problem+json", problem())
+                    .build(),
+            )
+        });
+        if let Some(RefOr::T(conflict)) = op.responses.responses.get_mut("409") {
+            if !conflict.description.contains("idempotency_key_reused") {
+                conflict.description.push_str("; `idempotency_key_reused`: the Idempotency-Key was used with another request; `idempotency_key_in_flight`: the first request with it is still being answered");
+            }
+        }
+        let bad_key = "`invalid_idempotency_key`";
+        match op.responses.responses.get_mut("400") {
+            Some(RefOr::T(bad)) => {
+                if !bad.description.contains(bad_key) {
+                    bad.description.push_str(&format!("; {bad_key}"));
+                }
+            }
+            _ => {
+                op.responses.responses.insert(
+                    "400".into(),
+                    RefOr::T(
+                        ResponseBuilder::new()
+                            .description(bad_key)
+                            .content("application/problem+json", problem())
+                            .build(),
+                    ),
+                );
+            }
+        }
+    }
 }
 
 /// The order of a union's branches (indices into `branches`, a JSON array of schemas or

@@ -11,7 +11,9 @@ use serde_json::Value;
 use utoipa::IntoParams;
 
 use super::{
-    bearer, from_value, normalize_integers,
+    bearer, from_value,
+    idempotent::Created,
+    normalize_integers,
     responses::{
         BodyTooLarge, ContentNotModified, NotJson, OrganiserOnly, OrganiserTokenMissing,
         StorageUnavailableBrief, TooManyCreates, TournamentNotFound,
@@ -20,7 +22,7 @@ use super::{
 use crate::{
     error::{ApiError, Problem},
     limits::Gate,
-    matches::views::MatchPage,
+    matches::{views::MatchPage, Matches},
     tournaments::{
         export,
         model::Standings,
@@ -75,16 +77,19 @@ fn json_etag<T: serde::Serialize>(req: &HttpRequest, v: &T) -> Result<HttpRespon
 #[post("/v1/players")]
 pub async fn create_player(
     svc: web::Data<Tournaments>,
+    matches: web::Data<Matches>,
     gate: web::Data<Gate>,
     http: HttpRequest,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
     gate.check_create(&http)?;
-    let req: CreatePlayer = from_value(body.into_inner())?;
-    let p = svc.create_player(req).await?;
-    Ok(HttpResponse::Created()
-        .insert_header(("Location", format!("/v1/players/{}", p.id)))
-        .json(p))
+    let body = body.into_inner();
+    super::idempotent::create(matches.store(), &http, None, &body, || async {
+        let req: CreatePlayer = from_value(body.clone())?;
+        let p = svc.create_player(req).await?;
+        Created::new(format!("/v1/players/{}", p.id), &p)
+    })
+    .await
 }
 
 /// A registered player.
@@ -296,6 +301,7 @@ pub async fn list_tournaments(
 #[post("/v1/tournaments")]
 pub async fn create_tournament(
     svc: web::Data<Tournaments>,
+    matches: web::Data<Matches>,
     gate: web::Data<Gate>,
     http: HttpRequest,
     body: web::Json<Value>,
@@ -303,14 +309,15 @@ pub async fn create_tournament(
     gate.check_create(&http)?;
     let mut body = body.into_inner();
     normalize_integers(&mut body);
-    let req: CreateTournament = from_value(body)?;
-    let created = svc.create_tournament(req).await?;
-    Ok(HttpResponse::Created()
-        .insert_header((
-            "Location",
+    super::idempotent::create(matches.store(), &http, None, &body, || async {
+        let req: CreateTournament = from_value(body.clone())?;
+        let created = svc.create_tournament(req).await?;
+        Created::new(
             format!("/v1/tournaments/{}", created.tournament.id),
-        ))
-        .json(created))
+            &created,
+        )
+    })
+    .await
 }
 
 /// The tournament: settings, entrants, every round's tables and results. Readable by id; while
@@ -392,17 +399,26 @@ pub async fn rotate_organiser(
 #[post("/v1/tournaments/{id}/rounds")]
 pub async fn pair_round(
     svc: web::Data<Tournaments>,
+    matches: web::Data<Matches>,
     id: web::Path<String>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&req)?;
-    let round = svc.pair_round(&id, token.as_deref()).await?;
-    Ok(HttpResponse::Created()
-        .insert_header((
-            "Location",
-            format!("/v1/tournaments/{id}/rounds/{}", round.round.round),
-        ))
-        .json(round))
+    // No body: the request is its path and its token.
+    super::idempotent::create(
+        matches.store(),
+        &req,
+        token.as_deref(),
+        &Value::Null,
+        || async {
+            let round = svc.pair_round(&id, token.as_deref()).await?;
+            Created::new(
+                format!("/v1/tournaments/{id}/rounds/{}", round.round.round),
+                &round,
+            )
+        },
+    )
+    .await
 }
 
 /// A round with its tables' match tokens (organiser): the tokens derive from the organiser's,

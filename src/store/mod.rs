@@ -33,7 +33,9 @@ use sqlx::{
 };
 use tokio::sync::{oneshot, Semaphore};
 
+mod idempotency;
 mod tournaments;
+pub use idempotency::CreateKeyRow;
 pub use tournaments::{
     name_key, NewMatch, PlayerListRow, PlayerRow, ResultRow, RoundRow, TournamentListRow,
     TournamentRow,
