@@ -66,7 +66,10 @@ async fn each_score_only_game_lists_its_exact_form_for_the_table_only() {
         (
             "bonus-malus",
             3,
-            with(points("seat", 3, 0, 195), json!({"step": 5, "multiplier": 1})),
+            with(
+                points("seat", 3, 0, 195),
+                json!({"step": 5, "multiplier": 1}),
+            ),
         ),
     ];
     for (game, n, want) in cases {
@@ -105,11 +108,21 @@ async fn bonus_malus_multiplier_follows_the_deal_number() {
 async fn no_form_once_finished() {
     let app = TestApp::spawn().await;
     let m = app
-        .create("dump", 2, "table", json!({"scores_only": true, "target": 10}))
+        .create(
+            "dump",
+            2,
+            "table",
+            json!({"scores_only": true, "target": 10}),
+        )
         .await;
     assert_eq!(table_form(&app, &m).await["sum"], json!(160));
     let a = app
-        .act(&m, &m.host, None, json!({"type": "tally", "points": [160, 0]}))
+        .act(
+            &m,
+            &m.host,
+            None,
+            json!({"type": "tally", "points": [160, 0]}),
+        )
         .await;
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
     assert_eq!(app.view(&m, None).await["status"], json!("finished"));
@@ -119,7 +132,12 @@ async fn no_form_once_finished() {
 #[actix_web::test]
 async fn no_form_in_service_dealing() {
     let app = TestApp::spawn().await;
-    for (game, n) in [("clubs", 4), ("dump", 2), ("bonus-malus", 4), ("plus-minus", 3)] {
+    for (game, n) in [
+        ("clubs", 4),
+        ("dump", 2),
+        ("bonus-malus", 4),
+        ("plus-minus", 3),
+    ] {
         let m = app.create(game, n, "service", json!({})).await;
         assert_eq!(table_form(&app, &m).await, Value::Null, "{game}");
     }
@@ -144,7 +162,12 @@ async fn an_ordinary_dump_table_lists_the_form_until_the_first_card() {
     assert_eq!(table_form(&app, &m).await, Value::Null);
     // Absent, and indeed refused.
     let a = app
-        .act(&m, &m.host, None, json!({"type": "tally", "points": [80, 80]}))
+        .act(
+            &m,
+            &m.host,
+            None,
+            json!({"type": "tally", "points": [80, 80]}),
+        )
         .await;
     assert_eq!(a.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", a.text);
     assert_eq!(a.code(), "tally_mid_deal");

@@ -139,17 +139,26 @@ fn tally_form_agrees<G: Game>(game: &G, dealing: Dealing, step: usize) {
                     *x += add;
                     rest -= add;
                 }
-                assert_eq!(rest, 0, "{} step {step}: the form's sum is out of reach", G::ID);
+                assert_eq!(
+                    rest,
+                    0,
+                    "{} step {step}: the form's sum is out of reach",
+                    G::ID
+                );
             }
             v
         }
         Some(_) => return,
         None => vec![0; entries],
     };
-    let Ok(action) = serde_json::from_value::<G::Action>(
-        serde_json::json!({"type": "tally", "points": values}),
-    ) else {
-        assert!(form.is_none(), "{} lists a points form it cannot parse", G::ID);
+    let Ok(action) =
+        serde_json::from_value::<G::Action>(serde_json::json!({"type": "tally", "points": values}))
+    else {
+        assert!(
+            form.is_none(),
+            "{} lists a points form it cannot parse",
+            G::ID
+        );
         return;
     };
     let mut g = game.clone();

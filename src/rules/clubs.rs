@@ -1007,10 +1007,7 @@ impl Clubs {
     /// net; the recount −3 a club, +10 for J♣: one seat scores −36 (every club but J♣,
     /// recounted) to +24 (every club but J♣ and nothing else); a deal sums to −26.
     fn points_form(&self) -> Option<TallyForm> {
-        let fresh = self
-            .deal
-            .as_ref()
-            .is_none_or(|d| d.tp.played().is_empty());
+        let fresh = self.deal.as_ref().is_none_or(|d| d.tp.played().is_empty());
         (self.dealing == Dealing::Table && fresh).then(|| TallyForm {
             sum: Some(DEAL_SUM),
             ..TallyForm::points(TallyUnit::Seat, self.players, -36, 24)

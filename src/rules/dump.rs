@@ -589,10 +589,7 @@ impl Dump {
     /// The `points` tally form (two counts of card points summing to the deck's 160) while the
     /// table may tally: table dealing, no card of the deal in progress played.
     fn points_form(&self) -> Option<TallyForm> {
-        let fresh = self
-            .deal
-            .as_ref()
-            .is_none_or(|d| d.tp.played().is_empty());
+        let fresh = self.deal.as_ref().is_none_or(|d| d.tp.played().is_empty());
         let unit = if self.players == 4 {
             TallyUnit::Side
         } else {

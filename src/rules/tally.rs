@@ -218,7 +218,10 @@ mod tests {
             sum: Some(-26),
             ..TallyForm::points(TallyUnit::Seat, 3, -36, 24)
         };
-        assert_eq!(run(&sum, &[-10, -10, -10]), Err(TallyFault::Sum { got: -30 }));
+        assert_eq!(
+            run(&sum, &[-10, -10, -10]),
+            Err(TallyFault::Sum { got: -30 })
+        );
         assert_eq!(run(&sum, &[-10, -10, -6]), Ok(()));
     }
 
@@ -228,16 +231,27 @@ mod tests {
             sum: Some(0),
             ..TallyForm::points(TallyUnit::Seat, 2, -9, 9)
         };
-        let r = check(&f, &[7, 20], |x| Some(x), |e, v| {
-            if v == 7 {
-                Err(Some(TallyFault::Step { entry: e, value: v }))
-            } else {
-                Ok(())
-            }
-        });
+        let r = check(
+            &f,
+            &[7, 20],
+            |x| Some(x),
+            |e, v| {
+                if v == 7 {
+                    Err(Some(TallyFault::Step { entry: e, value: v }))
+                } else {
+                    Ok(())
+                }
+            },
+        );
         assert_eq!(r, Err(Some(TallyFault::Step { entry: 0, value: 7 })));
         let r = check(&f, &[20, 7], |x| Some(x), |_, _| Err(None));
-        assert_eq!(r, Err(Some(TallyFault::Range { entry: 0, value: 20 })));
+        assert_eq!(
+            r,
+            Err(Some(TallyFault::Range {
+                entry: 0,
+                value: 20
+            }))
+        );
         let r = check(&f, &[1, 1], |x| Some(x), |_, _| Ok(()));
         assert_eq!(r, Err(Some(TallyFault::Sum { got: 2 })));
     }
@@ -273,7 +287,12 @@ mod games {
     fn members_only_and_by_hook_or_crook_describe_their_tally_only_when_scores_only() {
         assert_eq!(form("members-only", json!({}), 3, Dealing::Table), None);
         assert_eq!(form("by-hook-or-crook", json!({}), 3, Dealing::Table), None);
-        if let Ok(g) = AnyGame::new("members-only", Some(json!({"scores_only": true})), 3, Dealing::Table) {
+        if let Ok(g) = AnyGame::new(
+            "members-only",
+            Some(json!({"scores_only": true})),
+            3,
+            Dealing::Table,
+        ) {
             let f = g.tally_form().expect("listed in a score-only match");
             assert_eq!(f.field, "markers");
             assert_eq!(f.entries, 3);
@@ -284,9 +303,12 @@ mod games {
             );
             assert_eq!(f.floor, Some(vec![vec![0; 5]; 3]));
         }
-        if let Ok(g) =
-            AnyGame::new("by-hook-or-crook", Some(json!({"scores_only": true})), 3, Dealing::Table)
-        {
+        if let Ok(g) = AnyGame::new(
+            "by-hook-or-crook",
+            Some(json!({"scores_only": true})),
+            3,
+            Dealing::Table,
+        ) {
             let f = g.tally_form().expect("listed in a score-only match");
             assert_eq!(f.field, "positions");
             assert_eq!((f.entries, f.min, f.max, f.tiebreak), (3, 0, None, true));
@@ -314,7 +336,10 @@ mod games {
             }
         );
         let bm3 = form("bonus-malus", json!({}), 3, Dealing::Table).unwrap();
-        assert_eq!((bm3.unit, bm3.entries, bm3.nonzero_at_most), (TallyUnit::Seat, 3, None));
+        assert_eq!(
+            (bm3.unit, bm3.entries, bm3.nonzero_at_most),
+            (TallyUnit::Seat, 3, None)
+        );
         let dump = form("dump", json!({}), 4, Dealing::Table).unwrap();
         assert_eq!(
             dump,
@@ -325,7 +350,12 @@ mod games {
         );
         let pm = form("plus-minus", json!({}), 3, Dealing::Table).unwrap();
         assert_eq!(pm, TallyForm::points(TallyUnit::Seat, 3, -80, 200));
-        for (id, n) in [("clubs", 4), ("bonus-malus", 4), ("dump", 2), ("plus-minus", 3)] {
+        for (id, n) in [
+            ("clubs", 4),
+            ("bonus-malus", 4),
+            ("dump", 2),
+            ("plus-minus", 3),
+        ] {
             assert_eq!(form(id, json!({}), n, Dealing::Service), None, "{id}");
         }
     }

@@ -390,14 +390,14 @@ impl Game for ByHookOrCrook {
     /// pink spaces run on around the table, RULES.md "By Hook or Crook"); a tie on the furthest
     /// space names its winner (`tiebreak`).
     fn tally_form(&self) -> Option<TallyForm> {
-        (self.dealing == Dealing::Table && super::config_flag(&self.config, "scores_only")).then(|| {
-            TallyForm {
+        (self.dealing == Dealing::Table && super::config_flag(&self.config, "scores_only")).then(
+            || TallyForm {
                 field: "positions",
                 max: None,
                 tiebreak: true,
                 ..TallyForm::points(TallyUnit::Seat, self.positions.len(), 0, 0)
-            }
-        })
+            },
+        )
     }
 
     fn legal_actions(&self, actor: Actor) -> Vec<Action> {
