@@ -231,20 +231,15 @@ mod tests {
             sum: Some(0),
             ..TallyForm::points(TallyUnit::Seat, 2, -9, 9)
         };
-        let r = check(
-            &f,
-            &[7, 20],
-            |x| Some(x),
-            |e, v| {
-                if v == 7 {
-                    Err(Some(TallyFault::Step { entry: e, value: v }))
-                } else {
-                    Ok(())
-                }
-            },
-        );
+        let r = check(&f, &[7, 20], Some, |e, v| {
+            if v == 7 {
+                Err(Some(TallyFault::Step { entry: e, value: v }))
+            } else {
+                Ok(())
+            }
+        });
         assert_eq!(r, Err(Some(TallyFault::Step { entry: 0, value: 7 })));
-        let r = check(&f, &[20, 7], |x| Some(x), |_, _| Err(None));
+        let r = check(&f, &[20, 7], Some, |_, _| Err(None));
         assert_eq!(
             r,
             Err(Some(TallyFault::Range {
@@ -252,7 +247,7 @@ mod tests {
                 value: 20
             }))
         );
-        let r = check(&f, &[1, 1], |x| Some(x), |_, _| Ok(()));
+        let r = check(&f, &[1, 1], Some, |_, _| Ok(()));
         assert_eq!(r, Err(Some(TallyFault::Sum { got: 2 })));
     }
 

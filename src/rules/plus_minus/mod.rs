@@ -766,7 +766,7 @@ impl PlusMinus {
     /// no card of the game in progress played. RULES.md "P.M.": four men score −80 (all four on
     /// the stars, −20 each) to 200 (all home, 50 each); the seats' points are free of any sum.
     fn points_form(&self) -> Option<TallyForm> {
-        let fresh = !self.game.as_ref().is_some_and(|g| g.plays > 0);
+        let fresh = self.game.as_ref().is_none_or(|g| g.plays == 0);
         (self.dealing == Dealing::Table && fresh)
             .then(|| TallyForm::points(TallyUnit::Seat, self.players, -80, 200))
     }
