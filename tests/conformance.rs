@@ -110,6 +110,9 @@ fn conformance<G: Game>(
                         }
                     }
                 }
+                if step % stride == 0 {
+                    tally_form_agrees(&p.game, dealing, step);
+                }
                 if !p.step(&mut rng) {
                     break;
                 }
@@ -117,6 +120,75 @@ fn conformance<G: Game>(
             p.assert_replay_equals_live();
         }
     }
+}
+
+/// `legal.tally` ⇔ accepted: whenever the game lists a tally form, a `points` tally built within
+/// it (each entry from `min` up to `max`, on the step, summing to `sum`) is not refused for its
+/// shape, range, step or sum, nor as out of turn; whenever none is listed, a tally is refused.
+fn tally_form_agrees<G: Game>(game: &G, dealing: Dealing, step: usize) {
+    use clubroom::rules::RuleError;
+    let form = game.tally_form();
+    let entries = form.as_ref().map_or(game_entries(game), |f| f.entries);
+    let values: Vec<i64> = match &form {
+        Some(f) if f.field == "points" => {
+            let mut v = vec![f.min; f.entries];
+            if let (Some(sum), Some(max)) = (f.sum, f.max) {
+                let mut rest = sum - f.min * f.entries as i64;
+                for x in v.iter_mut() {
+                    let add = rest.min(max - f.min);
+                    *x += add;
+                    rest -= add;
+                }
+                assert_eq!(
+                    rest,
+                    0,
+                    "{} step {step}: the form's sum is out of reach",
+                    G::ID
+                );
+            }
+            v
+        }
+        Some(_) => return,
+        None => vec![0; entries],
+    };
+    let Ok(action) =
+        serde_json::from_value::<G::Action>(serde_json::json!({"type": "tally", "points": values}))
+    else {
+        assert!(
+            form.is_none(),
+            "{} lists a points form it cannot parse",
+            G::ID
+        );
+        return;
+    };
+    let mut g = game.clone();
+    let r = g.apply(Actor::Table, &action, None);
+    match (&form, r) {
+        (Some(f), Err(e)) => assert!(
+            !matches!(
+                e.code(),
+                "tally_shape"
+                    | "tally_range"
+                    | "tally_step"
+                    | "tally_sum"
+                    | "tally_not_allowed"
+                    | "tally_mid_deal"
+                    | "not_your_turn"
+            ),
+            "{} {dealing:?} step {step}: {values:?} within {f:?} refused: {e}",
+            G::ID
+        ),
+        (None, Ok(_)) => panic!(
+            "{} {dealing:?} step {step}: no tally form listed, but {values:?} was taken",
+            G::ID
+        ),
+        _ => {}
+    }
+}
+
+/// A tally's entry count where no form says it: one per seat (a refused tally's shape is moot).
+fn game_entries<G: Game>(game: &G) -> usize {
+    game.score_sheet().totals.len()
 }
 
 #[test]

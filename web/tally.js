@@ -59,15 +59,15 @@ function fallback(v) {
 }
 
 /**
- * The descriptor to draw: the API's `legal.tally` when it sends one, else the built-in one. In an
- * ordinary real-card match without one, only Dump's tally (`points`) exists today, and only
- * before any card of the deal is played (`fresh`).
+ * The descriptor to draw: the API's `legal.tally` when it sends one, else the built-in one (a
+ * server older than `legal.tally`). The pad is offered in a score-only match, and at an ordinary
+ * real-card Dump table before any card of the deal is played (`fresh`); the API also lists a
+ * `points` form at other real-card tables before a deal's first card (Clubs, Bonus-Malus, P.M.),
+ * where the page keeps to play by play.
  */
 export function descriptor(v, legalTally, fresh) {
-  if (legalTally) return legalTally;
   if (!v || v.status === "finished" || v.dealing !== "table") return null;
-  if (scoresOnly(v)) return fallback(v);
-  if (v.game === "dump" && fresh) return fallback(v);
+  if (scoresOnly(v) || (v.game === "dump" && fresh)) return legalTally || fallback(v);
   return null;
 }
 

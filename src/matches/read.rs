@@ -97,7 +97,19 @@ impl Matches {
         } else {
             e.game.legal_actions(Actor::from_seat(seat))
         };
-        Ok((Legal { seat, actions }, e.seq))
+        // The tally is the table's action only.
+        let tally = match (e.abandoned, seat) {
+            (false, None) => e.game.tally_form(),
+            _ => None,
+        };
+        Ok((
+            Legal {
+                seat,
+                actions,
+                tally,
+            },
+            e.seq,
+        ))
     }
 
     /// A page of the log as `token`'s bearer may see it.

@@ -292,6 +292,11 @@ pub struct Legal {
     /// the match's game vocabulary.
     #[schema(value_type = Vec<crate::rules::spec::GameAction>)]
     pub actions: Vec<Value>,
+    /// The form of the `tally` the table may send now (score-only play; a real-card table
+    /// before its deal's first card): listed for the table (`seat` null) exactly when the
+    /// engine would take a tally within it, else null; never for a seat.
+    #[schema(required = true)]
+    pub tally: Option<crate::rules::tally::TallyForm>,
 }
 
 /// What an undo produced (`outcome` of an `undo` event).

@@ -18,6 +18,7 @@ use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
+    tally::{self, TallyFault, TallyForm, TallyUnit},
     to_json,
     trick::{service_deal, Play, PlayError, Revoke, SeedProblem, Trick, TrickPlay},
     Actor, Dealing, Game, Outcomes, ProblemFields, RuleError, SeedReveal, ToAct,
@@ -718,6 +719,30 @@ impl BonusMalus {
         }
     }
 
+    /// The `points` tally form (score-only contract) while the table may tally: table dealing,
+    /// no card of the deal in progress played. RULES.md "Bonus-Malus": cards are worth
+    /// multiples of 5, one side takes at most all ♠ and ♥ (130 + 65 = 195); the deal's number
+    /// multiplies it; with two sides only one has a plus total.
+    fn points_form(&self) -> Option<TallyForm> {
+        let deal_number = match &self.deal {
+            Some(d) if !d.tp.played().is_empty() => return None,
+            Some(_) => self.round,
+            None => self.round + 1,
+        };
+        let sides = self.sides();
+        let unit = if self.players == 4 {
+            TallyUnit::Side
+        } else {
+            TallyUnit::Seat
+        };
+        (self.dealing == Dealing::Table).then(|| TallyForm {
+            step: 5,
+            multiplier: Some(i64::from(deal_number)),
+            nonzero_at_most: (sides == 2).then_some(1),
+            ..TallyForm::points(unit, sides, 0, 195)
+        })
+    }
+
     fn side_of(&self, seat: usize) -> usize {
         seat % self.sides()
     }
@@ -1100,37 +1125,38 @@ impl BonusMalus {
         if self.dealing == Dealing::Service {
             return Err(BonusMalusError::TallyNeedsTableDealing);
         }
-        if self
-            .deal
-            .as_ref()
-            .is_some_and(|d| !d.tp.played().is_empty())
-        {
+        let Some(form) = self.points_form() else {
             return Err(BonusMalusError::TallyMidDeal);
-        }
-        let sides = self.sides();
-        let unit = if self.players == 4 { "side" } else { "seat" };
-        if points.len() != sides {
-            return Err(BonusMalusError::TallyShape(format!(
-                "one entry per {unit}: {sides} expected, {} given",
-                points.len()
-            )));
-        }
-        for (i, &value) in points.iter().enumerate() {
-            let who = if self.players == 4 {
+        };
+        let four = self.players == 4;
+        let who = |i: usize| {
+            if four {
                 format!("side {} (seats {} and {})", i + 1, i + 1, i + 3)
             } else {
                 format!("seat {}", i + 1)
-            };
-            if !(0..=195).contains(&value) {
-                return Err(BonusMalusError::TallyRange { who, value });
             }
-            if value % 5 != 0 {
-                return Err(BonusMalusError::TallyStep { who, value });
-            }
-        }
-        if sides == 2 && points.iter().all(|&p| p != 0) {
-            return Err(BonusMalusError::TallyTwoPlus);
-        }
+        };
+        tally::check(
+            &form,
+            points,
+            |f| match f {
+                TallyFault::Entries { expected, got } => BonusMalusError::TallyShape(format!(
+                    "one entry per {}: {expected} expected, {got} given",
+                    form.unit.word()
+                )),
+                TallyFault::Range { entry, value } => BonusMalusError::TallyRange {
+                    who: who(entry),
+                    value,
+                },
+                TallyFault::Step { entry, value } => BonusMalusError::TallyStep {
+                    who: who(entry),
+                    value,
+                },
+                // The form sets no sum; two plus sides are the one non-zero limit.
+                TallyFault::Sum { .. } | TallyFault::Nonzero => BonusMalusError::TallyTwoPlus,
+            },
+            |_, _| Ok(()),
+        )?;
         if self.deal.is_none() {
             self.round += 1;
         }
@@ -1238,6 +1264,11 @@ impl Game for BonusMalus {
     /// The table: `deal` (table dealing: once per suit that may show on the stock) and
     /// `stock_top` (each suit that may be on top); a seat: every card it may play (table
     /// dealing: every card not yet seen). The table's `tally` is not listed.
+    /// The `points` tally while the table may send one (see `points_form`).
+    fn tally_form(&self) -> Option<TallyForm> {
+        self.points_form()
+    }
+
     fn legal_actions(&self, actor: Actor) -> Vec<Action> {
         if self.finished {
             return vec![];

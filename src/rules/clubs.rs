@@ -18,6 +18,7 @@ use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
+    tally::{self, TallyFault, TallyForm, TallyUnit},
     to_json,
     trick::{service_deal, Play, PlayError, Revoke, SeedProblem, TrickPlay},
     Actor, Dealing, Game, Outcomes, ProblemFields, RuleError, SeedReveal, ToAct,
@@ -999,39 +1000,49 @@ impl Clubs {
         if self.dealing == Dealing::Service {
             return Err(ClubsError::TallyNeedsTableDealing);
         }
-        if self
-            .deal
-            .as_ref()
-            .is_some_and(|d| !d.tp.played().is_empty())
-        {
+        let Some(form) = self.points_form() else {
             return Err(ClubsError::TallyMidDeal);
-        }
-        if points.len() != self.players {
-            return Err(ClubsError::TallyShape(format!(
-                "one entry per seat: {} expected, {} given",
-                self.players,
-                points.len()
-            )));
-        }
+        };
         let possible = achievable_points(self.players);
-        for (seat, &value) in points.iter().enumerate() {
-            if !(-36..=24).contains(&value) {
-                return Err(ClubsError::TallyRange { seat, value });
-            }
-            if !possible.contains(&value) {
-                return Err(ClubsError::TallyUnachievable { seat, value });
-            }
-        }
-        let sum = points.iter().fold(0i64, |a, &p| a.saturating_add(p));
-        if sum != DEAL_SUM {
-            return Err(ClubsError::TallyPointsSum(sum));
-        }
+        tally::check(
+            &form,
+            points,
+            |f| match f {
+                TallyFault::Entries { expected, got } => ClubsError::TallyShape(format!(
+                    "one entry per seat: {expected} expected, {got} given"
+                )),
+                TallyFault::Range { entry, value } | TallyFault::Step { entry, value } => {
+                    ClubsError::TallyRange { seat: entry, value }
+                }
+                TallyFault::Sum { got } => ClubsError::TallyPointsSum(got),
+                // The form sets no non-zero limit.
+                TallyFault::Nonzero => ClubsError::TallyPointsSum(points.iter().sum()),
+            },
+            |seat, value| match possible.contains(&value) {
+                true => Ok(()),
+                false => Err(ClubsError::TallyUnachievable { seat, value }),
+            },
+        )?;
         if self.deal.is_none() {
             self.round += 1;
         }
         // What each seat took is not known from its points: the detail's `taken` is empty and
         // `scrambled` false (the points are final, after any recount).
         Ok(self.record_deal(Vec::new(), points.to_vec(), false, true, 0, None))
+    }
+}
+
+impl Clubs {
+    /// The `points` tally form (score-only contract), while the table may tally: table dealing,
+    /// no card of the deal in progress played. RULES.md "Clubs": −1 a card, +3 a club, J♣ −11
+    /// net; the recount −3 a club, +10 for J♣: one seat scores −36 (every club but J♣,
+    /// recounted) to +24 (every club but J♣ and nothing else); a deal sums to −26.
+    fn points_form(&self) -> Option<TallyForm> {
+        let fresh = self.deal.as_ref().is_none_or(|d| d.tp.played().is_empty());
+        (self.dealing == Dealing::Table && fresh).then(|| TallyForm {
+            sum: Some(DEAL_SUM),
+            ..TallyForm::points(TallyUnit::Seat, self.players, -36, 24)
+        })
     }
 }
 
@@ -1162,6 +1173,11 @@ impl Game for Clubs {
 
     /// Plays: every card the seat may play now (a club lead once per declaration). In table
     /// dealing the candidates are all cards not yet seen. The table's `tally` is not listed.
+    /// The `points` tally while the table may send one (see `points_form`).
+    fn tally_form(&self) -> Option<TallyForm> {
+        self.points_form()
+    }
+
     fn legal_actions(&self, actor: Actor) -> Vec<Action> {
         if self.finished {
             return vec![];

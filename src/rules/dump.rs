@@ -14,6 +14,7 @@ use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{deck_without_ranks, Card, CardSet, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
+    tally::{self, TallyForm, TallyUnit},
     to_json,
     trick::{service_deal, Play, PlayError, SeedProblem, TrickPlay},
     Actor, Dealing, Game, Outcomes, ProblemFields, RuleError, SeedReveal, ToAct,
@@ -588,21 +589,38 @@ impl Dump {
         if self.dealing == Dealing::Service {
             return Err(DumpError::TallyNeedsTableDealing);
         }
-        if self
-            .deal
-            .as_ref()
-            .is_some_and(|d| !d.tp.played().is_empty())
-        {
+        let Some(form) = self.points_form() else {
             return Err(DumpError::TallyMidDeal);
-        }
+        };
         let sum = u64::from(points[0]) + u64::from(points[1]);
-        if sum != u64::from(DEAL_POINTS) {
-            return Err(DumpError::TallySum(sum));
-        }
+        // Each count is 0 or more (u32), so one past 160 makes the sum wrong too: told as the sum.
+        tally::check(
+            &form,
+            &points.map(i64::from),
+            |_| DumpError::TallySum(sum),
+            |_, _| Ok(()),
+        )?;
         if self.deal.is_none() {
             self.round += 1;
         }
         Ok(self.score_deal(points, true, 0))
+    }
+}
+
+impl Dump {
+    /// The `points` tally form (two counts of card points summing to the deck's 160) while the
+    /// table may tally: table dealing, no card of the deal in progress played.
+    fn points_form(&self) -> Option<TallyForm> {
+        let fresh = self.deal.as_ref().is_none_or(|d| d.tp.played().is_empty());
+        let unit = if self.players == 4 {
+            TallyUnit::Side
+        } else {
+            TallyUnit::Seat
+        };
+        (self.dealing == Dealing::Table && fresh).then(|| TallyForm {
+            sum: Some(i64::from(DEAL_POINTS)),
+            ..TallyForm::points(unit, 2, 0, i64::from(DEAL_POINTS))
+        })
     }
 }
 
@@ -683,6 +701,11 @@ impl Game for Dump {
     /// Lists `deal` and `play`. A `tally` is not listed: it records a result (161 possible
     /// splits) rather than a choice; `apply` accepts one whenever a deal could start or has been
     /// dealt without a card played (table dealing).
+    /// The `points` tally while the table may send one (see `points_form`).
+    fn tally_form(&self) -> Option<TallyForm> {
+        self.points_form()
+    }
+
     fn legal_actions(&self, actor: Actor) -> Vec<Action> {
         if self.finished {
             return vec![];

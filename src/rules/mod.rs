@@ -15,6 +15,7 @@ pub mod odd_or_even;
 pub mod plus_minus;
 pub mod sheet;
 pub mod spec;
+pub mod tally;
 pub mod trick;
 
 use std::{
@@ -399,6 +400,11 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     fn to_act(&self) -> ToAct;
     /// What `actor` may do now (`apply` accepts exactly these, for enumerable games).
     fn legal_actions(&self, actor: Actor) -> Vec<Self::Action>;
+    /// The form of the `tally` the table may send now (score-only play, `legal.tally`), or None
+    /// when the engine would refuse any tally now. Only public facts (see [`tally::TallyForm`]).
+    fn tally_form(&self) -> Option<tally::TallyForm> {
+        None
+    }
     /// Who deals the match's cards.
     fn dealing(&self) -> Dealing;
     /// Whether `action` is a deal: the action the service shuffles for in service dealing.
@@ -853,6 +859,15 @@ impl AnyGame {
             .iter()
             .map(|a| serde_json::to_value(a).unwrap_or(Value::Null))
             .collect())
+    }
+
+    /// The form of the `tally` the table may send now ([`Game::tally_form`]); None once the
+    /// match is over.
+    pub fn tally_form(&self) -> Option<tally::TallyForm> {
+        if self.is_finished() {
+            return None;
+        }
+        each_game!(self, g => g.tally_form())
     }
 
     /// Checks that `action` is well-formed for this game (400 otherwise) and says whether it is a

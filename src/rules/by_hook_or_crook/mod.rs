@@ -41,7 +41,10 @@ pub use self::{
     items::Item,
 };
 use super::entered::{self, Entered, EntryError};
-use super::{Actor, Dealing, Game, Outcomes, ScoreSheet, Seed, ToAct};
+use super::{
+    tally::{TallyForm, TallyUnit},
+    Actor, Dealing, Game, Outcomes, ScoreSheet, Seed, ToAct,
+};
 
 /// Most sets `legal_actions` lists for one exhibit (best first); bigger hands are rare.
 pub const LEGAL_SETS_CAP: usize = 1000;
@@ -383,6 +386,22 @@ impl Game for ByHookOrCrook {
 
     fn to_act(&self) -> ToAct {
         self.expected()
+    }
+
+    /// In a score-only match (`scores_only`), the game's one `positions` tally: per seat its
+    /// pawn's space after the final exhibition, from 0 (the club room); no greatest space (the
+    /// pink spaces run on around the table, RULES.md "By Hook or Crook"); a tie on the furthest
+    /// space names its winner (`tiebreak`).
+    fn tally_form(&self) -> Option<TallyForm> {
+        (self.dealing == Dealing::Table && self.config.scores_only).then(|| {
+            let last = self.config.board.last_space(self.positions.len());
+            TallyForm {
+                field: "positions",
+                max: Some(i64::from(last)),
+                tiebreak: true,
+                ..TallyForm::points(TallyUnit::Seat, self.positions.len(), 0, 0)
+            }
+        })
     }
 
     fn legal_actions(&self, actor: Actor) -> Vec<Action> {

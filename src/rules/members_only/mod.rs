@@ -22,6 +22,11 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::entered::{self, Entered, EntryError};
+use super::tally::{TallyForm, TallyUnit};
+
+/// The five categories of a `markers` tally entry, in track order (umbrella, crown, teacup,
+/// Big Ben, hat).
+const TALLY_PARTS: [&str; 5] = ["umbrella", "crown", "teacup", "big_ben", "hat"];
 use super::{
     cards::Seed,
     sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
@@ -1370,6 +1375,25 @@ impl Game for MembersOnly {
     /// lists, in service dealing, each possible discard with the other two cards (`reveal` may also
     /// be omitted), and in table dealing every possible pair revealed without a named discard (a
     /// discard the deck allows is accepted too).
+    /// In a score-only match (`scores_only`), the heat's `markers` tally: per seat the five
+    /// markers after the heat, 0 to 10, none behind where it stands now (RULES.md "Members
+    /// Only": markers only advance). The markers are public.
+    fn tally_form(&self) -> Option<TallyForm> {
+        (self.dealing == Dealing::Table && self.config.scores_only).then(
+            || TallyForm {
+                field: "markers",
+                per_entry: Some(TALLY_PARTS.to_vec()),
+                floor: Some(
+                    self.tracks
+                        .iter()
+                        .map(|t| t.iter().map(|&m| i64::from(m)).collect())
+                        .collect(),
+                ),
+                ..TallyForm::points(TallyUnit::Seat, self.tracks.len(), 0, 10)
+            },
+        )
+    }
+
     fn legal_actions(&self, actor: Actor) -> Vec<Action> {
         if self.finished || self.check_seat(actor).is_err() {
             return vec![];

@@ -33,6 +33,7 @@ use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{shuffled, Seed},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
+    tally::{self, TallyFault, TallyForm, TallyUnit},
     to_json, Actor, Dealing, Game, Outcomes, SeedReveal, ToAct,
 };
 
@@ -761,6 +762,15 @@ impl PlusMinus {
         Ok(self.score_game(boards, Ending::Tally, home_seat))
     }
 
+    /// The `points` tally form (score-only contract) while the table may tally: table dealing,
+    /// no card of the game in progress played. RULES.md "P.M.": four men score −80 (all four on
+    /// the stars, −20 each) to 200 (all home, 50 each); the seats' points are free of any sum.
+    fn points_form(&self) -> Option<TallyForm> {
+        let fresh = self.game.as_ref().is_none_or(|g| g.plays == 0);
+        (self.dealing == Dealing::Table && fresh)
+            .then(|| TallyForm::points(TallyUnit::Seat, self.players, -80, 200))
+    }
+
     /// A tally of each seat's score (the score-only contract; RULES.md "P.M.": 50 a man home,
     /// −20 a man on the stars, the number of a man on 1 to 24, two men never on one number
     /// below 25; the game ends at once when a fourth man reaches 25, so one seat at most has
@@ -769,24 +779,29 @@ impl PlusMinus {
         if self.dealing == Dealing::Service {
             return Err(PlusMinusError::TallyNeedsTableDealing);
         }
-        if self.game.as_ref().is_some_and(|g| g.plays > 0) {
+        let Some(form) = self.points_form() else {
             return Err(PlusMinusError::TallyMidGame);
-        }
-        if points.len() != self.players {
-            return Err(PlusMinusError::TallyShape(format!(
-                "one entry per seat: {} expected, {} given",
-                self.players,
-                points.len()
-            )));
-        }
-        for (seat, &value) in points.iter().enumerate() {
-            if !(-80..=200).contains(&value) {
-                return Err(PlusMinusError::TallyRange { seat, value });
-            }
-            if !four_men_score(value) {
-                return Err(PlusMinusError::TallyUnachievable { seat, value });
-            }
-        }
+        };
+        tally::check(
+            &form,
+            points,
+            |f| match f {
+                TallyFault::Entries { expected, got } => PlusMinusError::TallyShape(format!(
+                    "one entry per seat: {expected} expected, {got} given"
+                )),
+                // The form sets no step, sum or non-zero limit: only the range is generic.
+                TallyFault::Range { entry, value } | TallyFault::Step { entry, value } => {
+                    PlusMinusError::TallyRange { seat: entry, value }
+                }
+                TallyFault::Sum { .. } | TallyFault::Nonzero => {
+                    PlusMinusError::TallyShape("a tally's points are free of any sum".into())
+                }
+            },
+            |seat, value| match four_men_score(value) {
+                true => Ok(()),
+                false => Err(PlusMinusError::TallyUnachievable { seat, value }),
+            },
+        )?;
         let full: Vec<usize> = (0..points.len()).filter(|&s| points[s] == 200).collect();
         if let [first, second, ..] = full[..] {
             return Err(PlusMinusError::TallyTwoFinished { first, second });
@@ -997,6 +1012,11 @@ impl Game for PlusMinus {
     /// the packs still hold) with every accepted `from`, including the `from: 0` alias of a
     /// harmless bust from the stars. The table: `deal` between games (a `tally` is not listed:
     /// its boards cannot be enumerated).
+    /// The `points` tally while the table may send one (see `points_form`).
+    fn tally_form(&self) -> Option<TallyForm> {
+        self.points_form()
+    }
+
     fn legal_actions(&self, actor: Actor) -> Vec<Action> {
         if self.finished {
             return vec![];
