@@ -1379,19 +1379,17 @@ impl Game for MembersOnly {
     /// markers after the heat, 0 to 10, none behind where it stands now (RULES.md "Members
     /// Only": markers only advance). The markers are public.
     fn tally_form(&self) -> Option<TallyForm> {
-        (self.dealing == Dealing::Table && self.config.scores_only).then(
-            || TallyForm {
-                field: "markers",
-                per_entry: Some(TALLY_PARTS.to_vec()),
-                floor: Some(
-                    self.tracks
-                        .iter()
-                        .map(|t| t.iter().map(|&m| i64::from(m)).collect())
-                        .collect(),
-                ),
-                ..TallyForm::points(TallyUnit::Seat, self.tracks.len(), 0, 10)
-            },
-        )
+        (self.dealing == Dealing::Table && self.config.scores_only).then(|| TallyForm {
+            field: "markers",
+            per_entry: Some(TALLY_PARTS.to_vec()),
+            floor: Some(
+                self.tracks
+                    .iter()
+                    .map(|t| t.iter().map(|&m| i64::from(m)).collect())
+                    .collect(),
+            ),
+            ..TallyForm::points(TallyUnit::Seat, self.tracks.len(), 0, 10)
+        })
     }
 
     fn legal_actions(&self, actor: Actor) -> Vec<Action> {
