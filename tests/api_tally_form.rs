@@ -200,3 +200,63 @@ async fn a_tally_built_from_the_form_is_taken() {
         assert_eq!(a.status, StatusCode::CREATED, "{game}: {}", a.text);
     }
 }
+
+#[actix_web::test]
+async fn members_only_floors_follow_the_markers_and_by_hook_or_crook_is_bounded_by_the_board() {
+    let app = TestApp::spawn().await;
+    // Members Only: the five markers per seat, each at least where it stands now.
+    let m = app
+        .create("members-only", 3, "table", json!({"scores_only": true}))
+        .await;
+    let base = json!({"field": "markers", "unit": "seat", "entries": 3, "min": 0, "max": 10,
+        "step": 1, "sum": null, "multiplier": null, "nonzero_at_most": null,
+        "per_entry": ["umbrella", "crown", "teacup", "big_ben", "hat"],
+        "floor": [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]], "tiebreak": false});
+    assert_eq!(table_form(&app, &m).await, base);
+    for s in 0..3 {
+        assert_eq!(seat_form(&app, &m, s).await, Value::Null, "seat {s}");
+    }
+    let markers = json!([[2, 0, 5, 0, 1], [0, 3, 0, 0, 0], [0, 0, 0, 4, 0]]);
+    let a = app
+        .act(
+            &m,
+            &m.host,
+            None,
+            json!({"type": "tally", "markers": markers}),
+        )
+        .await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    assert_eq!(
+        table_form(&app, &m).await,
+        with(base.clone(), json!({ "floor": markers }))
+    );
+    // Not listed without scores_only (a played game's heat is not tallied).
+    let played = app.create("members-only", 3, "table", json!({})).await;
+    assert_eq!(table_form(&app, &played).await, Value::Null);
+
+    // By Hook or Crook: one tally of final positions, up to the board's last space (default
+    // board, 3 players: pink from 37, so 36 + 4 + 8 = 48), a tie named.
+    let b = app
+        .create("by-hook-or-crook", 3, "table", json!({"scores_only": true}))
+        .await;
+    let want = json!({"field": "positions", "unit": "seat", "entries": 3, "min": 0, "max": 48,
+        "step": 1, "sum": null, "multiplier": null, "nonzero_at_most": null,
+        "per_entry": null, "floor": null, "tiebreak": true});
+    assert_eq!(table_form(&app, &b).await, want);
+    assert_eq!(
+        app.view(&b, None).await["table"]["last_space"],
+        json!(48),
+        "the form's max is the view's last space"
+    );
+    let a = app
+        .act(
+            &b,
+            &b.host,
+            None,
+            json!({"type": "tally", "positions": [40, 12, 40], "tiebreak": [2, 0]}),
+        )
+        .await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    assert_eq!(app.view(&b, None).await["status"], json!("finished"));
+    assert_eq!(table_form(&app, &b).await, Value::Null);
+}

@@ -306,7 +306,11 @@ mod games {
         ) {
             let f = g.tally_form().expect("listed in a score-only match");
             assert_eq!(f.field, "positions");
-            assert_eq!((f.entries, f.min, f.max, f.tiebreak), (3, 0, None, true));
+            // The default board's last space with 3 players: pink from 37, 36 + 4 + 8.
+            assert_eq!(
+                (f.entries, f.min, f.max, f.tiebreak),
+                (3, 0, Some(48), true)
+            );
         }
     }
 
