@@ -306,12 +306,13 @@ impl Store {
     }
 
     /// Replaces tournament `id`'s organiser token hash and every table match's token hashes
-    /// (they derive from the organiser's token) in one transaction.
+    /// (they derive from the organiser's token) in one transaction. `tables`: per match id, its
+    /// new token hashes with their seats (`None`: the host's).
     pub async fn rotate_organiser(
         &self,
         id: &str,
         organiser_hash: &str,
-        tables: &[(String, Vec<(String, Option<i64>)>)],
+        tables: &[(String, TableTokens)],
     ) -> Result<(), StoreError> {
         let mut conn = self.writer.acquire().await?;
         let result = async {
@@ -489,3 +490,6 @@ impl Store {
         Ok(true)
     }
 }
+
+/// A table match's token hashes with their seats (`None`: the host's).
+pub type TableTokens = Vec<(String, Option<i64>)>;
