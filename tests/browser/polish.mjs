@@ -95,19 +95,26 @@ run("polish", async (browser) => {
   // ---- 3: P.M. boards in reach ----
   for (const size of SIZES) {
     const label = `plus-minus ${size.join("x")}`;
-    const made = await api("POST", "/v1/matches", null, { game: "plus-minus", dealing: "service", players: ["Ada", "Ben", "Cat"].map((name) => ({ name })) });
-    const id = made.match.id;
-    const deal = (await get(`/v1/matches/${id}/legal`, made.host_token)).actions[0];
-    await api("POST", `/v1/matches/${id}/actions`, made.host_token, { seat: null, action: deal });
-    // Two moves over the API, so that the acting seat is not the first board.
-    for (let k = 0; k < 2; k++) {
-      const w = await get(`/v1/matches/${id}`, made.host_token);
-      const s = w.to_act[0];
-      const a = (await get(`/v1/matches/${id}/legal?seat=${s}`, made.seat_tokens[s])).actions[0];
-      await api("POST", `/v1/matches/${id}/actions`, made.seat_tokens[s], { seat: s, action: a });
+    // The deal is the service's shuffle: deal matches until the acting seat (after two moves
+    // over the API, so that it is not the first board) holds a card that moves a man (one whose
+    // every move is "no man moves" lights nothing).
+    let made, id, v, s, legal;
+    for (let tries = 0; tries < 20; tries++) {
+      made = await api("POST", "/v1/matches", null, { game: "plus-minus", dealing: "service", players: ["Ada", "Ben", "Cat"].map((name) => ({ name })) });
+      id = made.match.id;
+      const deal = (await get(`/v1/matches/${id}/legal`, made.host_token)).actions[0];
+      await api("POST", `/v1/matches/${id}/actions`, made.host_token, { seat: null, action: deal });
+      for (let k = 0; k < 2; k++) {
+        const w = await get(`/v1/matches/${id}`, made.host_token);
+        const t = w.to_act[0];
+        const a = (await get(`/v1/matches/${id}/legal?seat=${t}`, made.seat_tokens[t])).actions[0];
+        await api("POST", `/v1/matches/${id}/actions`, made.seat_tokens[t], { seat: t, action: a });
+      }
+      v = await get(`/v1/matches/${id}`, made.host_token);
+      s = v.to_act[0];
+      legal = (await get(`/v1/matches/${id}/legal?seat=${s}`, made.seat_tokens[s])).actions;
+      if (legal.some((a) => a.from !== null && a.from !== undefined)) break;
     }
-    const v = await get(`/v1/matches/${id}`, made.host_token);
-    const s = v.to_act[0];
     const page = await open(browser, id, made.seat_tokens[s], size, label);
     await page.waitForSelector("#hand button.legal");
     const acting = await page.$eval(".pm-seat.acting .pm-board", (b) => Number(b.dataset.seat));
@@ -115,8 +122,7 @@ run("polish", async (browser) => {
     const board = await onScreen(page, ".pm-seat.acting .pm-board");
     const hand = await onScreen(page, "#hand");
     check(`${label}: ${v.players[s].name}'s board and hand both on screen, uncovered`, board.ok && hand.ok, JSON.stringify({ board, hand }));
-    // A card that moves a man (one whose every move is "no man moves" lights nothing).
-    const legal = (await get(`/v1/matches/${id}/legal?seat=${s}`, made.seat_tokens[s])).actions;
+    // A card that moves a man.
     const mover = legal.find((a) => a.from !== null && a.from !== undefined).card;
     await page.click(`#hand button.legal[data-pm="${mover}"]`);
     await page.waitForSelector(".pm-seat.acting button.cell.lit");
