@@ -59,7 +59,7 @@ impl Created {
         self
     }
 
-    fn respond(&self, replayed: bool) -> HttpResponse {
+    pub(crate) fn respond(&self, replayed: bool) -> HttpResponse {
         let mut r = HttpResponse::build(self.status);
         r.content_type("application/json");
         for (k, v) in &self.headers {

@@ -404,6 +404,16 @@ pub async fn pair_round(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let token = bearer(&req)?;
+    if token.is_none() {
+        // Pairing is the organiser's: without a token the service refuses it (404 for an unknown
+        // tournament, else 401 `organiser_token_required`) before any Idempotency-Key is read.
+        let round = svc.pair_round(&id, None).await?;
+        return Ok(Created::new(
+            format!("/v1/tournaments/{id}/rounds/{}", round.round.round),
+            &round,
+        )?
+        .respond(false));
+    }
     // No body: the request is its path and its token.
     super::idempotent::create(
         matches.store(),
