@@ -68,7 +68,7 @@ mkdir -p "$ARTIFACTS"
 echo "== headless chromium against $BASE (screenshots in target/browser-artifacts/)"
 export BASE PW_DIR CHROMIUM ARTIFACTS AXE_JS
 status=0
-for t in ${BROWSER_TESTS:-clubs games tournament director privacy tabletalk tablefeel reach pictures load scoreonly polish a11y}; do
+for t in ${BROWSER_TESTS:-clubs games tournament director privacy tabletalk tablefeel reach pictures load scoreonly polish a11y players}; do
   timeout 600 node "tests/browser/$t.mjs" | tee "$WORK/$t.out" || status=1
 done
 if grep -q panicked "$WORK/server.log"; then

@@ -91,7 +91,11 @@ async function createPage() {
     const form = h("form", { id: "create", onsubmit: async (ev) => {
       ev.preventDefault();
       const inputs = [...root.querySelectorAll("input[data-seat]")];
-      const players = inputs.map((i) => ({ name: i.value.trim() || i.placeholder }));
+      // A seat linked to a registered player (clubPlayers below) sends its id and the registered
+      // name exactly (the service refuses any other name for the id: player_name_mismatch).
+      const players = inputs.map((i) => (i.dataset.playerId
+        ? { name: i.dataset.playerName, player_id: i.dataset.playerId }
+        : { name: i.value.trim() || i.placeholder }));
       // The phone keeps only the names a person typed, never an empty seat's placeholder.
       const typed = inputs.map((i) => i.value.trim()).filter(Boolean);
       const a = await api("POST", "/v1/matches", { body: { game: state.game, players, dealing: state.scoresOnly ? "table" : state.dealing, ...(state.scoresOnly ? { config: { scores_only: true } } : {}) } });
@@ -113,9 +117,12 @@ async function createPage() {
             h("button", { type: "button", class: n === state.n ? "on" : "", "aria-pressed": String(n === state.n), onclick: () => { state.n = n; draw(); } }, String(n)))),
         h("label", {}, "Names, in seat order (clockwise)"),
         sides ? h("p", { class: "muted small" }, "Partners sit opposite: seats 1 & 3 against seats 2 & 4.") : null,
-        Array.from({ length: state.n }, (_, s) => h("div", { class: "row" },
-          h("input", { type: "text", "data-seat": s, placeholder: names[s] || `Player ${s + 1}`, maxlength: 64, "aria-label": `Seat ${s + 1}`, list: "recent-names" }),
-          sides ? h("span", { class: "partner" }, `partner of seat ${((s + 2) % 4) + 1}`) : null)),
+        Array.from({ length: state.n }, (_, s) => h("div", { class: "seat-entry" },
+          h("div", { class: "row" },
+            h("input", { type: "text", "data-seat": s, placeholder: names[s] || `Player ${s + 1}`, maxlength: 64, "aria-label": `Seat ${s + 1}`, list: "recent-names", autocomplete: "off", oninput: (e) => clubPlayers.typed(e.target) }),
+            h("span", { class: "club-badge", "data-badge": s, hidden: true }, "✓ club player"),
+            sides ? h("span", { class: "partner" }, `partner of seat ${((s + 2) % 4) + 1}`) : null),
+          h("div", { class: "choices chips suggest", "data-suggest": s }))),
         recentNames(draw),
         h("label", {}, "Dealing"),
         h("div", { class: "choices" },
@@ -130,13 +137,68 @@ async function createPage() {
             : "Cards are shuffled at the table; each play is recorded from a card picker."),
         h("div", { id: "create-msg" }),
         h("button", { type: "submit", id: "create-btn", class: "wide" }, "Create match")));
-    // keep typed names across redraws
-    const old = [...root.querySelectorAll("input[data-seat]")].map((i) => i.value);
+    // keep typed names (and the registered players they are linked to) across redraws
+    const old = [...root.querySelectorAll("input[data-seat]")].map((i) => ({ value: i.value, id: i.dataset.playerId, name: i.dataset.playerName }));
     root.replaceChildren(...[form, tournamentForm, keptPanel(draw)].filter(Boolean));
-    root.querySelectorAll("input[data-seat]").forEach((i, k) => { if (old[k]) i.value = old[k]; });
+    root.querySelectorAll("input[data-seat]").forEach((i, k) => {
+      if (!old[k]) return;
+      i.value = old[k].value;
+      if (old[k].id) clubPlayers.link(i, { id: old[k].id, name: old[k].name });
+    });
   };
   draw();
 }
+
+// Registered players (GET /v1/players?q=) offered under each seat's name as it is typed: a tap
+// fills the seat with the registered name, exactly, and links the seat to that player (the create
+// sends its player_id, so the match counts in the player's history). Editing the name afterwards
+// unlinks it. Two players registered under one name are told apart by their ids' first characters.
+// Offline, or on an older server, no suggestions appear and the form works as before.
+const clubPlayers = {
+  timers: new Map(),
+  asked: new Map(),
+  badge: (input) => document.querySelector(`#create [data-badge="${input.dataset.seat}"]`),
+  box: (input) => document.querySelector(`#create [data-suggest="${input.dataset.seat}"]`),
+  link(input, p) {
+    input.dataset.playerId = p.id;
+    input.dataset.playerName = p.name;
+    input.value = p.name;
+    input.classList.add("linked");
+    const b = this.badge(input);
+    if (b) { b.hidden = false; b.title = `Registered player ${p.name} (${p.id.slice(0, 6)})`; }
+    const box = this.box(input);
+    if (box) box.replaceChildren();
+  },
+  unlink(input) {
+    delete input.dataset.playerId;
+    delete input.dataset.playerName;
+    input.classList.remove("linked");
+    const b = this.badge(input);
+    if (b) b.hidden = true;
+  },
+  typed(input) {
+    if (input.dataset.playerId && input.value !== input.dataset.playerName) this.unlink(input);
+    clearTimeout(this.timers.get(input.dataset.seat));
+    const q = input.value.trim();
+    const box = this.box(input);
+    if (!q || input.dataset.playerId) { if (box) box.replaceChildren(); return; }
+    this.timers.set(input.dataset.seat, setTimeout(() => this.suggest(input, q), 200));
+  },
+  async suggest(input, q) {
+    const ticket = {};
+    this.asked.set(input.dataset.seat, ticket);
+    const a = await api("GET", `/v1/players?limit=6&q=${encodeURIComponent(q.slice(0, 64))}`).catch(() => null);
+    // Only the latest question's answer, and only while the seat still reads the same.
+    if (this.asked.get(input.dataset.seat) !== ticket || input.value.trim() !== q || input.dataset.playerId) return;
+    const box = this.box(input);
+    if (!box) return;
+    const found = a && a.ok && a.json && Array.isArray(a.json.players) ? a.json.players : [];
+    const twice = new Set(found.map((p) => p.name).filter((n, i, all) => all.indexOf(n) !== i));
+    box.replaceChildren(...(found.length ? [h("span", { class: "muted small" }, "Club players:")] : []),
+      ...found.map((p) => h("button", { type: "button", class: "chip club", "data-player": p.id, title: `${p.name} (registered)`,
+        onclick: () => this.link(input, p) }, twice.has(p.name) ? `${p.name} · ${p.id.slice(0, 4)}` : p.name)));
+  },
+};
 
 // page-polish: the names typed on this phone (keep.js), as a datalist for the seat inputs and as
 // chips: a tap fills the next empty seat. "Forget names" clears them from the phone.
@@ -145,7 +207,7 @@ function recentNames(redraw) {
   if (!names.length) return null;
   const fill = (name) => {
     const empty = [...document.querySelectorAll("#create input[data-seat]")].find((i) => !i.value.trim());
-    if (empty) { empty.value = name; empty.focus(); }
+    if (empty) { clubPlayers.unlink(empty); empty.value = name; empty.focus(); }
   };
   return h("div", { id: "recent" },
     h("datalist", { id: "recent-names" }, names.map((n) => h("option", { value: n }))),
