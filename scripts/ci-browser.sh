@@ -69,7 +69,9 @@ echo "== headless chromium against $BASE (screenshots in target/browser-artifact
 export BASE PW_DIR CHROMIUM ARTIFACTS AXE_JS
 status=0
 for t in ${BROWSER_TESTS:-clubs games tournament director privacy tabletalk tablefeel reach pictures load scoreonly polish a11y players}; do
+  started=$SECONDS
   timeout 600 node "tests/browser/$t.mjs" | tee "$WORK/$t.out" || status=1
+  echo "($t: $((SECONDS - started)) s)"
 done
 if grep -q panicked "$WORK/server.log"; then
   echo "FAIL the server panicked"; grep -m3 -A5 panicked "$WORK/server.log"; status=1
