@@ -5,13 +5,8 @@
 
 mod common;
 
-use std::net::TcpListener;
-
-use clubroom::{
-    limits::Quotas,
-    server::{launch, Settings},
-};
-use common::{fresh_database, OPERATOR};
+use clubroom::limits::Quotas;
+use common::{launch_with_quotas, OPERATOR};
 use reqwest::{Client, RequestBuilder, Response, StatusCode};
 use serde_json::{json, Value};
 
@@ -25,25 +20,13 @@ struct Server {
 
 impl Server {
     async fn start(quotas: Quotas) -> Server {
-        let (url, dir) = fresh_database().await;
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-        let running = launch(
-            listener,
-            Settings {
-                quotas,
-                operator_token: Some(OPERATOR.to_string()),
-                ..Settings::new(&url.clone())
-            },
-        )
-        .await
-        .expect("server starts");
-        actix_web::rt::spawn(running.server);
+        let l = launch_with_quotas(quotas).await;
+        actix_web::rt::spawn(l.running.server);
         Server {
-            base,
-            url,
+            base: l.base,
+            url: l.url,
             c: Client::new(),
-            _dir: dir,
+            _dir: l.dir,
         }
     }
 

@@ -5,13 +5,10 @@
 
 mod common;
 
-use std::{net::TcpListener, time::Duration};
+use std::time::Duration;
 
-use clubroom::{
-    limits::Quotas,
-    server::{launch, Settings, Stopper},
-};
-use common::{fresh_database, TestApp, OPERATOR};
+use clubroom::{limits::Quotas, server::Stopper};
+use common::{launch_with_quotas, TestApp};
 use reqwest::{Client, Response, StatusCode};
 use serde_json::{json, Value};
 
@@ -25,29 +22,17 @@ struct Server {
 
 impl Server {
     async fn start(quotas: Quotas) -> Server {
-        let (url, dir) = fresh_database().await;
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-        let running = launch(
-            listener,
-            Settings {
-                quotas,
-                operator_token: Some(OPERATOR.to_string()),
-                ..Settings::new(&url)
-            },
-        )
-        .await
-        .expect("server starts");
+        let l = launch_with_quotas(quotas).await;
         let (tx, done) = tokio::sync::oneshot::channel();
-        let server = running.server;
+        let server = l.running.server;
         actix_web::rt::spawn(async move {
             let _ = tx.send(server.await);
         });
         Server {
-            base,
-            stopper: running.stopper,
+            base: l.base,
+            stopper: l.running.stopper,
             done,
-            _dir: dir,
+            _dir: l.dir,
         }
     }
 }

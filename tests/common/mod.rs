@@ -72,6 +72,41 @@ pub async fn fresh_database() -> (String, Option<tempfile::TempDir>) {
     }
 }
 
+/// A server launched on a fresh database with `quotas` (and the operator token [`OPERATOR`]).
+pub struct Launched {
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    /// Its database.
+    pub url: String,
+    /// The server (not yet spawned) and its stopper.
+    pub running: clubroom::server::Running,
+    /// The SQLite file's directory, kept while the test runs.
+    pub dir: Option<tempfile::TempDir>,
+}
+
+/// Launches the server as `clubroom serve` would, with `quotas`, on a fresh database.
+pub async fn launch_with_quotas(quotas: clubroom::limits::Quotas) -> Launched {
+    let (url, dir) = fresh_database().await;
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind port 0");
+    let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let running = clubroom::server::launch(
+        listener,
+        clubroom::server::Settings {
+            quotas,
+            operator_token: Some(OPERATOR.to_string()),
+            ..clubroom::server::Settings::new(&url)
+        },
+    )
+    .await
+    .expect("server starts");
+    Launched {
+        base,
+        url,
+        running,
+        dir,
+    }
+}
+
 impl TestApp {
     /// Starts the app on a fresh database.
     pub async fn spawn() -> TestApp {
