@@ -192,11 +192,20 @@ async fn heads_up_matches_rate_by_elo_in_the_order_they_finished_and_fill_the_st
     let a = app
         .get("/v1/players/00000000000000000000000000000000/stats", None)
         .await;
-    assert_eq!((a.status, a.code()), (StatusCode::NOT_FOUND, "player_not_found"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::NOT_FOUND, "player_not_found")
+    );
     let a = app.get("/v1/games/chess/leaderboard", None).await;
-    assert_eq!((a.status, a.code()), (StatusCode::NOT_FOUND, "unknown_game"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::NOT_FOUND, "unknown_game")
+    );
     let a = app.get("/v1/games/dump/leaderboard?limit=0", None).await;
-    assert_eq!((a.status, a.code()), (StatusCode::BAD_REQUEST, "invalid_query"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::BAD_REQUEST, "invalid_query")
+    );
 }
 
 #[actix_web::test]
@@ -207,13 +216,21 @@ async fn an_unrated_match_counts_in_the_stats_only_and_a_casual_one_for_nobody()
     seat1_wins(&app, &m).await;
     // Names only: counts for nobody.
     let casual = app
-        .create("dump", 2, "table", json!({"scores_only": true, "target": 10}))
+        .create(
+            "dump",
+            2,
+            "table",
+            json!({"scores_only": true, "target": 10}),
+        )
         .await;
     seat0_wins(&app, &casual).await;
     assert_eq!(board(&app, "dump").await, vec![]);
     let s = ok(&app, &format!("/v1/players/{ben}/stats")).await;
     let g = &s["games"][0];
-    assert_eq!((g["played"].clone(), g["wins"].clone()), (json!(1), json!(1)));
+    assert_eq!(
+        (g["played"].clone(), g["wins"].clone()),
+        (json!(1), json!(1))
+    );
     assert_eq!(g["best_score"], 20);
     assert_eq!(g["rating"], Value::Null);
     assert_eq!(g["rating_history"], json!([]));
@@ -234,7 +251,10 @@ async fn an_undo_that_reopens_a_finished_match_takes_its_rating_back() {
     let a = app.undo(&m, &m.host).await;
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
     assert_eq!(board(&app, "dump").await, vec![]);
-    assert_eq!(ok(&app, &format!("/v1/players/{ada}/stats")).await["games"], json!([]));
+    assert_eq!(
+        ok(&app, &format!("/v1/players/{ada}/stats")).await["games"],
+        json!([])
+    );
     seat1_wins(&app, &m).await;
     assert_eq!(
         board(&app, "dump").await,
@@ -296,7 +316,10 @@ async fn a_four_player_table_rates_by_weng_lin_with_shared_places() {
     assert_eq!(got, expected);
     assert!(got[0].1 > 25.0 && got[3].1 < 25.0);
     let s = ok(&app, &format!("/v1/players/{}/stats", ids[2])).await;
-    assert_eq!(s["games"][0]["wins"], 0, "a shared first place is not a win outright");
+    assert_eq!(
+        s["games"][0]["wins"], 0,
+        "a shared first place is not a win outright"
+    );
     assert_eq!(s["recent"][0]["place"], 1);
     assert_eq!(s["recent"][0]["units"], 4);
 }
@@ -330,7 +353,10 @@ async fn a_corrected_tournament_result_replays_the_ratings_from_its_place() {
                 .map(|p| p["player_id"].as_str().unwrap().to_string())
                 .collect();
             let deals = json!([[40, 0], [0, 20], [70, 0]]); // seat 0 wins 110–20
-            let url = format!("/v1/tournaments/{id}/rounds/{round}/tables/{}/result", ti + 1);
+            let url = format!(
+                "/v1/tournaments/{id}/rounds/{round}/tables/{}/result",
+                ti + 1
+            );
             let e = put(&app, &url, Some(&org), json!({"deals": deals})).await;
             assert_eq!(e.status, StatusCode::OK, "{}", e.text);
             entries.push((round, ti + 1, seats, [110, 20]));
@@ -338,7 +364,13 @@ async fn a_corrected_tournament_result_replays_the_ratings_from_its_place() {
     }
     // Round 1 table 1 corrected after round 2: seat 1 won.
     let url = format!("/v1/tournaments/{id}/rounds/1/tables/1/result");
-    let e = put(&app, &url, Some(&org), json!({"deals": [[0, 40], [20, 0], [0, 70]]})).await;
+    let e = put(
+        &app,
+        &url,
+        Some(&org),
+        json!({"deals": [[0, 40], [20, 0], [0, 70]]}),
+    )
+    .await;
     assert_eq!(e.status, StatusCode::OK, "{}", e.text);
     entries[0].3 = [20, 110];
     // The replay, written out: the four results in the order first entered.
@@ -358,9 +390,15 @@ async fn a_corrected_tournament_result_replays_the_ratings_from_its_place() {
     let loser = &entries[0].2[0];
     let s = ok(&app, &format!("/v1/players/{loser}/stats")).await;
     let first = s["recent"].as_array().unwrap().last().unwrap().clone();
-    assert_eq!(first["tournament"], json!({"id": id, "round": 1, "table": 1}));
+    assert_eq!(
+        first["tournament"],
+        json!({"id": id, "round": 1, "table": 1})
+    );
     assert_eq!(first["match_id"], Value::Null);
-    assert_eq!((first["total"].clone(), first["won"].clone()), (json!(20), json!(false)));
+    assert_eq!(
+        (first["total"].clone(), first["won"].clone()),
+        (json!(20), json!(false))
+    );
 }
 
 #[actix_web::test]
@@ -379,11 +417,20 @@ async fn the_operator_merges_two_records_of_one_person_and_the_history_follows()
     let path = format!("/v1/players/{ada}/merge");
     let body = json!({ "from": ada2 });
     let a = post(&app, &path, None, body.clone()).await;
-    assert_eq!((a.status, a.code()), (StatusCode::UNAUTHORIZED, "unauthorized"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::UNAUTHORIZED, "unauthorized")
+    );
     let a = post(&app, &path, Some(&m1.host), body.clone()).await;
-    assert_eq!((a.status, a.code()), (StatusCode::FORBIDDEN, "operator_only"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::FORBIDDEN, "operator_only")
+    );
     let a = post(&app, &path, Some(OPERATOR), json!({ "from": ada })).await;
-    assert_eq!((a.status, a.code()), (StatusCode::UNPROCESSABLE_ENTITY, "invalid_merge"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "invalid_merge")
+    );
     let a = post(&app, &path, Some(OPERATOR), json!({ "from": ben })).await;
     assert_eq!((a.status, a.code()), (StatusCode::CONFLICT, "players_met"));
     let a = post(
@@ -393,7 +440,10 @@ async fn the_operator_merges_two_records_of_one_person_and_the_history_follows()
         json!({ "from": "0123456789abcdef0123456789abcdef" }),
     )
     .await;
-    assert_eq!((a.status, a.code()), (StatusCode::NOT_FOUND, "player_not_found"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::NOT_FOUND, "player_not_found")
+    );
     // Nothing changed so far.
     assert_eq!(
         board(&app, "dump").await,
@@ -412,10 +462,17 @@ async fn the_operator_merges_two_records_of_one_person_and_the_history_follows()
     let (a2, c2) = elo(1016.0, 1000.0, 1.0);
     assert_eq!(
         board(&app, "dump").await,
-        sorted(vec![(ada.clone(), a2), (ben.clone(), 984.0), (cy.clone(), c2)])
+        sorted(vec![
+            (ada.clone(), a2),
+            (ben.clone(), 984.0),
+            (cy.clone(), c2)
+        ])
     );
     let g = &a.body["games"][0];
-    assert_eq!((g["played"].clone(), g["wins"].clone()), (json!(2), json!(2)));
+    assert_eq!(
+        (g["played"].clone(), g["wins"].clone()),
+        (json!(2), json!(2))
+    );
     assert_eq!(g["head_to_head"].as_array().unwrap().len(), 2);
     // The merged record answers for Ada; its matches list under Ada.
     let s = ok(&app, &format!("/v1/players/{ada2}/stats")).await;
@@ -433,7 +490,10 @@ async fn the_operator_merges_two_records_of_one_person_and_the_history_follows()
     assert_eq!(ids, want);
     // Merged once: again is 409 `player_merged`.
     let a = post(&app, &path, Some(OPERATOR), body).await;
-    assert_eq!((a.status, a.code()), (StatusCode::CONFLICT, "player_merged"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::CONFLICT, "player_merged")
+    );
     // A new match naming the merged record counts for Ada.
     let m3 = dump(&app, &[("Ada L.", &ada2), ("Ben", &ben)], None).await;
     seat0_wins(&app, &m3).await;
@@ -448,18 +508,29 @@ async fn a_season_has_its_own_leaderboard_and_csv() {
     let m = dump(&app, &[("=Ada", &ada), ("Ben", &ben)], None).await;
     seat0_wins(&app, &m).await;
     let today = chrono::Utc::now().date_naive();
-    let body = json!({"name": "This season", "starts": today.to_string(), "ends": today.to_string()});
+    let body =
+        json!({"name": "This season", "starts": today.to_string(), "ends": today.to_string()});
     let a = post(&app, "/v1/seasons", None, body.clone()).await;
-    assert_eq!((a.status, a.code()), (StatusCode::UNAUTHORIZED, "unauthorized"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::UNAUTHORIZED, "unauthorized")
+    );
     let a = post(&app, "/v1/seasons", Some("nope"), body.clone()).await;
-    assert_eq!((a.status, a.code()), (StatusCode::FORBIDDEN, "operator_only"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::FORBIDDEN, "operator_only")
+    );
     for bad in [
         json!({"name": " ", "starts": "2026-01-01", "ends": "2026-02-01"}),
         json!({"name": "S", "starts": "2026-02-01", "ends": "2026-01-01"}),
         json!({"name": "S", "starts": "1 March", "ends": "2026-01-01"}),
     ] {
         let a = post(&app, "/v1/seasons", Some(OPERATOR), bad.clone()).await;
-        assert_eq!((a.status, a.code()), (StatusCode::BAD_REQUEST, "invalid_season"), "{bad}");
+        assert_eq!(
+            (a.status, a.code()),
+            (StatusCode::BAD_REQUEST, "invalid_season"),
+            "{bad}"
+        );
     }
     let a = post(&app, "/v1/seasons", Some(OPERATOR), body).await;
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
@@ -486,10 +557,17 @@ async fn a_season_has_its_own_leaderboard_and_csv() {
         ])
     );
     let csv = app
-        .get(&format!("/v1/seasons/{season}/leaderboard.csv?game=dump"), None)
+        .get(
+            &format!("/v1/seasons/{season}/leaderboard.csv?game=dump"),
+            None,
+        )
         .await;
     assert_eq!(csv.status, StatusCode::OK);
-    assert!(csv.content_type.starts_with("text/csv"), "{}", csv.content_type);
+    assert!(
+        csv.content_type.starts_with("text/csv"),
+        "{}",
+        csv.content_type
+    );
     assert_eq!(
         csv.text,
         format!(
@@ -500,11 +578,23 @@ async fn a_season_has_its_own_leaderboard_and_csv() {
     let b = ok(&app, &format!("/v1/seasons/{old}/leaderboard?game=dump")).await;
     assert_eq!(b["rows"], json!([]));
     let a = app
-        .get("/v1/seasons/0123456789abcdef0123456789abcdef/leaderboard?game=dump", None)
+        .get(
+            "/v1/seasons/0123456789abcdef0123456789abcdef/leaderboard?game=dump",
+            None,
+        )
         .await;
-    assert_eq!((a.status, a.code()), (StatusCode::NOT_FOUND, "season_not_found"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::NOT_FOUND, "season_not_found")
+    );
     let a = app
-        .get(&format!("/v1/seasons/{season}/leaderboard?game=chess"), None)
+        .get(
+            &format!("/v1/seasons/{season}/leaderboard?game=chess"),
+            None,
+        )
         .await;
-    assert_eq!((a.status, a.code()), (StatusCode::NOT_FOUND, "unknown_game"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::NOT_FOUND, "unknown_game")
+    );
 }

@@ -19,8 +19,12 @@ CREATE TABLE club_results (
     match_id      TEXT,                      -- the match the result comes from (NULL: entered)
     tournament    TEXT,                      -- JSON {"id", "round", "table"} or NULL
     units         TEXT    NOT NULL,          -- JSON [{"players": [player id or null...], "total": n}]
-    finished_at   TEXT    NOT NULL           -- RFC 3339 UTC
+    finished_at   TEXT    NOT NULL,          -- RFC 3339 UTC
+    -- A duplicate round's table, held until every table of the round has its result (its boards
+    -- are secret while another table plays them): '<tournament>:<round>'; NULL = counted.
+    hold_key      TEXT
 );
+CREATE INDEX club_results_held ON club_results (hold_key);
 CREATE INDEX club_results_by_game ON club_results (game, num);
 CREATE INDEX club_results_by_time ON club_results (game, finished_at);
 

@@ -27,7 +27,9 @@ pub enum ClubError {
     #[error("player {0} was merged into another record; merge that one")]
     AlreadyMerged(String),
     /// The two records sat at the same match or entered the same tournament: two people.
-    #[error("players {0} and {1} played in the same match or tournament: they are not the same person")]
+    #[error(
+        "players {0} and {1} played in the same match or tournament: they are not the same person"
+    )]
     PlayersMet(String, String),
     /// A season's name is blank or longer than 64 characters.
     #[error("a season's name is 1 to 64 characters, not blank")]

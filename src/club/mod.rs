@@ -21,8 +21,8 @@ pub use self::error::ClubError;
 use self::{
     rating::ClubSystem,
     views::{
-        CreateSeason, GameStats, HeadToHead, Leaderboard, LeaderboardRow, PlayerStats,
-        RatingPoint, ResultLine, Season, SeasonBoard, SeasonRow,
+        CreateSeason, GameStats, HeadToHead, Leaderboard, LeaderboardRow, PlayerStats, RatingPoint,
+        ResultLine, Season, SeasonBoard, SeasonRow,
     },
 };
 use crate::{
@@ -53,6 +53,21 @@ pub struct MatchChange<'a> {
     pub sheet: &'a ScoreSheet,
     /// "finished", "in_progress" (an undo reopened it) or "abandoned".
     pub status: &'a str,
+    /// Duplicate play (a round's tables play the same boards).
+    pub duplicate: bool,
+}
+
+/// Releases the held results of a duplicate round once every table has its result.
+async fn release(
+    store: &Store,
+    tournament_id: &str,
+    round: u32,
+    key: &str,
+) -> Result<(), crate::store::StoreError> {
+    if store.round_complete(tournament_id, round).await? {
+        store.club_release(key).await?;
+    }
+    Ok(())
 }
 
 /// Hook of the match write path (`src/matches/write.rs`): a finished match naming registered
@@ -66,21 +81,30 @@ pub async fn match_status_changed(store: &Store, m: MatchChange<'_>) {
                 return;
             }
             let units = units_of(m.sheet, m.player_ids);
+            // A duplicate round's table is held until the round is complete: its boards are
+            // secret while another table plays them.
+            let hold_key = m
+                .tournament
+                .filter(|_| m.duplicate)
+                .map(|t| format!("{}:{}", t.id, t.round));
             match store.club_match_unrated(m.id).await {
                 Ok(unrated) => {
-                    store
+                    let recorded = store
                         .club_record(ClubResult {
                             source,
                             game: m.game.to_string(),
                             rated: !unrated,
                             match_id: Some(m.id.to_string()),
-                            tournament: m
-                                .tournament
-                                .and_then(|t| serde_json::to_string(t).ok()),
+                            tournament: m.tournament.and_then(|t| serde_json::to_string(t).ok()),
                             units,
                             finished_at: now(),
+                            hold_key: hold_key.clone(),
                         })
-                        .await
+                        .await;
+                    match (recorded, m.tournament, hold_key) {
+                        (Ok(()), Some(t), Some(key)) => release(store, &t.id, t.round, &key).await,
+                        (other, ..) => other,
+                    }
                 }
                 Err(e) => Err(e),
             }
@@ -124,6 +148,7 @@ pub async fn table_entered(
     seat_players: &[String],
     sides: Option<&[Vec<usize>]>,
     totals: &[i64],
+    duplicate: bool,
 ) {
     let units = totals
         .iter()
@@ -155,8 +180,21 @@ pub async fn table_entered(
         tournament: serde_json::to_string(&link).ok(),
         units,
         finished_at: now(),
+        hold_key: duplicate.then(|| format!("{tournament_id}:{round}")),
     };
-    if let Err(e) = store.club_record(r).await {
+    let recorded = match store.club_record(r).await {
+        Ok(()) if duplicate => {
+            release(
+                store,
+                tournament_id,
+                round,
+                &format!("{tournament_id}:{round}"),
+            )
+            .await
+        }
+        other => other,
+    };
+    if let Err(e) = recorded {
         tracing::error!(error = %e, tournament_id, round, table, "the club could not record the table's result");
     }
 }
@@ -273,7 +311,8 @@ impl<'a> Club<'a> {
                     draws,
                 })
                 .collect();
-            head_to_head.sort_by(|a, b| b.played.cmp(&a.played).then(a.player_id.cmp(&b.player_id)));
+            head_to_head
+                .sort_by(|a, b| b.played.cmp(&a.played).then(a.player_id.cmp(&b.player_id)));
             games.push(GameStats {
                 game: game.clone(),
                 rating_system: ClubSystem::of_game(game),
@@ -398,7 +437,9 @@ impl<'a> Club<'a> {
         }
         let day = |s: &str, what: &str| {
             NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| {
-                ClubError::InvalidSeasonDates(format!("{what} must be a day, YYYY-MM-DD, not {s:?}"))
+                ClubError::InvalidSeasonDates(format!(
+                    "{what} must be a day, YYYY-MM-DD, not {s:?}"
+                ))
             })
         };
         let (starts, ends) = (day(&req.starts, "starts")?, day(&req.ends, "ends")?);
@@ -420,7 +461,13 @@ impl<'a> Club<'a> {
 
     /// Every season, latest start first.
     pub async fn seasons(&self) -> Result<Vec<Season>, ClubError> {
-        Ok(self.store.club_seasons().await?.into_iter().map(season).collect())
+        Ok(self
+            .store
+            .club_seasons()
+            .await?
+            .into_iter()
+            .map(season)
+            .collect())
     }
 
     /// Season `id`'s leaderboard in `game`.
@@ -436,32 +483,39 @@ impl<'a> Club<'a> {
             .and_then(|d| d.succ_opt())
             .map(|d| d.to_string())
             .unwrap_or_else(|| s.ends.clone());
-        let lines = self.store.club_season_lines(game, &s.starts, &until).await?;
-        // Per player: (name, played, wins, first before, last after, last sigma).
-        let mut per: HashMap<String, (String, i64, i64, f64, f64, Option<f64>)> = HashMap::new();
+        let lines = self
+            .store
+            .club_season_lines(game, &s.starts, &until)
+            .await?;
+        let mut per: HashMap<String, SeasonTally> = HashMap::new();
         for l in lines {
             let (Some(before), Some(after)) = (l.rating_before, l.rating_after) else {
                 continue;
             };
-            let e = per
-                .entry(l.player_id)
-                .or_insert((l.name, 0, 0, before, after, None));
-            e.1 += 1;
-            e.2 += l.won;
-            e.4 = after;
-            e.5 = l.uncertainty_after;
+            let e = per.entry(l.player_id).or_insert(SeasonTally {
+                name: l.name,
+                played: 0,
+                wins: 0,
+                first_before: before,
+                last_after: after,
+                last_sigma: None,
+            });
+            e.played += 1;
+            e.wins += l.won;
+            e.last_after = after;
+            e.last_sigma = l.uncertainty_after;
         }
         let mut rows: Vec<SeasonRow> = per
             .into_iter()
-            .map(|(p, (name, played, wins, first, last, sigma))| SeasonRow {
+            .map(|(p, t)| SeasonRow {
                 rank: 0,
                 player_id: p,
-                name,
-                played,
-                wins,
-                rating: round3(last),
-                rating_uncertainty: sigma.map(round3),
-                change: round3(last - first),
+                name: t.name,
+                played: t.played,
+                wins: t.wins,
+                rating: round3(t.last_after),
+                rating_uncertainty: t.last_sigma.map(round3),
+                change: round3(t.last_after - t.first_before),
             })
             .collect();
         rows.sort_by(|a, b| {
@@ -479,6 +533,18 @@ impl<'a> Club<'a> {
             rows,
         })
     }
+}
+
+/// A player's rated results in a season.
+struct SeasonTally {
+    name: String,
+    played: i64,
+    wins: i64,
+    /// The rating before the first of them.
+    first_before: f64,
+    /// After the last.
+    last_after: f64,
+    last_sigma: Option<f64>,
 }
 
 fn season(s: StoredSeason) -> Season {

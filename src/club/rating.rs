@@ -98,9 +98,8 @@ pub fn rate(system: ClubSystem, units: &[Vec<Rating>], totals: &[i64]) -> Vec<Ve
                 return units.to_vec();
             }
             let (a, b) = (playing[0], playing[1]);
-            let mean = |u: usize| {
-                units[u].iter().map(|r| r.rating).sum::<f64>() / units[u].len() as f64
-            };
+            let mean =
+                |u: usize| units[u].iter().map(|r| r.rating).sum::<f64>() / units[u].len() as f64;
             let (ra, rb) = (EloRating { rating: mean(a) }, EloRating { rating: mean(b) });
             let outcome = match totals[a].cmp(&totals[b]) {
                 Ordering::Greater => Outcomes::WIN,
@@ -242,7 +241,11 @@ mod tests {
             uncertainty: None,
         };
         // Side 0 rates 1000 (mean of 1100 and 900) against 1000: a win moves each by 16.
-        let after = rate(s, &[vec![r(1100.0), r(900.0)], vec![r(1000.0), r(1000.0)]], &[2, 1]);
+        let after = rate(
+            s,
+            &[vec![r(1100.0), r(900.0)], vec![r(1000.0), r(1000.0)]],
+            &[2, 1],
+        );
         assert_eq!(after[0], vec![r(1116.0), r(916.0)]);
         assert_eq!(after[1], vec![r(984.0), r(984.0)]);
     }

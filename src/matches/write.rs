@@ -169,6 +169,7 @@ impl Matches {
                                 tournament: e.tournament.as_ref(),
                                 sheet: &sheet,
                                 status,
+                                duplicate: e.seed_key.is_some(),
                             },
                         )
                         .await;

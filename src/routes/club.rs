@@ -197,7 +197,9 @@ pub async fn season_board(
     q: web::Query<SeasonQuery>,
 ) -> Result<web::Json<SeasonBoard>, ApiError> {
     Ok(web::Json(
-        Club::new(matches.store()).season_board(&id, &q.game).await?,
+        Club::new(matches.store())
+            .season_board(&id, &q.game)
+            .await?,
     ))
 }
 
@@ -221,7 +223,9 @@ pub async fn season_board_csv(
     id: web::Path<String>,
     q: web::Query<SeasonQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let b = Club::new(matches.store()).season_board(&id, &q.game).await?;
+    let b = Club::new(matches.store())
+        .season_board(&id, &q.game)
+        .await?;
     Ok(HttpResponse::Ok()
         .content_type("text/csv; charset=utf-8")
         .body(season_csv(&b)))

@@ -32,6 +32,9 @@ pub struct ClubResult {
     pub units: Vec<(Vec<Option<String>>, i64)>,
     /// RFC 3339.
     pub finished_at: String,
+    /// A duplicate round's table: `<tournament>:<round>`, held (not counted, not shown) until
+    /// [`Store::club_release`].
+    pub hold_key: Option<String>,
 }
 
 /// A player's line of one result (a stats query's row).
@@ -159,10 +162,12 @@ impl Store {
                 let mut games = games.to_vec();
                 games.sort();
                 for g in games {
-                    sqlx::query("SELECT 1 AS one FROM (SELECT pg_advisory_xact_lock(hashtext($1))) AS l")
-                        .bind(format!("clubroom-club:{g}"))
-                        .execute(&mut *tx)
-                        .await?;
+                    sqlx::query(
+                        "SELECT 1 AS one FROM (SELECT pg_advisory_xact_lock(hashtext($1))) AS l",
+                    )
+                    .bind(format!("clubroom-club:{g}"))
+                    .execute(&mut *tx)
+                    .await?;
                 }
             }
             let out = f(&mut tx).await?;
@@ -193,7 +198,8 @@ impl Store {
                 .await?;
         let Some((game,)) = game else { return Ok(()) };
         let source = source.to_string();
-        self.club_tx(&[game.clone()], move |c| {
+        let locked = game.clone();
+        self.club_tx(std::slice::from_ref(&locked), move |c| {
             Box::pin(async move {
                 let num: Option<(i64,)> =
                     sqlx::query_as("SELECT num FROM club_results WHERE source = $1")
@@ -214,6 +220,35 @@ impl Store {
             })
         })
         .await
+    }
+
+    /// Counts the held results of `hold_key` (a duplicate round now complete): rated from
+    /// their place, as a correction is.
+    pub async fn club_release(&self, hold_key: &str) -> Result<(), StoreError> {
+        let held: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT game, MIN(num) AS first FROM club_results WHERE hold_key = $1 GROUP BY game",
+        )
+        .bind(hold_key)
+        .fetch_all(&self.reader)
+        .await?;
+        for (game, first) in held {
+            let key = hold_key.to_string();
+            let locked = game.clone();
+            self.club_tx(std::slice::from_ref(&locked), move |c| {
+                Box::pin(async move {
+                    sqlx::query(
+                        "UPDATE club_results SET hold_key = NULL WHERE hold_key = $1 AND game = $2",
+                    )
+                    .bind(&key)
+                    .bind(&game)
+                    .execute(&mut *c)
+                    .await?;
+                    replay_from(c, &game, first, &[]).await
+                })
+            })
+            .await?;
+        }
+        Ok(())
     }
 
     /// Merges player `from` into `into`: every result, match seat and tournament entry of
@@ -320,15 +355,12 @@ impl Store {
     }
 
     /// Every result line of player `id`, in the order the results finished.
-    pub async fn club_player_results(
-        &self,
-        id: &str,
-    ) -> Result<Vec<PlayerResultRow>, StoreError> {
+    pub async fn club_player_results(&self, id: &str) -> Result<Vec<PlayerResultRow>, StoreError> {
         Ok(sqlx::query_as(
             "SELECT p.result_num, p.game, p.unit, p.total, p.place, p.won, p.rating_before, \
              p.rating_after, p.uncertainty_after, r.units, r.rated, r.match_id, r.tournament, \
              r.finished_at FROM club_result_players p JOIN club_results r ON r.num = p.result_num \
-             WHERE p.player_id = $1 ORDER BY p.result_num",
+             WHERE p.player_id = $1 AND r.hold_key IS NULL ORDER BY p.result_num",
         )
         .bind(id)
         .fetch_all(&self.reader)
@@ -421,12 +453,12 @@ impl Store {
 
     /// Season `id`.
     pub async fn club_season(&self, id: &str) -> Result<Option<SeasonRow>, StoreError> {
-        Ok(sqlx::query_as(
-            "SELECT id, name, starts, ends, created_at FROM seasons WHERE id = $1",
+        Ok(
+            sqlx::query_as("SELECT id, name, starts, ends, created_at FROM seasons WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.reader)
+                .await?,
         )
-        .bind(id)
-        .fetch_optional(&self.reader)
-        .await?)
     }
 
     /// The rated lines of `game` whose results finished in [`from`, `until`), in order.
@@ -441,6 +473,7 @@ impl Store {
              FROM club_results r JOIN club_result_players p ON p.result_num = r.num \
              JOIN players pl ON pl.id = p.player_id \
              WHERE r.game = $1 AND r.finished_at >= $2 AND r.finished_at < $3 AND r.rated = 1 \
+             AND r.hold_key IS NULL \
              ORDER BY r.num",
         )
         .bind(game)
@@ -523,18 +556,21 @@ async fn record(c: &mut AnyConnection, mut r: ClubResult) -> Result<(), sqlx::Er
                 .bind(num)
                 .execute(&mut *c)
                 .await?;
-            sqlx::query("UPDATE club_results SET rated = $1, units = $2 WHERE num = $3")
-                .bind(i64::from(r.rated))
-                .bind(&units_json)
-                .bind(num)
-                .execute(&mut *c)
-                .await?;
+            sqlx::query(
+                "UPDATE club_results SET rated = $1, units = $2, hold_key = $3 WHERE num = $4",
+            )
+            .bind(i64::from(r.rated))
+            .bind(&units_json)
+            .bind(&r.hold_key)
+            .bind(num)
+            .execute(&mut *c)
+            .await?;
             (num, Some(old))
         }
         None => {
             let (num,): (i64,) = sqlx::query_as(
-                "INSERT INTO club_results (source, game, rated, match_id, tournament, units, finished_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING num",
+                "INSERT INTO club_results (source, game, rated, match_id, tournament, units, finished_at, hold_key) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING num",
             )
             .bind(&r.source)
             .bind(&r.game)
@@ -543,6 +579,7 @@ async fn record(c: &mut AnyConnection, mut r: ClubResult) -> Result<(), sqlx::Er
             .bind(&r.tournament)
             .bind(&units_json)
             .bind(&r.finished_at)
+            .bind(&r.hold_key)
             .fetch_one(&mut *c)
             .await?;
             (num, None)
@@ -569,8 +606,8 @@ async fn record(c: &mut AnyConnection, mut r: ClubResult) -> Result<(), sqlx::Er
     match old {
         // A correction: replay from its place.
         Some(old) => replay_from(c, &r.game, num, &old).await,
-        // New, hence last: rated from its players' current ratings only.
-        None if r.rated => {
+        // New, hence last: rated from its players' current ratings only (unless held).
+        None if r.rated && r.hold_key.is_none() => {
             let system = ClubSystem::of_game(&r.game);
             let mut current = HashMap::new();
             for p in r.units.iter().flat_map(|(p, _)| p.iter().flatten()) {
@@ -582,7 +619,13 @@ async fn record(c: &mut AnyConnection, mut r: ClubResult) -> Result<(), sqlx::Er
                 .fetch_optional(&mut *c)
                 .await?;
                 if let Some((rating, uncertainty)) = row {
-                    current.insert(p.clone(), Rating { rating, uncertainty });
+                    current.insert(
+                        p.clone(),
+                        Rating {
+                            rating,
+                            uncertainty,
+                        },
+                    );
                 }
             }
             let rated = vec![Rated {
@@ -690,7 +733,15 @@ async fn replay_from(
     .await?;
     let mut ratings: HashMap<String, Rating> = before
         .into_iter()
-        .map(|(p, rating, uncertainty)| (p, Rating { rating, uncertainty }))
+        .map(|(p, rating, uncertainty)| {
+            (
+                p,
+                Rating {
+                    rating,
+                    uncertainty,
+                },
+            )
+        })
         .collect();
     let results: Vec<NumTotals> = sqlx::query_as(
         "SELECT num, units FROM club_results WHERE game = $1 AND num >= $2 ORDER BY num",
@@ -700,7 +751,7 @@ async fn replay_from(
     .fetch_all(&mut *c)
     .await?;
     let rated_nums: HashSet<i64> = sqlx::query_as::<_, (i64,)>(
-        "SELECT num FROM club_results WHERE game = $1 AND num >= $2 AND rated = 1",
+        "SELECT num FROM club_results WHERE game = $1 AND num >= $2 AND rated = 1 AND hold_key IS NULL",
     )
     .bind(game)
     .bind(num)

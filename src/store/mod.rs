@@ -36,9 +36,7 @@ use tokio::sync::{oneshot, Semaphore};
 mod club;
 mod idempotency;
 mod tournaments;
-pub use club::{
-    ClubResult, MergeRefusal, PlayerResultRow, RatingRow, SeasonLineRow, SeasonRow,
-};
+pub use club::{ClubResult, MergeRefusal, PlayerResultRow, RatingRow, SeasonLineRow, SeasonRow};
 pub use idempotency::CreateKeyRow;
 pub use tournaments::{
     name_key, NewMatch, PlayerListRow, PlayerRow, ResultRow, RoundRow, TournamentListRow,

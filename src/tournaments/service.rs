@@ -778,6 +778,7 @@ impl Tournaments {
             &seat_players,
             result.sides.as_deref(),
             &result.totals,
+            t.spec.duplicate,
         )
         .await;
         // --- end of the club hook.

@@ -194,8 +194,10 @@ impl TestApp {
         let names: Vec<Value> = (0..players)
             .map(|i| json!({"name": format!("Player {i}")}))
             .collect();
-        self.create_with(json!({"game": game, "players": names, "dealing": dealing, "config": config}))
-            .await
+        self.create_with(
+            json!({"game": game, "players": names, "dealing": dealing, "config": config}),
+        )
+        .await
     }
 
     /// Creates a match from a whole `POST /v1/matches` body; panics unless 201.
