@@ -598,3 +598,37 @@ async fn a_season_has_its_own_leaderboard_and_csv() {
         (StatusCode::NOT_FOUND, "unknown_game")
     );
 }
+
+#[actix_web::test]
+async fn partners_share_their_sides_elo_change() {
+    let app = TestApp::spawn().await;
+    let mut ids = vec![];
+    for n in ["Ada", "Ben", "Cy", "Di"] {
+        ids.push(player(&app, n).await);
+    }
+    let seats: Vec<(&str, &str)> = ["Ada", "Ben", "Cy", "Di"]
+        .iter()
+        .zip(&ids)
+        .map(|(n, id)| (*n, id.as_str()))
+        .collect();
+    let m = dump(&app, &seats, None).await;
+    seat0_wins(&app, &m).await; // side 0 (seats 0 and 2) 15, side 1 (seats 1 and 3) 0
+    assert_eq!(
+        board(&app, "dump").await,
+        sorted(vec![
+            (ids[0].clone(), 1016.0),
+            (ids[1].clone(), 984.0),
+            (ids[2].clone(), 1016.0),
+            (ids[3].clone(), 984.0)
+        ])
+    );
+    let s = ok(&app, &format!("/v1/players/{}/stats", ids[0])).await;
+    // Partners are not opponents.
+    let h2h: Vec<&str> = s["games"][0]["head_to_head"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(h2h, vec!["Ben", "Di"]);
+}
