@@ -64,6 +64,7 @@ fn all_routes(cfg: &mut ServiceConfig) {
     routes::scores::config(cfg);
     routes::stream::config(cfg);
     routes::tournaments::config(cfg);
+    routes::club::config(cfg);
 }
 
 /// The OpenAPI document of the service.

@@ -397,6 +397,32 @@ impl From<TournamentError> for ApiError {
     }
 }
 
+// The club (issue 24).
+impl From<crate::club::ClubError> for ApiError {
+    fn from(e: crate::club::ClubError) -> ApiError {
+        use crate::club::ClubError as E;
+        let (status, code) = match &e {
+            E::PlayerNotFound(_) => (StatusCode::NOT_FOUND, "player_not_found"),
+            E::UnknownGame(_) => (StatusCode::NOT_FOUND, "unknown_game"),
+            E::SeasonNotFound(_) => (StatusCode::NOT_FOUND, "season_not_found"),
+            E::OperatorTokenRequired => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            E::OperatorOnly => (StatusCode::FORBIDDEN, "operator_only"),
+            E::MergeSelf => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_merge"),
+            E::AlreadyMerged(_) => (StatusCode::CONFLICT, "player_merged"),
+            E::PlayersMet(..) => (StatusCode::CONFLICT, "players_met"),
+            E::InvalidSeasonName | E::InvalidSeasonDates(_) => {
+                (StatusCode::BAD_REQUEST, "invalid_season")
+            }
+            E::InvalidQuery(_) => (StatusCode::BAD_REQUEST, "invalid_query"),
+            E::Store(_) => {
+                let E::Store(s) = e else { unreachable!() };
+                return s.into();
+            }
+        };
+        ApiError::new(status, code, e.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,8 @@
 
 /// The one application builder shared by the server, the tests and the spec writer.
 pub mod app;
+/// The club's memory: players across every match and tournament, lasting ratings, seasons.
+pub mod club;
 /// Request ids, the access log and the body deadline, for every request.
 pub mod edge;
 /// The one error type at the edge (problem+json), and the one mapping of the services' errors to it.

@@ -104,6 +104,13 @@ async fn stream_events(app: &TestApp, m: &Match, token: Option<&str>) -> (Status
 /// table 1, every export), the player route at a player of table 1.
 async fn every_get(app: &TestApp, tournament: &str, t1: &Match, player: &str) -> Vec<String> {
     let spec = app.get("/openapi.json", None).await.body;
+    let t = app
+        .get(&format!("/v1/tournaments/{tournament}"), None)
+        .await;
+    let game = t.body["game"]
+        .as_str()
+        .expect("the tournament's game")
+        .to_string();
     let mut urls = vec![];
     for (path, ops) in spec["paths"].as_object().unwrap() {
         if ops.get("get").is_none() {
@@ -117,6 +124,11 @@ async fn every_get(app: &TestApp, tournament: &str, t1: &Match, player: &str) ->
                 .replace("{table}", "1")
         } else if path.starts_with("/v1/players/{id}") {
             path.replace("{id}", player)
+        } else if path.starts_with("/v1/games/{game}") {
+            path.replace("{game}", &game)
+        } else if path.starts_with("/v1/seasons/{id}") {
+            // (No season: the board's answer is 404; the game's leaderboard is above.)
+            path.replace("{id}", "0123456789abcdef0123456789abcdef")
         } else {
             path.clone()
         };
@@ -141,6 +153,8 @@ async fn every_get(app: &TestApp, tournament: &str, t1: &Match, player: &str) ->
             "?once=true&last_event_id=0"
         } else if base.ends_with("/events") {
             "?after=0"
+        } else if base.contains("/leaderboard") && base.starts_with("/v1/seasons") {
+            "?game=clubs"
         } else {
             ""
         };
@@ -232,6 +246,14 @@ async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize
             if url.ends_with("/bgstats.json") {
                 assert!(!a.text.contains("\"playDate\""), "a play of round 1: {ctx}");
             }
+            // The club holds the round's results until it is complete (docs/club.md).
+            if url.ends_with("/stats") {
+                assert_eq!(a.body["games"], json!([]), "{ctx}");
+                assert_eq!(a.body["recent"], json!([]), "{ctx}");
+            }
+            if url.starts_with("/v1/games/") && url.ends_with("/leaderboard") {
+                assert_eq!(a.body["rows"], json!([]), "{ctx}");
+            }
         }
     }
     // Writes aimed at table 1 by another table's tokens tell nothing either.
@@ -284,6 +306,16 @@ async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize
         );
     }
     let secret = r1["secret"].as_str().expect("the secret is published");
+    // The club counts the round now: table 1's player has its match in their results.
+    let stats = app
+        .get(&format!("/v1/players/{t1_player}/stats"), None)
+        .await;
+    assert_eq!(
+        stats.body["recent"][0]["match_id"],
+        json!(t1.id),
+        "{}",
+        stats.text
+    );
     let log = app.events(t1, None).await;
     let deals: Vec<&Value> = log.iter().filter(|e| e["commitment"].is_string()).collect();
     assert!(!deals.is_empty());

@@ -59,6 +59,7 @@ pub(super) fn new_match(
         },
         tournament: tournament.map(to_json).transpose()?,
         seed_key: seed_key.map(String::from),
+        unrated: 0,
     };
     Ok((row, game))
 }
@@ -120,6 +121,8 @@ impl Matches {
             None,
             None,
         )?;
+        let mut row = row;
+        row.unrated = i64::from(req.rated == Some(false));
         let id = row.id.clone();
         let created_at = row.created_at.clone();
         let players: Vec<String> = seats.iter().map(|(n, _)| n.clone()).collect();

@@ -72,6 +72,9 @@ pub struct CreateMatch {
     pub config: Option<serde_json::Map<String, Value>>,
     /// Who deals: `table` (default) or `service`.
     pub dealing: Option<Dealing>,
+    /// Whether the finished match moves its registered players' club ratings (default true;
+    /// `false`: it still counts in their statistics). See docs/club.md.
+    pub rated: Option<bool>,
 }
 
 /// A seat and its player.

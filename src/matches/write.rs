@@ -153,8 +153,28 @@ impl Matches {
             let pending = render_answer(&e, role, &op, next, row, meta.minimal, keyed.as_ref())?;
             match self.store.append(&pending.row, pending.status_change).await {
                 Ok(()) => {
+                    let status_change = pending.status_change;
                     let answer = pending.recorded(&mut e);
                     self.live.published(id, e.seq);
+                    // --- club hook (issue 24): a finished or reopened match, for the club's
+                    // memory (src/club). After the commit; a failure there is logged.
+                    if let Some(status) = status_change {
+                        let sheet = e.game.score_sheet();
+                        crate::club::match_status_changed(
+                            &self.store,
+                            crate::club::MatchChange {
+                                id,
+                                game: e.game.id(),
+                                player_ids: &e.player_ids,
+                                tournament: e.tournament.as_ref(),
+                                sheet: &sheet,
+                                status,
+                                duplicate: e.seed_key.is_some(),
+                            },
+                        )
+                        .await;
+                    }
+                    // --- end of the club hook.
                     return Ok(answer);
                 }
                 Err(StoreError::Conflict) => {

@@ -3,6 +3,7 @@
 //! match service, shape the answer.
 
 pub mod actions;
+pub mod club;
 pub mod events;
 pub mod games;
 pub mod health;

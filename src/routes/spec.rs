@@ -61,6 +61,7 @@ impl Modify for BearerScheme {
         (name = "matches", description = "Matches, their actions, log and scores"),
         (name = "games", description = "The game catalogue"),
         (name = "tournaments", description = "Players, tournaments, rounds and tables, results, standings, ratings and exports"),
+        (name = "club", description = "The club's memory: a player's statistics across every match and tournament, club ratings per game, leaderboards, seasons, merging records"),
         (name = "service", description = "Service health")
     )
 )]

@@ -33,8 +33,10 @@ use sqlx::{
 };
 use tokio::sync::{oneshot, Semaphore};
 
+mod club;
 mod idempotency;
 mod tournaments;
+pub use club::{ClubResult, MergeRefusal, PlayerResultRow, RatingRow, SeasonLineRow, SeasonRow};
 pub use idempotency::CreateKeyRow;
 pub use tournaments::{
     name_key, NewMatch, PlayerListRow, PlayerRow, ResultRow, RoundRow, TournamentListRow,
@@ -192,6 +194,9 @@ pub struct MatchRow {
     pub tournament: Option<String>,
     /// Duplicate play: the round secret (hex) the deals' seeds derive from.
     pub seed_key: Option<String>,
+    /// 1: created with `rated: false` (the club's ratings leave it out). Written, not read back.
+    #[sqlx(default)]
+    pub unrated: i64,
 }
 
 /// A match row with its current version and last change, for listings.
@@ -807,7 +812,7 @@ impl Store {
         tokens: &[(String, Option<i64>)],
     ) -> Result<(), sqlx::Error> {
         sqlx::query(
-            "INSERT INTO matches (id, game, players, config, dealing, status, created_at, player_ids, tournament, seed_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            "INSERT INTO matches (id, game, players, config, dealing, status, created_at, player_ids, tournament, seed_key, unrated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
         )
         .bind(&m.id)
         .bind(&m.game)
@@ -819,6 +824,7 @@ impl Store {
         .bind(&m.player_ids)
         .bind(&m.tournament)
         .bind(&m.seed_key)
+        .bind(m.unrated)
         .execute(&mut *conn)
         .await?;
         if let Some(ids) = &m.player_ids {

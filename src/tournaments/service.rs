@@ -763,6 +763,25 @@ impl Tournaments {
         }
         // Answered from what was loaded and the entry just stored.
         let result = t.spec.entered_result(round, table, &tb.seats, &row)?;
+        // --- club hook (issue 24): the entered (or corrected) result, for the club's memory.
+        let seat_players: Vec<String> = result
+            .seats
+            .iter()
+            .map(|&e| t.spec.entrants[e].player_id.clone())
+            .collect();
+        crate::club::table_entered(
+            &self.store,
+            id,
+            &t.spec.game,
+            round,
+            table,
+            &seat_players,
+            result.sides.as_deref(),
+            &result.totals,
+            t.spec.duplicate,
+        )
+        .await;
+        // --- end of the club hook.
         // (The table was found above: its round and number are in range.)
         let tb = &mut t.rounds[round as usize - 1].tables[table as usize - 1];
         tb.result = Some(result);

@@ -229,14 +229,16 @@ impl TestApp {
         let names: Vec<Value> = (0..players)
             .map(|i| json!({"name": format!("Player {i}")}))
             .collect();
+        self.create_with(
+            json!({"game": game, "players": names, "dealing": dealing, "config": config}),
+        )
+        .await
+    }
+
+    /// Creates a match from a whole `POST /v1/matches` body; panics unless 201.
+    pub async fn create_with(&self, body: Value) -> Match {
         let a = self
-            .request(
-                Method::POST,
-                "/v1/matches",
-                None,
-                &[],
-                Some(json!({"game": game, "players": names, "dealing": dealing, "config": config})),
-            )
+            .request(Method::POST, "/v1/matches", None, &[], Some(body))
             .await;
         assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
         Match {

@@ -1,0 +1,815 @@
+//! Storage of the club's memory (migration 0007): finished results that name registered
+//! players, each player's rating before and after each rated result, the current ratings per
+//! game, seasons and merged players.
+//!
+//! Every change to a game's ratings runs in one transaction, one at a time per game (SQLite has
+//! one writer; PostgreSQL takes a transaction-scoped advisory lock on the game), so results are
+//! rated in the order of their `num`. A new result is rated from its players' current ratings
+//! (O(players at the table)); a corrected or removed one replays the game's rated results from
+//! its `num`, starting from each player's rating as recorded just before it.
+
+use std::collections::{HashMap, HashSet};
+
+use sqlx::{AnyConnection, Connection};
+
+use super::{discard, sent_write_error, Backend, Store, StoreError};
+use crate::club::rating::{replay, ClubSystem, Rated, Rating};
+
+/// A finished result to record (or to record anew: same `source`).
+#[derive(Clone, Debug)]
+pub struct ClubResult {
+    /// `match:<id>` or `table:<tournament>:<round>:<table>`: one result per source.
+    pub source: String,
+    /// The game id.
+    pub game: String,
+    /// Whether it moves ratings.
+    pub rated: bool,
+    /// The match it comes from.
+    pub match_id: Option<String>,
+    /// JSON `{"id", "round", "table"}` of its tournament table.
+    pub tournament: Option<String>,
+    /// Per unit: its players (registered ones by id) and its total.
+    pub units: Vec<(Vec<Option<String>>, i64)>,
+    /// RFC 3339.
+    pub finished_at: String,
+    /// A duplicate round's table: `<tournament>:<round>`, held (not counted, not shown) until
+    /// [`Store::club_release`].
+    pub hold_key: Option<String>,
+}
+
+/// A player's line of one result (a stats query's row).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct PlayerResultRow {
+    /// The order results finished in.
+    pub result_num: i64,
+    /// The game.
+    pub game: String,
+    /// The player's unit.
+    pub unit: i64,
+    /// Its total.
+    pub total: i64,
+    /// 1 + units with a higher total.
+    pub place: i64,
+    /// 1 when the unit beat every other unit.
+    pub won: i64,
+    /// Rating before and after (None: unrated).
+    pub rating_before: Option<f64>,
+    /// Rating after.
+    pub rating_after: Option<f64>,
+    /// Weng-Lin's sigma after.
+    pub uncertainty_after: Option<f64>,
+    /// The result's units (JSON).
+    pub units: String,
+    /// Whether the result is rated.
+    pub rated: i64,
+    /// The match.
+    pub match_id: Option<String>,
+    /// The tournament table (JSON).
+    pub tournament: Option<String>,
+    /// RFC 3339.
+    pub finished_at: String,
+}
+
+/// A leaderboard row.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct RatingRow {
+    /// The player.
+    pub player_id: String,
+    /// Their name.
+    pub name: String,
+    /// Rating (Weng-Lin: mu).
+    pub rating: f64,
+    /// Weng-Lin: sigma.
+    pub uncertainty: Option<f64>,
+    /// Rated results.
+    pub rated: i64,
+}
+
+/// A season row.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct SeasonRow {
+    /// Public id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// YYYY-MM-DD.
+    pub starts: String,
+    /// YYYY-MM-DD, inclusive.
+    pub ends: String,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+/// A player's rated line in a season (season leaderboards).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct SeasonLineRow {
+    /// The player.
+    pub player_id: String,
+    /// Their name.
+    pub name: String,
+    /// 1 when the unit won.
+    pub won: i64,
+    /// Before the result.
+    pub rating_before: Option<f64>,
+    /// After it.
+    pub rating_after: Option<f64>,
+    /// Weng-Lin's sigma after.
+    pub uncertainty_after: Option<f64>,
+}
+
+/// Why a merge was refused.
+#[derive(Debug, PartialEq, Eq)]
+pub enum MergeRefusal {
+    /// One of the two is not a (current) player.
+    Unknown(String),
+    /// The two records sat at the same match or entered the same tournament.
+    Met,
+}
+
+#[derive(sqlx::FromRow)]
+struct UnitPlayer {
+    result_num: i64,
+    player_id: String,
+    unit: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct NumTotals {
+    num: i64,
+    units: String,
+}
+
+fn decode(e: impl std::error::Error + Send + Sync + 'static) -> sqlx::Error {
+    sqlx::Error::Decode(Box::new(e))
+}
+
+impl Store {
+    /// Runs `f` in one write transaction; on PostgreSQL holding the advisory lock of `game`
+    /// (several games: each, in sorted order).
+    async fn club_tx<T, F>(&self, games: &[String], f: F) -> Result<T, StoreError>
+    where
+        F: for<'c> FnOnce(
+            &'c mut AnyConnection,
+        ) -> std::pin::Pin<
+            Box<dyn std::future::Future<Output = Result<T, sqlx::Error>> + Send + 'c>,
+        >,
+    {
+        let mut conn = self.writer.acquire().await?;
+        let backend = self.backend;
+        let result = async {
+            let mut tx = conn.begin().await?;
+            if backend == Backend::Postgres {
+                let mut games = games.to_vec();
+                games.sort();
+                for g in games {
+                    sqlx::query(
+                        "SELECT 1 AS one FROM (SELECT pg_advisory_xact_lock(hashtext($1))) AS l",
+                    )
+                    .bind(format!("clubroom-club:{g}"))
+                    .execute(&mut *tx)
+                    .await?;
+                }
+            }
+            let out = f(&mut tx).await?;
+            tx.commit().await?;
+            Ok(out)
+        }
+        .await;
+        if let Err(err) = &result {
+            discard(&mut conn, err);
+        }
+        result.map_err(sent_write_error)
+    }
+
+    /// Records result `r` (a new source: rated now from its players' ratings; a known one: a
+    /// correction, replayed from its place). Merged player ids are read as the player they
+    /// were merged into.
+    pub async fn club_record(&self, r: ClubResult) -> Result<(), StoreError> {
+        let games = [r.game.clone()];
+        self.club_tx(&games, move |c| Box::pin(record(c, r))).await
+    }
+
+    /// Removes the result of `source` (a match reopened by an undo), replaying its game from it.
+    pub async fn club_remove(&self, source: &str) -> Result<(), StoreError> {
+        let game: Option<(String,)> =
+            sqlx::query_as("SELECT game FROM club_results WHERE source = $1")
+                .bind(source)
+                .fetch_optional(&self.reader)
+                .await?;
+        let Some((game,)) = game else { return Ok(()) };
+        let source = source.to_string();
+        let locked = game.clone();
+        self.club_tx(std::slice::from_ref(&locked), move |c| {
+            Box::pin(async move {
+                let num: Option<(i64,)> =
+                    sqlx::query_as("SELECT num FROM club_results WHERE source = $1")
+                        .bind(&source)
+                        .fetch_optional(&mut *c)
+                        .await?;
+                let Some((num,)) = num else { return Ok(()) };
+                let old = players_of(c, num).await?;
+                sqlx::query("DELETE FROM club_result_players WHERE result_num = $1")
+                    .bind(num)
+                    .execute(&mut *c)
+                    .await?;
+                sqlx::query("DELETE FROM club_results WHERE num = $1")
+                    .bind(num)
+                    .execute(&mut *c)
+                    .await?;
+                replay_from(c, &game, num, &old).await
+            })
+        })
+        .await
+    }
+
+    /// Counts the held results of `hold_key` (a duplicate round now complete): rated from
+    /// their place, as a correction is.
+    pub async fn club_release(&self, hold_key: &str) -> Result<(), StoreError> {
+        let held: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT game, MIN(num) AS first FROM club_results WHERE hold_key = $1 GROUP BY game",
+        )
+        .bind(hold_key)
+        .fetch_all(&self.reader)
+        .await?;
+        for (game, first) in held {
+            let key = hold_key.to_string();
+            let locked = game.clone();
+            self.club_tx(std::slice::from_ref(&locked), move |c| {
+                Box::pin(async move {
+                    sqlx::query(
+                        "UPDATE club_results SET hold_key = NULL WHERE hold_key = $1 AND game = $2",
+                    )
+                    .bind(&key)
+                    .bind(&game)
+                    .execute(&mut *c)
+                    .await?;
+                    replay_from(c, &game, first, &[]).await
+                })
+            })
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Merges player `from` into `into`: every result, match seat and tournament entry of
+    /// `from` becomes `into`'s, `from` is marked merged (it stays, for the record), and the
+    /// ratings of every game `from` played are replayed from `from`'s first result.
+    pub async fn club_merge(
+        &self,
+        from: &str,
+        into: &str,
+        at: &str,
+    ) -> Result<Result<(), MergeRefusal>, StoreError> {
+        let games: Vec<(String,)> = sqlx::query_as(
+            "SELECT DISTINCT game FROM club_result_players WHERE player_id = $1 OR player_id = $2",
+        )
+        .bind(from)
+        .bind(into)
+        .fetch_all(&self.reader)
+        .await?;
+        let games: Vec<String> = games.into_iter().map(|(g,)| g).collect();
+        let (from, into, at) = (from.to_string(), into.to_string(), at.to_string());
+        let locked = games.clone();
+        self.club_tx(&locked, move |c| {
+            Box::pin(async move {
+                for id in [&from, &into] {
+                    let row: Option<(Option<String>,)> =
+                        sqlx::query_as("SELECT merged_into FROM players WHERE id = $1")
+                            .bind(id)
+                            .fetch_optional(&mut *c)
+                            .await?;
+                    if !matches!(row, Some((None,))) {
+                        return Ok(Err(MergeRefusal::Unknown(id.clone())));
+                    }
+                }
+                let met: Option<(i64,)> = sqlx::query_as(
+                    "SELECT 1 FROM match_players a JOIN match_players b ON a.match_num = b.match_num \
+                     WHERE a.player_id = $1 AND b.player_id = $2 \
+                     UNION ALL SELECT 1 FROM tournament_entrants a JOIN tournament_entrants b \
+                     ON a.tournament_num = b.tournament_num WHERE a.player_id = $1 AND b.player_id = $2 \
+                     UNION ALL SELECT 1 FROM club_result_players a JOIN club_result_players b \
+                     ON a.result_num = b.result_num WHERE a.player_id = $1 AND b.player_id = $2",
+                )
+                .bind(&from)
+                .bind(&into)
+                .fetch_optional(&mut *c)
+                .await?;
+                if met.is_some() {
+                    return Ok(Err(MergeRefusal::Met));
+                }
+                let firsts: Vec<(String, i64)> = sqlx::query_as(
+                    "SELECT game, MIN(result_num) AS first FROM club_result_players \
+                     WHERE player_id = $1 GROUP BY game",
+                )
+                .bind(&from)
+                .fetch_all(&mut *c)
+                .await?;
+                for q in [
+                    "UPDATE club_result_players SET player_id = $2 WHERE player_id = $1",
+                    "UPDATE match_players SET player_id = $2 WHERE player_id = $1",
+                    "UPDATE tournament_entrants SET player_id = $2 WHERE player_id = $1",
+                    "UPDATE players SET merged_into = $2 WHERE id = $1",
+                    "UPDATE players SET merged_into = $2 WHERE merged_into = $1",
+                    "UPDATE player_merges SET into_id = $2 WHERE into_id = $1",
+                ] {
+                    sqlx::query(q).bind(&from).bind(&into).execute(&mut *c).await?;
+                }
+                sqlx::query("INSERT INTO player_merges (from_id, into_id, merged_at) VALUES ($1, $2, $3)")
+                    .bind(&from)
+                    .bind(&into)
+                    .bind(&at)
+                    .execute(&mut *c)
+                    .await?;
+                for (game, first) in firsts {
+                    sqlx::query("DELETE FROM club_ratings WHERE game = $1 AND player_id = $2")
+                        .bind(&game)
+                        .bind(&from)
+                        .execute(&mut *c)
+                        .await?;
+                    replay_from(c, &game, first, &[from.clone(), into.clone()]).await?;
+                }
+                Ok(Ok(()))
+            })
+        })
+        .await
+    }
+
+    /// The player records merged into `id`.
+    pub async fn club_merged_into(&self, id: &str) -> Result<Vec<String>, StoreError> {
+        let rows: Vec<(String,)> =
+            sqlx::query_as("SELECT from_id FROM player_merges WHERE into_id = $1 ORDER BY from_id")
+                .bind(id)
+                .fetch_all(&self.reader)
+                .await?;
+        Ok(rows.into_iter().map(|(x,)| x).collect())
+    }
+
+    /// The player `id` was merged into, if it was.
+    pub async fn club_merged(&self, id: &str) -> Result<Option<String>, StoreError> {
+        let row: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT merged_into FROM players WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.reader)
+                .await?;
+        Ok(row.and_then(|(m,)| m))
+    }
+
+    /// Every result line of player `id`, in the order the results finished.
+    pub async fn club_player_results(&self, id: &str) -> Result<Vec<PlayerResultRow>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT p.result_num, p.game, p.unit, p.total, p.place, p.won, p.rating_before, \
+             p.rating_after, p.uncertainty_after, r.units, r.rated, r.match_id, r.tournament, \
+             r.finished_at FROM club_result_players p JOIN club_results r ON r.num = p.result_num \
+             WHERE p.player_id = $1 AND r.hold_key IS NULL ORDER BY p.result_num",
+        )
+        .bind(id)
+        .fetch_all(&self.reader)
+        .await?)
+    }
+
+    /// The current ratings of player `id`: (game, rating, uncertainty).
+    pub async fn club_player_ratings(
+        &self,
+        id: &str,
+    ) -> Result<Vec<(String, f64, Option<f64>)>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT game, rating, uncertainty FROM club_ratings WHERE player_id = $1 ORDER BY game",
+        )
+        .bind(id)
+        .fetch_all(&self.reader)
+        .await?)
+    }
+
+    /// The names of players `ids`.
+    pub async fn club_names(&self, ids: &[String]) -> Result<HashMap<String, String>, StoreError> {
+        let mut out = HashMap::new();
+        for chunk in ids.chunks(500) {
+            let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+            let sql = format!(
+                "SELECT id, name FROM players WHERE id IN ({})",
+                marks.join(", ")
+            );
+            let mut q = sqlx::query_as::<_, (String, String)>(&sql);
+            for id in chunk {
+                q = q.bind(id);
+            }
+            out.extend(q.fetch_all(&self.reader).await?);
+        }
+        Ok(out)
+    }
+
+    /// A page of `game`'s leaderboard: highest rating first (equal ratings by player id).
+    pub async fn club_leaderboard(
+        &self,
+        game: &str,
+        offset: i64,
+        limit: i64,
+    ) -> Result<Vec<RatingRow>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT r.player_id, p.name, r.rating, r.uncertainty, r.rated FROM club_ratings r \
+             JOIN players p ON p.id = r.player_id WHERE r.game = $1 \
+             ORDER BY r.rating DESC, r.player_id LIMIT $2 OFFSET $3",
+        )
+        .bind(game)
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(&self.reader)
+        .await?)
+    }
+
+    /// How many players `game`'s leaderboard has.
+    pub async fn club_leaderboard_size(&self, game: &str) -> Result<i64, StoreError> {
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM club_ratings WHERE game = $1")
+            .bind(game)
+            .fetch_one(&self.reader)
+            .await?;
+        Ok(n)
+    }
+
+    /// Creates a season.
+    pub async fn club_insert_season(&self, s: &SeasonRow) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO seasons (id, name, starts, ends, created_at) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(&s.id)
+        .bind(&s.name)
+        .bind(&s.starts)
+        .bind(&s.ends)
+        .bind(&s.created_at)
+        .execute(&self.writer)
+        .await
+        .map_err(sent_write_error)?;
+        Ok(())
+    }
+
+    /// Every season, latest start first.
+    pub async fn club_seasons(&self) -> Result<Vec<SeasonRow>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT id, name, starts, ends, created_at FROM seasons ORDER BY starts DESC, num DESC",
+        )
+        .fetch_all(&self.reader)
+        .await?)
+    }
+
+    /// Season `id`.
+    pub async fn club_season(&self, id: &str) -> Result<Option<SeasonRow>, StoreError> {
+        Ok(
+            sqlx::query_as("SELECT id, name, starts, ends, created_at FROM seasons WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.reader)
+                .await?,
+        )
+    }
+
+    /// The rated lines of `game` whose results finished in [`from`, `until`), in order.
+    pub async fn club_season_lines(
+        &self,
+        game: &str,
+        from: &str,
+        until: &str,
+    ) -> Result<Vec<SeasonLineRow>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT p.player_id, pl.name, p.won, p.rating_before, p.rating_after, p.uncertainty_after \
+             FROM club_results r JOIN club_result_players p ON p.result_num = r.num \
+             JOIN players pl ON pl.id = p.player_id \
+             WHERE r.game = $1 AND r.finished_at >= $2 AND r.finished_at < $3 AND r.rated = 1 \
+             AND r.hold_key IS NULL \
+             ORDER BY r.num",
+        )
+        .bind(game)
+        .bind(from)
+        .bind(until)
+        .fetch_all(&self.reader)
+        .await?)
+    }
+
+    /// Whether the match `id` was created unrated.
+    pub async fn club_match_unrated(&self, id: &str) -> Result<bool, StoreError> {
+        let row: Option<(i64,)> = sqlx::query_as("SELECT unrated FROM matches WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await?;
+        Ok(row.is_some_and(|(u,)| u != 0))
+    }
+}
+
+/// 1 + the number of units with a higher total.
+fn place(totals: &[i64], u: usize) -> i64 {
+    1 + totals.iter().filter(|&&t| t > totals[u]).count() as i64
+}
+
+/// Whether unit `u` beat every other unit.
+fn won(totals: &[i64], u: usize) -> bool {
+    totals
+        .iter()
+        .enumerate()
+        .all(|(v, &t)| v == u || totals[u] > t)
+}
+
+/// The registered players of result `num`.
+async fn players_of(c: &mut AnyConnection, num: i64) -> Result<Vec<String>, sqlx::Error> {
+    let rows: Vec<(String,)> =
+        sqlx::query_as("SELECT player_id FROM club_result_players WHERE result_num = $1")
+            .bind(num)
+            .fetch_all(&mut *c)
+            .await?;
+    Ok(rows.into_iter().map(|(p,)| p).collect())
+}
+
+/// Reads ids through merges: a merged record counts as the player it was merged into.
+async fn resolve(
+    c: &mut AnyConnection,
+    units: &mut [(Vec<Option<String>>, i64)],
+) -> Result<(), sqlx::Error> {
+    for (players, _) in units.iter_mut() {
+        for p in players.iter_mut().flatten() {
+            let m: Option<(Option<String>,)> =
+                sqlx::query_as("SELECT merged_into FROM players WHERE id = $1")
+                    .bind(&*p)
+                    .fetch_optional(&mut *c)
+                    .await?;
+            if let Some((Some(into),)) = m {
+                *p = into;
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn record(c: &mut AnyConnection, mut r: ClubResult) -> Result<(), sqlx::Error> {
+    resolve(c, &mut r.units).await?;
+    let units_json = serde_json::to_string(
+        &r.units
+            .iter()
+            .map(|(p, t)| serde_json::json!({"players": p, "total": t}))
+            .collect::<Vec<_>>(),
+    )
+    .map_err(decode)?;
+    let known: Option<(i64,)> = sqlx::query_as("SELECT num FROM club_results WHERE source = $1")
+        .bind(&r.source)
+        .fetch_optional(&mut *c)
+        .await?;
+    let (num, old) = match known {
+        Some((num,)) => {
+            let old = players_of(c, num).await?;
+            sqlx::query("DELETE FROM club_result_players WHERE result_num = $1")
+                .bind(num)
+                .execute(&mut *c)
+                .await?;
+            sqlx::query(
+                "UPDATE club_results SET rated = $1, units = $2, hold_key = $3 WHERE num = $4",
+            )
+            .bind(i64::from(r.rated))
+            .bind(&units_json)
+            .bind(&r.hold_key)
+            .bind(num)
+            .execute(&mut *c)
+            .await?;
+            (num, Some(old))
+        }
+        None => {
+            let (num,): (i64,) = sqlx::query_as(
+                "INSERT INTO club_results (source, game, rated, match_id, tournament, units, finished_at, hold_key) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING num",
+            )
+            .bind(&r.source)
+            .bind(&r.game)
+            .bind(i64::from(r.rated))
+            .bind(&r.match_id)
+            .bind(&r.tournament)
+            .bind(&units_json)
+            .bind(&r.finished_at)
+            .bind(&r.hold_key)
+            .fetch_one(&mut *c)
+            .await?;
+            (num, None)
+        }
+    };
+    let totals: Vec<i64> = r.units.iter().map(|(_, t)| *t).collect();
+    for (u, (players, total)) in r.units.iter().enumerate() {
+        for p in players.iter().flatten() {
+            sqlx::query(
+                "INSERT INTO club_result_players (result_num, player_id, game, unit, total, place, won) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(num)
+            .bind(p)
+            .bind(&r.game)
+            .bind(u as i64)
+            .bind(*total)
+            .bind(place(&totals, u))
+            .bind(i64::from(won(&totals, u)))
+            .execute(&mut *c)
+            .await?;
+        }
+    }
+    match old {
+        // A correction: replay from its place.
+        Some(old) => replay_from(c, &r.game, num, &old).await,
+        // New, hence last: rated from its players' current ratings only (unless held).
+        None if r.rated && r.hold_key.is_none() => {
+            let system = ClubSystem::of_game(&r.game);
+            let mut current = HashMap::new();
+            for p in r.units.iter().flat_map(|(p, _)| p.iter().flatten()) {
+                let row: Option<(f64, Option<f64>)> = sqlx::query_as(
+                    "SELECT rating, uncertainty FROM club_ratings WHERE game = $1 AND player_id = $2",
+                )
+                .bind(&r.game)
+                .bind(p)
+                .fetch_optional(&mut *c)
+                .await?;
+                if let Some((rating, uncertainty)) = row {
+                    current.insert(
+                        p.clone(),
+                        Rating {
+                            rating,
+                            uncertainty,
+                        },
+                    );
+                }
+            }
+            let rated = vec![Rated {
+                units: r
+                    .units
+                    .iter()
+                    .map(|(p, _)| p.iter().flatten().cloned().collect())
+                    .collect(),
+                totals,
+            }];
+            let moves = replay(system, &mut current, &rated);
+            write_moves(c, &r.game, &[num], &moves).await
+        }
+        None => Ok(()),
+    }
+}
+
+/// Writes each result's moves on its player rows and the players' current ratings.
+async fn write_moves(
+    c: &mut AnyConnection,
+    game: &str,
+    nums: &[i64],
+    moves: &crate::club::rating::Moves<String>,
+) -> Result<(), sqlx::Error> {
+    let mut last: HashMap<&String, Rating> = HashMap::new();
+    for (num, result) in nums.iter().zip(moves) {
+        for (p, before, after) in result.iter().flatten() {
+            sqlx::query(
+                "UPDATE club_result_players SET rating_before = $1, rating_after = $2, uncertainty_after = $3 \
+                 WHERE result_num = $4 AND player_id = $5",
+            )
+            .bind(before.rating)
+            .bind(after.rating)
+            .bind(after.uncertainty)
+            .bind(*num)
+            .bind(p)
+            .execute(&mut *c)
+            .await?;
+            last.insert(p, *after);
+        }
+    }
+    for (p, r) in last {
+        upsert_rating(c, game, p, Some(r)).await?;
+    }
+    Ok(())
+}
+
+/// Sets player `p`'s current rating in `game` (None: no rated result left: no rating), with
+/// the count of rated results.
+async fn upsert_rating(
+    c: &mut AnyConnection,
+    game: &str,
+    p: &str,
+    r: Option<Rating>,
+) -> Result<(), sqlx::Error> {
+    let Some(r) = r else {
+        sqlx::query("DELETE FROM club_ratings WHERE game = $1 AND player_id = $2")
+            .bind(game)
+            .bind(p)
+            .execute(&mut *c)
+            .await?;
+        return Ok(());
+    };
+    let (count,): (i64,) = sqlx::query_as(
+        "SELECT COUNT(*) FROM club_result_players WHERE game = $1 AND player_id = $2 AND rating_after IS NOT NULL",
+    )
+    .bind(game)
+    .bind(p)
+    .fetch_one(&mut *c)
+    .await?;
+    sqlx::query(
+        "INSERT INTO club_ratings (game, player_id, rating, uncertainty, rated) VALUES ($1, $2, $3, $4, $5) \
+         ON CONFLICT (game, player_id) DO UPDATE SET rating = excluded.rating, \
+         uncertainty = excluded.uncertainty, rated = excluded.rated",
+    )
+    .bind(game)
+    .bind(p)
+    .bind(r.rating)
+    .bind(r.uncertainty)
+    .bind(count)
+    .execute(&mut *c)
+    .await?;
+    Ok(())
+}
+
+/// Replays `game`'s rated results from `num` on, from each player's rating as recorded just
+/// before `num`; `also` are players who may have left the results from `num` on (their
+/// current rating is then their last one before `num`, or none).
+async fn replay_from(
+    c: &mut AnyConnection,
+    game: &str,
+    num: i64,
+    also: &[String],
+) -> Result<(), sqlx::Error> {
+    let system = ClubSystem::of_game(game);
+    let before: Vec<(String, f64, Option<f64>)> = sqlx::query_as(
+        "SELECT p.player_id, p.rating_after, p.uncertainty_after FROM club_result_players p \
+         WHERE p.game = $1 AND p.result_num < $2 AND p.rating_after IS NOT NULL AND p.result_num = \
+         (SELECT MAX(q.result_num) FROM club_result_players q WHERE q.game = $1 AND \
+          q.player_id = p.player_id AND q.result_num < $2 AND q.rating_after IS NOT NULL)",
+    )
+    .bind(game)
+    .bind(num)
+    .fetch_all(&mut *c)
+    .await?;
+    let mut ratings: HashMap<String, Rating> = before
+        .into_iter()
+        .map(|(p, rating, uncertainty)| {
+            (
+                p,
+                Rating {
+                    rating,
+                    uncertainty,
+                },
+            )
+        })
+        .collect();
+    let results: Vec<NumTotals> = sqlx::query_as(
+        "SELECT num, units FROM club_results WHERE game = $1 AND num >= $2 ORDER BY num",
+    )
+    .bind(game)
+    .bind(num)
+    .fetch_all(&mut *c)
+    .await?;
+    let rated_nums: HashSet<i64> = sqlx::query_as::<_, (i64,)>(
+        "SELECT num FROM club_results WHERE game = $1 AND num >= $2 AND rated = 1 AND hold_key IS NULL",
+    )
+    .bind(game)
+    .bind(num)
+    .fetch_all(&mut *c)
+    .await?
+    .into_iter()
+    .map(|(n,)| n)
+    .collect();
+    let lines: Vec<UnitPlayer> = sqlx::query_as(
+        "SELECT result_num, player_id, unit FROM club_result_players WHERE game = $1 AND result_num >= $2",
+    )
+    .bind(game)
+    .bind(num)
+    .fetch_all(&mut *c)
+    .await?;
+    sqlx::query(
+        "UPDATE club_result_players SET rating_before = NULL, rating_after = NULL, uncertainty_after = NULL \
+         WHERE game = $1 AND result_num >= $2",
+    )
+    .bind(game)
+    .bind(num)
+    .execute(&mut *c)
+    .await?;
+    let mut by_result: HashMap<i64, Vec<&UnitPlayer>> = HashMap::new();
+    for l in &lines {
+        by_result.entry(l.result_num).or_default().push(l);
+    }
+    let mut nums = vec![];
+    let mut rated = vec![];
+    for r in results.iter().filter(|r| rated_nums.contains(&r.num)) {
+        #[derive(serde::Deserialize)]
+        struct Unit {
+            total: i64,
+        }
+        let units: Vec<Unit> = serde_json::from_str(&r.units).map_err(decode)?;
+        let mut members = vec![vec![]; units.len()];
+        for l in by_result.get(&r.num).into_iter().flatten() {
+            if let Some(m) = members.get_mut(l.unit as usize) {
+                m.push(l.player_id.clone());
+            }
+        }
+        nums.push(r.num);
+        rated.push(Rated {
+            units: members,
+            totals: units.iter().map(|u| u.total).collect(),
+        });
+    }
+    let touched: HashSet<String> = lines
+        .iter()
+        .map(|l| l.player_id.clone())
+        .chain(also.iter().cloned())
+        .collect();
+    let moves = replay(system, &mut ratings, &rated);
+    write_moves(c, game, &nums, &moves).await?;
+    // Players of the tail who have no rated result any more lose their rating; the others
+    // were written by `write_moves` or keep their rating before `num`.
+    for p in touched {
+        upsert_rating(c, game, &p, ratings.get(&p).copied()).await?;
+    }
+    Ok(())
+}
