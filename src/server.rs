@@ -231,6 +231,12 @@ pub async fn launch(listener: TcpListener, settings: Settings) -> anyhow::Result
     let per_worker = (connections_that_fit(limits.max_connections) / workers).max(1);
     let (tx, mut rx) = watch::channel(false);
     let stopper = Stopper { tx: Arc::new(tx) };
+    // Webhooks: the delivery worker, stopped with the server.
+    let (worker_stop, worker_stopped) = watch::channel(false);
+    let webhook_options = crate::webhooks::WebhookOptions::default();
+    if webhook_options.worker {
+        crate::webhooks::worker::spawn(svc.store().clone(), webhook_options, worker_stopped);
+    }
     // The stop, by signal or by `Stopper::stop`: the streams end first, then actix stops
     // gracefully (its own signal handling is replaced by this future).
     let stop = async move {
@@ -246,6 +252,7 @@ pub async fn launch(listener: TcpListener, settings: Settings) -> anyhow::Result
         }
         let open = streams.open();
         streams.close_all();
+        worker_stop.send_replace(true);
         tracing::info!(streams = open, "stopping: streams ended");
     };
     let server = HttpServer::new(move || build_app_with(svc.clone(), shared.clone()))

@@ -61,7 +61,8 @@ impl Modify for BearerScheme {
         (name = "matches", description = "Matches, their actions, log and scores"),
         (name = "games", description = "The game catalogue"),
         (name = "tournaments", description = "Players, tournaments, rounds and tables, results, standings, ratings and exports"),
-        (name = "service", description = "Service health")
+        (name = "service", description = "Service health"),
+        (name = "webhooks", description = "Webhooks of a match or a tournament: signed deliveries of its events, the delivery log, redelivery")
     )
 )]
 pub struct ApiDoc;
