@@ -31,6 +31,8 @@ pub struct Shared {
     pub streams: web::Data<Streams>,
     /// The origins allowed to call the API from a browser (`*`: any); empty: no CORS.
     pub cors_origins: Vec<String>,
+    /// Webhooks: the SSRF guard's allowance (registration checks it).
+    pub webhooks: WebhookOptions,
 }
 
 impl Shared {
@@ -46,6 +48,7 @@ impl Shared {
                 .map(|o| o.trim().trim_end_matches('/').to_string())
                 .filter(|o| !o.is_empty())
                 .collect(),
+            webhooks: WebhookOptions::default(),
         }
     }
 }
@@ -124,7 +127,7 @@ pub fn build_app_with(
     let webhooks = web::Data::new(Webhooks::new(
         svc.clone().into_inner(),
         tournaments.clone().into_inner(),
-        WebhookOptions::default(),
+        shared.webhooks.clone(),
     ));
     let cors_origins = shared.cors_origins.clone();
     let (app, mut api) = App::new()
