@@ -266,7 +266,8 @@ pub struct WebhookOptions {
     pub retry_max: Duration,
     /// How often the worker looks for due deliveries (`CLUBROOM_WEBHOOKS_POLL_MS`, 1 s).
     pub poll: Duration,
-    /// How long one attempt may take.
+    /// How long one attempt may take, the address check included
+    /// (`CLUBROOM_WEBHOOKS_TIMEOUT_MS`, 10 s); a claim's lease is three times this.
     pub timeout: Duration,
     /// Run the delivery worker in this process (`CLUBROOM_WEBHOOKS_WORKER=0`: not).
     pub worker: bool,
@@ -297,7 +298,7 @@ impl Default for WebhookOptions {
                 .unwrap_or(Duration::from_secs(10)),
             retry_max: Duration::from_secs(3600),
             poll: env_ms("CLUBROOM_WEBHOOKS_POLL_MS").unwrap_or(Duration::from_secs(1)),
-            timeout: Duration::from_secs(10),
+            timeout: env_ms("CLUBROOM_WEBHOOKS_TIMEOUT_MS").unwrap_or(Duration::from_secs(10)),
             worker: env_flag("CLUBROOM_WEBHOOKS_WORKER").unwrap_or(true),
         }
     }

@@ -17,9 +17,10 @@ use crate::store::{stamp, DeliveryRow, Store, WebhookRow};
 /// Deliveries claimed at once.
 const BATCH: i64 = 16;
 
-/// How long a claim holds a delivery: longer than an attempt may take.
+/// How long a claim holds a delivery: longer than an attempt may take (recording its outcome
+/// included).
 fn lease(opts: &WebhookOptions) -> Duration {
-    opts.timeout + Duration::from_secs(20)
+    opts.timeout * 3
 }
 
 /// The delivering client: no redirects followed, no proxy from the environment, names resolved
@@ -94,7 +95,9 @@ async fn attempt(
     d: DeliveryRow,
     w: WebhookRow,
 ) {
-    let outcome = post(client, opts, &d, &w).await;
+    let outcome = tokio::time::timeout(opts.timeout, post(client, opts, &d, &w))
+        .await
+        .unwrap_or_else(|_| Err((None, "timed out".to_string())));
     let recorded = match outcome {
         Ok(status) => {
             store
