@@ -134,10 +134,7 @@ fn options(allow_private: bool) -> WebhookOptions {
 /// The signature as a receiver checks it, written here independently of the service's code:
 /// `t=<secs>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
 fn signed_by(secret: &str, got: &Got) -> bool {
-    let (t, v1) = got
-        .signature
-        .split_once(",v1=")
-        .expect("t=...,v1=... form");
+    let (t, v1) = got.signature.split_once(",v1=").expect("t=...,v1=... form");
     let t = t.strip_prefix("t=").expect("t= first");
     let now = chrono::Utc::now().timestamp();
     let age = now - t.parse::<i64>().unwrap();
@@ -148,11 +145,18 @@ fn signed_by(secret: &str, got: &Got) -> bool {
 }
 
 async fn register(app: &TestApp, path: &str, token: Option<&str>, body: Value) -> common::Answer {
-    app.request(Method::POST, path, token, &[], Some(body)).await
+    app.request(Method::POST, path, token, &[], Some(body))
+        .await
 }
 
 /// Registers a webhook; panics unless 201. Returns (webhook id, secret).
-async fn registered(app: &TestApp, owner: &str, token: &str, url: &str, events: Value) -> (String, String) {
+async fn registered(
+    app: &TestApp,
+    owner: &str,
+    token: &str,
+    url: &str,
+    events: Value,
+) -> (String, String) {
     let a = register(
         app,
         &format!("{owner}/webhooks"),
@@ -197,7 +201,10 @@ async fn a_matchs_events_reach_a_loopback_receiver_signed_with_exact_payloads() 
         json!(["deal.scored", "match.finished", "deal.scored"]),
     )
     .await;
-    assert!(secret.starts_with("whsec_") && secret.len() == 70, "{secret}");
+    assert!(
+        secret.starts_with("whsec_") && secret.len() == 70,
+        "{secret}"
+    );
     let listed = app.get(&format!("{owner}/webhooks"), Some(&m.host)).await;
     assert_eq!(listed.status, StatusCode::OK);
     assert_eq!(
@@ -215,11 +222,20 @@ async fn a_matchs_events_reach_a_loopback_receiver_signed_with_exact_payloads() 
         assert!(signed_by(&secret, g), "bad signature on {g:?}");
         assert!(!signed_by("whsec_another", g));
         let body = g.json();
-        assert_eq!(body["id"], json!(g.delivery), "the body's id is the header's");
+        assert_eq!(
+            body["id"],
+            json!(g.delivery),
+            "the body's id is the header's"
+        );
         assert_eq!(body["type"], json!(g.event));
     }
     let mut bodies: Vec<Value> = got.iter().map(|g| g.json()).collect();
-    bodies.sort_by_key(|b| (b["data"]["seq"].as_i64(), b["type"].as_str().map(String::from)));
+    bodies.sort_by_key(|b| {
+        (
+            b["data"]["seq"].as_i64(),
+            b["type"].as_str().map(String::from),
+        )
+    });
     let data: Vec<(Value, Value)> = bodies
         .iter()
         .map(|b| (b["type"].clone(), b["data"].clone()))
@@ -227,12 +243,21 @@ async fn a_matchs_events_reach_a_loopback_receiver_signed_with_exact_payloads() 
     assert_eq!(
         data,
         vec![
-            (json!("deal.scored"), json!({"match_id": m.id, "game": "dump", "seq": 1, "line": 1,
-                   "label": sheet["rounds"][0]["label"], "points": [20, 0], "totals": [20, 0]})),
-            (json!("deal.scored"), json!({"match_id": m.id, "game": "dump", "seq": 2, "line": 2,
-                   "label": sheet["rounds"][1]["label"], "points": [20, 0], "totals": [40, 0]})),
-            (json!("match.finished"), json!({"match_id": m.id, "game": "dump", "seq": 2,
-                   "status": "finished", "totals": [40, 0], "winners": [0]})),
+            (
+                json!("deal.scored"),
+                json!({"match_id": m.id, "game": "dump", "seq": 1, "line": 1,
+                   "label": sheet["rounds"][0]["label"], "points": [20, 0], "totals": [20, 0]})
+            ),
+            (
+                json!("deal.scored"),
+                json!({"match_id": m.id, "game": "dump", "seq": 2, "line": 2,
+                   "label": sheet["rounds"][1]["label"], "points": [20, 0], "totals": [40, 0]})
+            ),
+            (
+                json!("match.finished"),
+                json!({"match_id": m.id, "game": "dump", "seq": 2,
+                   "status": "finished", "totals": [40, 0], "winners": [0]})
+            ),
         ]
     );
     let kinds: Vec<&str> = got.iter().map(|g| g.event.as_str()).collect();
@@ -261,7 +286,10 @@ async fn a_matchs_events_reach_a_loopback_receiver_signed_with_exact_payloads() 
         assert_eq!(d["attempts"], 1);
         assert_eq!(d["last_status"], 204);
         assert_eq!(d["next_attempt_at"], Value::Null);
-        let g = got.iter().find(|g| g.delivery == d["id"]).expect("delivered");
+        let g = got
+            .iter()
+            .find(|g| g.delivery == d["id"])
+            .expect("delivered");
         assert_eq!(d["payload"], g.json());
     }
     let mut ids: Vec<&str> = got.iter().map(|g| g.delivery.as_str()).collect();
@@ -287,7 +315,13 @@ async fn a_matchs_events_reach_a_loopback_receiver_signed_with_exact_payloads() 
     assert!(signed_by(&secret, &got[3]));
     // Deleted: nothing more is delivered, and it is gone from the list.
     let gone = app
-        .request(Method::DELETE, &format!("{owner}/webhooks/{hook}"), Some(&m.host), &[], None)
+        .request(
+            Method::DELETE,
+            &format!("{owner}/webhooks/{hook}"),
+            Some(&m.host),
+            &[],
+            None,
+        )
         .await;
     assert_eq!(gone.status, StatusCode::NO_CONTENT, "{}", gone.text);
     let listed = app.get(&format!("{owner}/webhooks"), Some(&m.host)).await;
@@ -307,10 +341,11 @@ async fn a_matchs_events_reach_a_loopback_receiver_signed_with_exact_payloads() 
 async fn a_receiver_that_fails_twice_gets_the_same_delivery_on_the_third_attempt() {
     let app = TestApp::spawn_with_webhooks(options(true)).await;
     let rx = Receiver::start(2).await;
-    let m = app.create("dump", 2, "table", json!({"target": 1000})).await;
+    let m = app
+        .create("dump", 2, "table", json!({"target": 1000}))
+        .await;
     let owner = format!("/v1/matches/{}", m.id);
-    let (hook, secret) =
-        registered(&app, &owner, &m.host, &rx.url, json!(["deal.scored"])).await;
+    let (hook, secret) = registered(&app, &owner, &m.host, &rx.url, json!(["deal.scored"])).await;
     let a = app.act(&m, &m.host, None, tally([100, 60])).await;
     assert_eq!(a.status, StatusCode::CREATED);
     let got = rx.wait_for(3).await;
@@ -322,7 +357,10 @@ async fn a_receiver_that_fails_twice_gets_the_same_delivery_on_the_third_attempt
     let mut d = Value::Null;
     for _ in 0..100 {
         let log = app
-            .get(&format!("{owner}/webhooks/{hook}/deliveries"), Some(&m.host))
+            .get(
+                &format!("{owner}/webhooks/{hook}/deliveries"),
+                Some(&m.host),
+            )
             .await;
         d = log.body["deliveries"][0].clone();
         if d["state"] == "delivered" {
@@ -333,7 +371,11 @@ async fn a_receiver_that_fails_twice_gets_the_same_delivery_on_the_third_attempt
     assert_eq!(d["state"], "delivered", "{d}");
     assert_eq!(d["attempts"], 3);
     assert_eq!(d["last_status"], 204);
-    assert_eq!(d["last_error"], Value::Null, "a delivered delivery has no error");
+    assert_eq!(
+        d["last_error"],
+        Value::Null,
+        "a delivered delivery has no error"
+    );
     assert_eq!(rx.got().len(), 3);
 }
 
@@ -348,8 +390,10 @@ async fn a_tournaments_rounds_results_and_completion_are_delivered_once_each() {
             "/v1/tournaments",
             None,
             &[],
-            Some(json!({"name": "Hooks", "game": "dump", "format": "round_robin",
-                        "table_size": 2, "record": "totals", "players": names})),
+            Some(
+                json!({"name": "Hooks", "game": "dump", "format": "round_robin",
+                        "table_size": 2, "record": "totals", "players": names}),
+            ),
         )
         .await;
     assert_eq!(t.status, StatusCode::CREATED, "{}", t.text);
@@ -365,7 +409,13 @@ async fn a_tournaments_rounds_results_and_completion_are_delivered_once_each() {
     )
     .await;
     let r = app
-        .request(Method::POST, &format!("{owner}/rounds"), Some(&org), &[], Some(json!({})))
+        .request(
+            Method::POST,
+            &format!("{owner}/rounds"),
+            Some(&org),
+            &[],
+            Some(json!({})),
+        )
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     for table in 1..=2 {
@@ -404,12 +454,27 @@ async fn a_tournaments_rounds_results_and_completion_are_delivered_once_each() {
     assert_eq!(
         data,
         vec![
-            ("result.entered".into(), json!({"tournament_id": id, "round": 1, "table": 1, "version": 1, "totals": [100, 60]})),
-            ("result.entered".into(), json!({"tournament_id": id, "round": 1, "table": 2, "version": 1, "totals": [100, 60]})),
-            ("result.entered".into(), json!({"tournament_id": id, "round": 1, "table": 2, "version": 2, "totals": [60, 100]})),
-            ("round.complete".into(), json!({"tournament_id": id, "round": 1})),
-            ("round.paired".into(), json!({"tournament_id": id, "round": 1,
-                "tables": [{"table": 1, "match_id": null}, {"table": 2, "match_id": null}]})),
+            (
+                "result.entered".into(),
+                json!({"tournament_id": id, "round": 1, "table": 1, "version": 1, "totals": [100, 60]})
+            ),
+            (
+                "result.entered".into(),
+                json!({"tournament_id": id, "round": 1, "table": 2, "version": 1, "totals": [100, 60]})
+            ),
+            (
+                "result.entered".into(),
+                json!({"tournament_id": id, "round": 1, "table": 2, "version": 2, "totals": [60, 100]})
+            ),
+            (
+                "round.complete".into(),
+                json!({"tournament_id": id, "round": 1})
+            ),
+            (
+                "round.paired".into(),
+                json!({"tournament_id": id, "round": 1,
+                "tables": [{"table": 1, "match_id": null}, {"table": 2, "match_id": null}]})
+            ),
         ]
     );
 }
@@ -425,8 +490,10 @@ async fn a_tournament_hears_of_its_tables_matches_and_the_round_they_complete() 
             "/v1/tournaments",
             None,
             &[],
-            Some(json!({"name": "Tables", "game": "dump", "format": "round_robin",
-                        "table_size": 2, "config": {"target": 1}, "players": names})),
+            Some(
+                json!({"name": "Tables", "game": "dump", "format": "round_robin",
+                        "table_size": 2, "config": {"target": 1}, "players": names}),
+            ),
         )
         .await;
     assert_eq!(t.status, StatusCode::CREATED, "{}", t.text);
@@ -442,7 +509,13 @@ async fn a_tournament_hears_of_its_tables_matches_and_the_round_they_complete() 
     )
     .await;
     let r = app
-        .request(Method::POST, &format!("{owner}/rounds"), Some(&org), &[], Some(json!({})))
+        .request(
+            Method::POST,
+            &format!("{owner}/rounds"),
+            Some(&org),
+            &[],
+            Some(json!({})),
+        )
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let tokens = r.body["tokens"].as_array().unwrap().clone();
@@ -482,7 +555,10 @@ async fn a_tournament_hears_of_its_tables_matches_and_the_round_they_complete() 
     }
     let complete: Vec<&Got> = got.iter().filter(|g| g.event == "round.complete").collect();
     assert_eq!(complete.len(), 1);
-    assert_eq!(complete[0].json()["data"], json!({"tournament_id": id, "round": 1}));
+    assert_eq!(
+        complete[0].json()["data"],
+        json!({"tournament_id": id, "round": 1})
+    );
 }
 
 #[actix_web::test]
@@ -501,20 +577,49 @@ async fn urls_reaching_the_servers_own_network_are_refused() {
         "http://[::ffff:127.0.0.1]/",
         "http://192.168.0.1/",
     ] {
-        let a = register(&app, &path, Some(&m.host), json!({"url": url, "events": ["deal.scored"]})).await;
-        assert_eq!(a.status, StatusCode::UNPROCESSABLE_ENTITY, "{url}: {}", a.text);
+        let a = register(
+            &app,
+            &path,
+            Some(&m.host),
+            json!({"url": url, "events": ["deal.scored"]}),
+        )
+        .await;
+        assert_eq!(
+            a.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{url}: {}",
+            a.text
+        );
         assert_eq!(a.code(), "webhook_url_forbidden", "{url}");
-        assert!(!a.text.contains("127.0.0.1") || url.contains("127.0.0.1"), "{url}: the resolved address is not told: {}", a.text);
+        assert!(
+            !a.text.contains("127.0.0.1") || url.contains("127.0.0.1"),
+            "{url}: the resolved address is not told: {}",
+            a.text
+        );
     }
     for (url, code) in [
         ("ftp://example.org/hook", "webhook_url_invalid"),
         ("file:///etc/passwd", "webhook_url_invalid"),
         ("https://user:pw@example.org/", "webhook_url_invalid"),
         ("not a url", "webhook_url_invalid"),
-        ("http://no-such-host.invalid/hook", "webhook_url_unresolvable"),
+        (
+            "http://no-such-host.invalid/hook",
+            "webhook_url_unresolvable",
+        ),
     ] {
-        let a = register(&app, &path, Some(&m.host), json!({"url": url, "events": ["deal.scored"]})).await;
-        assert_eq!(a.status, StatusCode::UNPROCESSABLE_ENTITY, "{url}: {}", a.text);
+        let a = register(
+            &app,
+            &path,
+            Some(&m.host),
+            json!({"url": url, "events": ["deal.scored"]}),
+        )
+        .await;
+        assert_eq!(
+            a.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{url}: {}",
+            a.text
+        );
         assert_eq!(a.code(), code, "{url}");
     }
     for (events, status, code) in [
@@ -522,7 +627,13 @@ async fn urls_reaching_the_servers_own_network_are_refused() {
         (json!(["round.paired"]), 422, "webhook_events_invalid"),
         (json!(["deal.dealt"]), 400, "invalid_body"),
     ] {
-        let a = register(&app, &path, Some(&m.host), json!({"url": "http://10.0.0.1/", "events": events})).await;
+        let a = register(
+            &app,
+            &path,
+            Some(&m.host),
+            json!({"url": "http://10.0.0.1/", "events": events}),
+        )
+        .await;
         assert_eq!(a.status.as_u16(), status, "{events}: {}", a.text);
         assert_eq!(a.code(), code, "{events}");
     }
@@ -546,13 +657,23 @@ async fn a_url_that_turned_private_is_checked_again_at_delivery() {
         .create("dump", 2, "table", json!({"target": 1000}))
         .await;
     let owner = format!("/v1/matches/{}", m.id);
-    let (hook, _) = registered(&registering, &owner, &m.host, &rx.url, json!(["deal.scored"])).await;
+    let (hook, _) = registered(
+        &registering,
+        &owner,
+        &m.host,
+        &rx.url,
+        json!(["deal.scored"]),
+    )
+    .await;
     let a = strict.act(&m, &m.host, None, tally([100, 60])).await;
     assert_eq!(a.status, StatusCode::CREATED);
     let mut d = Value::Null;
     for _ in 0..200 {
         let log = strict
-            .get(&format!("{owner}/webhooks/{hook}/deliveries"), Some(&m.host))
+            .get(
+                &format!("{owner}/webhooks/{hook}/deliveries"),
+                Some(&m.host),
+            )
             .await;
         d = log.body["deliveries"][0].clone();
         if d["attempts"].as_i64().unwrap_or(0) >= 2 {
@@ -564,7 +685,10 @@ async fn a_url_that_turned_private_is_checked_again_at_delivery() {
     assert_eq!(d["state"], "pending");
     assert_eq!(d["last_status"], Value::Null);
     assert!(
-        d["last_error"].as_str().unwrap().contains("non-public address"),
+        d["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("non-public address"),
         "{d}"
     );
     assert!(rx.got().is_empty(), "{:?}", rx.got());
@@ -589,15 +713,31 @@ async fn only_the_host_or_the_organiser_manages_webhooks() {
         assert_eq!(l.status.as_u16(), status, "{}", l.text);
         assert_eq!(l.code(), code);
     }
-    let (hook, _) = registered(&app, &format!("/v1/matches/{}", m.id), &m.host, "http://127.0.0.1:9/hook", json!(["deal.scored"])).await;
+    let (hook, _) = registered(
+        &app,
+        &format!("/v1/matches/{}", m.id),
+        &m.host,
+        "http://127.0.0.1:9/hook",
+        json!(["deal.scored"]),
+    )
+    .await;
     // Another match's host cannot reach this match's webhook through its own match either.
     let cross = app
-        .get(&format!("/v1/matches/{}/webhooks/{hook}/deliveries", other.id), Some(&other.host))
+        .get(
+            &format!("/v1/matches/{}/webhooks/{hook}/deliveries", other.id),
+            Some(&other.host),
+        )
         .await;
     assert_eq!(cross.status, StatusCode::NOT_FOUND);
     assert_eq!(cross.code(), "webhook_not_found");
     let seat_del = app
-        .request(Method::DELETE, &format!("{path}/{hook}"), Some(&m.seats[1]), &[], None)
+        .request(
+            Method::DELETE,
+            &format!("{path}/{hook}"),
+            Some(&m.seats[1]),
+            &[],
+            None,
+        )
         .await;
     assert_eq!(seat_del.status, StatusCode::FORBIDDEN);
     assert_eq!(seat_del.code(), "host_only");
@@ -607,21 +747,38 @@ async fn only_the_host_or_the_organiser_manages_webhooks() {
             "/v1/tournaments",
             None,
             &[],
-            Some(json!({"name": "T", "game": "dump", "format": "round_robin", "table_size": 2,
-                        "record": "totals", "players": [{"name": "A"}, {"name": "B"}]})),
+            Some(
+                json!({"name": "T", "game": "dump", "format": "round_robin", "table_size": 2,
+                        "record": "totals", "players": [{"name": "A"}, {"name": "B"}]}),
+            ),
         )
         .await;
     assert_eq!(t.status, StatusCode::CREATED, "{}", t.text);
-    let tpath = format!("/v1/tournaments/{}/webhooks", t.body["tournament"]["id"].as_str().unwrap());
+    let tpath = format!(
+        "/v1/tournaments/{}/webhooks",
+        t.body["tournament"]["id"].as_str().unwrap()
+    );
     for (token, status, code) in [
         (None, 401, "unauthorized"),
         (Some(m.host.as_str()), 403, "organiser_only"),
     ] {
-        let a = register(&app, &tpath, token, json!({"url": "http://127.0.0.1:9/", "events": ["round.paired"]})).await;
+        let a = register(
+            &app,
+            &tpath,
+            token,
+            json!({"url": "http://127.0.0.1:9/", "events": ["round.paired"]}),
+        )
+        .await;
         assert_eq!(a.status.as_u16(), status, "{}", a.text);
         assert_eq!(a.code(), code);
     }
-    let missing = register(&app, "/v1/matches/0123456789abcdef0123456789abcdef/webhooks", Some(&m.host), body).await;
+    let missing = register(
+        &app,
+        "/v1/matches/0123456789abcdef0123456789abcdef/webhooks",
+        Some(&m.host),
+        body,
+    )
+    .await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
     assert_eq!(missing.code(), "match_not_found");
 }
@@ -663,7 +820,12 @@ async fn payloads_carry_no_hand_seed_or_token_of_a_service_dealt_match() {
         assert!(!body.contains(word), "{word} in {body}");
     }
     let data = got[0].json()["data"].clone();
-    let mut keys: Vec<&str> = data.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = data
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     keys.sort();
     assert_eq!(
         keys,

@@ -294,11 +294,17 @@ fn webhook_outbox(e: &Entry, pending: &Pending<'_>) -> crate::store::Outbox {
         match_id: &e.row.id,
         game: &e.row.game,
         seq: pending.row.seq,
-        tournament: e.tournament.as_ref().map(|t| (t.id.as_str(), t.round, t.table)),
+        tournament: e
+            .tournament
+            .as_ref()
+            .map(|t| (t.id.as_str(), t.round, t.table)),
         duplicate: e.seed_key.is_some(),
         lines_before: before,
         lines_after: after,
-        last_line: sheet.rounds.last().map(|r| (r.label.clone(), r.points.clone())),
+        last_line: sheet
+            .rounds
+            .last()
+            .map(|r| (r.label.clone(), r.points.clone())),
         totals: sheet.totals,
         winners: sheet.winners,
         finished_now,

@@ -39,9 +39,9 @@ pub struct MatchFacts<'a> {
 /// tournament's; and at a tournament table that finished, the round's completion check.
 pub fn match_events(f: &MatchFacts<'_>) -> Outbox {
     let mut out = Outbox::default();
-    let tournament = f.tournament.map(|(id, round, table)| {
-        json!({"id": id, "round": round, "table": table})
-    });
+    let tournament = f
+        .tournament
+        .map(|(id, round, table)| json!({"id": id, "round": round, "table": table}));
     let mut data = |kind: &'static str, mut data: Value| {
         if let Some(t) = &tournament {
             data["tournament"] = t.clone();

@@ -187,7 +187,12 @@ mod tests {
         ] {
             assert!(!is_public(ip.parse().unwrap()), "{ip} counts as public");
         }
-        for ip in ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "100.128.0.1"] {
+        for ip in [
+            "93.184.216.34",
+            "1.1.1.1",
+            "2606:4700:4700::1111",
+            "100.128.0.1",
+        ] {
             assert!(is_public(ip.parse().unwrap()), "{ip} counts as not public");
         }
     }

@@ -449,7 +449,11 @@ impl Webhooks {
     }
 
     /// The owner's webhooks (the owner's token).
-    pub async fn list(&self, owner: &Owner, token: Option<&str>) -> Result<WebhookList, WebhookError> {
+    pub async fn list(
+        &self,
+        owner: &Owner,
+        token: Option<&str>,
+    ) -> Result<WebhookList, WebhookError> {
         self.authorize(owner, token).await?;
         let rows = self
             .matches
@@ -508,7 +512,9 @@ impl Webhooks {
             .await?;
         let more = rows.len() as i64 > limit;
         rows.truncate(limit as usize);
-        let next_cursor = more.then(|| rows.last().map(|r| r.num.to_string())).flatten();
+        let next_cursor = more
+            .then(|| rows.last().map(|r| r.num.to_string()))
+            .flatten();
         Ok(DeliveryPage {
             deliveries: rows.into_iter().map(delivery).collect::<Result<_, _>>()?,
             next_cursor,

@@ -9,7 +9,10 @@ use sha2::Sha256;
 
 /// The `Clubroom-Signature` header's value for `body` sent at `timestamp` (Unix seconds).
 pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
-    format!("t={timestamp},v1={}", hex::encode(mac(secret, timestamp, body)))
+    format!(
+        "t={timestamp},v1={}",
+        hex::encode(mac(secret, timestamp, body))
+    )
 }
 
 fn mac(secret: &str, timestamp: i64, body: &[u8]) -> Vec<u8> {
