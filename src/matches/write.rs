@@ -164,7 +164,10 @@ impl Matches {
             };
             let pending = render_answer(&e, role, &op, next, row, meta.minimal, keyed.as_ref())?;
             // Webhooks: the deliveries this event causes, in its transaction.
-            let outbox = webhook_outbox(&e, &pending);
+            let mut outbox = webhook_outbox(&e, &pending);
+            if !outbox.is_empty() && !self.store.has_webhooks(&outbox).await.unwrap_or(true) {
+                outbox = crate::store::Outbox::default();
+            }
             match self
                 .store
                 .append_with(&pending.row, pending.status_change, outbox)

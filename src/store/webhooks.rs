@@ -266,6 +266,43 @@ impl Store {
         result.map_err(sent_write_error)
     }
 
+    /// Whether any owner named by `outbox` has a registered webhook: a write whose owners have
+    /// none leaves its outbox out, and keeps its one-statement commit. (A webhook registered
+    /// while such a write is in flight may miss that one event.)
+    pub async fn has_webhooks(&self, outbox: &Outbox) -> Result<bool, StoreError> {
+        let mut owners: Vec<(&str, &str)> = outbox
+            .events
+            .iter()
+            .map(|e| (e.owner_kind, e.owner_id.as_str()))
+            .collect();
+        if let Some((t, _)) = &outbox.round_check {
+            owners.push(("tournament", t.as_str()));
+        }
+        owners.sort();
+        owners.dedup();
+        if owners.is_empty() {
+            return Ok(false);
+        }
+        let filter: Vec<String> = (0..owners.len())
+            .map(|i| {
+                format!(
+                    "(owner_kind = ${} AND owner_id = ${})",
+                    2 * i + 1,
+                    2 * i + 2
+                )
+            })
+            .collect();
+        let sql = format!(
+            "SELECT 1 AS one FROM webhooks WHERE deleted_at IS NULL AND ({}) LIMIT 1",
+            filter.join(" OR ")
+        );
+        let mut q = sqlx::query(&sql);
+        for (kind, id) in owners {
+            q = q.bind(kind).bind(id);
+        }
+        Ok(q.fetch_optional(&self.reader).await?.is_some())
+    }
+
     /// The registered webhooks of an owner, oldest first.
     pub async fn webhooks_of(
         &self,
