@@ -16,6 +16,7 @@ use crate::{
     matches::Matches,
     routes::{self, spec::ApiDoc, stream::Streams},
     tournaments::service::Tournaments,
+    webhooks::{WebhookOptions, Webhooks},
 };
 
 /// What every worker of one server shares besides the match service: the edge, the per-client
@@ -30,6 +31,8 @@ pub struct Shared {
     pub streams: web::Data<Streams>,
     /// The origins allowed to call the API from a browser (`*`: any); empty: no CORS.
     pub cors_origins: Vec<String>,
+    /// Webhooks: the SSRF guard's allowance (registration checks it).
+    pub webhooks: WebhookOptions,
 }
 
 impl Shared {
@@ -45,6 +48,7 @@ impl Shared {
                 .map(|o| o.trim().trim_end_matches('/').to_string())
                 .filter(|o| !o.is_empty())
                 .collect(),
+            webhooks: WebhookOptions::default(),
         }
     }
 }
@@ -65,6 +69,7 @@ fn all_routes(cfg: &mut ServiceConfig) {
     routes::stream::config(cfg);
     routes::tournaments::config(cfg);
     routes::club::config(cfg);
+    routes::webhooks::config(cfg);
 }
 
 /// The OpenAPI document of the service.
@@ -119,12 +124,19 @@ pub fn build_app_with(
     // The tournament service holds the worker's match service and asks it through its tables'
     // API; it keeps nothing of its own between requests.
     let tournaments = web::Data::new(Tournaments::new(svc.clone().into_inner()));
+    // Webhooks: asks the match and tournament services who owns what.
+    let webhooks = web::Data::new(Webhooks::new(
+        svc.clone().into_inner(),
+        tournaments.clone().into_inner(),
+        shared.webhooks.clone(),
+    ));
     let cors_origins = shared.cors_origins.clone();
     let (app, mut api) = App::new()
         .into_utoipa_app()
         .openapi(ApiDoc::openapi())
         .app_data(svc)
         .app_data(tournaments)
+        .app_data(webhooks)
         .app_data(shared.gate)
         .app_data(shared.streams)
         .app_data(routes::json_config())
@@ -194,7 +206,7 @@ pub const CORS_EXPOSED_HEADERS: [&str; 10] = [
 /// headers on a simple request (the browser then hides the answer) and 400 on a preflight.
 fn cors(origins: &[String]) -> actix_cors::Cors {
     let mut cors = actix_cors::Cors::default()
-        .allowed_methods(["GET", "POST", "PUT", "OPTIONS"])
+        .allowed_methods(["GET", "POST", "PUT", "DELETE", "OPTIONS"])
         .allowed_headers(CORS_REQUEST_HEADERS)
         .expose_headers(CORS_EXPOSED_HEADERS)
         .max_age(3600)

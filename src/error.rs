@@ -23,6 +23,7 @@ use crate::{
     },
     store::StoreError,
     tournaments::TournamentError,
+    webhooks::WebhookError,
 };
 
 /// An RFC 9457 problem document. Besides the standard members, a refusal carries the
@@ -417,6 +418,35 @@ impl From<crate::club::ClubError> for ApiError {
             E::Store(_) => {
                 let E::Store(s) = e else { unreachable!() };
                 return s.into();
+            }
+        };
+        ApiError::new(status, code, e.to_string())
+    }
+}
+
+impl From<WebhookError> for ApiError {
+    fn from(e: WebhookError) -> ApiError {
+        use WebhookError as E;
+        let (status, code) = match &e {
+            E::InvalidUrl(_) => (StatusCode::UNPROCESSABLE_ENTITY, "webhook_url_invalid"),
+            E::ForbiddenAddress { .. } => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "webhook_url_forbidden")
+            }
+            E::Unresolvable(_) => (StatusCode::UNPROCESSABLE_ENTITY, "webhook_url_unresolvable"),
+            E::NoEvents | E::EventNotForMatch(_) => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "webhook_events_invalid")
+            }
+            E::TooMany { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "too_many_webhooks"),
+            E::NotFound(_) => (StatusCode::NOT_FOUND, "webhook_not_found"),
+            E::DeliveryNotFound(_) => (StatusCode::NOT_FOUND, "delivery_not_found"),
+            E::InvalidCursor => (StatusCode::BAD_REQUEST, "invalid_query"),
+            E::Match(_) | E::Tournament(_) | E::Store(_) | E::Internal(_) => {
+                return match e {
+                    E::Match(m) => m.into(),
+                    E::Tournament(t) => t.into(),
+                    E::Store(s) => s.into(),
+                    other => ApiError::internal(&other),
+                }
             }
         };
         ApiError::new(status, code, e.to_string())

@@ -30,6 +30,8 @@ pub mod spreadsheet;
 pub mod store;
 /// Tournaments: players, pairing, results, standings, ratings, exports.
 pub mod tournaments;
+/// Webhooks: registration, the outbox's deliveries, signing, the SSRF guard, the worker.
+pub mod webhooks;
 
 /// The allocator of every binary built on this crate (the server, the write-cost baseline, the
 /// tests): mimalloc. A write allocates and frees many small strings and maps (the JSON of the

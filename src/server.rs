@@ -117,6 +117,8 @@ pub struct Settings {
     pub store_options: StoreOptions,
     /// Stop on SIGINT and SIGTERM (the binary); without, only [`Stopper::stop`] stops it.
     pub stop_on_signals: bool,
+    /// Webhooks: the SSRF guard's allowance, retries, the worker (from the environment).
+    pub webhooks: crate::webhooks::WebhookOptions,
 }
 
 impl Settings {
@@ -129,6 +131,7 @@ impl Settings {
             operator_token: None,
             store_options: StoreOptions::default(),
             stop_on_signals: false,
+            webhooks: crate::webhooks::WebhookOptions::default(),
         }
     }
 }
@@ -203,6 +206,7 @@ pub async fn launch(listener: TcpListener, settings: Settings) -> anyhow::Result
         operator_token,
         store_options,
         stop_on_signals,
+        webhooks,
     } = settings;
     let database_url = database_url.as_str();
     // The table page's files are hashed and compressed once, beside the start-up.
@@ -215,7 +219,8 @@ pub async fn launch(listener: TcpListener, settings: Settings) -> anyhow::Result
         // Streams on every instance hear of every instance's writes (LISTEN/NOTIFY).
         svc.live().share_over_postgres(database_url, store);
     }
-    let shared = Shared::new(limits, &quotas);
+    let mut shared = Shared::new(limits, &quotas);
+    shared.webhooks = webhooks.clone();
     let streams: Arc<Streams> = shared.streams.clone().into_inner();
     // A long queue of connections the kernel has accepted and the server not yet taken, so that
     // under a flood a newcomer (a probe of /healthz, a phone) waits its turn in the queue rather
@@ -231,6 +236,11 @@ pub async fn launch(listener: TcpListener, settings: Settings) -> anyhow::Result
     let per_worker = (connections_that_fit(limits.max_connections) / workers).max(1);
     let (tx, mut rx) = watch::channel(false);
     let stopper = Stopper { tx: Arc::new(tx) };
+    // Webhooks: the delivery worker, stopped with the server.
+    let (worker_stop, worker_stopped) = watch::channel(false);
+    if webhooks.worker {
+        crate::webhooks::worker::spawn(svc.store().clone(), webhooks, worker_stopped);
+    }
     // The stop, by signal or by `Stopper::stop`: the streams end first, then actix stops
     // gracefully (its own signal handling is replaced by this future).
     let stop = async move {
@@ -246,6 +256,7 @@ pub async fn launch(listener: TcpListener, settings: Settings) -> anyhow::Result
         }
         let open = streams.open();
         streams.close_all();
+        worker_stop.send_replace(true);
         tracing::info!(streams = open, "stopping: streams ended");
     };
     let server = HttpServer::new(move || build_app_with(svc.clone(), shared.clone()))

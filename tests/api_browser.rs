@@ -101,7 +101,7 @@ async fn a_preflight_from_an_allowed_origin_is_answered_with_the_methods_and_hea
     );
     assert_eq!(
         sorted_list(&header(&r, "access-control-allow-methods").unwrap()),
-        ["get", "options", "post", "put"]
+        ["delete", "get", "options", "post", "put"]
     );
     assert_eq!(
         sorted_list(&header(&r, "access-control-allow-headers").unwrap()),

@@ -87,6 +87,18 @@ impl Matches {
         self.write(id, WriteOp::Undo, meta, "undo").await
     }
 
+    /// Webhooks (issue 23): whether `token` is match `id`'s host token (401 without a token or
+    /// with one the match never issued, 403 `host_only` for a seat's).
+    pub async fn authorize_host(&self, id: &str, token: Option<&str>) -> Result<(), MatchError> {
+        let entry = self.entry(id).await?;
+        let mut e = entry.lock().await;
+        match self.checked_role(&mut e, token).await? {
+            None => Err(MatchError::TokenRequired),
+            Some(Role::Seat(_)) => Err(MatchError::HostOnly),
+            Some(Role::Host) => Ok(()),
+        }
+    }
+
     /// After a storage fault on an append: whether `row` is recorded after all (`Some(true)`),
     /// is not (`Some(false)`: its seq is free or holds another event), or cannot be known now.
     async fn recorded_after_fault(&self, row: &EventRow) -> Option<bool> {
@@ -151,7 +163,16 @@ impl Matches {
                 Err(err) => return Err(err),
             };
             let pending = render_answer(&e, role, &op, next, row, meta.minimal, keyed.as_ref())?;
-            match self.store.append(&pending.row, pending.status_change).await {
+            // Webhooks: the deliveries this event causes, in its transaction.
+            let mut outbox = webhook_outbox(&e, &pending);
+            if !outbox.is_empty() && !self.store.has_webhooks(&outbox).await.unwrap_or(true) {
+                outbox = crate::store::Outbox::default();
+            }
+            match self
+                .store
+                .append_with(&pending.row, pending.status_change, outbox)
+                .await
+            {
                 Ok(()) => {
                     let status_change = pending.status_change;
                     let answer = pending.recorded(&mut e);
@@ -280,6 +301,37 @@ impl Matches {
             Some(false) | None => Err(err.into()),
         }
     }
+}
+
+/// Webhooks (issue 23): what the event about to be appended tells the match's (and its
+/// tournament's) webhooks: `deal.scored` when the sheet gains a line, `match.finished` when the
+/// match ends (see `crate::webhooks::events`). The sheet is made only when one of them happens.
+fn webhook_outbox(e: &Entry, pending: &Pending<'_>) -> crate::store::Outbox {
+    let (before, after) = (e.game.sheet_lines(), pending.next.sheet_lines());
+    let finished_now = pending.status_change == Some(MatchStatus::Finished.as_str());
+    if after <= before && !finished_now {
+        return crate::store::Outbox::default();
+    }
+    let sheet = pending.next.score_sheet();
+    crate::webhooks::events::match_events(&crate::webhooks::events::MatchFacts {
+        match_id: &e.row.id,
+        game: &e.row.game,
+        seq: pending.row.seq,
+        tournament: e
+            .tournament
+            .as_ref()
+            .map(|t| (t.id.as_str(), t.round, t.table)),
+        duplicate: e.seed_key.is_some(),
+        lines_before: before,
+        lines_after: after,
+        last_line: sheet
+            .rounds
+            .last()
+            .map(|r| (r.label.clone(), r.points.clone())),
+        totals: sheet.totals,
+        winners: sheet.winners,
+        finished_now,
+    })
 }
 
 /// An `Idempotency-Key` and the hash of the request that came with it.

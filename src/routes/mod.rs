@@ -15,6 +15,7 @@ pub mod scores;
 pub mod spec;
 pub mod stream;
 pub mod tournaments;
+pub mod webhooks;
 
 use actix_web::{
     error::{JsonPayloadError, QueryPayloadError},

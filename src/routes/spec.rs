@@ -62,7 +62,8 @@ impl Modify for BearerScheme {
         (name = "games", description = "The game catalogue"),
         (name = "tournaments", description = "Players, tournaments, rounds and tables, results, standings, ratings and exports"),
         (name = "club", description = "The club's memory: a player's statistics across every match and tournament, club ratings per game, leaderboards, seasons, merging records"),
-        (name = "service", description = "Service health")
+        (name = "service", description = "Service health"),
+        (name = "webhooks", description = "Webhooks of a match or a tournament: signed deliveries of its events, the delivery log, redelivery")
     )
 )]
 pub struct ApiDoc;

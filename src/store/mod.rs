@@ -37,11 +37,14 @@ mod club;
 mod idempotency;
 mod tournaments;
 pub use club::{ClubResult, MergeRefusal, PlayerResultRow, RatingRow, SeasonLineRow, SeasonRow};
+mod webhooks;
 pub use idempotency::CreateKeyRow;
 pub use tournaments::{
     name_key, NewMatch, PlayerListRow, PlayerRow, ResultRow, RoundRow, TournamentListRow,
     TournamentRow,
 };
+// Webhooks (issue 23): the outbox, written in the transaction of the write that causes it.
+pub use webhooks::{stamp, DeliveryRow, Outbox, OutboxEvent, WebhookRow, RETRY_FOR};
 
 /// Which database is behind the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -273,6 +276,8 @@ pub struct Store {
 struct Pending {
     event: EventRow,
     new_status: Option<String>,
+    /// Webhooks: the deliveries this append causes, written in its transaction.
+    outbox: Outbox,
     done: oneshot::Sender<Result<(), StoreError>>,
 }
 
@@ -526,6 +531,12 @@ async fn insert_batch(
                 .await?;
         }
     }
+    // Webhooks: the outbox rows of the appends that went in, in the same transaction.
+    for (p, &went_in) in batch.iter().zip(&inserted) {
+        if went_in && !p.outbox.is_empty() {
+            webhooks::write_in(&mut *conn, backend, &p.outbox).await?;
+        }
+    }
     Ok(inserted)
 }
 
@@ -545,8 +556,10 @@ async fn commit_batch(writer: &AnyPool, backend: Backend, mut batch: Vec<Pending
     // that took two keys in opposite orders would wait for each other. In one order, one of them
     // always finishes first.
     batch.sort_by(|a, b| (&a.event.match_id, a.event.seq).cmp(&(&b.event.match_id, b.event.seq)));
-    let one_statement =
-        batch.len() <= MAX_ROWS_PER_INSERT && batch.iter().all(|p| p.new_status.is_none());
+    let one_statement = batch.len() <= MAX_ROWS_PER_INSERT
+        && batch
+            .iter()
+            .all(|p| p.new_status.is_none() && p.outbox.is_empty());
     let mut attempt = 1;
     let outcome = loop {
         let outcome = async {
@@ -960,6 +973,17 @@ impl Store {
     /// documentation): it is queued, then either receives its result from the request that
     /// committed it or takes a turn and commits the queue itself.
     pub async fn append(&self, e: &EventRow, new_status: Option<&str>) -> Result<(), StoreError> {
+        self.append_with(e, new_status, Outbox::default()).await
+    }
+
+    /// [`Store::append`], with the webhooks' deliveries the event causes (written in its
+    /// transaction, only if it goes in).
+    pub async fn append_with(
+        &self,
+        e: &EventRow,
+        new_status: Option<&str>,
+        outbox: Outbox,
+    ) -> Result<(), StoreError> {
         let (done, mut result) = oneshot::channel();
         self.group
             .queue
@@ -968,6 +992,7 @@ impl Store {
             .push(Pending {
                 event: e.clone(),
                 new_status: new_status.map(String::from),
+                outbox,
                 done,
             });
         let abandoned =

@@ -384,6 +384,7 @@ impl Store {
         tournament_id: &str,
         round: &RoundRow,
         matches: &[NewMatch],
+        outbox: &super::Outbox,
     ) -> Result<(), StoreError> {
         let mut conn = self.writer.acquire().await?;
         let result = async {
@@ -402,6 +403,8 @@ impl Store {
             for (m, tokens) in matches {
                 Store::insert_match_in(&mut tx, m, tokens).await?;
             }
+            // Webhooks: `round.paired`, in the round's transaction.
+            super::webhooks::write_in(&mut tx, self.backend, outbox).await?;
             tx.commit().await
         }
         .await;
@@ -424,22 +427,35 @@ impl Store {
         &self,
         tournament_id: &str,
         r: &ResultRow,
+        outbox: &super::Outbox,
     ) -> Result<(), StoreError> {
         let mut conn = self.writer.acquire().await?;
-        let result = sqlx::query(
-            "INSERT INTO tournament_results (tournament_id, round, table_no, version, result, entered_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(tournament_id)
-        .bind(r.round)
-        .bind(r.table_no)
-        .bind(r.version)
-        .bind(&r.result)
-        .bind(&r.entered_at)
-        .execute(&mut *conn)
+        let backend = self.backend;
+        let result = async {
+            // Webhooks: the result and its outbox rows (`result.entered`, perhaps
+            // `round.complete`) are one transaction.
+            let mut tx = conn.begin().await?;
+            sqlx::query(
+                "INSERT INTO tournament_results (tournament_id, round, table_no, version, result, entered_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(tournament_id)
+            .bind(r.round)
+            .bind(r.table_no)
+            .bind(r.version)
+            .bind(&r.result)
+            .bind(&r.entered_at)
+            .execute(&mut *tx)
+            .await?;
+            super::webhooks::write_in(&mut tx, backend, outbox).await?;
+            tx.commit().await
+        }
         .await;
         match result {
             Ok(_) => Ok(()),
-            Err(e) if is_unique_violation(&e) => Err(StoreError::Conflict),
+            Err(e) if is_unique_violation(&e) => {
+                discard(&mut conn, &e);
+                Err(StoreError::Conflict)
+            }
             Err(e) => {
                 discard(&mut conn, &e);
                 Err(sent_write_error(e))

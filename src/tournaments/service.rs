@@ -579,6 +579,15 @@ impl Tournaments {
         })
     }
 
+    /// Webhooks (issue 23): whether `token` is tournament `id`'s organiser's.
+    pub async fn authorize_organiser(
+        &self,
+        id: &str,
+        token: Option<&str>,
+    ) -> Result<(), TournamentError> {
+        self.load(id).await?.organiser(token).map(|_| ())
+    }
+
     /// Pairs the next round (organiser): creates each table's match (record `matches`) with
     /// tokens derived from the organiser's, and answers them.
     pub async fn pair_round(
@@ -604,7 +613,13 @@ impl Tournaments {
             match_ids: to_json(&match_ids)?,
             created_at: now(),
         };
-        match self.store.insert_round(id, &round_row, &matches).await {
+        // Webhooks: `round.paired`, queued in the round's transaction.
+        let outbox = crate::webhooks::events::round_paired(id, next, &match_ids);
+        match self
+            .store
+            .insert_round(id, &round_row, &matches, &outbox)
+            .await
+        {
             Ok(()) => {}
             Err(StoreError::Conflict) => {
                 return Err(TournamentError::RoundJustPaired {
@@ -756,7 +771,17 @@ impl Tournaments {
             result: stored.to_string(),
             entered_at: now(),
         };
-        match self.store.insert_result(id, &row).await {
+        // Webhooks: `result.entered` (and `round.complete` when this completes the round),
+        // queued in the result's transaction.
+        let outbox = crate::webhooks::events::result_entered(
+            id,
+            round,
+            table,
+            row.version,
+            (!t.spec.duplicate).then_some(totals.as_slice()),
+            tb.result.is_none(),
+        );
+        match self.store.insert_result(id, &row, &outbox).await {
             Ok(()) => {}
             Err(StoreError::Conflict) => return Err(TournamentError::ResultChanged { table }),
             Err(e) => return Err(e.into()),

@@ -143,6 +143,44 @@ impl TestApp {
         }
     }
 
+    /// Starts the app on a fresh database with these webhook options (tests/api_webhooks.rs).
+    pub async fn spawn_with_webhooks(webhooks: clubroom::webhooks::WebhookOptions) -> TestApp {
+        let (url, dir) = fresh_database().await;
+        let mut app = TestApp::on_with_webhooks(&url, webhooks).await;
+        app._dir = dir;
+        app
+    }
+
+    /// Starts (another) app on an existing database with these webhook options.
+    pub async fn on_with_webhooks(
+        database_url: &str,
+        webhooks: clubroom::webhooks::WebhookOptions,
+    ) -> TestApp {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind port 0");
+        let port = listener.local_addr().unwrap().port();
+        let settings = clubroom::server::Settings {
+            operator_token: Some(OPERATOR.to_string()),
+            webhooks,
+            // A second instance opening a SQLite file waits for the first one's locks: generous
+            // on a loaded machine.
+            store_options: clubroom::store::StoreOptions {
+                acquire_timeout: std::time::Duration::from_secs(30),
+                ..Default::default()
+            },
+            ..clubroom::server::Settings::new(database_url)
+        };
+        let running = clubroom::server::launch(listener, settings)
+            .await
+            .expect("server starts");
+        actix_web::rt::spawn(running.server);
+        TestApp {
+            base: format!("http://127.0.0.1:{port}"),
+            client: Client::new(),
+            database_url: database_url.to_string(),
+            _dir: None,
+        }
+    }
+
     /// Any request.
     pub async fn request(
         &self,

@@ -1,0 +1,519 @@
+//! Storage of webhooks and their deliveries: the outbox (issue 23).
+//!
+//! A delivery row is written by [`enqueue_in`] on the connection, and inside the transaction, of
+//! the write that causes it (a match's group commit, a paired round, an entered result), so an
+//! event is recorded with its deliveries or not at all: a crash between the two is impossible.
+//! The worker (`crate::webhooks::worker`) claims due rows ([`Store::claim_deliveries`]): a claim
+//! pushes the row's `next_attempt_at` ahead by a lease, so that a second instance on the same
+//! PostgreSQL database skips it (`FOR UPDATE SKIP LOCKED` while claiming, the lease while
+//! delivering), and a worker that dies mid-delivery leaves the row to be claimed again once the
+//! lease is over: delivery is at least once, and `id` (the `Clubroom-Delivery` header) is the
+//! same on every attempt.
+
+use sqlx::Connection;
+
+use super::{discard, sent_write_error, Backend, Store, StoreError};
+use crate::ids::{new_id, now};
+
+/// An event that webhooks may be told of, queued in the outbox with the write that causes it.
+#[derive(Clone, Debug)]
+pub struct OutboxEvent {
+    /// Whose webhooks hear of it: `"match"` or `"tournament"`.
+    pub owner_kind: &'static str,
+    /// The match's or the tournament's id.
+    pub owner_id: String,
+    /// The kind, as webhooks name it (`deal.scored`...).
+    pub kind: &'static str,
+    /// The event's public facts (the payload's `data`).
+    pub data: serde_json::Value,
+}
+
+/// What one write leaves in the outbox: its events, and perhaps a tournament round it may
+/// complete.
+#[derive(Clone, Debug, Default)]
+pub struct Outbox {
+    /// The events.
+    pub events: Vec<OutboxEvent>,
+    /// `(tournament id, round)`: `round.complete` is queued for the tournament's webhooks when,
+    /// read inside the write's transaction, every table of the round has its result
+    /// ([`round_complete_in`]). Set only by a write that settles a table that had none.
+    pub round_check: Option<(String, i64)>,
+}
+
+impl Outbox {
+    /// Whether the write leaves nothing in the outbox.
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty() && self.round_check.is_none()
+    }
+}
+
+/// Writes `outbox` on `conn`, inside the caller's transaction (after the write's own rows, so
+/// that a round check sees them).
+pub async fn write_in(
+    conn: &mut sqlx::AnyConnection,
+    backend: Backend,
+    outbox: &Outbox,
+) -> Result<(), sqlx::Error> {
+    enqueue_in(&mut *conn, &outbox.events).await?;
+    if let Some((tournament, round)) = &outbox.round_check {
+        if round_complete_in(&mut *conn, backend, tournament, *round).await? {
+            let event = OutboxEvent {
+                owner_kind: "tournament",
+                owner_id: tournament.clone(),
+                kind: "round.complete",
+                data: serde_json::json!({"tournament_id": tournament, "round": round}),
+            };
+            enqueue_in(&mut *conn, &[event]).await?;
+        }
+    }
+    Ok(())
+}
+
+/// A registered webhook.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct WebhookRow {
+    /// Public id.
+    pub id: String,
+    /// `"match"` or `"tournament"`.
+    pub owner_kind: String,
+    /// The owner's id.
+    pub owner_id: String,
+    /// Where deliveries are posted.
+    pub url: String,
+    /// The kinds, each between commas.
+    pub events: String,
+    /// The signing key.
+    pub secret: String,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+/// A delivery (a row of the outbox and of the delivery log).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct DeliveryRow {
+    /// The log's order: the cursor.
+    pub num: i64,
+    /// The delivery id (`Clubroom-Delivery`).
+    pub id: String,
+    /// The webhook.
+    pub webhook_id: String,
+    /// The event kind.
+    pub event: String,
+    /// The JSON body sent.
+    pub payload: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// `pending` | `delivered` | `failed`.
+    pub state: String,
+    /// Attempts so far.
+    pub attempts: i64,
+    /// When the next attempt is due (pending), RFC 3339.
+    pub next_attempt_at: String,
+    /// Until when it is retried, RFC 3339.
+    pub retry_until: String,
+    /// When it was last attempted.
+    pub last_attempt_at: Option<String>,
+    /// The receiver's last HTTP status.
+    pub last_status: Option<i64>,
+    /// Why the last attempt failed.
+    pub last_error: Option<String>,
+    /// When it was delivered.
+    pub delivered_at: Option<String>,
+}
+
+const WEBHOOK_COLUMNS: &str = "id, owner_kind, owner_id, url, events, secret, created_at";
+const DELIVERY_COLUMNS: &str = "num, id, webhook_id, event, payload, created_at, state, attempts, \
+     next_attempt_at, retry_until, last_attempt_at, last_status, last_error, delivered_at";
+
+/// How long a delivery is retried after its event (or a redelivery): a day.
+pub const RETRY_FOR: chrono::Duration = chrono::Duration::hours(24);
+
+/// `t` as every stored time is written.
+pub fn stamp(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Queues the deliveries of `events` on `conn`, inside the caller's transaction: one row per
+/// registered webhook of the event's owner that asked for its kind. The body of each is the
+/// JSON `{id, type, created_at, data}`, `id` the delivery's own.
+pub async fn enqueue_in(
+    conn: &mut sqlx::AnyConnection,
+    events: &[OutboxEvent],
+) -> Result<(), sqlx::Error> {
+    let created_at = now();
+    let until = stamp(chrono::Utc::now() + RETRY_FOR);
+    for ev in events {
+        let hooks: Vec<(String,)> = sqlx::query_as(
+            "SELECT id FROM webhooks WHERE owner_kind = $1 AND owner_id = $2 \
+             AND deleted_at IS NULL AND events LIKE $3 ORDER BY num",
+        )
+        .bind(ev.owner_kind)
+        .bind(&ev.owner_id)
+        .bind(format!("%,{},%", ev.kind))
+        .fetch_all(&mut *conn)
+        .await?;
+        for (hook,) in hooks {
+            let id = new_id();
+            let body = serde_json::json!({
+                "id": id,
+                "type": ev.kind,
+                "created_at": created_at,
+                "data": ev.data,
+            });
+            sqlx::query(
+                "INSERT INTO webhook_deliveries (id, webhook_id, event, payload, created_at, state, attempts, next_attempt_at, retry_until) \
+                 VALUES ($1, $2, $3, $4, $5, 'pending', 0, $5, $6)",
+            )
+            .bind(&id)
+            .bind(&hook)
+            .bind(ev.kind)
+            .bind(body.to_string())
+            .bind(&created_at)
+            .bind(&until)
+            .execute(&mut *conn)
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether every table of round `round` of tournament `tournament_id` has its result (entered,
+/// or its match finished), read on `conn` inside the caller's transaction. On PostgreSQL the
+/// round's row is locked first (`FOR UPDATE`), so that two transactions completing the round's
+/// last two tables at once are taken one after the other, and the second sees the first's
+/// result: exactly one of them finds the round complete. (SQLite has one writer.)
+pub async fn round_complete_in(
+    conn: &mut sqlx::AnyConnection,
+    backend: Backend,
+    tournament_id: &str,
+    round: i64,
+) -> Result<bool, sqlx::Error> {
+    let lock = match backend {
+        Backend::Postgres => " FOR UPDATE",
+        Backend::Sqlite => "",
+    };
+    let Some((match_ids,)) = sqlx::query_as::<_, (String,)>(&format!(
+        "SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1 AND round = $2{lock}"
+    ))
+    .bind(tournament_id)
+    .bind(round)
+    .fetch_optional(&mut *conn)
+    .await?
+    else {
+        return Ok(false);
+    };
+    let match_ids: Vec<Option<String>> =
+        serde_json::from_str(&match_ids).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+    let entered: Vec<(i64,)> = sqlx::query_as(
+        "SELECT DISTINCT table_no FROM tournament_results WHERE tournament_id = $1 AND round = $2",
+    )
+    .bind(tournament_id)
+    .bind(round)
+    .fetch_all(&mut *conn)
+    .await?;
+    for (i, m) in match_ids.iter().enumerate() {
+        if entered.iter().any(|(t,)| *t == i as i64 + 1) {
+            continue;
+        }
+        let Some(m) = m else { return Ok(false) };
+        let status: Option<(String,)> = sqlx::query_as("SELECT status FROM matches WHERE id = $1")
+            .bind(m)
+            .fetch_optional(&mut *conn)
+            .await?;
+        if status.as_ref().map(|(s,)| s.as_str()) != Some("finished") {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+impl Store {
+    /// Registers a webhook, unless its owner already has `max` (then `Ok(false)`).
+    pub async fn insert_webhook(&self, w: &WebhookRow, max: i64) -> Result<bool, StoreError> {
+        let mut conn = self.writer.acquire().await?;
+        let result = async {
+            let mut tx = conn.begin().await?;
+            let (n,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) AS n FROM webhooks WHERE owner_kind = $1 AND owner_id = $2 AND deleted_at IS NULL",
+            )
+            .bind(&w.owner_kind)
+            .bind(&w.owner_id)
+            .fetch_one(&mut *tx)
+            .await?;
+            if n >= max {
+                tx.rollback().await?;
+                return Ok(false);
+            }
+            sqlx::query(
+                "INSERT INTO webhooks (id, owner_kind, owner_id, url, events, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(&w.id)
+            .bind(&w.owner_kind)
+            .bind(&w.owner_id)
+            .bind(&w.url)
+            .bind(&w.events)
+            .bind(&w.secret)
+            .bind(&w.created_at)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(true)
+        }
+        .await;
+        if let Err(err) = &result {
+            discard(&mut conn, err);
+        }
+        result.map_err(sent_write_error)
+    }
+
+    /// Whether any owner named by `outbox` has a registered webhook: a write whose owners have
+    /// none leaves its outbox out, and keeps its one-statement commit. (A webhook registered
+    /// while such a write is in flight may miss that one event.)
+    pub async fn has_webhooks(&self, outbox: &Outbox) -> Result<bool, StoreError> {
+        let mut owners: Vec<(&str, &str)> = outbox
+            .events
+            .iter()
+            .map(|e| (e.owner_kind, e.owner_id.as_str()))
+            .collect();
+        if let Some((t, _)) = &outbox.round_check {
+            owners.push(("tournament", t.as_str()));
+        }
+        owners.sort();
+        owners.dedup();
+        if owners.is_empty() {
+            return Ok(false);
+        }
+        let filter: Vec<String> = (0..owners.len())
+            .map(|i| {
+                format!(
+                    "(owner_kind = ${} AND owner_id = ${})",
+                    2 * i + 1,
+                    2 * i + 2
+                )
+            })
+            .collect();
+        let sql = format!(
+            "SELECT 1 AS one FROM webhooks WHERE deleted_at IS NULL AND ({}) LIMIT 1",
+            filter.join(" OR ")
+        );
+        let mut q = sqlx::query(&sql);
+        for (kind, id) in owners {
+            q = q.bind(kind).bind(id);
+        }
+        Ok(q.fetch_optional(&self.reader).await?.is_some())
+    }
+
+    /// The registered webhooks of an owner, oldest first.
+    pub async fn webhooks_of(
+        &self,
+        owner_kind: &str,
+        owner_id: &str,
+    ) -> Result<Vec<WebhookRow>, StoreError> {
+        Ok(sqlx::query_as(&format!(
+            "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE owner_kind = $1 AND owner_id = $2 \
+             AND deleted_at IS NULL ORDER BY num"
+        ))
+        .bind(owner_kind)
+        .bind(owner_id)
+        .fetch_all(&self.reader)
+        .await?)
+    }
+
+    /// A registered webhook of an owner (None: no such webhook, or deleted, or another owner's).
+    pub async fn webhook(
+        &self,
+        owner_kind: &str,
+        owner_id: &str,
+        id: &str,
+    ) -> Result<Option<WebhookRow>, StoreError> {
+        Ok(sqlx::query_as(&format!(
+            "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND owner_kind = $2 \
+             AND owner_id = $3 AND deleted_at IS NULL"
+        ))
+        .bind(id)
+        .bind(owner_kind)
+        .bind(owner_id)
+        .fetch_optional(&self.reader)
+        .await?)
+    }
+
+    /// Deletes a webhook (its pending deliveries are not attempted again); whether it existed.
+    pub async fn delete_webhook(
+        &self,
+        owner_kind: &str,
+        owner_id: &str,
+        id: &str,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.writer.acquire().await?;
+        let result = sqlx::query(
+            "UPDATE webhooks SET deleted_at = $1 WHERE id = $2 AND owner_kind = $3 AND owner_id = $4 AND deleted_at IS NULL",
+        )
+        .bind(now())
+        .bind(id)
+        .bind(owner_kind)
+        .bind(owner_id)
+        .execute(&mut *conn)
+        .await;
+        match result {
+            Ok(r) => Ok(r.rows_affected() > 0),
+            Err(e) => {
+                discard(&mut conn, &e);
+                Err(sent_write_error(e))
+            }
+        }
+    }
+
+    /// The deliveries of webhook `webhook_id`, newest first, before `cursor` (a `num`).
+    pub async fn deliveries(
+        &self,
+        webhook_id: &str,
+        cursor: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<DeliveryRow>, StoreError> {
+        Ok(sqlx::query_as(&format!(
+            "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1 AND num < $2 \
+             ORDER BY num DESC LIMIT $3"
+        ))
+        .bind(webhook_id)
+        .bind(cursor.unwrap_or(i64::MAX))
+        .bind(limit)
+        .fetch_all(&self.reader)
+        .await?)
+    }
+
+    /// Queues delivery `id` of webhook `webhook_id` again, due now and retried for another day
+    /// (its id stays: the receiver may deduplicate it); the row as it now stands, None when the
+    /// webhook has no such delivery.
+    pub async fn redeliver(
+        &self,
+        webhook_id: &str,
+        id: &str,
+    ) -> Result<Option<DeliveryRow>, StoreError> {
+        let mut conn = self.writer.acquire().await?;
+        let at = now();
+        let result = sqlx::query(
+            "UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = $1, retry_until = $2 \
+             WHERE id = $3 AND webhook_id = $4",
+        )
+        .bind(&at)
+        .bind(stamp(chrono::Utc::now() + RETRY_FOR))
+        .bind(id)
+        .bind(webhook_id)
+        .execute(&mut *conn)
+        .await;
+        drop(conn);
+        match result {
+            Ok(r) if r.rows_affected() == 0 => Ok(None),
+            Ok(_) => Ok(sqlx::query_as(&format!(
+                "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1"
+            ))
+            .bind(id)
+            .fetch_optional(&self.writer)
+            .await?),
+            Err(e) => Err(sent_write_error(e)),
+        }
+    }
+
+    /// Whether any delivery is due now (a read, so that an idle worker writes nothing).
+    pub async fn deliveries_due(&self) -> Result<bool, StoreError> {
+        Ok(sqlx::query(
+            "SELECT 1 AS one FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= $1 LIMIT 1",
+        )
+        .bind(now())
+        .fetch_optional(&self.reader)
+        .await?
+        .is_some())
+    }
+
+    /// Claims up to `limit` due deliveries with their webhooks: each claimed row's attempt is
+    /// counted and its `next_attempt_at` pushed to `lease_until`, in one statement; on
+    /// PostgreSQL rows another instance is claiming are skipped (`FOR UPDATE SKIP LOCKED`).
+    /// Deliveries of a deleted webhook are skipped for good (`failed`).
+    pub async fn claim_deliveries(
+        &self,
+        limit: i64,
+        lease_until: &str,
+    ) -> Result<Vec<(DeliveryRow, WebhookRow)>, StoreError> {
+        let at = now();
+        let skip_locked = match self.backend {
+            Backend::Postgres => " FOR UPDATE SKIP LOCKED",
+            Backend::Sqlite => "",
+        };
+        let mut conn = self.writer.acquire().await?;
+        let result = async {
+            let mut tx = conn.begin().await?;
+            sqlx::query(
+                "UPDATE webhook_deliveries SET state = 'failed', last_error = 'the webhook was deleted' \
+                 WHERE state = 'pending' AND webhook_id IN (SELECT id FROM webhooks WHERE deleted_at IS NOT NULL)",
+            )
+            .execute(&mut *tx)
+            .await?;
+            let claimed: Vec<DeliveryRow> = sqlx::query_as(&format!(
+                "UPDATE webhook_deliveries SET next_attempt_at = $1, attempts = attempts + 1, last_attempt_at = $2 \
+                 WHERE num IN (SELECT num FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= $2 \
+                   ORDER BY next_attempt_at LIMIT $3{skip_locked}) \
+                 RETURNING {DELIVERY_COLUMNS}"
+            ))
+            .bind(lease_until)
+            .bind(&at)
+            .bind(limit)
+            .fetch_all(&mut *tx)
+            .await?;
+            let mut out = Vec::with_capacity(claimed.len());
+            for d in claimed {
+                let w: WebhookRow = sqlx::query_as(&format!(
+                    "SELECT {WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1"
+                ))
+                .bind(&d.webhook_id)
+                .fetch_one(&mut *tx)
+                .await?;
+                out.push((d, w));
+            }
+            tx.commit().await?;
+            Ok::<_, sqlx::Error>(out)
+        }
+        .await;
+        if let Err(err) = &result {
+            discard(&mut conn, err);
+        }
+        result.map_err(sent_write_error)
+    }
+
+    /// Records an attempt's outcome: delivered, or due again at `next` (or failed for good when
+    /// `next` is None).
+    pub async fn finish_attempt(
+        &self,
+        id: &str,
+        delivered: bool,
+        status: Option<u16>,
+        error: Option<&str>,
+        next: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let at = now();
+        let state = match (delivered, next) {
+            (true, _) => "delivered",
+            (false, Some(_)) => "pending",
+            (false, None) => "failed",
+        };
+        let mut conn = self.writer.acquire().await?;
+        let result = sqlx::query(
+            "UPDATE webhook_deliveries SET state = $1, last_status = $2, last_error = $3, \
+             next_attempt_at = COALESCE($4, next_attempt_at), delivered_at = $5 WHERE id = $6",
+        )
+        .bind(state)
+        .bind(status.map(i64::from))
+        .bind(error)
+        .bind(next)
+        .bind(delivered.then_some(at.as_str()))
+        .bind(id)
+        .execute(&mut *conn)
+        .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                discard(&mut conn, &e);
+                Err(sent_write_error(e))
+            }
+        }
+    }
+}
