@@ -11,10 +11,22 @@
 //! By Hook or Crook's round) is scored. Generic over [`Game`], with legality listed at every
 //! step. Throughput is reported in rounds/s.
 //!
+//! Then, when OpenSpiel's Python package is installed (`pip install open_spiel`; skipped
+//! otherwise, or with `ENGINE_OPENSPIEL=0`), the comparison the issue asks for (issue 25, item
+//! 3): three alternating runs of OpenSpiel's hearts at random legal play
+//! (`benches/openspiel_hearts.py`, whole deals through `pyspiel`) and of each game's random legal
+//! round above, each run a fixed time on one core; prints min / median / max per second and each
+//! game's median as a multiple of hearts' median, against the target of 20×.
+//!
 //! Run on a quiet machine: `cargo bench --bench engine` (one game: `cargo bench --bench engine
-//! -- clubs`).
+//! -- clubs`, which skips the comparison; only the comparison: `cargo bench --bench engine --
+//! openspiel`). `ENGINE_COMPARE_SECONDS` (default 2) sets the length of one comparison run.
 
-use std::hint::black_box;
+use std::{
+    hint::black_box,
+    process::Command,
+    time::{Duration, Instant},
+};
 
 use clubroom::rules::{
     bonus_malus::BonusMalus,
@@ -98,6 +110,97 @@ fn rounds<G: Game>(c: &mut Criterion) {
     group.finish();
 }
 
+/// Rounds per second of `play` over `seconds` (whole rounds, the last one finished).
+fn rate(seconds: f64, mut play: impl FnMut(u64)) -> f64 {
+    let start = Instant::now();
+    let until = Duration::from_secs_f64(seconds);
+    let mut n = 0u64;
+    while start.elapsed() < until {
+        n += 1;
+        play(n);
+    }
+    n as f64 / start.elapsed().as_secs_f64()
+}
+
+/// OpenSpiel hearts' deals per second, None when pyspiel is missing (or Python fails).
+fn hearts_rate(seconds: f64) -> Option<f64> {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/openspiel_hearts.py");
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let out = Command::new(python)
+        .arg(script)
+        .arg(seconds.to_string())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+}
+
+/// Min / median / max of three or more figures.
+fn spread(mut xs: Vec<f64>) -> (f64, f64, f64) {
+    xs.sort_by(f64::total_cmp);
+    (xs[0], xs[xs.len() / 2], xs[xs.len() - 1])
+}
+
+/// The comparison with OpenSpiel's hearts (module docs).
+fn compare_with_openspiel() {
+    let seconds: f64 = std::env::var("ENGINE_COMPARE_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2.0);
+    type Play = fn(u64);
+    let games: [(&str, &str, Play); 7] = [
+        ("dump", "deal", |n| drop(black_box(random_dump_deal(n)))),
+        ("dump", "round", |n| {
+            drop(black_box(random_round::<Dump>(n)))
+        }),
+        ("clubs", "round", |n| {
+            drop(black_box(random_round::<Clubs>(n)))
+        }),
+        ("bonus-malus", "round", |n| {
+            drop(black_box(random_round::<BonusMalus>(n)))
+        }),
+        ("plus-minus", "round", |n| {
+            drop(black_box(random_round::<PlusMinus>(n)))
+        }),
+        ("members-only", "round", |n| {
+            drop(black_box(random_round::<MembersOnly>(n)))
+        }),
+        ("by-hook-or-crook", "round", |n| {
+            drop(black_box(random_round::<ByHookOrCrook>(n)))
+        }),
+    ];
+    let mut hearts = Vec::new();
+    let mut ours: Vec<Vec<f64>> = vec![Vec::new(); games.len()];
+    for run in 0..3 {
+        let Some(h) = hearts_rate(seconds) else {
+            println!(
+                "openspiel: pyspiel is not installed (pip install open_spiel): comparison skipped"
+            );
+            return;
+        };
+        hearts.push(h);
+        for (k, (_, _, play)) in games.iter().enumerate() {
+            // A different stretch of seeds in each run.
+            let base = (run as u64) << 40;
+            ours[k].push(rate(seconds, |n| play(base + n)));
+        }
+    }
+    let (hmin, hmed, hmax) = spread(hearts);
+    println!(
+        "openspiel hearts (pyspiel, random legal deals): {hmin:.0} / {hmed:.0} / {hmax:.0} deals/s (min / median / max of 3 runs of {seconds} s)"
+    );
+    for ((game, unit, _), rates) in games.iter().zip(ours) {
+        let (min, med, max) = spread(rates);
+        let ratio = med / hmed;
+        println!(
+            "{game:>17} {unit:<5} {min:>9.0} / {med:>9.0} / {max:>9.0} /s  = {ratio:6.1}x hearts {}",
+            if ratio >= 20.0 { "(>= 20x)" } else { "(below the 20x target)" }
+        );
+    }
+}
+
 criterion_group!(
     benches,
     dump_deals,
@@ -108,4 +211,20 @@ criterion_group!(
     rounds::<MembersOnly>,
     rounds::<ByHookOrCrook>
 );
-criterion_main!(benches);
+fn main() {
+    // Criterion's own arguments; a free one is a filter.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let filter = args.iter().find(|a| !a.starts_with('-'));
+    let listing = args
+        .iter()
+        .any(|a| matches!(a.as_str(), "--list" | "--test" | "--profile-time"));
+    let only_openspiel = filter.is_some_and(|f| f == "openspiel");
+    if !only_openspiel {
+        benches();
+        Criterion::default().configure_from_args().final_summary();
+    }
+    let wanted = std::env::var("ENGINE_OPENSPIEL").map_or(true, |v| v != "0");
+    if wanted && !listing && (filter.is_none() || only_openspiel) {
+        compare_with_openspiel();
+    }
+}

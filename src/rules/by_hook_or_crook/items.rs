@@ -174,6 +174,21 @@ impl PartialOrd for SetValue {
     }
 }
 
+/// Whether `hand` holds a set: some unbroken run of letters present in it has three cards or
+/// more (the whole run is then a set). Same answer as `best_set(hand).is_some()`, without building
+/// a set.
+pub fn has_set(hand: &BTreeSet<Item>) -> bool {
+    let counts = letter_counts(hand);
+    let mut run = 0;
+    for count in counts {
+        run = if count == 0 { 0 } else { run + count };
+        if run >= 3 {
+            return true;
+        }
+    }
+    false
+}
+
 /// The best set among `hand` (None when it holds no set). Every set lies inside one maximal run of
 /// letters present in the hand, and the whole run is itself a set and bigger than any part of it,
 /// so the best set is the best whole run.
@@ -206,100 +221,194 @@ pub fn best_set(hand: &BTreeSet<Item>) -> Option<Vec<Item>> {
     best
 }
 
-/// Every set inside `hand`, best first, at most `cap` of them, each in hand order. A set takes
-/// every letter of an unbroken run of letters present in the hand and at least one card of each,
-/// so the sets of each size are a run's cards less a few; sizes are built from the biggest down
-/// until `cap` sets are found (so a huge hand costs about `cap` sets, not all of its subsets).
+/// Every set inside `hand`, best first, at most `cap` of them, each in hand order.
 ///
 /// Cards are numbered by age (0 = oldest), so a set is a list of ranks and [`SetValue`]'s order
-/// is: longer first, then the smaller list of ranks. Only the drop choices that keep every letter
-/// of the run become a list; the others cost a few counter updates.
+/// is: longer first, then the smaller list of ranks. A set takes every letter of an unbroken run
+/// of letters present in the hand (an *interval*) and at least one card of each. For each size,
+/// from the biggest down, every interval lists its sets of that size lazily in rank order (an
+/// exact feasibility test makes each next set a few steps, never a dead end), and the intervals'
+/// lists are merged; enumeration stops after `cap` sets. So a call costs about `cap` sets, never
+/// the hand's subsets, and nothing is sorted. Equal to the exhaustive enumeration kept in the
+/// tests (`all_sets_reference`, property-tested).
 pub fn all_sets(hand: &BTreeSet<Item>, cap: usize) -> Vec<Vec<Item>> {
+    let mut out = Vec::new();
+    if cap == 0 || hand.len() < 3 {
+        return out;
+    }
     let mut aged: Vec<Item> = hand.iter().copied().collect();
     aged.sort_unstable_by_key(|c| c.age_key());
     let counts = letter_counts(hand);
-    // Runs of letters all present in the hand: (first letter, last letter, ranks of its cards).
-    let mut runs: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+    // Intervals of letters all present in the hand, with the ranks of their cards (ascending).
+    let mut intervals: Vec<Interval> = Vec::new();
     for a in 0..6 {
-        for (b, &count) in counts.iter().enumerate().skip(a) {
-            if count == 0 {
+        for b in a..6 {
+            if counts[b] == 0 {
                 break;
             }
-            let ranks = (0..aged.len())
-                .filter(|&r| (a..=b).contains(&(aged[r].letter as usize)))
-                .collect();
-            runs.push((a, b, ranks));
+            intervals.push(Interval::new(&aged, a, b));
         }
     }
-    let biggest = runs.iter().map(|r| r.2.len()).max().unwrap_or(0);
-    let mut sets: Vec<Vec<usize>> = Vec::new();
+    let biggest = intervals.iter().map(|i| i.ranks.len()).max().unwrap_or(0);
+    let mut lists: Vec<SetsOfSize> = Vec::with_capacity(intervals.len());
     for size in (3..=biggest).rev() {
-        for (a, b, ranks) in runs.iter().filter(|r| r.2.len() >= size) {
-            let letters = &counts[*a..=*b];
-            drop_ranks(&aged, ranks, ranks.len() - size, letters, *a, &mut sets);
+        lists.clear();
+        lists.extend(
+            intervals
+                .iter()
+                .filter(|i| i.ranks.len() >= size && i.width() <= size)
+                .filter_map(|i| SetsOfSize::first(i, size)),
+        );
+        // Merge: the list whose current set has the smaller ranks goes first.
+        while out.len() < cap && !lists.is_empty() {
+            let (k, _) = lists
+                .iter()
+                .enumerate()
+                .min_by(|x, y| x.1.ranks().cmp(y.1.ranks()))
+                .expect("not empty");
+            out.push(lists[k].cards(&aged));
+            if !lists[k].advance() {
+                lists.swap_remove(k);
+            }
         }
-        if sets.len() >= cap {
+        if out.len() >= cap {
             break;
         }
     }
-    // Within a size, the set whose ranks come first holds the older card where they differ.
-    sets.sort_unstable_by(|x, y| y.len().cmp(&x.len()).then_with(|| x.cmp(y)));
-    sets.truncate(cap);
-    sets.into_iter()
-        .map(|ranks| {
-            let mut cards: Vec<Item> = ranks.into_iter().map(|r| aged[r]).collect();
-            cards.sort_unstable();
-            cards
-        })
-        .collect()
+    out
 }
 
-/// Pushes to `sets` every list of `ranks` less `count` of them that still holds a card of each
-/// letter of the run (`letters[l]` cards of letter `first + l` in it). Drop choices are walked as
-/// ascending index combinations, keeping per letter how many cards are dropped.
-fn drop_ranks(
-    aged: &[Item],
-    ranks: &[usize],
-    count: usize,
-    letters: &[usize],
+/// An unbroken run of letters `first..=last`, each present in the hand, and its cards.
+struct Interval {
     first: usize,
-    sets: &mut Vec<Vec<usize>>,
-) {
-    let letter_of = |i: usize| aged[ranks[i]].letter as usize - first;
-    let n = ranks.len();
-    let mut dropped = vec![0usize; letters.len()];
-    // The combination: `picks[j]` is the j-th dropped index, ascending.
-    let mut picks: Vec<usize> = (0..count).collect();
-    for &i in &picks {
-        dropped[letter_of(i)] += 1;
+    last: usize,
+    /// Ranks (positions in the age order) of the hand's cards of these letters, ascending.
+    ranks: Vec<usize>,
+    /// `letter[p]`: the letter bit (1 << letter) of `ranks[p]`.
+    letter: Vec<u8>,
+    /// `after[p]`: the letters of the cards at positions `p..` (one more entry than cards).
+    after: Vec<u8>,
+}
+
+impl Interval {
+    fn new(aged: &[Item], first: usize, last: usize) -> Self {
+        let ranks: Vec<usize> = (0..aged.len())
+            .filter(|&r| (first..=last).contains(&(aged[r].letter as usize)))
+            .collect();
+        let letter: Vec<u8> = ranks.iter().map(|&r| 1u8 << aged[r].letter).collect();
+        let mut after = vec![0u8; ranks.len() + 1];
+        for p in (0..ranks.len()).rev() {
+            after[p] = after[p + 1] | letter[p];
+        }
+        Interval {
+            first,
+            last,
+            ranks,
+            letter,
+            after,
+        }
     }
-    loop {
-        if dropped.iter().zip(letters).all(|(d, l)| d < l) {
-            let mut kept = Vec::with_capacity(n - count);
-            let mut next = picks.iter().peekable();
-            for (i, &r) in ranks.iter().enumerate() {
-                if next.peek() == Some(&&i) {
-                    next.next();
-                } else {
-                    kept.push(r);
-                }
-            }
-            sets.push(kept);
-        }
-        // Next combination: move the last pick that can move, and reset the ones after it.
-        let Some(j) = (0..count).rev().find(|&j| picks[j] < n - count + j) else {
-            return;
+
+    /// Letters in the run.
+    fn width(&self) -> usize {
+        self.last - self.first + 1
+    }
+
+    /// Every letter of the run, as bits.
+    fn full(&self) -> u8 {
+        ((1u16 << (self.last + 1)) - (1u16 << self.first)) as u8
+    }
+}
+
+/// The sets of one size of one interval, in rank order: the current one (`picks`, positions in
+/// the interval's cards) and the way to the next.
+struct SetsOfSize<'i> {
+    interval: &'i Interval,
+    /// Positions of the current set's cards in `interval.ranks`, ascending.
+    picks: Vec<usize>,
+    /// The current set's ranks (`interval.ranks[picks[j]]`), compared in the merge.
+    chosen: Vec<usize>,
+    /// `covered[j]`: the letters of `picks[..j]` (one more entry than picks).
+    covered: Vec<u8>,
+}
+
+impl<'i> SetsOfSize<'i> {
+    /// The first set of `size` cards, None when the interval has none.
+    fn first(interval: &'i Interval, size: usize) -> Option<Self> {
+        let mut s = SetsOfSize {
+            interval,
+            picks: vec![0; size],
+            chosen: vec![0; size],
+            covered: vec![0; size + 1],
         };
-        for &i in &picks[j..] {
-            dropped[letter_of(i)] -= 1;
+        s.complete(0, 0).then_some(s)
+    }
+
+    fn ranks(&self) -> &[usize] {
+        &self.chosen
+    }
+
+    /// Whether picking position `p` as the `depth`-th card (the earlier ones covering `covered`
+    /// letters) still leaves a set to complete: every letter still missing has a card after `p`,
+    /// and the cards after `p` fill the remaining places. Exact: the missing letters take one card
+    /// each, any other cards after `p` the rest.
+    fn can_pick(&self, depth: usize, p: usize, covered: u8) -> (bool, u8) {
+        let i = self.interval;
+        let now = covered | i.letter[p];
+        let missing = i.full() & !now;
+        let left = self.picks.len() - depth - 1;
+        let fits = missing & !i.after[p + 1] == 0
+            && missing.count_ones() as usize <= left
+            && i.ranks.len() - p - 1 >= left;
+        (fits, now)
+    }
+
+    /// Fills `picks[depth..]` with the smallest completion whose first pick is at `from` or
+    /// later; false when there is none.
+    fn complete(&mut self, depth: usize, from: usize) -> bool {
+        let n = self.interval.ranks.len();
+        let mut from = from;
+        for d in depth..self.picks.len() {
+            let covered = self.covered[d];
+            let Some((p, now)) = (from..n).find_map(|p| {
+                let (fits, now) = self.can_pick(d, p, covered);
+                fits.then_some((p, now))
+            }) else {
+                return false;
+            };
+            self.picks[d] = p;
+            self.chosen[d] = self.interval.ranks[p];
+            self.covered[d + 1] = now;
+            from = p + 1;
         }
-        picks[j] += 1;
-        for k in j + 1..count {
-            picks[k] = picks[k - 1] + 1;
+        true
+    }
+
+    /// Moves to the next set in rank order; false after the last.
+    fn advance(&mut self) -> bool {
+        // The deepest pick that can move on (with a completion after it) moves to its next place.
+        for d in (0..self.picks.len()).rev() {
+            if self.complete(d, self.picks[d] + 1) {
+                return true;
+            }
         }
-        for &i in &picks[j..] {
-            dropped[letter_of(i)] += 1;
+        false
+    }
+
+    /// The current set's cards in hand order (by letter, then year: within a letter, age order).
+    fn cards(&self, aged: &[Item]) -> Vec<Item> {
+        let i = self.interval;
+        let mut cards = Vec::with_capacity(self.picks.len());
+        for l in i.first..=i.last {
+            let bit = 1u8 << l;
+            cards.extend(
+                self.picks
+                    .iter()
+                    .filter(|&&p| i.letter[p] == bit)
+                    .map(|&p| aged[i.ranks[p]]),
+            );
         }
+        cards
     }
 }
 
@@ -334,8 +443,113 @@ pub fn could_hold_set(known: &BTreeSet<Item>, size: usize, pool: &[usize; 6]) ->
 }
 
 #[cfg(test)]
-mod tests {
+mod reference {
     use super::*;
+
+    /// The former enumeration (every set of each size from the biggest down, then sorted), kept as
+    /// the reference the lazy [`all_sets`] is tested against.
+    ///
+    /// Every set inside `hand`, best first, at most `cap` of them, each in hand order. A set takes
+    /// every letter of an unbroken run of letters present in the hand and at least one card of each,
+    /// so the sets of each size are a run's cards less a few; sizes are built from the biggest down
+    /// until `cap` sets are found (so a huge hand costs about `cap` sets, not all of its subsets).
+    ///
+    /// Cards are numbered by age (0 = oldest), so a set is a list of ranks and [`SetValue`]'s order
+    /// is: longer first, then the smaller list of ranks. Only the drop choices that keep every letter
+    /// of the run become a list; the others cost a few counter updates.
+    pub(super) fn all_sets_reference(hand: &BTreeSet<Item>, cap: usize) -> Vec<Vec<Item>> {
+        let mut aged: Vec<Item> = hand.iter().copied().collect();
+        aged.sort_unstable_by_key(|c| c.age_key());
+        let counts = letter_counts(hand);
+        // Runs of letters all present in the hand: (first letter, last letter, ranks of its cards).
+        let mut runs: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+        for a in 0..6 {
+            for (b, &count) in counts.iter().enumerate().skip(a) {
+                if count == 0 {
+                    break;
+                }
+                let ranks = (0..aged.len())
+                    .filter(|&r| (a..=b).contains(&(aged[r].letter as usize)))
+                    .collect();
+                runs.push((a, b, ranks));
+            }
+        }
+        let biggest = runs.iter().map(|r| r.2.len()).max().unwrap_or(0);
+        let mut sets: Vec<Vec<usize>> = Vec::new();
+        for size in (3..=biggest).rev() {
+            for (a, b, ranks) in runs.iter().filter(|r| r.2.len() >= size) {
+                let letters = &counts[*a..=*b];
+                drop_ranks(&aged, ranks, ranks.len() - size, letters, *a, &mut sets);
+            }
+            if sets.len() >= cap {
+                break;
+            }
+        }
+        // Within a size, the set whose ranks come first holds the older card where they differ.
+        sets.sort_unstable_by(|x, y| y.len().cmp(&x.len()).then_with(|| x.cmp(y)));
+        sets.truncate(cap);
+        sets.into_iter()
+            .map(|ranks| {
+                let mut cards: Vec<Item> = ranks.into_iter().map(|r| aged[r]).collect();
+                cards.sort_unstable();
+                cards
+            })
+            .collect()
+    }
+
+    /// Pushes to `sets` every list of `ranks` less `count` of them that still holds a card of each
+    /// letter of the run (`letters[l]` cards of letter `first + l` in it). Drop choices are walked as
+    /// ascending index combinations, keeping per letter how many cards are dropped.
+    fn drop_ranks(
+        aged: &[Item],
+        ranks: &[usize],
+        count: usize,
+        letters: &[usize],
+        first: usize,
+        sets: &mut Vec<Vec<usize>>,
+    ) {
+        let letter_of = |i: usize| aged[ranks[i]].letter as usize - first;
+        let n = ranks.len();
+        let mut dropped = vec![0usize; letters.len()];
+        // The combination: `picks[j]` is the j-th dropped index, ascending.
+        let mut picks: Vec<usize> = (0..count).collect();
+        for &i in &picks {
+            dropped[letter_of(i)] += 1;
+        }
+        loop {
+            if dropped.iter().zip(letters).all(|(d, l)| d < l) {
+                let mut kept = Vec::with_capacity(n - count);
+                let mut next = picks.iter().peekable();
+                for (i, &r) in ranks.iter().enumerate() {
+                    if next.peek() == Some(&&i) {
+                        next.next();
+                    } else {
+                        kept.push(r);
+                    }
+                }
+                sets.push(kept);
+            }
+            // Next combination: move the last pick that can move, and reset the ones after it.
+            let Some(j) = (0..count).rev().find(|&j| picks[j] < n - count + j) else {
+                return;
+            };
+            for &i in &picks[j..] {
+                dropped[letter_of(i)] -= 1;
+            }
+            picks[j] += 1;
+            for k in j + 1..count {
+                picks[k] = picks[k - 1] + 1;
+            }
+            for &i in &picks[j..] {
+                dropped[letter_of(i)] += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{reference::all_sets_reference, *};
 
     fn cards(s: &str) -> Vec<Item> {
         // One card per letter, years made unique by position.
@@ -408,6 +622,8 @@ mod tests {
             .map(|s| s.parse().unwrap())
             .collect();
         assert!(best_set(&none).is_none());
+        assert!(!has_set(&none));
+        assert!(has_set(&hand));
         assert!(all_sets(&none, 100).is_empty());
         assert_eq!(all_sets(&hand, 100)[0], best);
     }
@@ -474,5 +690,74 @@ mod tests {
         brute.truncate(50);
         assert_eq!(capped, brute, "the 50 best of {} cards", cards.len());
         assert_eq!(Some(&capped[0]), best_set(&big).as_ref());
+    }
+
+    /// Random hands: a subset of the printed deck (`mask` picks the cards), or of an open deck
+    /// whose cards share years (only letter and year distinguish cards there).
+    fn random_hand(mask: u64, open: bool, years: &[u16]) -> BTreeSet<Item> {
+        if open {
+            years
+                .iter()
+                .enumerate()
+                .map(|(i, &y)| Item::new(((i + y as usize) % 6) as u8, y).expect("in range"))
+                .collect()
+        } else {
+            default_deck()
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, c)| c)
+                .collect()
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+        /// The lazy enumeration lists exactly the sets the exhaustive one did, in the same order,
+        /// under the same cap: on hands of the printed deck of every size (up to 22 cards: more
+        /// run to millions of sets without a cap) and on open-deck hands with shared years.
+        #[test]
+        fn all_sets_equals_the_reference(
+            mask in proptest::prelude::any::<u64>(),
+            keep in 0u32..23,
+            open in proptest::prelude::any::<bool>(),
+            years in proptest::collection::vec(1490u16..1510, 0..16),
+            cap in proptest::prop_oneof![1usize..5, 5usize..200, proptest::strategy::Just(LEGAL_CAP)],
+        ) {
+            // Keep `keep` of the mask's cards at most, so the uncapped reference stays small.
+            let mut m = mask & ((1u64 << 45) - 1);
+            while m.count_ones() > keep {
+                m &= m - 1;
+            }
+            let hand = random_hand(m, open, &years);
+            let lazy = all_sets(&hand, cap);
+            let reference = all_sets_reference(&hand, cap);
+            proptest::prop_assert_eq!(&lazy, &reference, "hand {:?}, cap {}", hand, cap);
+            proptest::prop_assert_eq!(has_set(&hand), best_set(&hand).is_some());
+        }
+    }
+
+    /// The cap the legal lists use (mod.rs's `LEGAL_SETS_CAP`).
+    const LEGAL_CAP: usize = super::super::LEGAL_SETS_CAP;
+
+    #[test]
+    fn all_sets_equals_the_reference_on_big_hands() {
+        // Whole runs of the printed deck and the whole deck: the reference builds every set of
+        // the biggest sizes until the cap is reached; the lazy one stops at the cap.
+        let deck = default_deck();
+        for take in [23, 30, 45] {
+            for step in [1, 2] {
+                let hand: BTreeSet<Item> = deck.iter().copied().step_by(step).take(take).collect();
+                for cap in [1, 7, 100, LEGAL_CAP] {
+                    assert_eq!(
+                        all_sets(&hand, cap),
+                        all_sets_reference(&hand, cap),
+                        "{} cards, cap {cap}",
+                        hand.len()
+                    );
+                }
+            }
+        }
     }
 }

@@ -142,7 +142,7 @@ impl ByHookOrCrook {
     /// Whether `seat` holds (service) or may hold (table) a set.
     pub(super) fn may_hold_set(&self, seat: usize) -> bool {
         if self.hand_sizes[seat] == self.hands[seat].len() {
-            return items::best_set(&self.hands[seat]).is_some();
+            return items::has_set(&self.hands[seat]);
         }
         items::could_hold_set(
             &self.hands[seat],
