@@ -377,6 +377,64 @@ impl Store {
         Ok(Some((t, rounds, results)))
     }
 
+    /// What one table's view needs of tournament `id`: the tournament, round `round` (or, when
+    /// it is not paired, how many rounds are) and the latest version of each entered result of
+    /// that round, of table `table` only when given. A few rows, whatever the tournament's size:
+    /// entering a result costs its table, not the tournament (issue 25).
+    pub async fn load_tournament_round(
+        &self,
+        id: &str,
+        round: u32,
+        table: Option<u32>,
+    ) -> Result<Option<(TournamentRow, Result<RoundRow, i64>, Vec<ResultRow>)>, StoreError> {
+        let Some(t) = sqlx::query_as(
+            "SELECT id, organiser_hash, spec, created_at FROM tournaments WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.reader)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let row: Option<RoundRow> = sqlx::query_as(
+            "SELECT round, secret, pairing, match_ids, created_at FROM tournament_rounds WHERE tournament_id = $1 AND round = $2",
+        )
+        .bind(id)
+        .bind(i64::from(round))
+        .fetch_optional(&self.reader)
+        .await?;
+        let Some(row) = row else {
+            let paired: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM tournament_rounds WHERE tournament_id = $1",
+            )
+            .bind(id)
+            .fetch_one(&self.reader)
+            .await?;
+            return Ok(Some((t, Err(paired), vec![])));
+        };
+        let latest = "SELECT r.round, r.table_no, r.version, r.result, r.entered_at FROM tournament_results r \
+             WHERE r.tournament_id = $1 AND r.round = $2 AND r.version = (SELECT MAX(x.version) FROM tournament_results x \
+               WHERE x.tournament_id = r.tournament_id AND x.round = r.round AND x.table_no = r.table_no)";
+        let results = match table {
+            Some(tb) => {
+                sqlx::query_as(&format!("{latest} AND r.table_no = $3"))
+                    .bind(id)
+                    .bind(i64::from(round))
+                    .bind(i64::from(tb))
+                    .fetch_all(&self.reader)
+                    .await?
+            }
+            None => {
+                sqlx::query_as(&format!("{latest} ORDER BY r.table_no"))
+                    .bind(id)
+                    .bind(i64::from(round))
+                    .fetch_all(&self.reader)
+                    .await?
+            }
+        };
+        Ok(Some((t, Ok(row), results)))
+    }
+
     /// Records a paired round and its tables' matches in one transaction; [`StoreError::Conflict`]
     /// when the round is already paired (another organiser request got there first).
     pub async fn insert_round(
