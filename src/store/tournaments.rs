@@ -377,7 +377,8 @@ impl Store {
         Ok(Some((t, rounds, results)))
     }
 
-    /// What one table's view needs of tournament `id`: the tournament, round `round` (or, when
+    /// What one table's view needs of tournament `id`: the tournament (its settings' text only
+    /// `with_spec`), round `round` (or, when
     /// it is not paired, how many rounds are) and the latest version of each entered result of
     /// that round, of table `table` only when given. A few rows, whatever the tournament's size:
     /// entering a result costs its table, not the tournament (issue 25).
@@ -386,10 +387,13 @@ impl Store {
         id: &str,
         round: u32,
         table: Option<u32>,
+        with_spec: bool,
     ) -> Result<Option<(TournamentRow, Result<RoundRow, i64>, Vec<ResultRow>)>, StoreError> {
-        let Some(t) = sqlx::query_as(
-            "SELECT id, organiser_hash, spec, created_at FROM tournaments WHERE id = $1",
-        )
+        // Without `with_spec` (the caller keeps it parsed) the settings come back empty.
+        let spec = if with_spec { "spec" } else { "'' AS spec" };
+        let Some(t) = sqlx::query_as(&format!(
+            "SELECT id, organiser_hash, {spec}, created_at FROM tournaments WHERE id = $1"
+        ))
         .bind(id)
         .fetch_optional(&self.reader)
         .await?
@@ -412,10 +416,22 @@ impl Store {
             .await?;
             return Ok(Some((t, Err(paired), vec![])));
         };
+        let results = self.latest_results(id, round, table).await?;
+        Ok(Some((t, Ok(row), results)))
+    }
+
+    /// The latest version of each entered result of round `round` of tournament `id` (of table
+    /// `table` only, when given), by table.
+    pub async fn latest_results(
+        &self,
+        id: &str,
+        round: u32,
+        table: Option<u32>,
+    ) -> Result<Vec<ResultRow>, StoreError> {
         let latest = "SELECT r.round, r.table_no, r.version, r.result, r.entered_at FROM tournament_results r \
              WHERE r.tournament_id = $1 AND r.round = $2 AND r.version = (SELECT MAX(x.version) FROM tournament_results x \
                WHERE x.tournament_id = r.tournament_id AND x.round = r.round AND x.table_no = r.table_no)";
-        let results = match table {
+        Ok(match table {
             Some(tb) => {
                 sqlx::query_as(&format!("{latest} AND r.table_no = $3"))
                     .bind(id)
@@ -431,8 +447,7 @@ impl Store {
                     .fetch_all(&self.reader)
                     .await?
             }
-        };
-        Ok(Some((t, Ok(row), results)))
+        })
     }
 
     /// Records a paired round and its tables' matches in one transaction; [`StoreError::Conflict`]

@@ -151,7 +151,8 @@ impl LoadedRound {
 /// A tournament as loaded, its results read from the tables' matches and the entries.
 pub(super) struct Loaded {
     pub row: TournamentRow,
-    pub spec: Spec,
+    /// The settings, shared with the service's cache of them.
+    pub spec: std::sync::Arc<Spec>,
     pub rounds: Vec<LoadedRound>,
 }
 

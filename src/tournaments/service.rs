@@ -6,7 +6,13 @@
 //! It holds the match service and asks it only through its tables' API
 //! ([`crate::matches::tables`]): a table's new match, its result, its status, abandoning it.
 
-use std::{collections::HashMap, sync::Arc};
+use std::{
+    collections::HashMap,
+    num::NonZeroUsize,
+    sync::{Arc, Mutex},
+};
+
+use lru::LruCache;
 
 use serde_json::Value;
 
@@ -68,10 +74,18 @@ pub struct TournamentFilter<'a> {
     pub player: Option<&'a str>,
 }
 
+/// How many tournaments' settings are kept parsed (a national open's entrant list is a few
+/// hundred kilobytes of JSON).
+const SPECS_CACHED: usize = 32;
+
 /// The tournament service.
 pub struct Tournaments {
     matches: Arc<Matches>,
     store: Store,
+    /// Tournaments' settings and entrants, parsed: they never change once created (only the
+    /// organiser's token hash does, and that is read every time), so every instance may keep
+    /// them.
+    specs: Mutex<LruCache<String, Arc<Spec>>>,
 }
 
 /// `v` as JSON text (a failure is the service's own fault).
@@ -222,7 +236,31 @@ impl Tournaments {
     /// A service over `matches` (and its store).
     pub fn new(matches: Arc<Matches>) -> Tournaments {
         let store = matches.store().clone();
-        Tournaments { matches, store }
+        Tournaments {
+            matches,
+            store,
+            specs: Mutex::new(LruCache::new(
+                NonZeroUsize::new(SPECS_CACHED).unwrap_or(NonZeroUsize::MIN),
+            )),
+        }
+    }
+
+    /// Tournament `id`'s settings, if parsed before.
+    fn cached_spec(&self, id: &str) -> Option<Arc<Spec>> {
+        self.specs.lock().ok()?.get(id).cloned()
+    }
+
+    /// Tournament `id`'s settings from their stored text (`text`), parsed once.
+    fn spec(&self, id: &str, text: &str) -> Result<Arc<Spec>, TournamentError> {
+        if let Some(s) = self.cached_spec(id) {
+            return Ok(s);
+        }
+        let spec: Arc<Spec> =
+            Arc::new(serde_json::from_str(text).map_err(TournamentError::internal)?);
+        if let Ok(mut specs) = self.specs.lock() {
+            specs.put(id.to_string(), spec.clone());
+        }
+        Ok(spec)
     }
 
     /// Registers a player.
@@ -335,11 +373,11 @@ impl Tournaments {
             (rows.len() as i64 > limit).then(|| rows[limit as usize - 1].num.to_string());
         let mut tournaments = Vec::with_capacity(rows.len());
         for r in rows.into_iter().take(limit as usize) {
-            let spec: Spec = serde_json::from_str(&r.spec).map_err(TournamentError::internal)?;
+            let spec = self.spec(&r.id, &r.spec)?;
             tournaments.push(TournamentSummary {
                 id: r.id,
-                name: spec.name,
-                game: spec.game,
+                name: spec.name.clone(),
+                game: spec.game.clone(),
                 format: spec.format,
                 duplicate: spec.duplicate,
                 rounds: spec.rounds,
@@ -482,7 +520,7 @@ impl Tournaments {
             })?;
         let loaded = Loaded {
             row,
-            spec,
+            spec: Arc::new(spec),
             rounds: vec![],
         };
         Ok(CreatedTournament {
@@ -502,7 +540,7 @@ impl Tournaments {
             .load_tournament(id)
             .await?
             .ok_or_else(|| TournamentError::NotFound(id.to_string()))?;
-        let spec: Spec = serde_json::from_str(&row.spec).map_err(TournamentError::internal)?;
+        let spec = self.spec(id, &row.spec)?;
         let entered: HashMap<(i64, i64), &ResultRow> =
             entered.iter().map(|e| ((e.round, e.table_no), e)).collect();
         let mut sides = Sides::default();
@@ -526,33 +564,46 @@ impl Tournaments {
         round: u32,
         table: u32,
     ) -> Result<Loaded, TournamentError> {
+        self.load_part(id, round, Some(table)).await
+    }
+
+    /// Tournament `id` with round `round` only: the table `only`'s result (the round's in
+    /// duplicate play, see [`Tournaments::load_table`]), or, without `only`, every table's.
+    async fn load_part(
+        &self,
+        id: &str,
+        round: u32,
+        only: Option<u32>,
+    ) -> Result<Loaded, TournamentError> {
         if !is_id(id) {
             return Err(TournamentError::NotFound(id.to_string()));
         }
         // Which results the view needs is known once the settings are read; ask for the table's,
         // and for the round's when the spec turns out to be a duplicate one.
+        // The settings' text is read only when they are not parsed already.
+        let cached = self.cached_spec(id);
         let (row, round_row, mut entered) = self
             .store
-            .load_tournament_round(id, round, Some(table))
+            .load_tournament_round(id, round, only, cached.is_none())
             .await?
             .ok_or_else(|| TournamentError::NotFound(id.to_string()))?;
-        let spec: Spec = serde_json::from_str(&row.spec).map_err(TournamentError::internal)?;
+        let spec = match cached {
+            Some(s) => s,
+            None => self.spec(id, &row.spec)?,
+        };
         let round_row = round_row.map_err(|paired| TournamentError::RoundNotFound {
             round,
             paired: paired as usize,
         })?;
-        if spec.duplicate {
-            entered = match self.store.load_tournament_round(id, round, None).await? {
-                Some((_, _, all)) => all,
-                None => return Err(TournamentError::NotFound(id.to_string())),
-            };
+        if spec.duplicate && only.is_some() {
+            entered = self.store.latest_results(id, round, None).await?;
         }
         let entered: HashMap<(i64, i64), &ResultRow> =
             entered.iter().map(|e| ((e.round, e.table_no), e)).collect();
         let duplicate = spec.duplicate;
         let r = self
             .load_round_row(&spec, &mut Sides::default(), round_row, &entered, |t| {
-                duplicate || t == table
+                duplicate || only.is_none_or(|o| o == t)
             })
             .await?;
         Ok(Loaded {
@@ -658,9 +709,9 @@ impl Tournaments {
         Ok(Exported {
             standings: t.standings(),
             results: t.public_results(),
-            name: t.spec.name,
+            name: t.spec.name.clone(),
             title,
-            entrants: t.spec.entrants,
+            entrants: t.spec.entrants.clone(),
             duplicate: t.spec.duplicate,
         })
     }
@@ -768,7 +819,8 @@ impl Tournaments {
         round: u32,
         token: Option<&str>,
     ) -> Result<RoundWithTokens, TournamentError> {
-        let t = self.load(id).await?;
+        // The round only: its view and tokens need nothing of the others.
+        let t = self.load_part(id, round, None).await?;
         let organiser_token = t.organiser(token)?;
         with_tokens(&t, round, organiser_token)
     }
