@@ -105,6 +105,10 @@ pub struct ResultRow {
     pub entered_at: String,
 }
 
+/// A tournament, one of its rounds (or how many are paired, when that one is not) and entered
+/// results ([`Store::load_tournament_round`]).
+pub type RoundLoad = (TournamentRow, Result<RoundRow, i64>, Vec<ResultRow>);
+
 /// A match of a round, with its token hashes.
 pub type NewMatch = (MatchRow, Vec<(String, Option<i64>)>);
 
@@ -388,7 +392,7 @@ impl Store {
         round: u32,
         table: Option<u32>,
         with_spec: bool,
-    ) -> Result<Option<(TournamentRow, Result<RoundRow, i64>, Vec<ResultRow>)>, StoreError> {
+    ) -> Result<Option<RoundLoad>, StoreError> {
         // Without `with_spec` (the caller keeps it parsed) the settings come back empty.
         let spec = if with_spec { "spec" } else { "'' AS spec" };
         let Some(t) = sqlx::query_as(&format!(

@@ -83,6 +83,8 @@ pub fn table_matchpoints(results: &[TableResult], duplicate: bool) -> Vec<Vec<(i
             .map(|&i| results[i].deals.len())
             .max()
             .unwrap_or(0);
+        // `u` picks a column of every result of the group, not an element of one slice.
+        #[allow(clippy::needless_range_loop)]
         for u in 0..units {
             let sorted = |it: &mut dyn Iterator<Item = i64>| {
                 let mut v: Vec<i64> = it.collect();
