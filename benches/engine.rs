@@ -37,7 +37,7 @@ use clubroom::rules::{
     plus_minus::PlusMinus,
     Actor, Dealing, Game,
 };
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, Criterion, Throughput};
 
 // The deals' seeds and choices: deterministic, a few instructions per number.
 use clubroom::rng::SplitMix64 as Rng;

@@ -705,3 +705,127 @@ async fn pairing_and_entering_answer_what_a_fresh_read_shows() {
         .await;
     assert_eq!(paired.body, read.body);
 }
+
+/// Entering a result reads only its table (and, in duplicate play, its round): the answer must be
+/// what a full read of the tournament shows for that table, entry after entry, corrections
+/// included, on random tournaments; and the standings must add up what the whole tournament
+/// shows.
+#[actix_web::test]
+async fn an_entry_answers_what_the_whole_tournament_shows_on_random_tournaments() {
+    let app = TestApp::spawn().await;
+    let mut rng = clubroom::rng::SplitMix64::new(0x25_0004);
+    // (settings, entrants, rounds)
+    let layouts = [
+        (
+            json!({"game": "dump", "config": {"target": 100}, "table_size": 2}),
+            11,
+            4,
+        ),
+        (
+            json!({"game": "clubs", "table_size": 4, "duplicate": true}),
+            13,
+            3,
+        ),
+        (json!({"game": "clubs", "table_size": 4}), 10, 3),
+    ];
+    for (settings, n, rounds) in layouts {
+        let mut body = settings.clone();
+        body["name"] = json!("Random");
+        body["format"] = json!("swiss");
+        body["rounds"] = json!(rounds);
+        body["record"] = json!("totals");
+        body["players"] = json!(names(n));
+        let (id, org, _) = tournament(&app, body).await;
+        let path = format!("/v1/tournaments/{id}/rounds");
+        let clubs = settings["game"] == "clubs";
+        for round in 1..=rounds {
+            let paired = post(&app, &path, Some(&org), json!({})).await;
+            assert_eq!(paired.status, StatusCode::CREATED, "{}", paired.text);
+            let tables = paired.body["tables"].as_array().unwrap().len();
+            // Every table once, in a random order, and a few corrections.
+            let mut order: Vec<usize> = (1..=tables).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i + 1));
+            }
+            let corrections = rng.below(3);
+            for _ in 0..corrections {
+                order.push(1 + rng.below(tables));
+            }
+            for t in order {
+                let seats = paired.body["tables"][t - 1]["players"]
+                    .as_array()
+                    .unwrap()
+                    .len();
+                let entry = if clubs {
+                    // Deals of −26 to a random seat until one seat reaches −100.
+                    let mut sums = vec![0i64; seats];
+                    let mut deals = vec![];
+                    while sums.iter().all(|&x| x > -100) {
+                        let taker = rng.below(seats);
+                        let mut deal = vec![0i64; seats];
+                        deal[taker] = -26;
+                        sums[taker] -= 26;
+                        deals.push(deal);
+                    }
+                    json!({ "deals": deals })
+                } else {
+                    let mut totals = vec![rng.below(100) as i64, rng.below(100) as i64];
+                    totals[rng.below(2)] = 100;
+                    json!({ "totals": totals })
+                };
+                let a = put(
+                    &app,
+                    &format!("{path}/{round}/tables/{t}/result"),
+                    Some(&org),
+                    entry,
+                )
+                .await;
+                assert_eq!(a.status, StatusCode::OK, "{}", a.text);
+                let whole = app.get(&format!("/v1/tournaments/{id}"), Some(&org)).await;
+                assert_eq!(
+                    a.body,
+                    whole.body["rounds"][round - 1]["tables"][t - 1],
+                    "round {round} table {t}"
+                );
+            }
+            let standings = app
+                .get(&format!("/v1/tournaments/{id}/standings"), None)
+                .await;
+            assert_eq!(standings.status, StatusCode::OK);
+            // The standings add up what the whole tournament shows: each player's matchpoints
+            // and totals at the tables, and half of the round's most for a bye.
+            let whole = app.get(&format!("/v1/tournaments/{id}"), None).await;
+            let mut want: std::collections::HashMap<String, (i64, i64, u64)> = Default::default();
+            for r in whole.body["rounds"].as_array().unwrap() {
+                let mut most = 0;
+                for tb in r["tables"].as_array().unwrap() {
+                    let res = &tb["result"];
+                    for (seat, p) in tb["players"].as_array().unwrap().iter().enumerate() {
+                        let e = want
+                            .entry(p["player_id"].as_str().unwrap().into())
+                            .or_default();
+                        e.0 += res["matchpoints"][seat].as_i64().unwrap();
+                        e.1 += res["totals"][seat].as_i64().unwrap();
+                        e.2 += 1;
+                        most = most.max(res["max_matchpoints"][seat].as_i64().unwrap());
+                    }
+                }
+                for p in r["byes"].as_array().unwrap() {
+                    let e = want
+                        .entry(p["player_id"].as_str().unwrap().into())
+                        .or_default();
+                    e.0 += most / 2;
+                }
+            }
+            for row in standings.body["rows"].as_array().unwrap() {
+                let got = (
+                    row["matchpoints"].as_i64().unwrap(),
+                    row["total"].as_i64().unwrap(),
+                    row["played"].as_u64().unwrap(),
+                );
+                let id = row["player_id"].as_str().unwrap();
+                assert_eq!(got, want.get(id).copied().unwrap_or_default(), "{id}");
+            }
+        }
+    }
+}

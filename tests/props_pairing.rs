@@ -98,7 +98,7 @@ fn repeats(p: &Pairing, h: &History) -> u32 {
             let mut c = 0;
             for (i, &a) in t.iter().enumerate() {
                 for &b in &t[i + 1..] {
-                    c += h.met[a][b];
+                    c += h.met.get(a, b);
                 }
             }
             c
@@ -233,14 +233,96 @@ proptest! {
     }
 }
 
+/// Plays `rounds` Swiss rounds of `n` entrants at `tables` with random results (random tie order
+/// in the standings) and checks every round: everyone seated once at tables the game allows, and
+/// no repeat meeting (at tables of two: none ever, by Dirac's theorem within each window, see
+/// `pairing::swiss`; at larger tables: none while the field is as large as it is here), and
+/// each bye to someone with the fewest byes.
+fn national(n: usize, rounds: u32, tables: &Tables, seed: u64) {
+    let mut rng = Rng::new(seed);
+    let mut h = History::new(n);
+    let mut score = vec![0i64; n];
+    for round in 1..=rounds {
+        let tiebreak: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+        let mut ranked: Vec<usize> = (0..n).collect();
+        ranked.sort_by_key(|&e| (std::cmp::Reverse(score[e]), tiebreak[e]));
+        let p = pairing::swiss(&ranked, &score, &h, round, tables);
+        let (mut sizes, byes) = tables.sizes(n);
+        let mut got: Vec<usize> = p.tables.iter().map(Vec::len).collect();
+        got.sort_unstable();
+        sizes.sort_unstable();
+        assert_eq!((got, p.byes.len()), (sizes, byes), "round {round}");
+        let mut everyone: Vec<usize> = p.tables.iter().flatten().chain(&p.byes).copied().collect();
+        everyone.sort_unstable();
+        assert_eq!(everyone, (0..n).collect::<Vec<_>>(), "round {round}");
+        assert_eq!(repeats(&p, &h), 0, "round {round}");
+        let fewest = h.byes.iter().min().copied().unwrap_or(0);
+        for &b in &p.byes {
+            assert_eq!(h.byes[b], fewest, "round {round}: bye to {b}");
+        }
+        for t in &p.tables {
+            score[*rng.pick(t)] += 2;
+        }
+        for &b in &p.byes {
+            score[b] += 1;
+        }
+        h.record(&p, tables);
+    }
+}
+
+#[test]
+fn a_national_field_at_tables_of_two_never_repeats_a_pairing_in_30_rounds() {
+    // Above 256 entrants: windows of 128 in the standings. Odd: a bye every round; 30 rounds
+    // (the most).
+    national(515, 30, &plain(2, &[2]), 25);
+}
+
+#[test]
+fn a_national_field_at_tables_of_four_repeats_nobody() {
+    national(770, 8, &plain(4, &[3, 4]), 26);
+    national(522, 8, &partnership(4, &[4]), 27);
+}
+
+/// The full size (slow unoptimised): `cargo test --release --test props_pairing -- --ignored`.
+#[test]
+#[ignore]
+fn a_national_open_of_4096_never_repeats_a_pairing() {
+    national(4095, 30, &plain(2, &[2]), 28);
+    national(4096, 9, &plain(4, &[3, 4]), 29);
+}
+
+#[test]
+fn a_round_of_256_after_fixed_pairs_is_the_least_cost_one() {
+    // Round 1 seated 0-1, 2-3, ...: 0, 2, 4... sat first. Round 2 repeats nobody and clashes no
+    // seat (0-2 would: both sat first), so each block of four pairs 0-3 and 1-2: place spread
+    // 3² + 1² per block, the least without a clash.
+    let n = 256;
+    let tables = plain(2, &[2]);
+    let mut h = History::new(n);
+    h.record(
+        &Pairing {
+            tables: (0..n / 2).map(|i| vec![2 * i, 2 * i + 1]).collect(),
+            byes: vec![],
+        },
+        &tables,
+    );
+    let ranked: Vec<usize> = (0..n).collect();
+    let p = pairing::swiss(&ranked, &vec![0; n], &h, 2, &tables);
+    let cost = swiss_cost(&p, &ranked, &vec![0; n], &h);
+    assert_eq!(
+        (repeats(&p, &h), cost.seat_clashes, cost.place_spread),
+        (0, 0, (n as u64 / 4) * 10)
+    );
+}
+
 /// The pairs of a schedule: how often each met, and the most partnered.
 fn meetings(rounds: &[Pairing], n: usize, tables: &Tables) -> (Vec<Vec<u32>>, u32, Vec<u32>) {
     let mut h = History::new(n);
     for r in rounds {
         h.record(r, tables);
     }
-    let partners = h.partnered.iter().flatten().copied().max().unwrap_or(0);
-    (h.met, partners, h.byes)
+    let partners = h.partnered.max();
+    (h.met.dense(), partners, h.byes)
 }
 
 /// The least "most meetings of a pair" of any `rounds`-round schedule of `n` at tables of `k`

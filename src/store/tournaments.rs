@@ -105,6 +105,10 @@ pub struct ResultRow {
     pub entered_at: String,
 }
 
+/// A tournament, one of its rounds (or how many are paired, when that one is not) and entered
+/// results ([`Store::load_tournament_round`]).
+pub type RoundLoad = (TournamentRow, Result<RoundRow, i64>, Vec<ResultRow>);
+
 /// A match of a round, with its token hashes.
 pub type NewMatch = (MatchRow, Vec<(String, Option<i64>)>);
 
@@ -375,6 +379,79 @@ impl Store {
         .fetch_all(&self.reader)
         .await?;
         Ok(Some((t, rounds, results)))
+    }
+
+    /// What one table's view needs of tournament `id`: the tournament (its settings' text only
+    /// `with_spec`), round `round` (or, when
+    /// it is not paired, how many rounds are) and the latest version of each entered result of
+    /// that round, of table `table` only when given. A few rows, whatever the tournament's size:
+    /// entering a result costs its table, not the tournament (issue 25).
+    pub async fn load_tournament_round(
+        &self,
+        id: &str,
+        round: u32,
+        table: Option<u32>,
+        with_spec: bool,
+    ) -> Result<Option<RoundLoad>, StoreError> {
+        // Without `with_spec` (the caller keeps it parsed) the settings come back empty.
+        let spec = if with_spec { "spec" } else { "'' AS spec" };
+        let Some(t) = sqlx::query_as(&format!(
+            "SELECT id, organiser_hash, {spec}, created_at FROM tournaments WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.reader)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let row: Option<RoundRow> = sqlx::query_as(
+            "SELECT round, secret, pairing, match_ids, created_at FROM tournament_rounds WHERE tournament_id = $1 AND round = $2",
+        )
+        .bind(id)
+        .bind(i64::from(round))
+        .fetch_optional(&self.reader)
+        .await?;
+        let Some(row) = row else {
+            let paired: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM tournament_rounds WHERE tournament_id = $1",
+            )
+            .bind(id)
+            .fetch_one(&self.reader)
+            .await?;
+            return Ok(Some((t, Err(paired), vec![])));
+        };
+        let results = self.latest_results(id, round, table).await?;
+        Ok(Some((t, Ok(row), results)))
+    }
+
+    /// The latest version of each entered result of round `round` of tournament `id` (of table
+    /// `table` only, when given), by table.
+    pub async fn latest_results(
+        &self,
+        id: &str,
+        round: u32,
+        table: Option<u32>,
+    ) -> Result<Vec<ResultRow>, StoreError> {
+        let latest = "SELECT r.round, r.table_no, r.version, r.result, r.entered_at FROM tournament_results r \
+             WHERE r.tournament_id = $1 AND r.round = $2 AND r.version = (SELECT MAX(x.version) FROM tournament_results x \
+               WHERE x.tournament_id = r.tournament_id AND x.round = r.round AND x.table_no = r.table_no)";
+        Ok(match table {
+            Some(tb) => {
+                sqlx::query_as(&format!("{latest} AND r.table_no = $3"))
+                    .bind(id)
+                    .bind(i64::from(round))
+                    .bind(i64::from(tb))
+                    .fetch_all(&self.reader)
+                    .await?
+            }
+            None => {
+                sqlx::query_as(&format!("{latest} ORDER BY r.table_no"))
+                    .bind(id)
+                    .bind(i64::from(round))
+                    .fetch_all(&self.reader)
+                    .await?
+            }
+        })
     }
 
     /// Records a paired round and its tables' matches in one transaction; [`StoreError::Conflict`]

@@ -2,6 +2,8 @@
 //! everything rendered from it: the view, a round's view, the standings. Loaded once per request
 //! ([`super::service::Tournaments`]); what the request then writes is added to it, not read back.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -53,6 +55,18 @@ impl Spec {
         seats: &[usize],
         e: &ResultRow,
     ) -> Result<TableResult, TournamentError> {
+        self.entered_result_sided(round, table, seats, e, self.table_sides(seats.len()))
+    }
+
+    /// [`Spec::entered_result`] with the table's sides already known.
+    pub fn entered_result_sided(
+        &self,
+        round: u32,
+        table: u32,
+        seats: &[usize],
+        e: &ResultRow,
+        sides: Option<Vec<Vec<usize>>>,
+    ) -> Result<TableResult, TournamentError> {
         #[derive(Deserialize)]
         struct Stored {
             totals: Vec<i64>,
@@ -65,7 +79,7 @@ impl Spec {
             round,
             table,
             seats: seats.to_vec(),
-            sides: self.table_sides(seats.len()),
+            sides,
             totals: s.totals,
             deals: s.deals,
             winners,
@@ -137,7 +151,8 @@ impl LoadedRound {
 /// A tournament as loaded, its results read from the tables' matches and the entries.
 pub(super) struct Loaded {
     pub row: TournamentRow,
-    pub spec: Spec,
+    /// The settings, shared with the service's cache of them.
+    pub spec: std::sync::Arc<Spec>,
     pub rounds: Vec<LoadedRound>,
 }
 
@@ -218,7 +233,7 @@ impl Loaded {
 
     /// The view (`organiser`: the organiser is asking).
     pub fn render(&self, organiser: bool) -> TournamentView {
-        let marks = Marks::of(self);
+        let marks = Marks::of(self, None);
         TournamentView {
             id: self.row.id.clone(),
             name: self.spec.name.clone(),
@@ -248,9 +263,9 @@ impl Loaded {
 
     /// Round `round` (from 1), paired.
     pub fn round(&self, round: u32) -> Result<&LoadedRound, TournamentError> {
-        (round as usize)
-            .checked_sub(1)
-            .and_then(|i| self.rounds.get(i))
+        self.rounds
+            .iter()
+            .find(|r| r.round == round)
             .ok_or(TournamentError::RoundNotFound {
                 round,
                 paired: self.rounds.len(),
@@ -259,14 +274,15 @@ impl Loaded {
 
     /// Round `round`'s view as the organiser sees it.
     pub fn round_view(&self, round: u32) -> Result<RoundView, TournamentError> {
-        Ok(self.render_round(self.round(round)?, true, &Marks::of(self)))
+        let r = self.round(round)?;
+        Ok(self.render_round(r, true, &Marks::of(self, Some(r))))
     }
 
     /// Table `table` of round `round` as the organiser sees it.
     pub fn table_view(&self, round: u32, table: u32) -> Result<TableView, TournamentError> {
         let r = self.round(round)?;
         let i = r.table(table).map(|_| table as usize - 1)?;
-        Ok(self.render_table(r, i, &r.tables[i], true, &Marks::of(self)))
+        Ok(self.render_table(r, i, &r.tables[i], true, &Marks::of(self, Some(r))))
     }
 
     fn render_round(&self, r: &LoadedRound, organiser: bool, marks: &Marks) -> RoundView {
@@ -340,18 +356,27 @@ impl Loaded {
 
 /// What rendering a tournament's rounds takes from the whole of it, worked out once: every
 /// result's matchpoints (the organiser's view counts them all; in duplicate play a table's
-/// depend on the round's other tables) and why the rounds' secrets are withheld.
+/// depend on the round's other tables, never on another round's) and why the rounds' secrets are
+/// withheld.
 struct Marks {
-    at: Vec<(u32, u32)>,
+    at: HashMap<(u32, u32), usize>,
     points: Vec<Vec<(i64, i64)>>,
     withheld: Option<&'static str>,
 }
 
 impl Marks {
-    fn of(t: &Loaded) -> Marks {
-        let all = t.results();
+    /// The marks of round `only`'s results, or of every round's.
+    fn of(t: &Loaded, only: Option<&LoadedRound>) -> Marks {
+        let all: Vec<TableResult> = match only {
+            Some(r) => r.tables.iter().filter_map(|t| t.result.clone()).collect(),
+            None => t.results(),
+        };
         Marks {
-            at: all.iter().map(|r| (r.round, r.table)).collect(),
+            at: all
+                .iter()
+                .enumerate()
+                .map(|(i, r)| ((r.round, r.table), i))
+                .collect(),
             points: standings::table_matchpoints(&all, t.spec.duplicate),
             withheld: t.secret_withheld(),
         }
@@ -360,9 +385,8 @@ impl Marks {
     /// Each unit's (matchpoints, most possible) at table `table` of round `round`.
     fn of_table(&self, round: u32, table: u32) -> Vec<(i64, i64)> {
         self.at
-            .iter()
-            .position(|&at| at == (round, table))
-            .map(|i| self.points[i].clone())
+            .get(&(round, table))
+            .map(|&i| self.points[i].clone())
             .unwrap_or_default()
     }
 }

@@ -131,13 +131,76 @@ impl Tables {
     }
 }
 
+/// How often each pair of entrants did something (sat at one table, partnered), kept sparse:
+/// per entrant, the others it did it with (sorted) and how often. An entrant meets a few dozen
+/// others in a tournament, so a field of 4,096 keeps kilobytes, not a 4,096 × 4,096 matrix.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PairCounts {
+    rows: Vec<Vec<(usize, u32)>>,
+}
+
+impl PairCounts {
+    /// Nothing counted, `n` entrants.
+    pub fn new(n: usize) -> Self {
+        Self {
+            rows: vec![vec![]; n],
+        }
+    }
+
+    /// How often `a` did it with `b` (0 out of range).
+    pub fn get(&self, a: usize, b: usize) -> u32 {
+        let Some(row) = self.rows.get(a) else {
+            return 0;
+        };
+        row.binary_search_by_key(&b, |&(o, _)| o)
+            .map_or(0, |i| row[i].1)
+    }
+
+    /// Counts one more for `a` with `b` (one way: count `b` with `a` too for a symmetric count).
+    /// Out of range: nothing.
+    pub fn add(&mut self, a: usize, b: usize) {
+        if b >= self.rows.len() {
+            return;
+        }
+        let Some(row) = self.rows.get_mut(a) else {
+            return;
+        };
+        match row.binary_search_by_key(&b, |&(o, _)| o) {
+            Ok(i) => row[i].1 += 1,
+            Err(i) => row.insert(i, (b, 1)),
+        }
+    }
+
+    /// The most any pair counts (0 when none).
+    pub fn max(&self) -> u32 {
+        self.rows
+            .iter()
+            .flatten()
+            .map(|&(_, c)| c)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Every entrant's row as a dense matrix (small fields, tests).
+    pub fn dense(&self) -> Vec<Vec<u32>> {
+        let n = self.rows.len();
+        let mut m = vec![vec![0; n]; n];
+        for (a, row) in self.rows.iter().enumerate() {
+            for &(b, c) in row {
+                m[a][b] = c;
+            }
+        }
+        m
+    }
+}
+
 /// What the earlier rounds did, as pairing weighs it. Entrants by index.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct History {
-    /// `met[a][b]`: rounds in which a and b sat at one table (as opponents or as partners).
-    pub met: Vec<Vec<u32>>,
-    /// `partnered[a][b]`: rounds in which a and b sat on one side.
-    pub partnered: Vec<Vec<u32>>,
+    /// `met.get(a, b)`: rounds in which a and b sat at one table (as opponents or as partners).
+    pub met: PairCounts,
+    /// `partnered.get(a, b)`: rounds in which a and b sat on one side.
+    pub partnered: PairCounts,
     /// Rounds each entrant sat out.
     pub byes: Vec<u32>,
     /// At two-seat tables: rounds in seat 0 (the first to deal or lead) minus rounds in seat 1.
@@ -148,8 +211,8 @@ impl History {
     /// Nothing played yet, `n` entrants.
     pub fn new(n: usize) -> Self {
         Self {
-            met: vec![vec![0; n]; n],
-            partnered: vec![vec![0; n]; n],
+            met: PairCounts::new(n),
+            partnered: PairCounts::new(n),
             byes: vec![0; n],
             seat_balance: vec![0; n],
         }
@@ -162,7 +225,7 @@ impl History {
             for (i, &a) in t.iter().enumerate() {
                 for (j, &b) in t.iter().enumerate() {
                     if i != j && a != b && a < n && b < n {
-                        self.met[a][b] += 1;
+                        self.met.add(a, b);
                     }
                 }
             }
@@ -171,7 +234,7 @@ impl History {
                     for &j in side {
                         if let (Some(&a), Some(&b)) = (t.get(i), t.get(j)) {
                             if i != j && a != b && a < n && b < n {
-                                self.partnered[a][b] += 1;
+                                self.partnered.add(a, b);
                             }
                         }
                     }
@@ -190,10 +253,6 @@ impl History {
             }
         }
     }
-}
-
-fn count(m: &[Vec<u32>], a: usize, b: usize) -> u32 {
-    m.get(a).and_then(|r| r.get(b)).copied().unwrap_or(0)
 }
 
 /// The cost of a Swiss round. Lower is better, and the fields are compared in the order they are
@@ -304,7 +363,7 @@ impl<'a> Field<'a> {
         let d = self.group[a].abs_diff(self.group[b]) as u64;
         let dp = self.place[a].abs_diff(self.place[b]) as u64;
         SwissCost {
-            repeats: u64::from(count(&self.history.met, a, b)),
+            repeats: u64::from(self.history.met.get(a, b)),
             far_pairs: if d >= 2 { d * d } else { 0 },
             floats: u64::from(d == 1),
             place_spread: dp * dp,
@@ -410,7 +469,7 @@ pub fn swiss(
     let (field, players) = Field::new(ranked, score, history);
     let (sizes, byes) = tables.sizes(players.len());
     let matched = if sizes.iter().all(|&s| s == 2) && byes <= 1 {
-        pair_by_matching(&field, &players, byes)
+        pair_in_windows(&field, &players, byes)
     } else {
         None
     };
@@ -428,6 +487,63 @@ pub fn swiss(
             .collect(),
         byes: bye,
     }
+}
+
+/// Fields of at most this many entrants are paired as a whole: one matching, or one search, over
+/// every entrant. Larger fields (a national open of 4,096) are paired window by window.
+const WHOLE_FIELD_UP_TO: usize = 256;
+/// A larger field's window: this many entrants, consecutive in the standings (the last window
+/// takes what is left when fewer than half a window would follow it, so every window has at
+/// least `WINDOW / 2`).
+const WINDOW: usize = 128;
+/// A window of tables of more seats that repeats a meeting grows by one window at a time while
+/// that is so, up to this many entrants.
+const WINDOW_MAX: usize = 4 * WINDOW;
+
+/// The windows of a larger field of `m` entrants: (start, end) in standings order.
+fn windows(m: usize) -> Vec<(usize, usize)> {
+    let mut out = vec![];
+    let mut start = 0;
+    while start < m {
+        let mut end = (start + WINDOW).min(m);
+        if m - end < WINDOW / 2 {
+            end = m;
+        }
+        out.push((start, end));
+        start = end;
+    }
+    out
+}
+
+/// Tables of two: the whole field's minimum-cost matching up to [`WHOLE_FIELD_UP_TO`] entrants;
+/// above, each window's, in standings order, the bye (if any) taken in the last window.
+///
+/// Windows keep what the hard rules need. No repeat: in a window of w ≥ 64 entrants after at most
+/// 30 rounds everyone has met at most 30 others, so in the graph of pairs that never met every
+/// entrant has at least w − 31 ≥ w / 2 partners (with the bye's vertex, which meets everyone,
+/// likewise), and by Dirac's theorem that graph has a Hamiltonian cycle, hence a perfect matching:
+/// the window's least cost has no repeat. The bye to someone with the fewest byes: at most one
+/// bye a round was ever given, at most 29 entrants have one, and the last window holds at least
+/// 64. What windows change is the later tiers at a window's edge: a pair across the edge (say
+/// 128th with 129th place) is never formed, so a score group split by an edge may float one
+/// entrant more, and places spread a little more, than the whole field's optimum would.
+fn pair_in_windows(
+    field: &Field,
+    players: &[usize],
+    byes: usize,
+) -> Option<(Vec<Vec<usize>>, Vec<usize>)> {
+    if players.len() <= WHOLE_FIELD_UP_TO {
+        return pair_by_matching(field, players, byes);
+    }
+    let ws = windows(players.len());
+    let (mut tables, mut bye) = (vec![], vec![]);
+    for (k, &(start, end)) in ws.iter().enumerate() {
+        let last = k + 1 == ws.len();
+        let (t, b) = pair_by_matching(field, &players[start..end], if last { byes } else { 0 })?;
+        tables.extend(t);
+        bye.extend(b);
+    }
+    Some((tables, bye))
 }
 
 /// Tables of two by a minimum-cost perfect matching. None when the costs cannot be scaled into
@@ -520,7 +636,11 @@ fn group_by_search(
         .collect();
     // The last group is the byes.
     groups.push(bye);
-    local_search(field, &mut groups);
+    if players.len() <= WHOLE_FIELD_UP_TO {
+        local_search(field, &mut groups, true);
+    } else {
+        search_in_windows(field, &mut groups);
+    }
     if players.len() <= EXACT_UP_TO {
         exact_search(field, players, sizes, byes, &mut groups);
     }
@@ -528,12 +648,58 @@ fn group_by_search(
     (groups, bye)
 }
 
-/// Swaps two entrants of different groups (the last group is the byes) while that lowers the
+/// The local search of a larger field, window by window: consecutive tables of about [`WINDOW`]
+/// entrants in standings order (the last window with the byes). A window that still repeats a
+/// meeting takes in the next window's tables and is searched again, up to [`WINDOW_MAX`]
+/// entrants.
+fn search_in_windows(field: &Field, groups: &mut [Vec<usize>]) {
+    let tables = groups.len() - 1;
+    // The table at which each window starts: whole tables of at least `WINDOW` entrants, the
+    // last one taking the rest when fewer than half a window would follow.
+    let m: usize = groups[..tables].iter().map(Vec::len).sum();
+    let mut bounds = vec![0];
+    let (mut acc, mut seated) = (0, 0);
+    for (t, g) in groups[..tables].iter().enumerate() {
+        acc += g.len();
+        seated += g.len();
+        if acc >= WINDOW && m - seated >= WINDOW / 2 {
+            bounds.push(t + 1);
+            acc = 0;
+        }
+    }
+    if bounds.last() != Some(&tables) {
+        bounds.push(tables);
+    }
+    let mut w = 0;
+    while w + 1 < bounds.len() {
+        let (start, mut end) = (bounds[w], bounds[w + 1]);
+        let mut next = w + 1;
+        loop {
+            let last = end == tables;
+            // The last window's groups include the byes (the last group).
+            let stop = if last { groups.len() } else { end };
+            local_search(field, &mut groups[start..stop], last);
+            let repeats: u64 = groups[start..end]
+                .iter()
+                .map(|g| field.table(g).repeats)
+                .sum();
+            let size: usize = groups[start..end].iter().map(Vec::len).sum();
+            if repeats == 0 || last || size >= WINDOW_MAX {
+                break;
+            }
+            next += 1;
+            end = bounds[next];
+        }
+        w = next;
+    }
+}
+
+/// Swaps two entrants of different groups (with `byes_last`, the last group is the byes) while that lowers the
 /// cost, scanning groups and seats in order, until no swap does (or the budget is spent).
-fn local_search(field: &Field, groups: &mut [Vec<usize>]) {
+fn local_search(field: &Field, groups: &mut [Vec<usize>], byes_last: bool) {
     let last = groups.len() - 1;
     let cost = |g: usize, m: &[usize]| {
-        if g == last {
+        if byes_last && g == last {
             field.byes(m)
         } else {
             field.table(m)
@@ -709,7 +875,7 @@ fn seat_partners(
     members: Vec<usize>,
     round: u32,
     tables: &Tables,
-    partnered: &[Vec<u32>],
+    partnered: &PairCounts,
 ) -> Vec<usize> {
     let Some(sides) = tables.sides_of(members.len()) else {
         return rotated(members, round);
@@ -727,7 +893,7 @@ fn seat_partners(
                 for (x, &i) in side.iter().enumerate() {
                     for &j in &side[x + 1..] {
                         if let (Some(&a), Some(&b)) = (order.get(i), order.get(j)) {
-                            c += u64::from(count(partnered, a, b));
+                            c += u64::from(partnered.get(a, b));
                         }
                     }
                 }
@@ -861,13 +1027,13 @@ pub fn round_robin(n: usize, tables: &Tables) -> Vec<Pairing> {
         }
         s = fewer;
     }
-    let mut partnered = vec![vec![0u32; n]; n];
-    let record = |order: &[usize], partnered: &mut Vec<Vec<u32>>| {
+    let mut partnered = PairCounts::new(n);
+    let record = |order: &[usize], partnered: &mut PairCounts| {
         for side in tables.sides_of(order.len()).unwrap_or_default() {
             for &i in side {
                 for &j in side {
                     if i != j {
-                        partnered[order[i]][order[j]] += 1;
+                        partnered.add(order[i], order[j]);
                     }
                 }
             }
@@ -1221,8 +1387,8 @@ mod tests {
     fn history_of(n: usize, met: &[(usize, usize)]) -> History {
         let mut h = History::new(n);
         for &(a, b) in met {
-            h.met[a][b] += 1;
-            h.met[b][a] += 1;
+            h.met.add(a, b);
+            h.met.add(b, a);
         }
         h
     }
@@ -1310,7 +1476,7 @@ mod tests {
         again.record(&p, &partnership);
         for a in 0..8 {
             for b in 0..8 {
-                assert!(again.partnered[a][b] <= 1, "{a} {b}: {p:?}");
+                assert!(again.partnered.get(a, b) <= 1, "{a} {b}: {p:?}");
             }
         }
     }

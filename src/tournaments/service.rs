@@ -6,7 +6,13 @@
 //! It holds the match service and asks it only through its tables' API
 //! ([`crate::matches::tables`]): a table's new match, its result, its status, abandoning it.
 
-use std::sync::Arc;
+use std::{
+    collections::HashMap,
+    num::NonZeroUsize,
+    sync::{Arc, Mutex},
+};
+
+use lru::LruCache;
 
 use serde_json::Value;
 
@@ -35,9 +41,25 @@ use crate::{
 };
 
 /// The most entrants a tournament takes.
-const MAX_ENTRANTS: usize = 256;
+const MAX_ENTRANTS: usize = 4096;
 /// The most Swiss rounds.
 const MAX_ROUNDS: u32 = 30;
+
+/// The sides of each table size, as a load meets them: the game is built once per size, not
+/// once per table.
+#[derive(Default)]
+struct Sides(Vec<(usize, Option<Vec<Vec<usize>>>)>);
+
+impl Sides {
+    fn of(&mut self, spec: &Spec, seats: usize) -> Option<Vec<Vec<usize>>> {
+        if let Some((_, s)) = self.0.iter().find(|(n, _)| *n == seats) {
+            return s.clone();
+        }
+        let s = spec.table_sides(seats);
+        self.0.push((seats, s.clone()));
+        s
+    }
+}
 
 /// The filters of the tournament list.
 #[derive(Clone, Debug, Default)]
@@ -52,10 +74,18 @@ pub struct TournamentFilter<'a> {
     pub player: Option<&'a str>,
 }
 
+/// How many tournaments' settings are kept parsed (a national open's entrant list is a few
+/// hundred kilobytes of JSON).
+const SPECS_CACHED: usize = 32;
+
 /// The tournament service.
 pub struct Tournaments {
     matches: Arc<Matches>,
     store: Store,
+    /// Tournaments' settings and entrants, parsed: they never change once created (only the
+    /// organiser's token hash does, and that is read every time), so every instance may keep
+    /// them.
+    specs: Mutex<LruCache<String, Arc<Spec>>>,
 }
 
 /// `v` as JSON text (a failure is the service's own fault).
@@ -206,7 +236,31 @@ impl Tournaments {
     /// A service over `matches` (and its store).
     pub fn new(matches: Arc<Matches>) -> Tournaments {
         let store = matches.store().clone();
-        Tournaments { matches, store }
+        Tournaments {
+            matches,
+            store,
+            specs: Mutex::new(LruCache::new(
+                NonZeroUsize::new(SPECS_CACHED).unwrap_or(NonZeroUsize::MIN),
+            )),
+        }
+    }
+
+    /// Tournament `id`'s settings, if parsed before.
+    fn cached_spec(&self, id: &str) -> Option<Arc<Spec>> {
+        self.specs.lock().ok()?.get(id).cloned()
+    }
+
+    /// Tournament `id`'s settings from their stored text (`text`), parsed once.
+    fn spec(&self, id: &str, text: &str) -> Result<Arc<Spec>, TournamentError> {
+        if let Some(s) = self.cached_spec(id) {
+            return Ok(s);
+        }
+        let spec: Arc<Spec> =
+            Arc::new(serde_json::from_str(text).map_err(TournamentError::internal)?);
+        if let Ok(mut specs) = self.specs.lock() {
+            specs.put(id.to_string(), spec.clone());
+        }
+        Ok(spec)
     }
 
     /// Registers a player.
@@ -319,11 +373,11 @@ impl Tournaments {
             (rows.len() as i64 > limit).then(|| rows[limit as usize - 1].num.to_string());
         let mut tournaments = Vec::with_capacity(rows.len());
         for r in rows.into_iter().take(limit as usize) {
-            let spec: Spec = serde_json::from_str(&r.spec).map_err(TournamentError::internal)?;
+            let spec = self.spec(&r.id, &r.spec)?;
             tournaments.push(TournamentSummary {
                 id: r.id,
-                name: spec.name,
-                game: spec.game,
+                name: spec.name.clone(),
+                game: spec.game.clone(),
                 format: spec.format,
                 duplicate: spec.duplicate,
                 rounds: spec.rounds,
@@ -466,7 +520,7 @@ impl Tournaments {
             })?;
         let loaded = Loaded {
             row,
-            spec,
+            spec: Arc::new(spec),
             rounds: vec![],
         };
         Ok(CreatedTournament {
@@ -486,42 +540,125 @@ impl Tournaments {
             .load_tournament(id)
             .await?
             .ok_or_else(|| TournamentError::NotFound(id.to_string()))?;
-        let spec: Spec = serde_json::from_str(&row.spec).map_err(TournamentError::internal)?;
+        let spec = self.spec(id, &row.spec)?;
+        let entered: HashMap<(i64, i64), &ResultRow> =
+            entered.iter().map(|e| ((e.round, e.table_no), e)).collect();
+        let mut sides = Sides::default();
         let mut rounds = Vec::with_capacity(round_rows.len());
         for r in round_rows {
-            let pairing: Pairing =
-                serde_json::from_str(&r.pairing).map_err(TournamentError::internal)?;
-            let match_ids: Vec<Option<String>> =
-                serde_json::from_str(&r.match_ids).map_err(TournamentError::internal)?;
-            let round = r.round as u32;
-            let mut tables = Vec::with_capacity(pairing.tables.len());
-            for (i, seats) in pairing.tables.into_iter().enumerate() {
-                let table = i as u32 + 1;
-                let match_id = match_ids.get(i).cloned().flatten();
-                let entry = entered
-                    .iter()
-                    .find(|e| e.round == r.round && e.table_no == i64::from(table));
-                let result = match (entry, &match_id) {
-                    (Some(e), _) => Some(spec.entered_result(round, table, &seats, e)?),
-                    (None, Some(m)) => self.match_result(round, table, &seats, m).await?,
-                    (None, None) => None,
-                };
-                tables.push(LoadedTable {
-                    seats,
-                    match_id,
-                    result,
-                    entered_version: entry.map_or(0, |e| e.version),
-                });
-            }
-            rounds.push(LoadedRound {
-                round,
-                secret: r.secret,
-                byes: pairing.byes,
-                tables,
-                created_at: r.created_at,
-            });
+            rounds.push(
+                self.load_round_row(&spec, &mut sides, r, &entered, |_| true)
+                    .await?,
+            );
         }
         Ok(Loaded { row, spec, rounds })
+    }
+
+    /// What table `table` of round `round` of tournament `id` shows, and no more: the tournament
+    /// with that round only, and of it the table's result (every table's in duplicate play, where
+    /// a table's matchpoints compare it with the round's other tables). A table's view rendered
+    /// from it is the one a full load renders (tests/api_tournaments.rs compares them).
+    async fn load_table(
+        &self,
+        id: &str,
+        round: u32,
+        table: u32,
+    ) -> Result<Loaded, TournamentError> {
+        self.load_part(id, round, Some(table)).await
+    }
+
+    /// Tournament `id` with round `round` only: the table `only`'s result (the round's in
+    /// duplicate play, see [`Tournaments::load_table`]), or, without `only`, every table's.
+    async fn load_part(
+        &self,
+        id: &str,
+        round: u32,
+        only: Option<u32>,
+    ) -> Result<Loaded, TournamentError> {
+        if !is_id(id) {
+            return Err(TournamentError::NotFound(id.to_string()));
+        }
+        // Which results the view needs is known once the settings are read; ask for the table's,
+        // and for the round's when the spec turns out to be a duplicate one.
+        // The settings' text is read only when they are not parsed already.
+        let cached = self.cached_spec(id);
+        let (row, round_row, mut entered) = self
+            .store
+            .load_tournament_round(id, round, only, cached.is_none())
+            .await?
+            .ok_or_else(|| TournamentError::NotFound(id.to_string()))?;
+        let spec = match cached {
+            Some(s) => s,
+            None => self.spec(id, &row.spec)?,
+        };
+        let round_row = round_row.map_err(|paired| TournamentError::RoundNotFound {
+            round,
+            paired: paired as usize,
+        })?;
+        if spec.duplicate && only.is_some() {
+            entered = self.store.latest_results(id, round, None).await?;
+        }
+        let entered: HashMap<(i64, i64), &ResultRow> =
+            entered.iter().map(|e| ((e.round, e.table_no), e)).collect();
+        let duplicate = spec.duplicate;
+        let r = self
+            .load_round_row(&spec, &mut Sides::default(), round_row, &entered, |t| {
+                duplicate || only.is_none_or(|o| o == t)
+            })
+            .await?;
+        Ok(Loaded {
+            row,
+            spec,
+            rounds: vec![r],
+        })
+    }
+
+    /// Round `r` as loaded: its tables and the results of those `wanted` (by number, from 1):
+    /// the latest entry (`entered`, by round and table), or else the match's finished sheet.
+    async fn load_round_row(
+        &self,
+        spec: &Spec,
+        sides: &mut Sides,
+        r: RoundRow,
+        entered: &HashMap<(i64, i64), &ResultRow>,
+        wanted: impl Fn(u32) -> bool,
+    ) -> Result<LoadedRound, TournamentError> {
+        let pairing: Pairing =
+            serde_json::from_str(&r.pairing).map_err(TournamentError::internal)?;
+        let match_ids: Vec<Option<String>> =
+            serde_json::from_str(&r.match_ids).map_err(TournamentError::internal)?;
+        let round = r.round as u32;
+        let mut tables = Vec::with_capacity(pairing.tables.len());
+        for (i, seats) in pairing.tables.into_iter().enumerate() {
+            let table = i as u32 + 1;
+            let match_id = match_ids.get(i).cloned().flatten();
+            let entry = entered.get(&(r.round, i64::from(table))).copied();
+            let result = match (entry, &match_id) {
+                _ if !wanted(table) => None,
+                (Some(e), _) => Some(spec.entered_result_sided(
+                    round,
+                    table,
+                    &seats,
+                    e,
+                    sides.of(spec, seats.len()),
+                )?),
+                (None, Some(m)) => self.match_result(round, table, &seats, m).await?,
+                (None, None) => None,
+            };
+            tables.push(LoadedTable {
+                seats,
+                match_id,
+                result,
+                entered_version: entry.map_or(0, |e| e.version),
+            });
+        }
+        Ok(LoadedRound {
+            round,
+            secret: r.secret,
+            byes: pairing.byes,
+            tables,
+            created_at: r.created_at,
+        })
     }
 
     /// The result of the table whose match is `m`: its score sheet once it is finished.
@@ -572,9 +709,9 @@ impl Tournaments {
         Ok(Exported {
             standings: t.standings(),
             results: t.public_results(),
-            name: t.spec.name,
+            name: t.spec.name.clone(),
             title,
-            entrants: t.spec.entrants,
+            entrants: t.spec.entrants.clone(),
             duplicate: t.spec.duplicate,
         })
     }
@@ -697,7 +834,8 @@ impl Tournaments {
         round: u32,
         token: Option<&str>,
     ) -> Result<RoundWithTokens, TournamentError> {
-        let t = self.load(id).await?;
+        // The round only: its view and tokens need nothing of the others.
+        let t = self.load_part(id, round, None).await?;
         let organiser_token = t.organiser(token)?;
         with_tokens(&t, round, organiser_token)
     }
@@ -711,7 +849,8 @@ impl Tournaments {
         token: Option<&str>,
         req: EnterResult,
     ) -> Result<TableView, TournamentError> {
-        let mut t = self.load(id).await?;
+        // The table and what its answer shows, not the whole tournament (issue 25).
+        let mut t = self.load_table(id, round, table).await?;
         let organiser_token = t.organiser(token)?;
         let tb = t.round(round)?.table(table)?;
         if tb
@@ -807,8 +946,9 @@ impl Tournaments {
         )
         .await;
         // --- end of the club hook.
-        // (The table was found above: its round and number are in range.)
-        let tb = &mut t.rounds[round as usize - 1].tables[table as usize - 1];
+        // (The table was found above: its round and number are in range; the round is the only
+        // one loaded.)
+        let tb = &mut t.rounds[0].tables[table as usize - 1];
         tb.result = Some(result);
         tb.entered_version = row.version;
         t.table_view(round, table)
@@ -853,6 +993,23 @@ async fn plan_rounds(
         (Format::RoundRobin, Some(_)) => Err(TournamentError::RoundRobinRounds),
         (Format::RoundRobin, None) => {
             let table_size = spec.table_size;
+            // Each round seats an entrant with at most `table_size - 1` others, and every pair
+            // meets: at least this many rounds. Refused before any schedule is searched (a
+            // field of thousands would be searched for nothing).
+            let least = if table_size == 2 {
+                // The circle method's exact length.
+                n - 1 + n % 2
+            } else {
+                (n - 1).div_ceil(table_size.saturating_sub(1).max(1))
+            };
+            if least as u32 > 2 * MAX_ROUNDS {
+                return Err(TournamentError::RoundRobinTooLong {
+                    n,
+                    table_size,
+                    rounds: least,
+                    max: 2 * MAX_ROUNDS,
+                });
+            }
             let tables = pairing::Tables::new(table_size, &spec.allowed, spec.duplicate, |size| {
                 spec.table_sides(size)
             });
@@ -905,13 +1062,15 @@ fn swiss_pairing(t: &Loaded, next: u32) -> Pairing {
     let standings = t.standings();
     let mut ranked = Vec::with_capacity(n);
     let mut score = vec![0; n];
+    let index: HashMap<&str, usize> = t
+        .spec
+        .entrants
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.player_id.as_str(), i))
+        .collect();
     for row in &standings.rows {
-        if let Some(e) = t
-            .spec
-            .entrants
-            .iter()
-            .position(|e| e.player_id == row.player_id)
-        {
+        if let Some(&e) = index.get(row.player_id.as_str()) {
             ranked.push(e);
             score[e] = row.matchpoints;
         }

@@ -1,6 +1,9 @@
 //! Matchpoints, standings and ratings, recomputed from the tables' results.
 
-use std::cmp::{Ordering, Reverse};
+use std::{
+    cmp::{Ordering, Reverse},
+    collections::HashMap,
+};
 
 use skillratings::{
     elo::{elo, EloConfig, EloRating},
@@ -35,41 +38,92 @@ fn points(a: i64, b: i64) -> i64 {
 /// total, 1 for each equal one. With duplicate play, board by board against the same unit at
 /// every other table of the round (same number of units): deal k against deal k where both have
 /// it; a result known by its totals only is compared by its totals, as one board.
+///
+/// Duplicate play counts with sorted columns (per round, number of units, unit and deal: the
+/// values of every table), so a round of a thousand tables costs a sort, not a million
+/// comparisons; the unit tests check it against the comparison of every pair of tables.
 pub fn table_matchpoints(results: &[TableResult], duplicate: bool) -> Vec<Vec<(i64, i64)>> {
-    results
-        .iter()
-        .map(|r| {
-            let units = r.totals.len();
-            (0..units)
-                .map(|u| {
-                    if !duplicate {
+    if !duplicate {
+        return results
+            .iter()
+            .map(|r| {
+                let units = r.totals.len();
+                (0..units)
+                    .map(|u| {
                         let mp = (0..units)
                             .filter(|&v| v != u)
                             .map(|v| points(r.totals[u], r.totals[v]))
                             .sum();
-                        return (mp, 2 * (units as i64 - 1));
+                        (mp, 2 * (units as i64 - 1))
+                    })
+                    .collect()
+            })
+            .collect();
+    }
+    let mut out: Vec<Vec<(i64, i64)>> = results
+        .iter()
+        .map(|r| vec![(0, 0); r.totals.len()])
+        .collect();
+    // The tables compared with each other: same round, same number of units.
+    let mut groups: HashMap<(u32, usize), Vec<usize>> = HashMap::new();
+    for (i, r) in results.iter().enumerate() {
+        groups.entry((r.round, r.totals.len())).or_default().push(i);
+    }
+    // What `xs` (sorted) gives `a`: 2 for each value below it, 1 for each equal one.
+    let against = |xs: &[i64], a: i64| -> i64 {
+        let below = xs.partition_point(|&x| x < a);
+        let upto = xs.partition_point(|&x| x <= a);
+        2 * below as i64 + (upto - below) as i64
+    };
+    for ((_, units), members) in groups {
+        let (with_deals, by_totals): (Vec<usize>, Vec<usize>) =
+            members.iter().partition(|&&i| !results[i].deals.is_empty());
+        let most_deals = with_deals
+            .iter()
+            .map(|&i| results[i].deals.len())
+            .max()
+            .unwrap_or(0);
+        // `u` picks a column of every result of the group, not an element of one slice.
+        #[allow(clippy::needless_range_loop)]
+        for u in 0..units {
+            let sorted = |it: &mut dyn Iterator<Item = i64>| {
+                let mut v: Vec<i64> = it.collect();
+                v.sort_unstable();
+                v
+            };
+            let all_totals = sorted(&mut members.iter().map(|&i| results[i].totals[u]));
+            let plain_totals = sorted(&mut by_totals.iter().map(|&i| results[i].totals[u]));
+            // Per deal k: the unit's points at every table that has deal k (and the unit in it).
+            let boards: Vec<Vec<i64>> =
+                (0..most_deals)
+                    .map(|k| {
+                        sorted(&mut with_deals.iter().filter_map(|&i| {
+                            results[i].deals.get(k).and_then(|d| d.get(u)).copied()
+                        }))
+                    })
+                    .collect();
+            for &i in &by_totals {
+                // Against every other table by totals (itself: one tie, taken off).
+                let a = results[i].totals[u];
+                out[i][u] = (against(&all_totals, a) - 1, 2 * (members.len() as i64 - 1));
+            }
+            for &i in &with_deals {
+                let r = &results[i];
+                let (mut mp, mut max) = (
+                    against(&plain_totals, r.totals[u]),
+                    2 * plain_totals.len() as i64,
+                );
+                for (k, board) in boards.iter().enumerate() {
+                    if let Some(&a) = r.deals.get(k).and_then(|d| d.get(u)) {
+                        mp += against(board, a) - 1;
+                        max += 2 * (board.len() as i64 - 1);
                     }
-                    let (mut mp, mut max) = (0, 0);
-                    for o in results.iter().filter(|o| {
-                        o.round == r.round && o.table != r.table && o.totals.len() == units
-                    }) {
-                        if r.deals.is_empty() || o.deals.is_empty() {
-                            mp += points(r.totals[u], o.totals[u]);
-                            max += 2;
-                        } else {
-                            for (a, b) in r.deals.iter().zip(&o.deals) {
-                                if let (Some(&a), Some(&b)) = (a.get(u), b.get(u)) {
-                                    mp += points(a, b);
-                                    max += 2;
-                                }
-                            }
-                        }
-                    }
-                    (mp, max)
-                })
-                .collect()
-        })
-        .collect()
+                }
+                out[i][u] = (mp, max);
+            }
+        }
+    }
+    out
 }
 
 fn round3(x: f64) -> f64 {
@@ -333,6 +387,88 @@ mod tests {
             source: ResultSource::Totals,
             match_id: None,
             at: "2026-11-22T20:00:00.000Z".into(),
+        }
+    }
+
+    /// The matchpoints as first written: every table against every other one (the reference): per result, per unit, (matchpoints, most
+    /// possible). Without duplicate play, within the table: 2 for each other unit with a lower
+    /// total, 1 for each equal one. With duplicate play, board by board against the same unit at
+    /// every other table of the round (same number of units): deal k against deal k where both have
+    /// it; a result known by its totals only is compared by its totals, as one board.
+    fn reference_matchpoints(results: &[TableResult], duplicate: bool) -> Vec<Vec<(i64, i64)>> {
+        results
+            .iter()
+            .map(|r| {
+                let units = r.totals.len();
+                (0..units)
+                    .map(|u| {
+                        if !duplicate {
+                            let mp = (0..units)
+                                .filter(|&v| v != u)
+                                .map(|v| points(r.totals[u], r.totals[v]))
+                                .sum();
+                            return (mp, 2 * (units as i64 - 1));
+                        }
+                        let (mut mp, mut max) = (0, 0);
+                        for o in results.iter().filter(|o| {
+                            o.round == r.round && o.table != r.table && o.totals.len() == units
+                        }) {
+                            if r.deals.is_empty() || o.deals.is_empty() {
+                                mp += points(r.totals[u], o.totals[u]);
+                                max += 2;
+                            } else {
+                                for (a, b) in r.deals.iter().zip(&o.deals) {
+                                    if let (Some(&a), Some(&b)) = (a.get(u), b.get(u)) {
+                                        mp += points(a, b);
+                                        max += 2;
+                                    }
+                                }
+                            }
+                        }
+                        (mp, max)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn duplicate_matchpoints_by_sorted_columns_are_those_of_every_pair_compared() {
+        let mut rng = crate::rng::SplitMix64::new(0x25);
+        for case in 0..300 {
+            let mut results = vec![];
+            let rounds = 1 + rng.below(3) as u32;
+            for round in 1..=rounds {
+                for table in 1..=(1 + rng.below(7) as u32) {
+                    // Mostly four units, sometimes three (a smaller table is its own group).
+                    let units = if rng.chance(20) { 3 } else { 4 };
+                    let deals: Vec<Vec<i64>> = if rng.chance(25) {
+                        vec![]
+                    } else {
+                        (0..rng.below(5))
+                            .map(|_| (0..units).map(|_| rng.below(4) as i64 - 1).collect())
+                            .collect()
+                    };
+                    let totals = if deals.is_empty() || rng.chance(10) {
+                        (0..units).map(|_| rng.below(6) as i64).collect()
+                    } else {
+                        (0..units)
+                            .map(|u| deals.iter().map(|d| d[u]).sum())
+                            .collect()
+                    };
+                    results.push(result(round, table, (0..units).collect(), totals, deals));
+                }
+            }
+            assert_eq!(
+                table_matchpoints(&results, true),
+                reference_matchpoints(&results, true),
+                "case {case}: {results:?}"
+            );
+            assert_eq!(
+                table_matchpoints(&results, false),
+                reference_matchpoints(&results, false),
+                "case {case}"
+            );
         }
     }
 

@@ -99,8 +99,8 @@ pub struct CreateTournament {
     /// Where results come from (default `matches`).
     pub record: Option<Record>,
     /// The entrants, in entry order (the last tie-break): names (registered as new players) or
-    /// registered players' ids. 2 to 256.
-    #[schema(min_items = 2, max_items = 256)]
+    /// registered players' ids. 2 to 4,096.
+    #[schema(min_items = 2, max_items = 4096)]
     pub players: Vec<NewPlayer>,
 }
 
