@@ -153,9 +153,10 @@ impl Matches {
             let pending = render_answer(&e, role, &op, next, row, meta.minimal, keyed.as_ref())?;
             match self.store.append(&pending.row, pending.status_change).await {
                 Ok(()) => {
-                    let answer = pending.recorded(&mut e);
-                    self.live.published(id, e.seq);
-                    return Ok(answer);
+                    // Hook (streams): the committed event goes to its room's in-memory tail
+                    // and is announced; its streams wait for this entry's lock, held here.
+                    self.live.recorded(&pending.row);
+                    return Ok(pending.recorded(&mut e));
                 }
                 Err(StoreError::Conflict) => {
                     // Another writer took the seq: this very request (its key replays its
