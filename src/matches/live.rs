@@ -94,7 +94,8 @@ impl RoomState {
             return None;
         }
         let start = usize::try_from(after + 1 - first).ok()?;
-        Some(tail.iter().skip(start).take(limit).cloned().collect())
+        let count = usize::try_from(to - after).ok()?.min(limit);
+        Some(tail.iter().skip(start).take(count).cloned().collect())
     }
 
     /// Adds events read or written (oldest first) to the tail, keeping its seqs consecutive:
@@ -393,6 +394,39 @@ mod tests {
         });
         assert_eq!(got, want);
         assert_eq!(parse_announcement("").count(), 0);
+    }
+
+    fn row(seq: i64) -> EventRow {
+        EventRow {
+            match_id: "a".into(),
+            seq,
+            ..EventRow::default()
+        }
+    }
+
+    fn seqs(rows: Option<Vec<EventRow>>) -> Option<Vec<i64>> {
+        rows.map(|r| r.iter().map(|r| r.seq).collect())
+    }
+
+    #[test]
+    fn the_tail_answers_only_what_it_holds_whole_and_stays_consecutive() {
+        let room = RoomState::new();
+        assert_eq!(seqs(room.rows(0, 0, 10)), Some(vec![]));
+        assert_eq!(seqs(room.rows(0, 1, 10)), None); // empty: nothing held
+        room.extend((3..=5).map(row));
+        assert_eq!(seqs(room.rows(2, 5, 10)), Some(vec![3, 4, 5]));
+        assert_eq!(seqs(room.rows(3, 4, 10)), Some(vec![4]));
+        assert_eq!(seqs(room.rows(2, 5, 2)), Some(vec![3, 4])); // a page
+        assert_eq!(seqs(room.rows(1, 5, 10)), None); // seq 2 is not held
+        assert_eq!(seqs(room.rows(4, 6, 10)), None); // seq 6 is not held
+        room.extend([row(4), row(5), row(6)]); // read twice: kept once
+        assert_eq!(seqs(room.rows(2, 6, 10)), Some(vec![3, 4, 5, 6]));
+        room.extend([row(9)]); // a gap: the tail starts again
+        assert_eq!(seqs(room.rows(8, 9, 10)), Some(vec![9]));
+        assert_eq!(seqs(room.rows(5, 9, 10)), None);
+        room.extend((10..10 + TAIL_LEN as i64).map(row));
+        assert_eq!(room.tail().len(), TAIL_LEN);
+        assert_eq!(room.tail().front().unwrap().seq, 10);
     }
 
     #[tokio::test]
