@@ -396,6 +396,15 @@ async fn every_stream_ends_at_once_when_the_server_stops_and_the_server_stops() 
     }
     s.stopper.stop();
     for r in &mut streams {
+        // Told to come back soon (to the server's successor), then ended.
+        assert!(
+            read_until(
+                r,
+                "retry: 500\nevent: reconnect\ndata: {\"code\":\"server_stopping\""
+            )
+            .await,
+            "a stream was told to reconnect"
+        );
         assert!(ends(r).await, "a stream ended when the server stopped");
     }
     let done = tokio::time::timeout(Duration::from_secs(10), s.done)

@@ -384,3 +384,142 @@ async fn the_table_page_and_its_files_are_served_by_the_binary() {
     let js = app.get("/web/app.js", None).await.text;
     assert!(js.contains("/stream?token="));
 }
+
+/// Opens live streams of `m`: `per` of each viewer (no token, the host, each seat), the last of
+/// each resumed from the start (another place in the log), each read to its first view.
+async fn live_streams(
+    app: &TestApp,
+    m: &Match,
+    per: usize,
+) -> Vec<(Option<String>, Sse, Vec<Msg>)> {
+    let mut viewers: Vec<Option<String>> = vec![None, Some(m.host.clone())];
+    viewers.extend(m.seats.iter().cloned().map(Some));
+    let mut out = vec![];
+    for token in viewers {
+        for i in 0..per {
+            let auth = token.as_ref().map(|t| format!("Bearer {t}"));
+            let mut headers = vec![];
+            if let Some(a) = &auth {
+                headers.push(("authorization", a.as_str()));
+            }
+            if i + 1 == per {
+                headers.push(("last-event-id", "0"));
+            }
+            let mut s = Sse::open(app, m, "", &headers).await;
+            let first = s.until_match().await;
+            out.push((token.clone(), s, first));
+        }
+    }
+    out
+}
+
+/// Reads each stream on until its view reaches `seq`: every message each received so far.
+async fn read_to(streams: &mut [(Option<String>, Sse, Vec<Msg>)], seq: i64) {
+    for (_, s, msgs) in streams.iter_mut() {
+        while msgs.last().unwrap().id != Some(seq) {
+            msgs.extend(s.until_match().await);
+        }
+    }
+}
+
+// Attack: the frames a room's streams share in memory (rendered once per viewer) must never
+// reach another viewer: seats watching live, several streams each, never see another seat's
+// hand, and each stream is exactly what that token's own reads show.
+#[actix_web::test]
+async fn shared_live_frames_never_carry_another_seats_hand() {
+    let app = TestApp::spawn().await;
+    let m = service_clubs(&app).await;
+    let mut streams = live_streams(&app, &m, 3).await;
+    play(&app, &m, 6).await; // seq 7
+    read_to(&mut streams, 7).await;
+    let mut hands = vec![];
+    for seat in 0..4 {
+        let hand = app.view(&m, Some(&m.seats[seat])).await["you"]["hand"].clone();
+        let hand: Vec<String> = hand
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| format!("\"{}\"", c.as_str().unwrap()))
+            .collect();
+        assert!(!hand.is_empty());
+        hands.push(hand);
+    }
+    for (token, _, msgs) in &streams {
+        let seat = m.seats.iter().position(|t| Some(t) == token.as_ref());
+        let text =
+            serde_json::to_string(&msgs.iter().map(|m| &m.data).collect::<Vec<_>>()).unwrap();
+        for (other, hand) in hands.iter().enumerate() {
+            if Some(other) == seat {
+                continue;
+            }
+            for card in hand {
+                assert!(
+                    !text.contains(card),
+                    "{token:?}'s stream shows seat {other}'s {card}"
+                );
+            }
+        }
+        let all = app.events(&m, token.as_deref()).await;
+        let resumed = msgs[0].kind == "event";
+        let want = if resumed { &all[..] } else { &all[1..] };
+        assert_eq!(events_of(msgs), want, "{token:?}");
+        assert_eq!(
+            msgs.last().unwrap().data,
+            app.view(&m, token.as_deref()).await
+        );
+        assert_eq!(msgs.last().unwrap().data["you"]["seat"], json!(seat));
+    }
+}
+
+// Attack: a sealed choice made while every viewer watches reaches only its own seat (and those
+// the match's own reads show it to) until the choices are revealed.
+#[actix_web::test]
+async fn a_sealed_choice_reaches_no_other_seats_live_stream_before_the_reveal() {
+    let app = TestApp::spawn().await;
+    let m = app
+        .create("by-hook-or-crook", 3, "service", json!({}))
+        .await;
+    let a = app.act(&m, &m.host, None, json!({"type": "deal"})).await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    let mut streams = live_streams(&app, &m, 2).await;
+    for (s, place) in [(1, "castle"), (0, "auction")] {
+        let r = app
+            .act(
+                &m,
+                &m.seats[s],
+                Some(s),
+                json!({"type": "location", "place": place}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    }
+    read_to(&mut streams, 3).await;
+    for (token, _, msgs) in &streams {
+        let all = app.events(&m, token.as_deref()).await;
+        let resumed = msgs[0].kind == "event";
+        let want = if resumed { &all[..] } else { &all[1..] };
+        let got = events_of(msgs);
+        assert_eq!(got, want, "{token:?}");
+        assert_eq!(
+            msgs.last().unwrap().data,
+            app.view(&m, token.as_deref()).await
+        );
+        let seq2 = got.iter().find(|e| e["seq"] == 2).unwrap();
+        let seq3 = got.iter().find(|e| e["seq"] == 3).unwrap();
+        let sealed = json!({"type": "location", "sealed": true});
+        if token.as_deref() != Some(m.seats[1].as_str()) {
+            assert_eq!(
+                seq2["action"], sealed,
+                "{token:?} sees seat 1's sealed choice"
+            );
+        } else {
+            assert_eq!(seq2["action"]["place"], "castle");
+        }
+        if token.as_deref() != Some(m.seats[0].as_str()) {
+            assert_eq!(
+                seq3["action"], sealed,
+                "{token:?} sees seat 0's sealed choice"
+            );
+        }
+    }
+}

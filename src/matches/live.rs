@@ -19,12 +19,19 @@
 //! made here. (Correctness is not at stake, the `(match_id, seq)` key still decides every race;
 //! only live streams would lag. Scale out on PostgreSQL.)
 //!
-//! An announcement only says "match `id` reached `seq`": a stream always reads the events
+//! An announcement only says "match `id` reached `seq`": a stream always takes the events
 //! themselves from the log, as its viewer may see them, so a lost or doubled announcement costs a
 //! delay or a query, never a wrong or doubled event.
+//!
+//! The log's tail is kept in memory, per room: the last [`TAIL_LEN`] events of a followed match,
+//! put there by this instance's write path as it commits them ([`Hub::recorded`]), and read from
+//! the database once per room when the tail does not hold what a stream needs (a write made on
+//! another instance, heard through `LISTEN`; a stream resuming from further back). A room's
+//! streams then render their frames from the tail and the cached match ([`Matches::live_frame`]):
+//! no query per stream, and none at all per viewer after a write made here.
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, VecDeque},
     sync::{
         atomic::{AtomicBool, Ordering},
         Arc, Mutex,
@@ -35,7 +42,14 @@ use std::{
 use sqlx::postgres::PgListener;
 use tokio::sync::watch;
 
-use crate::store::{Store, ANNOUNCE_CHANNEL as CHANNEL};
+use super::{
+    views::{EventView, MatchView},
+    MatchError, Matches,
+};
+use crate::store::{EventRow, Store, ANNOUNCE_CHANNEL as CHANNEL};
+
+/// How many of a followed match's last events its room keeps in memory.
+pub const TAIL_LEN: usize = 256;
 
 /// "Match `match_id` is now at version `seq`."
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,7 +60,67 @@ pub struct Change {
     pub seq: i64,
 }
 
-type Rooms = Arc<Mutex<HashMap<String, watch::Sender<i64>>>>;
+/// What one followed match's streams share: the highest seq announced, and the log's tail.
+pub struct RoomState {
+    tx: watch::Sender<i64>,
+    /// The last events, consecutive seqs, oldest first.
+    tail: Mutex<VecDeque<EventRow>>,
+    /// Held while the tail is read from the database: one reading per room at a time.
+    reading: tokio::sync::Mutex<()>,
+}
+
+impl RoomState {
+    fn new() -> RoomState {
+        RoomState {
+            tx: watch::channel(0).0,
+            tail: Mutex::new(VecDeque::new()),
+            reading: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    fn tail(&self) -> std::sync::MutexGuard<'_, VecDeque<EventRow>> {
+        self.tail.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The events with seq in `after + 1 ..= to` (at most `limit`), if the tail holds them all.
+    fn rows(&self, after: i64, to: i64, limit: usize) -> Option<Vec<EventRow>> {
+        if to <= after {
+            return Some(vec![]);
+        }
+        let tail = self.tail();
+        let first = tail.front()?.seq;
+        let last = tail.back()?.seq;
+        if after + 1 < first || to > last {
+            return None;
+        }
+        let start = usize::try_from(after + 1 - first).ok()?;
+        let count = usize::try_from(to - after).ok()?.min(limit);
+        Some(tail.iter().skip(start).take(count).cloned().collect())
+    }
+
+    /// Adds events read or written (oldest first) to the tail, keeping its seqs consecutive:
+    /// events that do not follow on from it replace it.
+    fn extend(&self, rows: impl IntoIterator<Item = EventRow>) {
+        let mut tail = self.tail();
+        for row in rows {
+            match tail.back().map(|b| b.seq) {
+                Some(last) if row.seq <= last => {
+                    // Already held (read twice), or older than the tail: only a run that
+                    // reaches up to the tail's start could join it; keep the tail as it is.
+                    continue;
+                }
+                Some(last) if row.seq != last + 1 => tail.clear(),
+                _ => {}
+            }
+            tail.push_back(row);
+            if tail.len() > TAIL_LEN {
+                tail.pop_front();
+            }
+        }
+    }
+}
+
+type Rooms = Arc<Mutex<HashMap<String, Arc<RoomState>>>>;
 
 /// The fan-out of one instance.
 #[derive(Default)]
@@ -60,10 +134,16 @@ pub struct Hub {
 pub struct Room {
     rooms: Rooms,
     match_id: String,
+    state: Arc<RoomState>,
     rx: Option<watch::Receiver<i64>>,
 }
 
 impl Room {
+    /// The match followed.
+    pub fn match_id(&self) -> &str {
+        &self.match_id
+    }
+
     /// The highest seq announced since the room opened (0: none yet).
     pub fn seq(&self) -> i64 {
         *self.rx.as_ref().expect("present until drop").borrow()
@@ -86,7 +166,7 @@ impl Drop for Room {
         drop(self.rx.take());
         if rooms
             .get(&self.match_id)
-            .is_some_and(|tx| tx.receiver_count() == 0)
+            .is_some_and(|r| r.tx.receiver_count() == 0)
         {
             rooms.remove(&self.match_id);
         }
@@ -102,14 +182,15 @@ impl Hub {
     /// Enters the room of `match_id`: its later announcements wake the returned [`Room`].
     pub fn watch(&self, match_id: &str) -> Room {
         let mut rooms = self.rooms.lock().unwrap_or_else(|p| p.into_inner());
-        let rx = rooms
+        let state = rooms
             .entry(match_id.to_string())
-            .or_insert_with(|| watch::channel(0).0)
-            .subscribe();
+            .or_insert_with(|| Arc::new(RoomState::new()))
+            .clone();
         Room {
             rooms: self.rooms.clone(),
             match_id: match_id.to_string(),
-            rx: Some(rx),
+            rx: Some(state.tx.subscribe()),
+            state,
         }
     }
 
@@ -127,6 +208,28 @@ impl Hub {
     /// from the database (see the module documentation).
     pub fn published(&self, match_id: &str, seq: i64) {
         announce(&self.rooms, match_id, seq);
+    }
+
+    /// Announces event `row`, committed by this instance's write path, and keeps it in its
+    /// room's tail (if anyone follows its match): its streams render it from memory.
+    pub fn recorded(&self, row: &EventRow) {
+        let room = self
+            .rooms
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&row.match_id)
+            .cloned();
+        if let Some(room) = room {
+            room.extend([EventRow {
+                // The idempotent answer stays out of memory: no stream shows it.
+                idem_key: None,
+                request_hash: None,
+                response_status: None,
+                response: None,
+                ..row.clone()
+            }]);
+            announce_to(&room, row.seq);
+        }
     }
 
     /// Joins the other instances on the PostgreSQL database at `url`: announces here the writes
@@ -150,16 +253,85 @@ impl Hub {
 }
 
 /// Raises the room of `match_id` to `seq` (if anyone follows it and `seq` is news).
-fn announce(rooms: &Mutex<HashMap<String, watch::Sender<i64>>>, match_id: &str, seq: i64) {
+fn announce(rooms: &Mutex<HashMap<String, Arc<RoomState>>>, match_id: &str, seq: i64) {
     let rooms = rooms.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(tx) = rooms.get(match_id) {
-        tx.send_if_modified(|v| {
-            let news = seq > *v;
-            if news {
-                *v = seq;
+    if let Some(room) = rooms.get(match_id) {
+        announce_to(room, seq);
+    }
+}
+
+fn announce_to(room: &RoomState, seq: i64) {
+    room.tx.send_if_modified(|v| {
+        let news = seq > *v;
+        if news {
+            *v = seq;
+        }
+        news
+    });
+}
+
+/// What takes one viewer of a match from a seq to a later one: the events after it (a page at
+/// most) and, when they reach the match's version, the view there.
+pub struct Frame {
+    /// The seq the frame starts after.
+    pub from: i64,
+    /// The seq the client holds every event up to once it has the frame.
+    pub to: i64,
+    /// The events, as the viewer may see them.
+    pub events: Vec<EventView>,
+    /// The view at `to` (None: more events to come before it).
+    pub view: Option<MatchView>,
+}
+
+impl Matches {
+    /// The frame of `room`'s match for the bearer of `token` from seq `after`, at least to
+    /// `wanted` (a seq announced): the events from the room's tail (read from the database
+    /// once per room when it does not hold them), rendered on the cached match. The database is
+    /// asked for the match's version only when the cache is behind `wanted` (another instance
+    /// wrote). Refused as the match's reads are (a bad token, a duplicate table in play).
+    pub async fn live_frame(
+        &self,
+        room: &Room,
+        token: Option<&str>,
+        after: i64,
+        wanted: i64,
+        page: usize,
+    ) -> Result<Frame, MatchError> {
+        let id = room.match_id();
+        let entry = self.entry(id).await?;
+        let mut e = entry.lock_owned().await;
+        if e.seq < wanted && self.store.version(id).await? != e.seq {
+            self.refresh(&mut e).await?;
+        }
+        let role = self.reader(&mut e, token).await?;
+        // Its own table's tokens see the seeds once the round publishes its secret.
+        self.round_published(&mut e).await?;
+        let to = e.seq;
+        let rows = match room.state.rows(after, to, page) {
+            Some(rows) => rows,
+            None => {
+                let _reading = room.state.reading.lock().await;
+                match room.state.rows(after, to, page) {
+                    Some(rows) => rows, // another stream of the room read them meanwhile
+                    None => {
+                        let limit = i64::try_from(page).unwrap_or(i64::MAX);
+                        let mut rows = self.store.events_after(id, after, limit).await?;
+                        rows.retain(|r| r.seq <= to);
+                        room.state.extend(rows.iter().cloned());
+                        rows
+                    }
+                }
             }
-            news
-        });
+        };
+        let events: Vec<EventView> = rows.iter().map(|r| e.event_view(r, role)).collect();
+        let reached = events.last().map_or(after, |ev| ev.seq);
+        let view = (reached >= to).then(|| e.view(&e.game, e.seq, &e.updated_at, role));
+        Ok(Frame {
+            from: after,
+            to: reached.max(after),
+            events,
+            view,
+        })
     }
 }
 
@@ -222,6 +394,39 @@ mod tests {
         });
         assert_eq!(got, want);
         assert_eq!(parse_announcement("").count(), 0);
+    }
+
+    fn row(seq: i64) -> EventRow {
+        EventRow {
+            match_id: "a".into(),
+            seq,
+            ..EventRow::default()
+        }
+    }
+
+    fn seqs(rows: Option<Vec<EventRow>>) -> Option<Vec<i64>> {
+        rows.map(|r| r.iter().map(|r| r.seq).collect())
+    }
+
+    #[test]
+    fn the_tail_answers_only_what_it_holds_whole_and_stays_consecutive() {
+        let room = RoomState::new();
+        assert_eq!(seqs(room.rows(0, 0, 10)), Some(vec![]));
+        assert_eq!(seqs(room.rows(0, 1, 10)), None); // empty: nothing held
+        room.extend((3..=5).map(row));
+        assert_eq!(seqs(room.rows(2, 5, 10)), Some(vec![3, 4, 5]));
+        assert_eq!(seqs(room.rows(3, 4, 10)), Some(vec![4]));
+        assert_eq!(seqs(room.rows(2, 5, 2)), Some(vec![3, 4])); // a page
+        assert_eq!(seqs(room.rows(1, 5, 10)), None); // seq 2 is not held
+        assert_eq!(seqs(room.rows(4, 6, 10)), None); // seq 6 is not held
+        room.extend([row(4), row(5), row(6)]); // read twice: kept once
+        assert_eq!(seqs(room.rows(2, 6, 10)), Some(vec![3, 4, 5, 6]));
+        room.extend([row(9)]); // a gap: the tail starts again
+        assert_eq!(seqs(room.rows(8, 9, 10)), Some(vec![9]));
+        assert_eq!(seqs(room.rows(5, 9, 10)), None);
+        room.extend((10..10 + TAIL_LEN as i64).map(row));
+        assert_eq!(room.tail().len(), TAIL_LEN);
+        assert_eq!(room.tail().front().unwrap().seq, 10);
     }
 
     #[tokio::test]

@@ -33,7 +33,11 @@ impl Matches {
     /// duplicate table whose round is still being played: its log, view and score sheet show
     /// cards and results of the boards the round's other tables still play. Its own table's
     /// tokens (host and seats) read it as any match.
-    async fn reader(&self, e: &mut Entry, token: Option<&str>) -> Result<Option<Role>, MatchError> {
+    pub(super) async fn reader(
+        &self,
+        e: &mut Entry,
+        token: Option<&str>,
+    ) -> Result<Option<Role>, MatchError> {
         let role = self.checked_role(e, token).await?;
         if role.is_none() && e.seed_key.is_some() && !self.round_published(e).await? {
             let (tournament, round) = e

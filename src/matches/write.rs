@@ -175,8 +175,10 @@ impl Matches {
             {
                 Ok(()) => {
                     let status_change = pending.status_change;
+                    // Hook (streams): the committed event goes to its room's in-memory tail
+                    // and is announced; its streams wait for this entry's lock, held here.
+                    self.live.recorded(&pending.row);
                     let answer = pending.recorded(&mut e);
-                    self.live.published(id, e.seq);
                     // --- club hook (issue 24): a finished or reopened match, for the club's
                     // memory (src/club). After the commit; a failure there is logged.
                     if let Some(status) = status_change {

@@ -8,6 +8,7 @@
 use std::{
     collections::{HashMap, VecDeque},
     net::IpAddr,
+    pin::Pin,
     sync::{Arc, Mutex},
     time::Duration,
 };
@@ -19,7 +20,7 @@ use actix_web::{
     HttpRequest, HttpResponse,
 };
 use serde::Deserialize;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use utoipa::IntoParams;
 
 use super::{
@@ -38,7 +39,7 @@ const MAX_LIFETIME: Duration = Duration::from_secs(30 * 60);
 /// timer of an idle stream (the lifetime is checked when it fires): nothing polls the database.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// Log page size while catching up.
-const PAGE: i64 = 1000;
+const PAGE: usize = 1000;
 
 /// Where the stream starts, and how it ends.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -70,6 +71,10 @@ pub enum StreamMessageKind {
     Match,
     /// The stream failed and ends: `data` is `{code, detail}`.
     Error,
+    /// The server is stopping: the stream ends, and the client reconnects (after the `retry:`
+    /// sent with it, half a second) with `Last-Event-ID`; `data` is `{code, detail}` with
+    /// `code` `server_stopping`.
+    Reconnect,
 }
 
 /// One Server-Sent Events message of the stream (the fields of its `id:`, `event:` and `data:`
@@ -78,12 +83,13 @@ pub enum StreamMessageKind {
 #[allow(dead_code)] // documentation only
 pub struct StreamMessage {
     /// The seq up to which the client now holds every event (what `Last-Event-ID` resumes
-    /// from). Absent on `error`.
+    /// from). Absent on `error` and `reconnect`.
     #[schema(pattern = "^[0-9]{1,18}$", example = "12")]
     pub id: Option<String>,
     /// What `data` holds.
     pub event: StreamMessageKind,
-    /// JSON text: an `EventView` (`event`), a `MatchView` (`match`) or `{code, detail}` (`error`).
+    /// JSON text: an `EventView` (`event`), a `MatchView` (`match`) or `{code, detail}` (`error`,
+    /// `reconnect`).
     #[schema(content_media_type = "application/json")]
     pub data: String,
 }
@@ -159,11 +165,12 @@ struct Watchers {
     held: VecDeque<Held>,
 }
 
-/// One counted stream. Dropping `end` ends it (evicted, or the server is stopping).
+/// One counted stream. Dropping `end` ends it (evicted); sending on it tells it to reconnect (the
+/// server is stopping).
 struct Held {
     id: u64,
     client: IpAddr,
-    _end: oneshot::Sender<()>,
+    end: oneshot::Sender<()>,
 }
 
 /// A stream's claim on its place in the registry, released when the stream ends.
@@ -201,7 +208,13 @@ impl Streams {
         r.closing = true;
         r.open = 0;
         r.per_client.clear();
-        r.viewers.clear(); // drops every `Held`, and so its `end`
+        // Each stream is told so: it tells its client to reconnect (to this server's successor)
+        // and ends. (An evicted stream's `end` is dropped instead: it just ends.)
+        for (_, w) in r.viewers.drain() {
+            for held in w.held {
+                let _ = held.end.send(());
+            }
+        }
     }
 
     /// Whether a new stream of `viewer` from `client` would be counted now: the answer of
@@ -294,7 +307,7 @@ impl Streams {
         w.held.push_back(Held {
             id,
             client,
-            _end: end_tx,
+            end: end_tx,
         });
         let feed = w.feed.clone();
         let slot = Slot {
@@ -336,26 +349,31 @@ impl Drop for Slot {
     }
 }
 
-/// What one viewer's streams were last sent, rendered once for all of them: after a write, the
-/// first of them to wake reads the new events and the view, the others send the same bytes.
+/// What one viewer's streams are sent, rendered once for all of them: after a write, the first
+/// of them to wake renders the frame from the room's tail, and the others wait for it (all woken
+/// at once when it is there, not one after the other) and send the same bytes.
 #[derive(Default)]
 struct Feed {
-    last: tokio::sync::Mutex<Memo>,
+    /// The latest renderings, newest last (a few: streams of one viewer may stand at different
+    /// seqs for a moment, a new one joining).
+    attempts: Mutex<VecDeque<Arc<Attempt>>>,
 }
 
-/// The last rendering of a feed, or its last failure.
-#[derive(Default)]
-struct Memo {
-    rendered: Option<Arc<Rendered>>,
-    failed: Option<Failed>,
+/// How many renderings a feed keeps.
+const ATTEMPTS_KEPT: usize = 4;
+
+/// One rendering of a viewer's frame from seq `from`, shared by the streams that need it.
+struct Attempt {
+    from: i64,
+    wanted: i64,
+    done: tokio::sync::OnceCell<Result<Arc<Rendered>, Failed>>,
 }
 
 /// A reading that failed (the database unavailable...): the streams that waited for it end with
-/// the same error, rather than each trying again in turn behind the lock (a thousand streams times
-/// a 3 s connection timeout). Their clients reconnect and try again.
+/// the same error, rather than each trying again in turn (a thousand streams times a 3 s
+/// connection timeout). Their clients reconnect and try again.
+#[derive(Clone)]
 struct Failed {
-    from: i64,
-    wanted: i64,
     at: tokio::time::Instant,
     error: ApiError,
 }
@@ -365,11 +383,52 @@ const FAILURE_SHARED_FOR: Duration = Duration::from_secs(1);
 
 /// The messages that take a client from seq `from` to seq `to`.
 struct Rendered {
-    from: i64,
     to: i64,
     bytes: Bytes,
     /// Ends with the view at `to` (else: only events, more to read).
     complete: bool,
+}
+
+impl Rendered {
+    /// Whether these bytes serve a client that must reach `wanted`: the log only grows and a
+    /// view at a seq never changes, so what took a client from `from` to `to` takes any other
+    /// client there too.
+    fn reaches(&self, from: i64, wanted: i64) -> bool {
+        if self.complete {
+            self.to >= wanted
+        } else {
+            self.to > from
+        }
+    }
+}
+
+impl Feed {
+    /// The rendering from `from` to serve a client that must reach `wanted`: one under way or
+    /// done that may serve it, else a new one.
+    fn attempt(&self, from: i64, wanted: i64) -> Arc<Attempt> {
+        let mut attempts = self.attempts.lock().unwrap_or_else(|p| p.into_inner());
+        let usable = attempts.iter().rev().find(|a| {
+            a.from == from
+                && match a.done.get() {
+                    None => a.wanted >= wanted,
+                    Some(Ok(r)) => r.reaches(from, wanted),
+                    Some(Err(f)) => a.wanted >= wanted && f.at.elapsed() < FAILURE_SHARED_FOR,
+                }
+        });
+        if let Some(a) = usable {
+            return a.clone();
+        }
+        let a = Arc::new(Attempt {
+            from,
+            wanted,
+            done: tokio::sync::OnceCell::new(),
+        });
+        attempts.push_back(a.clone());
+        if attempts.len() > ATTEMPTS_KEPT {
+            attempts.pop_front();
+        }
+        a
+    }
 }
 
 /// The match live, as Server-Sent Events (`text/event-stream`).
@@ -383,8 +442,9 @@ struct Rendered {
 ///
 /// Without `Last-Event-ID` the stream starts with the view (no past events); with it, the events
 /// after that seq come first. Lines starting with `:` are keep-alive comments (every 15 s). A
-/// stream ends after 30 minutes, or when the server stops (`retry:` tells the client when to come
-/// back); an `EventSource` then reconnects with `Last-Event-ID` and misses nothing. The token is
+/// stream ends after 30 minutes, or when the server stops (then with an `event: reconnect`
+/// message, and `retry:` tells the client when to come back); an `EventSource` then reconnects
+/// with `Last-Event-ID` and misses nothing. The token is
 /// the usual `Authorization: Bearer`, or `?token=` for `EventSource`, which cannot set headers.
 ///
 /// Streams are capped per client (IP address), tokenless ones per match, and per token (a
@@ -457,190 +517,223 @@ pub async fn stream(
     let (slot, feed, end) = streams.into_inner().take(client, viewer)?;
     // In the room before the first read of the log: nothing committed after that read is missed.
     let room = svc.live().watch(&id);
-    let (tx, rx) = mpsc::channel::<Bytes>(16);
+    let beat = Box::pin(tokio::time::sleep(KEEP_ALIVE));
     let follower = Follower {
         svc: svc.into_inner(),
-        id,
         token,
         cursor: after.map_or(view.seq, |a| a.min(view.seq)),
+        wanted: 0,
         once: q.once.unwrap_or(false),
         feed,
-        tx,
+        room,
+        end,
+        beat,
+        until: tokio::time::Instant::now() + MAX_LIFETIME,
+        rounds: 0,
+        phase: Phase::Start,
+        _slot: slot,
     };
-    actix_web::rt::spawn(async move {
-        let _slot = slot;
-        follower.run(room, end).await;
-    });
-    let body = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv()
+    // The body is the follower itself, polled by the connection: a write wakes it once, and a
+    // client gone (the connection closed) drops it, and so frees its slot, at once.
+    let body = futures_util::stream::unfold(follower, |mut f| async move {
+        f.next()
             .await
-            .map(|b| (Ok::<_, std::convert::Infallible>(b), rx))
+            .map(|b| (Ok::<_, std::convert::Infallible>(b), f))
     });
     Ok(HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header(("X-Accel-Buffering", "no"))
+        // The connection closes with the stream: a stream that ends (its time is up, the server
+        // stops) leaves no idle connection behind for a stop to wait for.
+        .force_close()
         .streaming(body))
 }
 
-/// One open stream.
+/// What a stream sends when the server stops: come back (to its successor) in half a second,
+/// with `Last-Event-ID`.
+const RECONNECT: &[u8] = b"retry: 500\nevent: reconnect\ndata: {\"code\":\"server_stopping\",\"detail\":\"the server is restarting; reconnect with Last-Event-ID\"}\n\n";
+
+/// Where a stream stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Nothing sent yet.
+    Start,
+    /// Sending what the client lacks, up to `wanted`.
+    CatchUp,
+    /// Waiting for a write.
+    Follow,
+    /// Ends after what is sent.
+    Done,
+}
+
+/// One open stream: the body of its response.
 struct Follower {
     svc: Arc<Matches>,
-    id: String,
     token: Option<String>,
     /// The client holds every event up to this seq.
     cursor: i64,
+    /// A seq announced that the client must reach.
+    wanted: i64,
     once: bool,
     feed: Arc<Feed>,
-    tx: mpsc::Sender<Bytes>,
-}
-
-/// Why a stream stopped.
-enum Stop {
-    Gone,
-    Failed(ApiError),
+    room: Room,
+    /// Resolves when the stream is evicted or the server stops.
+    end: oneshot::Receiver<()>,
+    beat: Pin<Box<tokio::time::Sleep>>,
+    until: tokio::time::Instant,
+    /// Frames sent in this catch-up.
+    rounds: u32,
+    phase: Phase,
+    _slot: Slot,
 }
 
 impl Follower {
-    async fn send(&self, b: Bytes) -> Result<(), Stop> {
-        self.tx.send(b).await.map_err(|_| Stop::Gone)
-    }
-
-    /// Sends the events after the cursor, then the view; again while the view is ahead of the
-    /// events sent (a write landed in between). `wanted`: a seq the client must reach (one
-    /// announced), so that bytes rendered for this viewer before it are not enough.
-    async fn catch_up(&mut self, wanted: i64) -> Result<(), Stop> {
-        // Each round sends what the log holds; another round only when writes keep landing.
-        for _ in 0..64 {
-            let r = self.render(wanted).await?;
-            if !r.bytes.is_empty() {
-                self.send(r.bytes.clone()).await?;
-            }
-            self.cursor = r.to;
-            if r.complete {
-                return Ok(());
-            }
-        }
-        // The match moves faster than this stream reads it: the next announcement brings the
-        // rest.
-        Ok(())
-    }
-
-    /// The messages from the cursor on: those another stream of this viewer just rendered from
-    /// the same cursor, when they reach `wanted`; else read now (and kept for the others).
-    async fn render(&self, wanted: i64) -> Result<Arc<Rendered>, Stop> {
-        let mut memo = self.feed.last.lock().await;
-        if let Some(r) = &memo.rendered {
-            // The log only grows and a view at a seq never changes: what took a client from
-            // `from` to `to` takes this one there too.
-            let reaches = if r.complete {
-                r.to >= wanted
-            } else {
-                r.to > r.from
-            };
-            if r.from == self.cursor && reaches {
-                return Ok(r.clone());
-            }
-        }
-        if let Some(f) = &memo.failed {
-            if f.from == self.cursor && f.wanted >= wanted && f.at.elapsed() < FAILURE_SHARED_FOR {
-                return Err(Stop::Failed(f.error.clone()));
-            }
-        }
-        match self.read().await {
-            Ok(r) => {
-                let r = Arc::new(r);
-                memo.rendered = Some(r.clone());
-                memo.failed = None;
-                Ok(r)
-            }
-            Err(error) => {
-                memo.failed = Some(Failed {
-                    from: self.cursor,
-                    wanted,
-                    at: tokio::time::Instant::now(),
-                    error: error.clone(),
-                });
-                Err(Stop::Failed(error))
-            }
-        }
-    }
-
-    /// Reads the events after the cursor (a page at most) and, when that was all of them, the
-    /// view, as this stream's viewer sees them.
-    async fn read(&self) -> Result<Rendered, ApiError> {
-        let page = self
-            .svc
-            .events(&self.id, self.token.as_deref(), self.cursor, PAGE)
-            .await?;
-        let mut out = Vec::new();
-        let mut to = self.cursor;
-        for ev in &page.events {
-            let data = serde_json::to_string(ev).map_err(|e| ApiError::internal(&e))?;
-            out.extend_from_slice(&message("event", ev.seq, &data));
-            to = ev.seq;
-        }
-        let mut complete = false;
-        if page.next_after.is_none() {
-            let view = self.svc.view(&self.id, self.token.as_deref()).await?;
-            if view.seq <= to {
-                let data = serde_json::to_string(&view).map_err(|e| ApiError::internal(&e))?;
-                out.extend_from_slice(&message("match", to, &data));
-                complete = true;
-            }
-        }
-        Ok(Rendered {
-            from: self.cursor,
-            to,
-            bytes: Bytes::from(out),
-            complete,
-        })
-    }
-
-    /// Follows the match until the client leaves, the stream's time is up, or `end` (evicted,
-    /// or the server is stopping): then the body ends at once, whatever the stream was doing.
-    async fn run(mut self, mut room: Room, end: oneshot::Receiver<()>) {
-        let r = tokio::select! {
-            biased;
-            _ = end => Ok(()),
-            r = self.follow(&mut room) => r,
-        };
-        if let Err(Stop::Failed(e)) = r {
-            let data = serde_json::json!({"code": e.code, "detail": e.detail}).to_string();
-            let _ = self
-                .send(Bytes::from(format!("event: error\ndata: {data}\n\n")))
-                .await;
-        }
-    }
-
-    async fn follow(&mut self, room: &mut Room) -> Result<(), Stop> {
-        self.send(Bytes::from_static(b"retry: 2000\n\n")).await?;
-        // Boxed, here and below: the catch-up's database futures are large, and an idle stream
-        // should not carry their room in its own future.
-        Box::pin(self.catch_up(room.seq())).await?;
-        if self.once {
-            return Ok(());
-        }
-        let end = tokio::time::Instant::now() + MAX_LIFETIME;
-        let beat = tokio::time::sleep(KEEP_ALIVE);
-        tokio::pin!(beat);
+    /// The next bytes of the stream (None: it ends).
+    async fn next(&mut self) -> Option<Bytes> {
         loop {
-            tokio::select! {
-                seq = room.changed() => if seq > self.cursor {
-                    Box::pin(self.catch_up(seq)).await?;
-                },
-                _ = &mut beat => {
-                    let now = tokio::time::Instant::now();
-                    if now >= end {
-                        return Ok(());
-                    }
-                    self.send(Bytes::from_static(b": keep-alive\n\n")).await?;
-                    beat.as_mut().reset(now + KEEP_ALIVE);
+            match self.phase {
+                Phase::Done => return None,
+                Phase::Start => {
+                    self.phase = Phase::CatchUp;
+                    self.wanted = self.room.seq();
+                    self.rounds = 0;
+                    return Some(Bytes::from_static(b"retry: 2000\n\n"));
                 }
-                _ = self.tx.closed() => return Err(Stop::Gone),
+                Phase::CatchUp => {
+                    // Boxed: the rendering's database futures are large, and an idle stream
+                    // should not carry their room in its own future.
+                    let r = tokio::select! {
+                        biased;
+                        stop = &mut self.end => {
+                            self.phase = Phase::Done;
+                            // Told (the server stops): reconnect; dropped (evicted): just end.
+                            return stop.ok().map(|()| Bytes::from_static(RECONNECT));
+                        }
+                        r = Box::pin(render(
+                            &self.svc,
+                            &self.feed,
+                            &self.room,
+                            self.token.as_deref(),
+                            self.cursor,
+                            self.wanted,
+                        )) => r,
+                    };
+                    match r {
+                        Err(e) => {
+                            self.phase = Phase::Done;
+                            let data =
+                                serde_json::json!({"code": e.code, "detail": e.detail}).to_string();
+                            return Some(Bytes::from(format!("event: error\ndata: {data}\n\n")));
+                        }
+                        Ok(r) => {
+                            self.cursor = r.to;
+                            self.rounds += 1;
+                            // Each round sends what the log holds; another round only while
+                            // writes keep landing, and at most 64: the next announcement brings
+                            // the rest.
+                            if r.complete || self.rounds >= 64 {
+                                self.phase = if self.once {
+                                    Phase::Done
+                                } else {
+                                    Phase::Follow
+                                };
+                            }
+                            if !r.bytes.is_empty() {
+                                return Some(r.bytes.clone());
+                            }
+                        }
+                    }
+                }
+                Phase::Follow => {
+                    tokio::select! {
+                        biased;
+                        stop = &mut self.end => {
+                            self.phase = Phase::Done;
+                            // Told (the server stops): reconnect; dropped (evicted): just end.
+                            return stop.ok().map(|()| Bytes::from_static(RECONNECT));
+                        }
+                        seq = self.room.changed() => if seq > self.cursor {
+                            self.wanted = seq;
+                            self.rounds = 0;
+                            self.phase = Phase::CatchUp;
+                        },
+                        _ = &mut self.beat => {
+                            let now = tokio::time::Instant::now();
+                            if now >= self.until {
+                                return None;
+                            }
+                            self.beat.as_mut().reset(now + KEEP_ALIVE);
+                            return Some(Bytes::from_static(b": keep-alive\n\n"));
+                        }
+                    }
+                }
             }
         }
     }
+}
+
+/// The messages from `cursor` on for the bearer of `token`: those another stream of this viewer
+/// rendered (or is rendering) from the same cursor, when they reach `wanted`; else rendered now.
+async fn render(
+    svc: &Matches,
+    feed: &Feed,
+    room: &Room,
+    token: Option<&str>,
+    cursor: i64,
+    wanted: i64,
+) -> Result<Arc<Rendered>, ApiError> {
+    for _ in 0..4 {
+        let a = feed.attempt(cursor, wanted);
+        let got = a
+            .done
+            .get_or_init(|| async {
+                match read(svc, room, token, cursor, wanted).await {
+                    Ok(r) => Ok(Arc::new(r)),
+                    Err(error) => Err(Failed {
+                        at: tokio::time::Instant::now(),
+                        error,
+                    }),
+                }
+            })
+            .await;
+        match got {
+            Ok(r) if r.reaches(cursor, wanted) => return Ok(r.clone()),
+            Ok(_) => continue, // rendered for less than this client needs: again
+            Err(f) => return Err(f.error.clone()),
+        }
+    }
+    // Renderings keep falling short (writes landing all the time): one of its own.
+    read(svc, room, token, cursor, wanted).await.map(Arc::new)
+}
+
+/// The frame from `cursor` as the bearer of `token` sees it, as SSE messages.
+async fn read(
+    svc: &Matches,
+    room: &Room,
+    token: Option<&str>,
+    cursor: i64,
+    wanted: i64,
+) -> Result<Rendered, ApiError> {
+    let frame = svc.live_frame(room, token, cursor, wanted, PAGE).await?;
+    let mut out = Vec::new();
+    for ev in &frame.events {
+        let data = serde_json::to_string(ev).map_err(|e| ApiError::internal(&e))?;
+        out.extend_from_slice(&message("event", ev.seq, &data));
+    }
+    let complete = match &frame.view {
+        Some(view) => {
+            let data = serde_json::to_string(view).map_err(|e| ApiError::internal(&e))?;
+            out.extend_from_slice(&message("match", frame.to, &data));
+            true
+        }
+        None => false,
+    };
+    Ok(Rendered {
+        to: frame.to,
+        bytes: Bytes::from(out),
+        complete,
+    })
 }
 
 /// Registers the routes.

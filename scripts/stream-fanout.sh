@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Live fan-out as watchers grow (issue 25, parts 2 and 5): per write, the time from the POST to
+# each watcher's receipt (p50/p99), the POST's own time and the server's CPU, with 10 / 100 /
+# 1,000 / 4,000 tokenless streams on one match or ten to a match; then the stop with every stream
+# open. Builds the release server (or takes CLUBROOM_BIN) and runs scripts/stream_fanout.py
+# (Python stdlib; psql for PostgreSQL) RUNS times, then prints each figure's min / median / max.
+# Usage: scripts/stream-fanout.sh                       SQLite (RUNS=3 STREAMS=10,100,1000,4000)
+#   PG=postgres://postgres@127.0.0.1:5432/postgres scripts/stream-fanout.sh    PostgreSQL
+#   PG=... INSTANCES=2 scripts/stream-fanout.sh     two servers on one database, watchers split
+#   CLUBROOM_BIN=/path/to/clubroom scripts/stream-fanout.sh    another build (a baseline)
+. "$(dirname "$0")/lib.sh"
+RUNS=${RUNS:-3}
+if [ -z "${CLUBROOM_BIN:-}" ]; then
+  cargo build --release -q --bin clubroom
+  CLUBROOM_BIN=${CARGO_TARGET_DIR:-target}/release/clubroom
+fi
+OUT=$(mktemp)
+trap 'rm -f "$OUT"' EXIT
+ARGS=(--bin "$CLUBROOM_BIN" --runs "$RUNS" --streams "${STREAMS:-10,100,1000,4000}"
+  --layouts "${LAYOUTS:-one,many}" --writes "${WRITES:-50}" --instances "${INSTANCES:-1}")
+if [ -n "${PG:-}" ]; then ARGS+=(--pg "$PG"); fi
+python3 scripts/stream_fanout.py "${ARGS[@]}" | tee "$OUT"
+echo "== $RUNS runs: min / median / max"
+python3 - "$OUT" <<'PY'
+import statistics, sys
+figures = {}
+for line in open(sys.argv[1]):
+    if line.startswith("run "):
+        case, name, value = line.split(":", 1)[1].split()
+        figures.setdefault((case, name), []).append(value)
+for (case, name), values in figures.items():
+    try:
+        xs = sorted(float(v) for v in values)
+        print(f"{case:22} {name:26} {xs[0]:10.2f} {statistics.median(xs):10.2f} {xs[-1]:10.2f}")
+    except ValueError:
+        print(f"{case:22} {name:26} {' '.join(values)}")
+PY

@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""Live fan-out: what one write costs as its watchers grow (issue 25, parts 2 and 5).
+
+Driven by scripts/stream-fanout.sh (Python stdlib only; `psql` for PostgreSQL). Per case
+(--streams N, --layout one|many) and run, on a fresh database:
+
+  - starts the server binary (--bin) on SQLite (a fresh file) or PostgreSQL (--pg URL of the
+    server: a fresh database is created and dropped per run); with --instances 2 (PostgreSQL),
+    a second server on the same database: the writes go to the first, the watchers are split
+    between both (LISTEN/NOTIFY carries the writes across);
+  - opens N tokenless streams from 32 loopback addresses (127.0.0.1 ..), on one match (`one`) or
+    spread ten to a match over N/10 matches (`many`), and reads each to its first view;
+  - records --writes Dump tallies one after another (`many`: round-robin over the matches), each
+    sent on a keep-alive connection read in the same epoll loop as the streams: the latency of
+    each watcher of the written match is the time from sending the POST to the poll that found
+    that watcher's `event: match` for the new seq (a batch's time: an upper bound, the client
+    shares the 2 cores with the server), and the next write goes once every watcher holds it;
+  - reads the server's CPU (utime + stime, /proc/<pid>/stat, both servers with --instances 2)
+    before and after the writes: CPU per write;
+  - sends SIGTERM with every stream open and times the exit (and counts the streams told to
+    reconnect by `event: reconnect` before they ended).
+
+Prints one line per figure and run: `run K: <case> <figure> <value>`; the wrapper gives
+min/median/max over the runs.
+"""
+
+import argparse
+import json
+import os
+import re
+import resource
+import select
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+MATCH = re.compile(rb"id: (\d+)\nevent: match\n")
+ADDRESSES = 32  # loopback addresses the streams come from (256 streams each at most by default)
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def start_server(binary, database_url, workdir, watchers):
+    port = free_port()
+    env = dict(os.environ, RUST_LOG="warn", CLUBROOM_CREATES_PER_MINUTE="0",
+               CLUBROOM_MAX_PUBLIC_STREAMS_PER_MATCH=str(max(128, watchers)))
+    log = open(os.path.join(workdir, f"server-{port}.log"), "ab")
+    proc = subprocess.Popen([binary, "serve", "--bind", f"127.0.0.1:{port}",
+                             "--database-url", database_url], env=env, stdout=log, stderr=log)
+    for _ in range(300):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            if proc.poll() is not None:
+                sys.exit(f"stream_fanout: the server exited; see {workdir}")
+            time.sleep(0.05)
+    proc.kill()
+    sys.exit("stream_fanout: the server did not start")
+
+
+def request(port, method, path, body=None, token=None):
+    """One blocking request on its own connection: (status, JSON body)."""
+    data = b"" if body is None else json.dumps(body).encode()
+    head = f"{method} {path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n" \
+           f"content-length: {len(data)}\r\nconnection: close\r\n"
+    if token:
+        head += f"authorization: Bearer {token}\r\n"
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(head.encode() + b"\r\n" + data)
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+    head, _, payload = out.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(payload) if payload else None
+
+
+def create_match(port):
+    status, d = request(port, "POST", "/v1/matches", {
+        "game": "dump", "players": [{"name": "A"}, {"name": "B"}],
+        "config": {"target": 100000}})
+    assert status == 201, (status, d)
+    return d["match"]["id"], d["host_token"]
+
+
+TALLY = {"seat": None, "action": {"type": "tally", "points": [80, 80]}}
+
+
+class Watcher:
+    __slots__ = ("sock", "match", "seq", "tail", "reconnect", "closed")
+
+    def __init__(self, sock, match):
+        self.sock, self.match, self.seq, self.tail = sock, match, -1, b""
+        self.reconnect = self.closed = False
+
+    def feed(self, data):
+        seen = self.tail + data
+        for m in MATCH.finditer(seen):
+            self.seq = max(self.seq, int(m.group(1)))
+        if b"event: reconnect" in seen:
+            self.reconnect = True
+        self.tail = seen[-48:]
+
+
+def open_streams(ports, matches, n, layout):
+    watchers = []
+    for i in range(n):
+        match = matches[0] if layout == "one" else matches[i % len(matches)]
+        port = ports[i % len(ports)]
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((f"127.0.0.{1 + i % ADDRESSES}", 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(f"GET /v1/matches/{match}/stream HTTP/1.1\r\nhost: x\r\n\r\n".encode())
+        s.setblocking(False)
+        watchers.append(Watcher(s, match))
+    return watchers
+
+
+def pump(ep, by_fd, want, deadline, post=None):
+    """Reads until `want()` holds; returns the time of the poll that found each watcher's data
+    (by fd) and the POST's answer when `post` (a socket) is given."""
+    found = {}
+    answer = b""
+    while not want(found, answer):
+        if time.monotonic() > deadline:
+            return None, answer
+        for fd, _ in ep.poll(1.0):
+            t = time.monotonic()
+            if post is not None and fd == post.fileno():
+                answer += post.recv(65536)
+                continue
+            w = by_fd.get(fd)
+            if w is None:
+                continue
+            try:
+                data = w.sock.recv(262144)
+            except BlockingIOError:
+                continue
+            except ConnectionError:
+                data = b""
+            if not data:
+                w.closed = True
+                ep.unregister(fd)
+                continue
+            before = w.seq
+            w.feed(data)
+            if w.seq > before:
+                found.setdefault(fd, t)
+    return found, answer
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def run_case(args, run, n, layout, workdir):
+    dbname = None
+    if args.pg:
+        dbname = f"fanout_{os.getpid()}_{run}_{n}_{layout}"
+        subprocess.run(["psql", args.pg, "-qc", f"CREATE DATABASE {dbname}"], check=True)
+        url = args.pg.rsplit("/", 1)[0] + "/" + dbname
+    else:
+        url = f"sqlite://{workdir}/fanout-{run}-{n}-{layout}.db?mode=rwc"
+    procs = []
+    try:
+        proc, port = start_server(args.bin, url, workdir, n)
+        procs.append((proc, port))
+        if args.instances == 2:
+            procs.append(start_server(args.bin, url, workdir, n))
+        ports = [p for _, p in procs]
+        nmatches = 1 if layout == "one" else max(1, n // 10)
+        made = [create_match(port) for _ in range(nmatches)]
+        hosts = dict(made)
+        matches = [m for m, _ in made]
+        seqs = {m: 0 for m in matches}
+        # Warm up: one write each.
+        for m in matches:
+            status, _ = request(port, "POST", f"/v1/matches/{m}/actions", TALLY, hosts[m])
+            assert status == 201
+            seqs[m] += 1
+        watchers = open_streams(ports, matches, n, layout)
+        ep = select.epoll()
+        by_fd = {}
+        for w in watchers:
+            ep.register(w.sock.fileno(), select.EPOLLIN)
+            by_fd[w.sock.fileno()] = w
+        found, _ = pump(ep, by_fd, lambda f, a: all(w.seq >= seqs[w.match] for w in watchers),
+                        time.monotonic() + 120)
+        if found is None:
+            refused = sum(w.seq < 0 for w in watchers)
+            sys.exit(f"stream_fanout: {refused} of {n} streams never got their first view")
+        time.sleep(1)
+        post = socket.create_connection(("127.0.0.1", port))
+        post.setblocking(False)
+        ep.register(post.fileno(), select.EPOLLIN)
+        lat, post_ms = [], []
+        pids = [p.pid for p, _ in procs]
+        c0 = sum(cpu_seconds(pid) for pid in pids)
+        for k in range(args.writes):
+            m = matches[k % len(matches)]
+            seq = seqs[m] + 1
+            mine = [w for w in watchers if w.match == m]
+            body = json.dumps(TALLY).encode()
+            req = (f"POST /v1/matches/{m}/actions HTTP/1.1\r\nhost: x\r\n"
+                   f"content-type: application/json\r\ncontent-length: {len(body)}\r\n"
+                   f"authorization: Bearer {hosts[m]}\r\n\r\n").encode() + body
+            t0 = time.monotonic()
+            post.sendall(req)
+            answered = []
+
+            def want(f, a):
+                if not answered and a.count(b"\r\n\r\n") and complete(a):
+                    answered.append(time.monotonic())
+                return answered and all(w.seq >= seq for w in mine)
+
+            found, answer = pump(ep, by_fd, want, time.monotonic() + 60, post)
+            if found is None:
+                missing = sum(w.seq < seq for w in mine)
+                sys.exit(f"stream_fanout: {missing} watchers never got seq {seq}")
+            assert answer.startswith(b"HTTP/1.1 201"), answer[:200]
+            seqs[m] = seq
+            post_ms.append((answered[0] - t0) * 1000)
+            for w in mine:
+                lat.append((found.get(w.sock.fileno(), t0) - t0) * 1000)
+        cpu = (sum(cpu_seconds(pid) for pid in pids) - c0) / args.writes * 1000
+        case = f"{'pg' if args.pg else 'sqlite'}{'x2' if args.instances == 2 else ''}_{layout}_{n}"
+        print(f"run {run}: {case} receipt_p50_ms {pct(lat, 50):.2f}", flush=True)
+        print(f"run {run}: {case} receipt_p99_ms {pct(lat, 99):.2f}", flush=True)
+        print(f"run {run}: {case} post_p50_ms {pct(post_ms, 50):.2f}", flush=True)
+        print(f"run {run}: {case} server_cpu_ms_per_write {cpu:.3f}", flush=True)
+        # The stop, every stream open.
+        t = time.monotonic()
+        for p, _ in procs:
+            p.send_signal(signal.SIGTERM)
+        gone = lambda f, a: all(w.closed for w in watchers)  # noqa: E731
+        pump(ep, by_fd, gone, t + args.stop_limit)
+        ended = time.monotonic() - t
+        for p, _ in procs:
+            try:
+                p.wait(timeout=max(0.1, args.stop_limit - (time.monotonic() - t)))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        stopped = time.monotonic() - t
+        print(f"run {run}: {case} stop_seconds {stopped:.2f}", flush=True)
+        print(f"run {run}: {case} streams_ended_seconds {ended:.2f}", flush=True)
+        told = sum(w.reconnect for w in watchers)
+        print(f"run {run}: {case} told_to_reconnect {told}/{n}", flush=True)
+        for w in watchers:
+            w.sock.close()
+        post.close()
+        ep.close()
+    finally:
+        for p, _ in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        if dbname:
+            subprocess.run(["psql", args.pg, "-qc", f"DROP DATABASE IF EXISTS {dbname}"],
+                           check=False)
+
+
+def complete(a):
+    head, _, body = a.partition(b"\r\n\r\n")
+    m = re.search(rb"(?i)content-length: *(\d+)", head)
+    return m is not None and len(body) >= int(m.group(1))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--pg", default=None, help="a PostgreSQL server URL (a database per run)")
+    ap.add_argument("--instances", type=int, default=1, choices=[1, 2])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--streams", default="10,100,1000,4000")
+    ap.add_argument("--layouts", default="one,many")
+    ap.add_argument("--writes", type=int, default=50)
+    ap.add_argument("--stop-limit", type=float, default=60)
+    args = ap.parse_args()
+    if args.instances == 2 and not args.pg:
+        sys.exit("stream_fanout: two instances share a PostgreSQL database (--pg)")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    with tempfile.TemporaryDirectory() as tmp:
+        for run in range(1, args.runs + 1):
+            for layout in args.layouts.split(","):
+                for n in (int(x) for x in args.streams.split(",")):
+                    run_case(args, run, n, layout, tmp)
+
+
+if __name__ == "__main__":
+    main()
