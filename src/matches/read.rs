@@ -104,6 +104,7 @@ impl Matches {
         };
         Ok((
             Legal {
+                game: e.game.id(),
                 seat,
                 actions,
                 tally,

@@ -12,6 +12,8 @@ use utoipa::{
     Modify, OpenApi,
 };
 
+use serde_json::{json, Value};
+
 use crate::rules::spec::{
     game_configs, GameAction, GameOutcome, GameRoundDetail, GameSeat, GameTable, LoggedAction,
     GAME_UNIONS,
@@ -181,6 +183,231 @@ pub fn finish(api: &mut utoipa::openapi::OpenApi) {
         &[("GetPlayer", "get_player", "The player")],
     );
     browser_headers(api);
+    let mut doc = serde_json::to_value(&*api).expect("the spec serializes");
+    typed_unions(&mut doc);
+    problem_codes(&mut doc);
+    timestamps(&mut doc);
+    operations(&mut doc);
+    *api = serde_json::from_value(doc).expect("the finished spec is an OpenAPI document");
+}
+
+/// Every stable `code` a problem document may carry: `Problem.code`'s `enum`. Each error type
+/// (`MatchError`, `TournamentError`, `SetupError`, `StoreError`, every game's refusals, the
+/// routes' and the edge's own answers) names its codes in the source, and
+/// `tests/problem_codes.rs` reads them there: a code sent but not listed here, or listed but no
+/// longer sent, fails it (the list cannot drift from the error types).
+pub const PROBLEM_CODES: &[&str] = &[
+    "action_not_in_game",
+    "already_chosen",
+    "already_dealt",
+    "already_stolen_from",
+    "bad_pile_sizes",
+    "bad_player_count",
+    "betting_closed",
+    "busy",
+    "card_already_played",
+    "card_count_exceeded",
+    "card_elsewhere",
+    "card_face_down",
+    "card_in_two_exhibits",
+    "card_not_allowed_here",
+    "card_not_in_exhibit",
+    "card_not_in_hand",
+    "check_already_spent",
+    "choices_revealed",
+    "deal_expected",
+    "deal_in_progress",
+    "declaration_not_allowed",
+    "declaration_required",
+    "discard_required",
+    "duplicate_card",
+    "duplicate_needs_service_dealing",
+    "duplicate_needs_two_tables",
+    "duplicate_not_dealt",
+    "duplicate_player",
+    "export_not_found",
+    "face_up_not_taken",
+    "final_already_recorded",
+    "final_too_early",
+    "hand_is_private",
+    "heat_in_progress",
+    "host_only",
+    "idempotency_key_in_flight",
+    "idempotency_key_reused",
+    "internal_error",
+    "invalid_action",
+    "invalid_body",
+    "invalid_config",
+    "invalid_cursor",
+    "invalid_entrants",
+    "invalid_idempotency_key",
+    "invalid_if_match",
+    "invalid_last_event_id",
+    "invalid_path",
+    "invalid_player_name",
+    "invalid_query",
+    "invalid_rounds",
+    "invalid_table_size",
+    "invalid_tournament_name",
+    "location_first",
+    "man_home",
+    "match_abandoned",
+    "match_finished",
+    "match_in_progress",
+    "match_not_found",
+    "method_not_allowed",
+    "minus_card_lead",
+    "move_required",
+    "must_follow_suit",
+    "must_lead_two_of_clubs",
+    "must_trump",
+    "no_man_there",
+    "no_piece_left",
+    "no_reveal_expected",
+    "no_set_to_exhibit",
+    "no_such_card",
+    "no_such_pile",
+    "no_such_seat",
+    "not_a_set",
+    "not_best_set",
+    "not_exhibiting",
+    "not_found",
+    "not_playable",
+    "not_your_card",
+    "not_your_seat",
+    "not_your_turn",
+    "nothing_to_play_there",
+    "nothing_to_undo",
+    "number_occupied",
+    "organiser_only",
+    "payload_too_large",
+    "pile_empty",
+    "player_name_mismatch",
+    "player_not_found",
+    "points_out_of_range",
+    "request_timeout",
+    "result_changed",
+    "result_from_match",
+    "result_impossible",
+    "result_missing",
+    "result_shape",
+    "result_totals_mismatch",
+    "reveal_expected",
+    "round_closed",
+    "round_in_play",
+    "round_in_progress",
+    "round_not_found",
+    "scores_only",
+    "seat_action_only",
+    "seed_missing",
+    "seed_not_taken",
+    "server_stopping",
+    "space_taken",
+    "stale_version",
+    "stars_backward",
+    "stars_bust_forbidden",
+    "stock_top_expected",
+    "stock_top_not_expected",
+    "storage_unavailable",
+    "suit_exhausted",
+    "table_action_only",
+    "table_dealing_only",
+    "table_not_found",
+    "table_tokens_derived",
+    "tally_inconsistent",
+    "tally_marker_back",
+    "tally_men",
+    "tally_mid_deal",
+    "tally_not_allowed",
+    "tally_not_over",
+    "tally_occupied",
+    "tally_position",
+    "tally_range",
+    "tally_seats",
+    "tally_shape",
+    "tally_step",
+    "tally_sum",
+    "tally_tiebreak",
+    "tally_two_finished",
+    "tally_unachievable",
+    "thief_in_prison",
+    "too_many_creates",
+    "too_many_players",
+    "too_many_streams",
+    "tournament_finished",
+    "tournament_not_found",
+    "trump_not_taken",
+    "trump_required",
+    "unauthorized",
+    "unknown_player",
+    "unsupported_media_type",
+    "wrong_face_up_count",
+    "wrong_phase",
+    "wrong_reveal_count",
+    "zero_total",
+];
+
+/// `Problem.code`: one of [`PROBLEM_CODES`].
+fn problem_codes(doc: &mut Value) {
+    if let Some(code) = doc.pointer_mut("/components/schemas/Problem/properties/code") {
+        code["enum"] = json!(PROBLEM_CODES);
+    }
+}
+
+/// Every timestamp of the API (`created_at`, `updated_at`, `finished_at`, ...: RFC 3339 UTC) is
+/// a `date-time` string.
+fn timestamps(doc: &mut Value) {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::Object(props)) = map.get_mut("properties") {
+                    for (name, prop) in props.iter_mut() {
+                        let string = prop["type"] == "string"
+                            || prop["type"]
+                                .as_array()
+                                .is_some_and(|t| t.contains(&json!("string")));
+                        if name.ends_with("_at") && string && prop.get("format").is_none() {
+                            prop["format"] = json!("date-time");
+                        }
+                    }
+                }
+                map.values_mut().for_each(walk);
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut doc["components"]["schemas"]);
+}
+
+/// The document's operations as a newcomer meets them: the server is this one (`servers`, so
+/// that `/docs` calls the service it is served by); an operation no token is needed for says so
+/// (`security: []`); every operation has a description (its summary when it has no more to
+/// say).
+fn operations(doc: &mut Value) {
+    doc["servers"] = json!([{
+        "url": "/",
+        "description": "The service this document is served by"
+    }]);
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return;
+    };
+    for item in paths.values_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, op) in item.iter_mut() {
+            if !["get", "put", "post", "delete", "patch"].contains(&method.as_str()) {
+                continue;
+            }
+            let op = obj(op);
+            op.entry("security").or_insert_with(|| json!([]));
+            if op.get("description").is_none() {
+                let summary = op.get("summary").cloned().unwrap_or_default();
+                op.insert("description".into(), summary);
+            }
+        }
+    }
 }
 
 /// The creates whose answer an `Idempotency-Key` replays; the first three need no token and
@@ -472,3 +699,319 @@ fn optional_bodies_without_null(api: &mut utoipa::openapi::OpenApi) {
         }
     }
 }
+
+/// A JSON object of the document.
+fn obj(v: &mut Value) -> &mut serde_json::Map<String, Value> {
+    if !v.is_object() {
+        *v = Value::Object(Default::default());
+    }
+    v.as_object_mut().expect("an object")
+}
+
+/// `#/components/schemas/<name>`.
+fn schema_ref(name: &str) -> String {
+    format!("#/components/schemas/{name}")
+}
+
+/// A game as the spec names it: its id (the discriminator's value) and the prefix of its models
+/// (`Dump` of `DumpTable`, `DumpAction`, ...).
+struct SpecGame {
+    id: &'static str,
+    prefix: String,
+}
+
+/// The registered games, in the catalogue's order, with the prefix of their models: the model
+/// `GameTable` lists under the game's title.
+fn spec_games(schemas: &serde_json::Map<String, Value>) -> Vec<SpecGame> {
+    crate::rules::AnyGame::catalogue()
+        .into_iter()
+        .filter_map(|g| {
+            let model = schemas["GameTable"]["anyOf"]
+                .as_array()?
+                .iter()
+                .find(|m| m["description"] == g.title)?["$ref"]
+                .as_str()?
+                .trim_start_matches("#/components/schemas/")
+                .trim_end_matches("Table")
+                .to_string();
+            Some(SpecGame {
+                id: g.id,
+                prefix: model,
+            })
+        })
+        .collect()
+}
+
+/// Moves the inline variants of the internally tagged union `name` (`{type: ..., ...}` objects
+/// with a `title`) into components named by their titles, and discriminates the union by
+/// `type`. Returns the union's mapping (tag → schema name).
+fn hoist_variants(
+    schemas: &mut serde_json::Map<String, Value>,
+    name: &str,
+) -> Vec<(String, String)> {
+    let Some(items) = schemas
+        .get_mut(name)
+        .and_then(|u| u.get_mut("oneOf"))
+        .and_then(Value::as_array_mut)
+    else {
+        return Vec::new();
+    };
+    let mut hoisted = Vec::new();
+    let mut mapping = Vec::new();
+    for item in items.iter_mut() {
+        if item.get("$ref").is_some() {
+            let target = item["$ref"].as_str().unwrap_or_default().to_string();
+            mapping.push((String::new(), target));
+            continue;
+        }
+        let title = item["title"].as_str().unwrap_or_default().to_string();
+        let tag = item["properties"]["type"]["enum"][0]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            !title.is_empty() && !tag.is_empty(),
+            "{name}: every variant has a title and a `type`"
+        );
+        let variant = std::mem::replace(item, json!({ "$ref": schema_ref(&title) }));
+        hoisted.push((title.clone(), variant));
+        mapping.push((tag, title));
+    }
+    let mut out = Vec::new();
+    for (tag, target) in mapping {
+        if tag.is_empty() {
+            // A variant that is a reference already (none today): its tag from its schema.
+            let target = target
+                .trim_start_matches("#/components/schemas/")
+                .to_string();
+            let tag = schemas[&target]["properties"]["type"]["enum"][0]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            out.push((tag, target));
+        } else {
+            out.push((tag, target));
+        }
+    }
+    for (title, variant) in hoisted {
+        assert!(
+            !schemas.contains_key(&title),
+            "{name}: the variant title {title} is a schema name already"
+        );
+        schemas.insert(title, variant);
+    }
+    let union = obj(schemas.get_mut(name).expect("the union"));
+    union.insert("discriminator".into(), discriminator("type", &out));
+    out
+}
+
+/// A discriminator object over `property` with `mapping` (value → schema name).
+fn discriminator(property: &str, mapping: &[(String, String)]) -> Value {
+    let mapping: serde_json::Map<String, Value> = mapping
+        .iter()
+        .map(|(tag, name)| (tag.clone(), Value::String(schema_ref(name))))
+        .collect();
+    json!({ "propertyName": property, "mapping": mapping })
+}
+
+/// Replaces every reference to `from` under `v` by one to `to` (a sibling `description` stays).
+fn retarget(v: &mut Value, replace: &[(&str, String)]) {
+    match v {
+        Value::Object(map) => {
+            if let Some(Value::String(r)) = map.get_mut("$ref") {
+                if let Some((_, to)) = replace
+                    .iter()
+                    .find(|(from, _)| r.as_str() == schema_ref(from))
+                {
+                    *r = schema_ref(to);
+                }
+            }
+            map.values_mut().for_each(|v| retarget(v, replace));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| retarget(v, replace)),
+        _ => {}
+    }
+}
+
+/// The per-game envelopes: the documents whose game-specific parts depend on the match's game
+/// carry its id in `game`, and each becomes a `oneOf` of one model per game, discriminated by
+/// `game` (`DumpMatchView`, `ClubsMatchView`, ...), whose parts are that game's own models
+/// (its table, seat, actions, outcomes, round details and options). The JSON the server sends
+/// is the same whichever model a client reads it with; a generated client picks the model by
+/// `game` (a `const` in each, for clients that try each model in turn) and so never reads one
+/// game's action or view as another's.
+fn typed_unions(doc: &mut Value) {
+    let schemas = obj(&mut doc["components"]["schemas"]);
+    let games = spec_games(schemas);
+    assert_eq!(
+        games.len(),
+        crate::rules::AnyGame::catalogue().len(),
+        "every game's models are named in GameTable"
+    );
+    let sealed_kinds: Vec<Value> = schemas["SealedKind"]["enum"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let undo = hoist_variants(schemas, "UndoOutcome");
+    for g in &games {
+        let p = &g.prefix;
+        let actions = hoist_variants(schemas, &format!("{p}Action"));
+        let outcomes = hoist_variants(schemas, &format!("{p}Outcome"));
+        // The outcomes of an event of this game: its own, or an undo's.
+        let mut event_outcomes = outcomes.clone();
+        for (tag, name) in &undo {
+            assert!(
+                !outcomes.iter().any(|(t, _)| t == tag),
+                "{p}Outcome has a `{tag}` too"
+            );
+            event_outcomes.push((tag.clone(), name.clone()));
+        }
+        schemas.insert(
+            format!("{p}EventOutcome"),
+            json!({
+                "description": format!("One thing an event of {} produced (`outcome` in the log): one of the game's outcomes, or an undo's `retracted`.", g.id),
+                "oneOf": event_outcomes.iter().map(|(_, n)| json!({"$ref": schema_ref(n)})).collect::<Vec<_>>(),
+                "discriminator": discriminator("type", &event_outcomes),
+            }),
+        );
+        // The log's actions: as recorded, or as a viewer other than their seat sees them.
+        let sealed: Vec<Value> = sealed_kinds
+            .iter()
+            .filter(|k| actions.iter().any(|(t, _)| Some(t.as_str()) == k.as_str()))
+            .cloned()
+            .collect();
+        let mut logged = Vec::new();
+        if !sealed.is_empty() {
+            let mut model = schemas["SealedAction"].clone();
+            model["properties"]["type"] = json!({
+                "type": "string",
+                "enum": sealed,
+                "description": "The action's type.",
+            });
+            model["description"] = json!(format!(
+                "A sealed choice of {} as the log shows it to anyone but the seat that made it, until it is revealed (and for ever once retracted): only its type.",
+                g.id
+            ));
+            let name = format!("{p}SealedAction");
+            schemas.insert(name.clone(), model);
+            logged.push(json!({"$ref": schema_ref(&name)}));
+            let shown: Vec<String> = schemas
+                .keys()
+                .filter(|k| k.starts_with(p.as_str()) && k.ends_with("Shown"))
+                .cloned()
+                .collect();
+            logged.extend(shown.iter().map(|n| json!({"$ref": schema_ref(n)})));
+        }
+        let action_union = format!("{p}Action");
+        let logged_name = if logged.is_empty() {
+            action_union.clone()
+        } else {
+            logged.push(json!({"$ref": schema_ref(&action_union)}));
+            let name = format!("{p}LoggedAction");
+            schemas.insert(
+                name.clone(),
+                json!({
+                    "description": format!("An action of {} as the log shows it to one viewer: as recorded, or, where it is private to its seat and this viewer is not that seat, only what the viewer may see of it (a sealed choice: its type; ...). The models exclude one another (`sealed` is present on a sealed choice alone).", g.id),
+                    "oneOf": logged,
+                }),
+            );
+            name
+        };
+        let replace = [
+            ("GameTable", format!("{p}Table")),
+            ("GameSeat", format!("{p}Seat")),
+            ("GameAction", action_union.clone()),
+            ("LoggedAction", logged_name),
+            ("GameOutcome", format!("{p}EventOutcome")),
+            ("GameRoundDetail", format!("{p}RoundDetail")),
+            ("RoundScore", format!("{p}RoundScore")),
+            ("ScoreSheet", format!("{p}ScoreSheet")),
+            ("EventView", format!("{p}EventView")),
+        ];
+        let config = schema_ref(&format!("{p}Config"));
+        for base in ENVELOPES {
+            let mut model = schemas[*base].clone();
+            retarget(&mut model, &replace);
+            if let Some(props) = model.get_mut("properties").and_then(Value::as_object_mut) {
+                if let Some(game) = props.get_mut("game") {
+                    let description = game["description"].clone();
+                    *game = json!({"type": "string", "enum": [g.id], "description": description});
+                    let required = obj(&mut model)
+                        .entry("required")
+                        .or_insert_with(|| json!([]));
+                    if !required
+                        .as_array()
+                        .is_some_and(|r| r.contains(&json!("game")))
+                    {
+                        if let Some(r) = required.as_array_mut() {
+                            r.insert(0, json!("game"));
+                        }
+                    }
+                }
+            }
+            if let Some(c) = model.pointer_mut("/properties/config") {
+                let description = c["description"].clone();
+                let nullable = c["type"]
+                    .as_array()
+                    .is_some_and(|t| t.contains(&json!("null")));
+                *c = if nullable {
+                    json!({"oneOf": [{"$ref": config, "description": description}, {"type": "null"}]})
+                } else {
+                    json!({"$ref": config, "description": description})
+                };
+            }
+            if let Some(d) = model.get_mut("description") {
+                *d = json!(format!(
+                    "{} ({})",
+                    d.as_str().unwrap_or_default().trim_end_matches('.'),
+                    g.id
+                ));
+            }
+            schemas.insert(format!("{p}{base}"), model);
+        }
+    }
+    for base in ENVELOPES {
+        let tagged = schemas[*base]["properties"]["game"].is_object();
+        let description = schemas[*base]["description"].clone();
+        let mapping: Vec<(String, String)> = games
+            .iter()
+            .map(|g| (g.id.to_string(), format!("{}{base}", g.prefix)))
+            .collect();
+        let mut union = json!({
+            "description": description,
+            "oneOf": mapping.iter().map(|(_, n)| json!({"$ref": schema_ref(n)})).collect::<Vec<_>>(),
+        });
+        if tagged {
+            union["discriminator"] = discriminator("game", &mapping);
+            schemas.insert((*base).to_string(), union);
+        } else {
+            // A part of a tagged document (a score sheet's line): only the games' own models.
+            schemas.remove(*base);
+        }
+    }
+    // The game-wide unions are replaced by each game's own models (`GameAction` stays: the
+    // request body of an action takes any game's action, the match's game judges it).
+    for name in [
+        "GameTable",
+        "GameSeat",
+        "GameOutcome",
+        "GameRoundDetail",
+        "LoggedAction",
+        "SealedAction",
+    ] {
+        schemas.remove(name);
+    }
+}
+
+/// The documents split per game by [`typed_unions`]: each has a `game` (the discriminator),
+/// but `RoundScore`, a line of a `ScoreSheet`, which has only the games' own models.
+const ENVELOPES: &[&str] = &[
+    "MatchView",
+    "Legal",
+    "EventView",
+    "RoundScore",
+    "ScoreSheet",
+    "CreateMatch",
+    "CreateTournament",
+    "TournamentView",
+];
