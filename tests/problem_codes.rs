@@ -43,9 +43,14 @@ fn codes_in(text: &str, out: &mut BTreeSet<String>) {
             out.insert(c[1].to_string());
         }
     }
-    // The bodies of `fn code(&self) -> &'static str`: every literal they return.
+    // The bodies of `fn code(&self) -> &'static str` and of `let code = match ... { }`: every
+    // literal they return.
     let literal = Regex::new(code).unwrap();
-    for (start, _) in text.match_indices("fn code(&self) -> &'static str {") {
+    let starts = ["fn code(&self) -> &'static str {", "let code = match "]
+        .iter()
+        .flat_map(|marker| text.match_indices(marker).map(|(i, _)| i))
+        .collect::<Vec<_>>();
+    for start in starts {
         let body = &text[start..];
         let open = body.find('{').unwrap();
         let mut depth = 0;
@@ -114,6 +119,7 @@ fn problem_code_is_an_enum_of_exactly_the_codes_the_error_types_send() {
         "result_missing",
         "not_playable",
         "too_many_creates",
+        "unknown_game",
     ] {
         assert!(sent.contains(c), "the scan finds {c}");
     }
@@ -134,6 +140,10 @@ fn the_scan_reads_each_kind_of_site() {
         );
         bad_request("epsilon_five", "detail words");
         QuickLogError { code: "zeta_six", message: m };
+        let code = match &e {
+            Setup::Unknown(_) => "theta_eight",
+            Setup::Rule(code, _) => code,
+        };
         /// The code told to anyone else.
         pub const HIDDEN: &str = "eta_seven";
         pub const NOT_A_CODE: &str = "some_table";
@@ -151,6 +161,7 @@ fn the_scan_reads_each_kind_of_site() {
         "epsilon_five",
         "zeta_six",
         "eta_seven",
+        "theta_eight",
     ]
     .into_iter()
     .map(String::from)

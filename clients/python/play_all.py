@@ -105,7 +105,7 @@ class Match:
         config = self.short_config()
         create = model(f"{self.p}CreateMatch")
         body = create(
-            game=info.id,
+            game=model(f"{self.p}CreateMatchGame")(info.id),
             players=[NewPlayer(name=n) for n in NAMES[:players]],
             config=config,
             dealing=Dealing.SERVICE,
@@ -221,7 +221,7 @@ class Match:
         check(sheet.finished, "the sheet says finished")
         sums = [0] * len(sheet.totals)
         for r in sheet.rounds:
-            check(type(r.detail).__name__ == f"{p}RoundDetail", f"a round detail parses as {p}RoundDetail")
+            check(is_game_model(r.detail, p), f"a round detail parses as {p}'s ({p}RoundDetail), not {type(r.detail).__name__}")
             for i, pts in enumerate(r.points):
                 sums[i] += pts
         if self.info.id != "members-only":  # its totals are not the sums of heats (TOTALS_NOT_DEAL_SUMS)

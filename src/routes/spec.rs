@@ -339,6 +339,7 @@ pub const PROBLEM_CODES: &[&str] = &[
     "trump_not_taken",
     "trump_required",
     "unauthorized",
+    "unknown_game",
     "unknown_player",
     "unsupported_media_type",
     "wrong_face_up_count",
@@ -402,6 +403,8 @@ fn operations(doc: &mut Value) {
             }
             let op = obj(op);
             op.entry("security").or_insert_with(|| json!([]));
+            try_it_out_headers(op);
+            stream_example(op);
             if op.get("description").is_none() {
                 let summary = op.get("summary").cloned().unwrap_or_default();
                 op.insert("description".into(), summary);
@@ -833,6 +836,91 @@ fn retarget(v: &mut Value, replace: &[(&str, String)]) {
     }
 }
 
+/// The request headers whose example, pre-filled by `/docs`' Try-it-out, would make a
+/// newcomer's first call fail (an `If-Match` of another version is 412, an `Idempotency-Key`
+/// reused with another body 409, `Prefer: return=minimal` a different answer than the one
+/// documented first): their example moves into the description, and the field starts empty.
+const NOT_PREFILLED: &[&str] = &[
+    "If-Match",
+    "If-None-Match",
+    "Idempotency-Key",
+    "Prefer",
+    "Last-Event-ID",
+];
+
+fn try_it_out_headers(op: &mut serde_json::Map<String, Value>) {
+    let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for p in params.iter_mut() {
+        let header = p["in"] == "header"
+            && p["name"]
+                .as_str()
+                .is_some_and(|n| NOT_PREFILLED.iter().any(|h| h.eq_ignore_ascii_case(n)));
+        if !header {
+            continue;
+        }
+        let p = obj(p);
+        let example = p
+            .remove("example")
+            .or_else(|| p.get_mut("schema").and_then(|s| obj(s).remove("example")));
+        if let Some(example) = example {
+            let text = example
+                .as_str()
+                .map(String::from)
+                .unwrap_or(example.to_string());
+            let description = p
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .trim_end()
+                .to_string();
+            p.insert(
+                "description".into(),
+                json!(format!(
+                    "{description} (for example `{text}`; optional: leave it out on a first call)"
+                )),
+            );
+        }
+    }
+}
+
+/// The event stream's example is SSE text; its schema (`StreamMessage`) describes one message as
+/// an object of its `id`, `event` and `data` lines: the example becomes the first message of that
+/// text, as such an object (so that it matches its schema), the text staying in the
+/// description.
+fn stream_example(op: &mut serde_json::Map<String, Value>) {
+    let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for response in responses.values_mut() {
+        let Some(content) = response.pointer_mut("/content/text~1event-stream") else {
+            continue;
+        };
+        let Some(text) = content
+            .get("example")
+            .and_then(Value::as_str)
+            .map(String::from)
+        else {
+            continue;
+        };
+        let mut message = serde_json::Map::new();
+        for line in text.split("\n\n").next().unwrap_or_default().lines() {
+            if let Some((field, value)) = line.split_once(": ") {
+                message.insert(field.to_string(), json!(value));
+            }
+        }
+        content["example"] = Value::Object(message);
+        if let Some(d) = response.get_mut("description") {
+            let described = format!(
+                "{}. On the wire, for example:\n\n```\n{text}```",
+                d.as_str().unwrap_or_default().trim_end_matches('.')
+            );
+            *d = json!(described);
+        }
+    }
+}
+
 /// The per-game envelopes: the documents whose game-specific parts depend on the match's game
 /// carry its id in `game`, and each becomes a `oneOf` of one model per game, discriminated by
 /// `game` (`DumpMatchView`, `ClubsMatchView`, ...), whose parts are that game's own models
@@ -991,6 +1079,8 @@ fn typed_unions(doc: &mut Value) {
     }
     // The game-wide unions are replaced by each game's own models (`GameAction` stays: the
     // request body of an action takes any game's action, the match's game judges it).
+    // So are the games' outcome unions, and the undo's: an event's outcomes are one union per
+    // game (`DumpEventOutcome`) of the game's outcomes and the undo's `Retracted`.
     for name in [
         "GameTable",
         "GameSeat",
@@ -998,8 +1088,13 @@ fn typed_unions(doc: &mut Value) {
         "GameRoundDetail",
         "LoggedAction",
         "SealedAction",
+        "SealedKind",
+        "UndoOutcome",
     ] {
         schemas.remove(name);
+    }
+    for g in &games {
+        schemas.remove(&format!("{}Outcome", g.prefix));
     }
 }
 
