@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs a small Clubroom tournament through the GENERATED Python client only (issue 12).
 
-Like play_dump.py, this file never builds a URL, a header or a JSON body by hand: every request
+Like play_all.py, this file never builds a URL, a header or a JSON body by hand: every request
 goes through the client's API functions and every body through its models.
 
 What it does:
