@@ -405,6 +405,7 @@ fn operations(doc: &mut Value) {
             op.entry("security").or_insert_with(|| json!([]));
             try_it_out_headers(op);
             stream_example(op);
+            problem_examples(op);
             if op.get("description").is_none() {
                 let summary = op.get("summary").cloned().unwrap_or_default();
                 op.insert("description".into(), summary);
@@ -882,6 +883,55 @@ fn try_it_out_headers(op: &mut serde_json::Map<String, Value>) {
                 )),
             );
         }
+    }
+}
+
+/// An example for each problem answer that has none, true for the operation: the first stable
+/// code its description names (every 401 is `unauthorized`), with the clause of the description
+/// about it as the detail, made by the server's own `ApiError` (so its `type`, `title` and
+/// `status` are what the server sends).
+fn problem_examples(op: &mut serde_json::Map<String, Value>) {
+    let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (status, response) in responses.iter_mut() {
+        let description = response["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let Some(content) = response.pointer_mut("/content/application~1problem+json") else {
+            continue;
+        };
+        if content.get("example").is_some() {
+            continue;
+        }
+        let Some(status) = status
+            .parse::<u16>()
+            .ok()
+            .and_then(|s| actix_web::http::StatusCode::from_u16(s).ok())
+        else {
+            continue;
+        };
+        let named = description
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .find_map(|w| PROBLEM_CODES.iter().find(|c| **c == w));
+        let code = match (status.as_u16(), named) {
+            (401, _) => "unauthorized",
+            (_, Some(code)) => code,
+            _ => continue,
+        };
+        let marker = format!("`{code}`");
+        let clause = description
+            .split_once(&marker)
+            .map(|(_, rest)| rest.trim_start_matches([':', ' ']))
+            .and_then(|rest| rest.split(';').next())
+            .map(str::trim)
+            .filter(|c| c.len() > 3 && !c.starts_with('('))
+            .unwrap_or(&description);
+        let problem = crate::error::ApiError::new(status, code, clause).problem();
+        content["example"] = serde_json::to_value(problem).unwrap_or_default();
     }
 }
 
