@@ -115,7 +115,21 @@ const MATCH_LINKS: &[(&str, &str, &str)] = &[
 /// - `CreateMatch.game` lists the implemented games (`GET /v1/games`); another id is 422
 ///   `unknown_game`.
 /// - The `links` from a created match, tournament or player to the operations on it.
+///
+/// The document is the same for every worker of a process: it is finished once (the per-game
+/// unions are a few hundred schemas) and each worker gets a copy.
 pub fn finish(api: &mut utoipa::openapi::OpenApi) {
+    static FINISHED: std::sync::OnceLock<utoipa::openapi::OpenApi> = std::sync::OnceLock::new();
+    *api = FINISHED
+        .get_or_init(|| {
+            let mut finished = api.clone();
+            finish_once(&mut finished);
+            finished
+        })
+        .clone();
+}
+
+fn finish_once(api: &mut utoipa::openapi::OpenApi) {
     optional_bodies_without_null(api);
     if let Some(components) = api.components.as_mut() {
         let mut configs = Vec::new();
@@ -183,12 +197,70 @@ pub fn finish(api: &mut utoipa::openapi::OpenApi) {
         &[("GetPlayer", "get_player", "The player")],
     );
     browser_headers(api);
+    // The rest works on the document as JSON, whose maps sort their keys: the order of each
+    // answer's media types (the first is what generated clients expect: CSV for an export)
+    // is put back afterwards.
+    let orders = media_type_orders(api);
     let mut doc = serde_json::to_value(&*api).expect("the spec serializes");
     typed_unions(&mut doc);
     problem_codes(&mut doc);
     timestamps(&mut doc);
     operations(&mut doc);
     *api = serde_json::from_value(doc).expect("the finished spec is an OpenAPI document");
+    let orders: std::collections::HashMap<AnswerKey, Vec<String>> = orders.into_iter().collect();
+    for (path, item) in api.paths.paths.iter_mut() {
+        for (i, op) in operations_of(item).into_iter().enumerate() {
+            let Some(op) = op else { continue };
+            for (status, response) in op.responses.responses.iter_mut() {
+                let (RefOr::T(r), Some(order)) =
+                    (response, orders.get(&(path.clone(), i, status.clone())))
+                else {
+                    continue;
+                };
+                for media in order.iter().rev() {
+                    if let Some(c) = r.content.shift_remove(media) {
+                        r.content.shift_insert(0, media.clone(), c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Where an answer is: its path, its method's index (get, put, post, delete, patch), its status.
+type AnswerKey = (String, usize, String);
+
+fn operations_of(
+    item: &mut utoipa::openapi::path::PathItem,
+) -> [Option<&mut utoipa::openapi::path::Operation>; 5] {
+    [
+        item.get.as_mut(),
+        item.put.as_mut(),
+        item.post.as_mut(),
+        item.delete.as_mut(),
+        item.patch.as_mut(),
+    ]
+}
+
+/// The media types of every answer with more than one, in order.
+fn media_type_orders(api: &mut utoipa::openapi::OpenApi) -> Vec<(AnswerKey, Vec<String>)> {
+    let mut out = Vec::new();
+    for (path, item) in api.paths.paths.iter_mut() {
+        for (i, op) in operations_of(item).into_iter().enumerate() {
+            let Some(op) = op else { continue };
+            for (status, response) in &op.responses.responses {
+                if let RefOr::T(r) = response {
+                    if r.content.len() > 1 {
+                        out.push((
+                            (path.clone(), i, status.clone()),
+                            r.content.keys().cloned().collect(),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Every stable `code` a problem document may carry: `Problem.code`'s `enum`. Each error type
@@ -928,7 +1000,7 @@ fn problem_examples(op: &mut serde_json::Map<String, Value>) {
             .map(|(_, rest)| rest.trim_start_matches([':', ' ']))
             .and_then(|rest| rest.split(';').next())
             .map(str::trim)
-            .filter(|c| c.len() > 3 && !c.starts_with('('))
+            .filter(|c| c.len() > 3 && !c.starts_with(['(', ',']))
             .unwrap_or(&description);
         let problem = crate::error::ApiError::new(status, code, clause).problem();
         content["example"] = serde_json::to_value(problem).unwrap_or_default();
