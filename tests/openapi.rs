@@ -67,6 +67,13 @@ fn every_action_variant_has_a_title_of_its_own_for_generated_clients() {
             .as_array()
             .expect("a game's actions are a oneOf");
         for v in variants {
+            // Each variant is a model of its own (`DumpPlay`), named by its title.
+            let name = v["$ref"]
+                .as_str()
+                .expect("a variant is a reference to its model")
+                .trim_start_matches("#/components/schemas/");
+            let v = &schemas[name];
+            assert_eq!(v["title"].as_str(), Some(name));
             let kind = v["properties"]["type"]["enum"][0].as_str().unwrap();
             let title = v["title"]
                 .as_str()
@@ -76,13 +83,11 @@ fn every_action_variant_has_a_title_of_its_own_for_generated_clients() {
                 .map(|w| w[..1].to_uppercase() + &w[1..])
                 .collect();
             assert_eq!(title, format!("{game}{expected}"), "{game}Action `{kind}`");
-            names.push(title.to_string());
         }
     }
-    let count = names.len();
+    // Schema names are unique by construction (a map); each title names its own schema.
     names.sort();
-    names.dedup();
-    assert_eq!(names.len(), count, "titles and schema names are unique");
+    assert!(names.binary_search(&"DumpPlay".to_string()).is_ok());
 }
 
 /// An optional request body is said by `required: false` alone: no `null` alternative, which

@@ -69,6 +69,8 @@ fn prefix(id: &str) -> String {
 /// The schemas a game's values must fit: its own models, and the unions the API declares.
 struct Schemas {
     game: String,
+    /// The game's id (the `game` of its documents).
+    id: String,
     table: jsonschema::Validator,
     seat: jsonschema::Validator,
     outcome: jsonschema::Validator,
@@ -88,24 +90,31 @@ struct Schemas {
 
 impl Schemas {
     fn new(game: &str) -> Schemas {
+        let id = AnyGame::catalogue()
+            .into_iter()
+            .find(|g| prefix(g.id) == game)
+            .map(|g| g.id.to_string())
+            .unwrap_or_else(|| panic!("{game} is a game's prefix"));
         let property = |model: &str, field: &str| {
             let p = &schema(model)["properties"][field];
             assert!(p.is_object(), "{model}.{field} in the spec");
             validator(p)
         };
+        let envelope = |base: &str| format!("{game}{base}");
         Schemas {
             game: game.to_string(),
+            id,
             table: component(&format!("{game}Table")),
             seat: component(&format!("{game}Seat")),
-            outcome: component(&format!("{game}Outcome")),
+            outcome: component(&format!("{game}EventOutcome")),
             action: component(&format!("{game}Action")),
             detail: component(&format!("{game}RoundDetail")),
-            match_table: property("MatchView", "table"),
-            match_you: property("MatchView", "you"),
-            event_outcome: property("EventView", "outcome"),
-            legal_actions: property("Legal", "actions"),
+            match_table: property(&envelope("MatchView"), "table"),
+            match_you: property(&envelope("MatchView"), "you"),
+            event_outcome: property(&envelope("EventView"), "outcome"),
+            legal_actions: property(&envelope("Legal"), "actions"),
             score_sheet: component("ScoreSheet"),
-            event_action: property("EventView", "action"),
+            event_action: property(&envelope("EventView"), "action"),
             counts: [0; 6],
             redacted: [0; 2],
         }
@@ -147,12 +156,22 @@ impl Schemas {
             self.check(&self.legal_actions, &Value::from(legal), "legal list");
             self.counts[2] += 1;
         }
-        let sheet = serde_json::to_value(g.score_sheet()).unwrap();
+        let mut sheet = serde_json::to_value(g.score_sheet()).unwrap();
+        self.sheet_game(&mut sheet);
         self.check(&self.score_sheet, &sheet, "score sheet");
         for round in sheet["rounds"].as_array().unwrap() {
             self.check(&self.detail, &round["detail"], "round detail");
         }
         self.counts[3] += 1;
+    }
+
+    /// A game's own sheet has no `game` (the match service's `AnyGame` fills it in); the one
+    /// `AnyGame` gives must name its game.
+    fn sheet_game(&self, sheet: &mut Value) {
+        match sheet["game"].as_str() {
+            Some("") => sheet["game"] = json!(self.id),
+            other => assert_eq!(other, Some(self.id.as_str()), "the sheet names its game"),
+        }
     }
 
     fn check_outcomes(&mut self, outcomes: &[Value]) {
@@ -356,38 +375,121 @@ fn the_view_schemas_are_typed_models() {
         for name in [table, seat, format!("{game}RoundDetail")] {
             assert_closed(schema(&name), &name);
         }
-        let outcome = format!("{game}Outcome");
+        let outcome = format!("{game}EventOutcome");
         let variants = schema(&outcome)["oneOf"].as_array().unwrap();
         for v in variants {
-            assert!(
-                v["title"].as_str().is_some_and(|t| t.starts_with(game)),
-                "{v}"
-            );
+            let name = v["$ref"]
+                .as_str()
+                .expect("each outcome is a model of its own")
+                .trim_start_matches("#/components/schemas/");
+            let v = schema(name);
+            assert_eq!(v["title"].as_str(), Some(name), "{v}");
+            assert!(name.starts_with(game) || name == "Retracted", "{name}");
             assert_eq!(v["additionalProperties"], json!(false), "{v}");
             assert!(v["required"].as_array().unwrap().contains(&json!("type")));
         }
+        // The match view of this game: its own table, seat, options and score sheet.
+        let view = &schema(&format!("{game}MatchView"))["properties"];
+        let r = |name: &str| json!(format!("#/components/schemas/{name}"));
+        assert_eq!(view["table"]["$ref"], r(&format!("{game}Table")));
+        assert_eq!(view["config"]["$ref"], r(&format!("{game}Config")));
+        assert_eq!(view["scores"]["$ref"], r(&format!("{game}ScoreSheet")));
+        assert_eq!(view["you"]["oneOf"][0]["$ref"], r(&format!("{game}Seat")));
+        assert_eq!(view["you"]["oneOf"][1], json!({"type": "null"}));
+        assert_eq!(
+            schema(&format!("{game}Legal"))["properties"]["actions"]["items"],
+            json!({"$ref": format!("#/components/schemas/{game}Action")})
+        );
+        assert_eq!(
+            schema(&format!("{game}RoundScore"))["properties"]["detail"]["$ref"],
+            r(&format!("{game}RoundDetail"))
+        );
     }
-    let api = spec();
-    let any_of = |v: &Value| v["anyOf"].as_array().map(Vec::len).unwrap_or(0);
-    let n = games.len();
-    assert_eq!(any_of(schema("GameTable")), n);
-    assert_eq!(any_of(schema("GameSeat")), n);
-    assert_eq!(
-        any_of(schema("GameOutcome")),
-        n + 1,
-        "the games and the undo"
-    );
-    assert_eq!(any_of(schema("GameRoundDetail")), n);
-    let you = &api["components"]["schemas"]["MatchView"]["properties"]["you"];
-    assert!(
-        you.to_string().contains("#/components/schemas/GameSeat"),
-        "{you}"
-    );
-    assert!(you.to_string().contains("null"), "{you}");
-    assert_eq!(
-        api["components"]["schemas"]["Legal"]["properties"]["actions"]["items"],
-        json!({"$ref": "#/components/schemas/GameAction"})
-    );
+    // The game-wide unions are gone from the views: each game's document names its own models.
+    for gone in [
+        "GameTable",
+        "GameSeat",
+        "GameOutcome",
+        "GameRoundDetail",
+        "LoggedAction",
+        "DumpOutcome",
+        "UndoOutcome",
+    ] {
+        assert!(
+            spec()["components"]["schemas"].get(gone).is_none(),
+            "{gone}"
+        );
+    }
+}
+
+/// Every union the server answers with is discriminated (`oneOf` + `discriminator`): the match
+/// view, the legal list, the log's events and the score sheet by their `game` (a `const` in each
+/// game's model), each game's actions and outcomes by their `type`; the mapping names every
+/// branch, and each branch requires its tag with exactly the mapped value.
+#[test]
+fn the_unions_are_discriminated() {
+    let tag_values = |s: &Value, property: &str| -> Vec<Value> {
+        let p = &s["properties"][property];
+        match (&p["const"], p["enum"].as_array()) {
+            (Value::Null, Some(e)) => e.clone(),
+            (c, _) if !c.is_null() => vec![c.clone()],
+            _ => panic!("{property} is a tag: {s}"),
+        }
+    };
+    let mut checked = 0;
+    let games = AnyGame::catalogue();
+    let mut unions: Vec<String> = [
+        "MatchView",
+        "Legal",
+        "EventView",
+        "ScoreSheet",
+        "CreateMatch",
+        "CreateTournament",
+        "TournamentView",
+    ]
+    .map(String::from)
+    .to_vec();
+    for g in &games {
+        let p = prefix(g.id);
+        unions.extend([format!("{p}Action"), format!("{p}EventOutcome")]);
+    }
+    for name in &unions {
+        let u = schema(name);
+        let branches = u["oneOf"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name} is a oneOf"));
+        let property = u["discriminator"]["propertyName"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name} has a discriminator"));
+        let mapping = u["discriminator"]["mapping"].as_object().unwrap();
+        assert_eq!(mapping.len(), branches.len(), "{name}: a value per branch");
+        for b in branches {
+            let target = b["$ref"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{name}: a model"));
+            let model = schema(target.trim_start_matches("#/components/schemas/"));
+            assert!(
+                model["required"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!(property)),
+                "{target} requires {property}"
+            );
+            let values = tag_values(model, property);
+            assert_eq!(values.len(), 1, "{target}: one {property}");
+            assert_eq!(
+                mapping[values[0].as_str().unwrap()],
+                json!(target),
+                "{name}"
+            );
+            checked += 1;
+        }
+        if ["MatchView", "Legal", "EventView", "ScoreSheet"].contains(&name.as_str()) {
+            assert_eq!(property, "game");
+            assert_eq!(branches.len(), games.len(), "{name}: one model per game");
+        }
+    }
+    assert!(checked > 100, "{checked}");
 }
 
 /// The models a union lists, in order, each with the index of the union's branch it comes from
@@ -424,15 +526,15 @@ fn type_tag(s: &Value) -> Option<Vec<Value>> {
 #[test]
 fn each_union_lists_a_model_before_any_that_requires_more() {
     for union in [
-        "GameTable",
-        "GameSeat",
-        "GameOutcome",
-        "GameRoundDetail",
-        "LoggedAction",
+        "GameAction",
+        "MembersOnlyLoggedAction",
+        "ByHookOrCrookLoggedAction",
     ] {
+        let u = schema(union);
         let mut models = Vec::new();
-        for (b, item) in schema(union)["anyOf"]
+        for (b, item) in u["anyOf"]
             .as_array()
+            .or(u["oneOf"].as_array())
             .unwrap()
             .iter()
             .enumerate()
@@ -485,7 +587,8 @@ impl Schemas {
             }
             self.check(&self.legal_actions, &Value::from(legal), "legal list");
         }
-        let sheet = serde_json::to_value(g.score_sheet()).unwrap();
+        let mut sheet = serde_json::to_value(g.score_sheet()).unwrap();
+        self.sheet_game(&mut sheet);
         self.check(&self.score_sheet, &sheet, "score sheet");
         for round in sheet["rounds"].as_array().unwrap() {
             self.check(&self.detail, &round["detail"], "round detail");

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs a small Clubroom tournament through the GENERATED Python client only (issue 12).
 
-Like play_dump.py, this file never builds a URL, a header or a JSON body by hand: every request
+Like play_all.py, this file never builds a URL, a header or a JSON body by hand: every request
 goes through the client's API functions and every body through its models.
 
 What it does:
@@ -48,26 +48,29 @@ from clubroom_client.api.tournaments import (  # noqa: E402
 from clubroom_client.models import (  # noqa: E402
     ActionRequest,
     CreatePlayer,
-    CreateTournament,
     CreatedTournament,
     Dealing,
     EnterResult,
     Format,
     MatchStatus,
-    MatchView,
     NewPlayer,
     Player,
     PlusMinusDeal,
     PlusMinusDealType,
+    PlusMinusConfig,
+    PlusMinusCreateTournament,
+    PlusMinusCreateTournamentGame,
+    PlusMinusLegal,
+    PlusMinusMatchView,
     PlusMinusPlay,
+    PlusMinusSeat,
+    PlusMinusTournamentView,
     Problem,
     Record,
     RoundWithTokens,
     Standings,
     TableView,
-    TournamentView,
 )
-from clubroom_client.models.create_tournament_config_type_0 import CreateTournamentConfigType0  # noqa: E402
 from clubroom_client.types import Response  # noqa: E402
 
 
@@ -87,14 +90,14 @@ def ok(resp: Response[Any], status: int, what: str) -> Any:
     return resp.parsed
 
 
-def play_out(base: str, public: Client, tokens: Any, rng: random.Random) -> MatchView:
+def play_out(base: str, public: Client, tokens: Any, rng: random.Random) -> PlusMinusMatchView:
     """Plays a table's match to the end: the host deals, each seat plays with its own token."""
     host = AuthenticatedClient(base_url=base, token=tokens.host_token)
     seats = [AuthenticatedClient(base_url=base, token=t) for t in tokens.seat_tokens]
     for _ in range(500):
         # The host's view: a duplicate table is not public while its round is played.
         v = ok(get_match.sync_detailed(tokens.match_id, client=host), 200, "GET match")
-        check(isinstance(v, MatchView), "the match view parses")
+        check(isinstance(v, PlusMinusMatchView), f"the match view parses as P.M.'s, not {type(v).__name__}")
         if v.status == MatchStatus.FINISHED:
             return v
         if v.table_to_act:
@@ -104,13 +107,13 @@ def play_out(base: str, public: Client, tokens: Any, rng: random.Random) -> Matc
         seat = v.to_act[0]
         resp = legal.sync_detailed(tokens.match_id, client=seats[seat], seat=seat)
         lg = ok(resp, 200, "legal")
-        # Read with P.M.'s own model: parsed as the `GameAction` union, a play's optional `from`
-        # could be dropped by an earlier game's play model (see play_dump.py).
-        raw = json.loads(resp.content)["actions"]
-        check(len(raw) == len(lg.actions), "every legal action parses")
-        choice = rng.choice(raw)
-        body = ActionRequest(seat=seat, action=PlusMinusPlay.from_dict(choice))
-        ok(record_action.sync_detailed(tokens.match_id, client=seats[seat], body=body), 201, f"seat {seat} plays {choice}")
+        # P.M.'s legal list (discriminated by `game`): each play is P.M.'s own model, its `from`
+        # kept, and it goes back exactly as it came.
+        check(isinstance(lg, PlusMinusLegal), f"legal parses as P.M.'s, not {type(lg).__name__}")
+        check(all(isinstance(a, PlusMinusPlay) for a in lg.actions), "every legal action is a P.M. play")
+        choice = rng.choice(lg.actions)
+        body = ActionRequest(seat=seat, action=choice)
+        ok(record_action.sync_detailed(tokens.match_id, client=seats[seat], body=body), 201, f"seat {seat} plays {choice.to_dict()}")
     raise CheckFailed("a match did not end")
 
 
@@ -129,12 +132,12 @@ def main() -> None:
     check(again.name == "Ada", "the player reads back")
 
     entrants = [NewPlayer(name="Ada", player_id=ada.id)] + [NewPlayer(name=n) for n in ("Ben", "Cy", "Di", "Ed", "Flo")]
-    body = CreateTournament(
+    body = PlusMinusCreateTournament(
         name="Client cup",
-        game="plus-minus",
+        game=PlusMinusCreateTournamentGame.PLUS_MINUS,
         format_=Format.SWISS,
         players=entrants,
-        config=CreateTournamentConfigType0.from_dict({"rubber_games": 1}),
+        config=PlusMinusConfig(rubber_games=1),
         dealing=Dealing.SERVICE,
         rounds=2,
         table_size=3,
@@ -159,7 +162,8 @@ def main() -> None:
         for t in r1.tokens:
             seat = AuthenticatedClient(base_url=base, token=t.seat_tokens[s])
             v = ok(get_match.sync_detailed(t.match_id, client=seat), 200, "a seat's view")
-            hands.append(v.you.to_dict()["hand"])
+            check(isinstance(v.you, PlusMinusSeat), "a seat's view is P.M.'s seat model")
+            hands.append(v.you.hand)
         check(len(hands[0]) == 11 and hands[0] == hands[1], f"seat {s} holds the same hand at both tables")
     hidden = get_match.sync_detailed(r1.tokens[0].match_id, client=public)
     check(hidden.status_code == 403 and hidden.parsed.code == "round_in_play",
@@ -168,7 +172,7 @@ def main() -> None:
     check(all(f.scores.finished for f in finals), "both matches finished")
 
     t = ok(get_tournament.sync_detailed(tid, client=public), 200, "read the tournament")
-    check(isinstance(t, TournamentView), "the tournament parses")
+    check(isinstance(t, PlusMinusTournamentView), "the tournament parses as P.M.'s")
     rv = t.rounds[0]
     check(rv.complete and isinstance(rv.secret, str), "round 1 complete, its secret published")
     host0 = AuthenticatedClient(base_url=base, token=r1.tokens[0].host_token)

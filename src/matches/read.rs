@@ -108,6 +108,7 @@ impl Matches {
         };
         Ok((
             Legal {
+                game: e.game.id(),
                 seat,
                 actions,
                 tally,

@@ -160,6 +160,7 @@ pub(super) fn render_event(
         (Seeds::Duplicate { published: false }, None) => (Some(DUPLICATE_WITHHELD), false),
     };
     EventView {
+        game: game.id(),
         seq: row.seq,
         kind: row.kind.clone(),
         seat: row.seat.map(|s| s as usize),

@@ -201,6 +201,10 @@ pub struct ActionRequest {
 /// One entry of the event log.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct EventView {
+    /// The match's game id: whose actions and outcomes the event holds (the union's
+    /// discriminator in the spec).
+    #[schema(example = "dump")]
+    pub game: &'static str,
     /// The sequence number (1, 2, 3...).
     pub seq: i64,
     /// `action`, `undo`, or `abandon` (the organiser settled the tournament table by hand and
@@ -289,6 +293,10 @@ pub struct EventPage {
 /// What a seat (or the table) may do now.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct Legal {
+    /// The match's game id: whose vocabulary `actions` holds (the union's discriminator in the
+    /// spec).
+    #[schema(example = "dump")]
+    pub game: &'static str,
     /// The seat asked about, or null for the table.
     pub seat: Option<usize>,
     /// Each action `apply` would accept now (enumerable actions; tallies are not listed), from

@@ -12,6 +12,8 @@ use utoipa::{
     Modify, OpenApi,
 };
 
+use serde_json::{json, Value};
+
 use crate::rules::spec::{
     game_configs, GameAction, GameOutcome, GameRoundDetail, GameSeat, GameTable, LoggedAction,
     GAME_UNIONS,
@@ -115,7 +117,21 @@ const MATCH_LINKS: &[(&str, &str, &str)] = &[
 /// - `CreateMatch.game` lists the implemented games (`GET /v1/games`); another id is 422
 ///   `unknown_game`.
 /// - The `links` from a created match, tournament or player to the operations on it.
+///
+/// The document is the same for every worker of a process: it is finished once (the per-game
+/// unions are a few hundred schemas) and each worker gets a copy.
 pub fn finish(api: &mut utoipa::openapi::OpenApi) {
+    static FINISHED: std::sync::OnceLock<utoipa::openapi::OpenApi> = std::sync::OnceLock::new();
+    *api = FINISHED
+        .get_or_init(|| {
+            let mut finished = api.clone();
+            finish_once(&mut finished);
+            finished
+        })
+        .clone();
+}
+
+fn finish_once(api: &mut utoipa::openapi::OpenApi) {
     optional_bodies_without_null(api);
     if let Some(components) = api.components.as_mut() {
         let mut configs = Vec::new();
@@ -183,6 +199,293 @@ pub fn finish(api: &mut utoipa::openapi::OpenApi) {
         &[("GetPlayer", "get_player", "The player")],
     );
     browser_headers(api);
+    // The rest works on the document as JSON, whose maps sort their keys: the order of each
+    // answer's media types (the first is what generated clients expect: CSV for an export)
+    // is put back afterwards.
+    let orders = media_type_orders(api);
+    let mut doc = serde_json::to_value(&*api).expect("the spec serializes");
+    typed_unions(&mut doc);
+    problem_codes(&mut doc);
+    timestamps(&mut doc);
+    operations(&mut doc);
+    *api = serde_json::from_value(doc).expect("the finished spec is an OpenAPI document");
+    let orders: std::collections::HashMap<AnswerKey, Vec<String>> = orders.into_iter().collect();
+    for (path, item) in api.paths.paths.iter_mut() {
+        for (i, op) in operations_of(item).into_iter().enumerate() {
+            let Some(op) = op else { continue };
+            for (status, response) in op.responses.responses.iter_mut() {
+                let (RefOr::T(r), Some(order)) =
+                    (response, orders.get(&(path.clone(), i, status.clone())))
+                else {
+                    continue;
+                };
+                for media in order.iter().rev() {
+                    if let Some(c) = r.content.shift_remove(media) {
+                        r.content.shift_insert(0, media.clone(), c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Where an answer is: its path, its method's index (get, put, post, delete, patch), its status.
+type AnswerKey = (String, usize, String);
+
+fn operations_of(
+    item: &mut utoipa::openapi::path::PathItem,
+) -> [Option<&mut utoipa::openapi::path::Operation>; 5] {
+    [
+        item.get.as_mut(),
+        item.put.as_mut(),
+        item.post.as_mut(),
+        item.delete.as_mut(),
+        item.patch.as_mut(),
+    ]
+}
+
+/// The media types of every answer with more than one, in order.
+fn media_type_orders(api: &mut utoipa::openapi::OpenApi) -> Vec<(AnswerKey, Vec<String>)> {
+    let mut out = Vec::new();
+    for (path, item) in api.paths.paths.iter_mut() {
+        for (i, op) in operations_of(item).into_iter().enumerate() {
+            let Some(op) = op else { continue };
+            for (status, response) in &op.responses.responses {
+                if let RefOr::T(r) = response {
+                    if r.content.len() > 1 {
+                        out.push((
+                            (path.clone(), i, status.clone()),
+                            r.content.keys().cloned().collect(),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every stable `code` a problem document may carry: `Problem.code`'s `enum`. Each error type
+/// (`MatchError`, `TournamentError`, `SetupError`, `StoreError`, every game's refusals, the
+/// routes' and the edge's own answers) names its codes in the source, and
+/// `tests/problem_codes.rs` reads them there: a code sent but not listed here, or listed but no
+/// longer sent, fails it (the list cannot drift from the error types).
+pub const PROBLEM_CODES: &[&str] = &[
+    "action_not_in_game",
+    "already_chosen",
+    "already_dealt",
+    "already_stolen_from",
+    "bad_pile_sizes",
+    "bad_player_count",
+    "betting_closed",
+    "busy",
+    "card_already_played",
+    "card_count_exceeded",
+    "card_elsewhere",
+    "card_face_down",
+    "card_in_two_exhibits",
+    "card_not_allowed_here",
+    "card_not_in_exhibit",
+    "card_not_in_hand",
+    "check_already_spent",
+    "choices_revealed",
+    "deal_expected",
+    "deal_in_progress",
+    "declaration_not_allowed",
+    "declaration_required",
+    "discard_required",
+    "duplicate_card",
+    "duplicate_needs_service_dealing",
+    "duplicate_needs_two_tables",
+    "duplicate_not_dealt",
+    "duplicate_player",
+    "export_not_found",
+    "face_up_not_taken",
+    "final_already_recorded",
+    "final_too_early",
+    "hand_is_private",
+    "heat_in_progress",
+    "host_only",
+    "idempotency_key_in_flight",
+    "idempotency_key_reused",
+    "internal_error",
+    "invalid_action",
+    "invalid_body",
+    "invalid_config",
+    "invalid_cursor",
+    "invalid_entrants",
+    "invalid_idempotency_key",
+    "invalid_if_match",
+    "invalid_last_event_id",
+    "invalid_path",
+    "invalid_player_name",
+    "invalid_query",
+    "invalid_rounds",
+    "invalid_table_size",
+    "invalid_tournament_name",
+    "location_first",
+    "man_home",
+    "match_abandoned",
+    "match_finished",
+    "match_in_progress",
+    "match_not_found",
+    "method_not_allowed",
+    "minus_card_lead",
+    "move_required",
+    "must_follow_suit",
+    "must_lead_two_of_clubs",
+    "must_trump",
+    "no_man_there",
+    "no_piece_left",
+    "no_reveal_expected",
+    "no_set_to_exhibit",
+    "no_such_card",
+    "no_such_pile",
+    "no_such_seat",
+    "not_a_set",
+    "not_best_set",
+    "not_exhibiting",
+    "not_found",
+    "not_playable",
+    "not_your_card",
+    "not_your_seat",
+    "not_your_turn",
+    "nothing_to_play_there",
+    "nothing_to_undo",
+    "number_occupied",
+    "organiser_only",
+    "payload_too_large",
+    "pile_empty",
+    "player_name_mismatch",
+    "player_not_found",
+    "points_out_of_range",
+    "request_timeout",
+    "result_changed",
+    "result_from_match",
+    "result_impossible",
+    "result_missing",
+    "result_shape",
+    "result_totals_mismatch",
+    "reveal_expected",
+    "round_closed",
+    "round_in_play",
+    "round_in_progress",
+    "round_not_found",
+    "scores_only",
+    "seat_action_only",
+    "seed_missing",
+    "seed_not_taken",
+    "server_stopping",
+    "space_taken",
+    "stale_version",
+    "stars_backward",
+    "stars_bust_forbidden",
+    "stock_top_expected",
+    "stock_top_not_expected",
+    "storage_unavailable",
+    "suit_exhausted",
+    "table_action_only",
+    "table_dealing_only",
+    "table_not_found",
+    "table_tokens_derived",
+    "tally_inconsistent",
+    "tally_marker_back",
+    "tally_men",
+    "tally_mid_deal",
+    "tally_not_allowed",
+    "tally_not_over",
+    "tally_occupied",
+    "tally_position",
+    "tally_range",
+    "tally_seats",
+    "tally_shape",
+    "tally_step",
+    "tally_sum",
+    "tally_tiebreak",
+    "tally_two_finished",
+    "tally_unachievable",
+    "thief_in_prison",
+    "too_many_creates",
+    "too_many_players",
+    "too_many_streams",
+    "tournament_finished",
+    "tournament_not_found",
+    "trump_not_taken",
+    "trump_required",
+    "unauthorized",
+    "unknown_game",
+    "unknown_player",
+    "unsupported_media_type",
+    "wrong_face_up_count",
+    "wrong_phase",
+    "wrong_reveal_count",
+    "zero_total",
+];
+
+/// `Problem.code`: one of [`PROBLEM_CODES`].
+fn problem_codes(doc: &mut Value) {
+    if let Some(code) = doc.pointer_mut("/components/schemas/Problem/properties/code") {
+        code["enum"] = json!(PROBLEM_CODES);
+    }
+}
+
+/// Every timestamp of the API (`created_at`, `updated_at`, `finished_at`, ...: RFC 3339 UTC) is
+/// a `date-time` string.
+fn timestamps(doc: &mut Value) {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                if let Some(Value::Object(props)) = map.get_mut("properties") {
+                    for (name, prop) in props.iter_mut() {
+                        let string = prop["type"] == "string"
+                            || prop["type"]
+                                .as_array()
+                                .is_some_and(|t| t.contains(&json!("string")));
+                        if name.ends_with("_at") && string && prop.get("format").is_none() {
+                            prop["format"] = json!("date-time");
+                        }
+                    }
+                }
+                map.values_mut().for_each(walk);
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut doc["components"]["schemas"]);
+}
+
+/// The document's operations as a newcomer meets them: the server is this one (`servers`, so
+/// that `/docs` calls the service it is served by); an operation no token is needed for says so
+/// (`security: []`); every operation has a description (its summary when it has no more to
+/// say).
+fn operations(doc: &mut Value) {
+    doc["servers"] = json!([{
+        "url": "/",
+        "description": "The service this document is served by"
+    }]);
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return;
+    };
+    for item in paths.values_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, op) in item.iter_mut() {
+            if !["get", "put", "post", "delete", "patch"].contains(&method.as_str()) {
+                continue;
+            }
+            let op = obj(op);
+            op.entry("security").or_insert_with(|| json!([]));
+            try_it_out_headers(op);
+            stream_example(op);
+            problem_examples(op);
+            if op.get("description").is_none() {
+                let summary = op.get("summary").cloned().unwrap_or_default();
+                op.insert("description".into(), summary);
+            }
+        }
+    }
 }
 
 /// The creates whose answer an `Idempotency-Key` replays; the first three need no token and
@@ -474,3 +777,460 @@ fn optional_bodies_without_null(api: &mut utoipa::openapi::OpenApi) {
         }
     }
 }
+
+/// A JSON object of the document.
+fn obj(v: &mut Value) -> &mut serde_json::Map<String, Value> {
+    if !v.is_object() {
+        *v = Value::Object(Default::default());
+    }
+    v.as_object_mut().expect("an object")
+}
+
+/// `#/components/schemas/<name>`.
+fn schema_ref(name: &str) -> String {
+    format!("#/components/schemas/{name}")
+}
+
+/// A game as the spec names it: its id (the discriminator's value) and the prefix of its models
+/// (`Dump` of `DumpTable`, `DumpAction`, ...).
+struct SpecGame {
+    id: &'static str,
+    prefix: String,
+}
+
+/// The registered games, in the catalogue's order, with the prefix of their models: the model
+/// `GameTable` lists under the game's title.
+fn spec_games(schemas: &serde_json::Map<String, Value>) -> Vec<SpecGame> {
+    crate::rules::AnyGame::catalogue()
+        .into_iter()
+        .filter_map(|g| {
+            let model = schemas["GameTable"]["anyOf"]
+                .as_array()?
+                .iter()
+                .find(|m| m["description"] == g.title)?["$ref"]
+                .as_str()?
+                .trim_start_matches("#/components/schemas/")
+                .trim_end_matches("Table")
+                .to_string();
+            Some(SpecGame {
+                id: g.id,
+                prefix: model,
+            })
+        })
+        .collect()
+}
+
+/// Moves the inline variants of the internally tagged union `name` (`{type: ..., ...}` objects
+/// with a `title`) into components named by their titles, and discriminates the union by
+/// `type`. Returns the union's mapping (tag → schema name).
+fn hoist_variants(
+    schemas: &mut serde_json::Map<String, Value>,
+    name: &str,
+) -> Vec<(String, String)> {
+    let Some(items) = schemas
+        .get_mut(name)
+        .and_then(|u| u.get_mut("oneOf"))
+        .and_then(Value::as_array_mut)
+    else {
+        return Vec::new();
+    };
+    let mut hoisted = Vec::new();
+    let mut mapping = Vec::new();
+    for item in items.iter_mut() {
+        if item.get("$ref").is_some() {
+            let target = item["$ref"].as_str().unwrap_or_default().to_string();
+            mapping.push((String::new(), target));
+            continue;
+        }
+        let title = item["title"].as_str().unwrap_or_default().to_string();
+        let tag = item["properties"]["type"]["enum"][0]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            !title.is_empty() && !tag.is_empty(),
+            "{name}: every variant has a title and a `type`"
+        );
+        let variant = std::mem::replace(item, json!({ "$ref": schema_ref(&title) }));
+        hoisted.push((title.clone(), variant));
+        mapping.push((tag, title));
+    }
+    let mut out = Vec::new();
+    for (tag, target) in mapping {
+        if tag.is_empty() {
+            // A variant that is a reference already (none today): its tag from its schema.
+            let target = target
+                .trim_start_matches("#/components/schemas/")
+                .to_string();
+            let tag = schemas[&target]["properties"]["type"]["enum"][0]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            out.push((tag, target));
+        } else {
+            out.push((tag, target));
+        }
+    }
+    for (title, variant) in hoisted {
+        assert!(
+            !schemas.contains_key(&title),
+            "{name}: the variant title {title} is a schema name already"
+        );
+        schemas.insert(title, variant);
+    }
+    let union = obj(schemas.get_mut(name).expect("the union"));
+    union.insert("discriminator".into(), discriminator("type", &out));
+    out
+}
+
+/// A discriminator object over `property` with `mapping` (value → schema name).
+fn discriminator(property: &str, mapping: &[(String, String)]) -> Value {
+    let mapping: serde_json::Map<String, Value> = mapping
+        .iter()
+        .map(|(tag, name)| (tag.clone(), Value::String(schema_ref(name))))
+        .collect();
+    json!({ "propertyName": property, "mapping": mapping })
+}
+
+/// Replaces every reference to `from` under `v` by one to `to` (a sibling `description` stays).
+fn retarget(v: &mut Value, replace: &[(&str, String)]) {
+    match v {
+        Value::Object(map) => {
+            if let Some(Value::String(r)) = map.get_mut("$ref") {
+                if let Some((_, to)) = replace
+                    .iter()
+                    .find(|(from, _)| r.as_str() == schema_ref(from))
+                {
+                    *r = schema_ref(to);
+                }
+            }
+            map.values_mut().for_each(|v| retarget(v, replace));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| retarget(v, replace)),
+        _ => {}
+    }
+}
+
+/// The request headers whose example, pre-filled by `/docs`' Try-it-out, would make a
+/// newcomer's first call fail (an `If-Match` of another version is 412, an `Idempotency-Key`
+/// reused with another body 409, `Prefer: return=minimal` a different answer than the one
+/// documented first): their example moves into the description, and the field starts empty.
+const NOT_PREFILLED: &[&str] = &[
+    "If-Match",
+    "If-None-Match",
+    "Idempotency-Key",
+    "Prefer",
+    "Last-Event-ID",
+];
+
+fn try_it_out_headers(op: &mut serde_json::Map<String, Value>) {
+    let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for p in params.iter_mut() {
+        let header = p["in"] == "header"
+            && p["name"]
+                .as_str()
+                .is_some_and(|n| NOT_PREFILLED.iter().any(|h| h.eq_ignore_ascii_case(n)));
+        if !header {
+            continue;
+        }
+        let p = obj(p);
+        let example = p
+            .remove("example")
+            .or_else(|| p.get_mut("schema").and_then(|s| obj(s).remove("example")));
+        if let Some(example) = example {
+            let text = example
+                .as_str()
+                .map(String::from)
+                .unwrap_or(example.to_string());
+            let description = p
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .trim_end()
+                .to_string();
+            p.insert(
+                "description".into(),
+                json!(format!(
+                    "{description} (for example `{text}`; optional: leave it out on a first call)"
+                )),
+            );
+        }
+    }
+}
+
+/// An example for each problem answer that has none, true for the operation: the first stable
+/// code its description names (every 401 is `unauthorized`), with the clause of the description
+/// about it as the detail, made by the server's own `ApiError` (so its `type`, `title` and
+/// `status` are what the server sends).
+fn problem_examples(op: &mut serde_json::Map<String, Value>) {
+    let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (status, response) in responses.iter_mut() {
+        let description = response["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let Some(content) = response.pointer_mut("/content/application~1problem+json") else {
+            continue;
+        };
+        if content.get("example").is_some() {
+            continue;
+        }
+        let Some(status) = status
+            .parse::<u16>()
+            .ok()
+            .and_then(|s| actix_web::http::StatusCode::from_u16(s).ok())
+        else {
+            continue;
+        };
+        let named = description
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .find_map(|w| PROBLEM_CODES.iter().find(|c| **c == w));
+        let code = match (status.as_u16(), named) {
+            (401, _) => "unauthorized",
+            (_, Some(code)) => code,
+            _ => continue,
+        };
+        let marker = format!("`{code}`");
+        let clause = description
+            .split_once(&marker)
+            .map(|(_, rest)| rest.trim_start_matches([':', ' ']))
+            .and_then(|rest| rest.split(';').next())
+            .map(str::trim)
+            .filter(|c| c.len() > 3 && !c.starts_with(['(', ',']))
+            .unwrap_or(&description);
+        let problem = crate::error::ApiError::new(status, code, clause).problem();
+        content["example"] = serde_json::to_value(problem).unwrap_or_default();
+    }
+}
+
+/// The event stream's example is SSE text; its schema (`StreamMessage`) describes one message as
+/// an object of its `id`, `event` and `data` lines: the example becomes the first message of that
+/// text, as such an object (so that it matches its schema), the text staying in the
+/// description.
+fn stream_example(op: &mut serde_json::Map<String, Value>) {
+    let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for response in responses.values_mut() {
+        let Some(content) = response.pointer_mut("/content/text~1event-stream") else {
+            continue;
+        };
+        let Some(text) = content
+            .get("example")
+            .and_then(Value::as_str)
+            .map(String::from)
+        else {
+            continue;
+        };
+        let mut message = serde_json::Map::new();
+        for line in text.split("\n\n").next().unwrap_or_default().lines() {
+            if let Some((field, value)) = line.split_once(": ") {
+                message.insert(field.to_string(), json!(value));
+            }
+        }
+        content["example"] = Value::Object(message);
+        if let Some(d) = response.get_mut("description") {
+            let described = format!(
+                "{}. On the wire, for example:\n\n```\n{text}```",
+                d.as_str().unwrap_or_default().trim_end_matches('.')
+            );
+            *d = json!(described);
+        }
+    }
+}
+
+/// The per-game envelopes: the documents whose game-specific parts depend on the match's game
+/// carry its id in `game`, and each becomes a `oneOf` of one model per game, discriminated by
+/// `game` (`DumpMatchView`, `ClubsMatchView`, ...), whose parts are that game's own models
+/// (its table, seat, actions, outcomes, round details and options). The JSON the server sends
+/// is the same whichever model a client reads it with; a generated client picks the model by
+/// `game` (a `const` in each, for clients that try each model in turn) and so never reads one
+/// game's action or view as another's.
+fn typed_unions(doc: &mut Value) {
+    let schemas = obj(&mut doc["components"]["schemas"]);
+    let games = spec_games(schemas);
+    assert_eq!(
+        games.len(),
+        crate::rules::AnyGame::catalogue().len(),
+        "every game's models are named in GameTable"
+    );
+    let sealed_kinds: Vec<Value> = schemas["SealedKind"]["enum"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let undo = hoist_variants(schemas, "UndoOutcome");
+    for g in &games {
+        let p = &g.prefix;
+        let actions = hoist_variants(schemas, &format!("{p}Action"));
+        let outcomes = hoist_variants(schemas, &format!("{p}Outcome"));
+        // The outcomes of an event of this game: its own, or an undo's.
+        let mut event_outcomes = outcomes.clone();
+        for (tag, name) in &undo {
+            assert!(
+                !outcomes.iter().any(|(t, _)| t == tag),
+                "{p}Outcome has a `{tag}` too"
+            );
+            event_outcomes.push((tag.clone(), name.clone()));
+        }
+        schemas.insert(
+            format!("{p}EventOutcome"),
+            json!({
+                "description": format!("One thing an event of {} produced (`outcome` in the log): one of the game's outcomes, or an undo's `retracted`.", g.id),
+                "oneOf": event_outcomes.iter().map(|(_, n)| json!({"$ref": schema_ref(n)})).collect::<Vec<_>>(),
+                "discriminator": discriminator("type", &event_outcomes),
+            }),
+        );
+        // The log's actions: as recorded, or as a viewer other than their seat sees them.
+        let sealed: Vec<Value> = sealed_kinds
+            .iter()
+            .filter(|k| actions.iter().any(|(t, _)| Some(t.as_str()) == k.as_str()))
+            .cloned()
+            .collect();
+        let mut logged = Vec::new();
+        if !sealed.is_empty() {
+            let mut model = schemas["SealedAction"].clone();
+            model["properties"]["type"] = json!({
+                "type": "string",
+                "enum": sealed,
+                "description": "The action's type.",
+            });
+            model["description"] = json!(format!(
+                "A sealed choice of {} as the log shows it to anyone but the seat that made it, until it is revealed (and for ever once retracted): only its type.",
+                g.id
+            ));
+            let name = format!("{p}SealedAction");
+            schemas.insert(name.clone(), model);
+            logged.push(json!({"$ref": schema_ref(&name)}));
+            let shown: Vec<String> = schemas
+                .keys()
+                .filter(|k| k.starts_with(p.as_str()) && k.ends_with("Shown"))
+                .cloned()
+                .collect();
+            logged.extend(shown.iter().map(|n| json!({"$ref": schema_ref(n)})));
+        }
+        let action_union = format!("{p}Action");
+        let logged_name = if logged.is_empty() {
+            action_union.clone()
+        } else {
+            logged.push(json!({"$ref": schema_ref(&action_union)}));
+            let name = format!("{p}LoggedAction");
+            schemas.insert(
+                name.clone(),
+                json!({
+                    "description": format!("An action of {} as the log shows it to one viewer: as recorded, or, where it is private to its seat and this viewer is not that seat, only what the viewer may see of it (a sealed choice: its type; ...). The models exclude one another (`sealed` is present on a sealed choice alone).", g.id),
+                    "oneOf": logged,
+                }),
+            );
+            name
+        };
+        let replace = [
+            ("GameTable", format!("{p}Table")),
+            ("GameSeat", format!("{p}Seat")),
+            ("GameAction", action_union.clone()),
+            ("LoggedAction", logged_name),
+            ("GameOutcome", format!("{p}EventOutcome")),
+            ("GameRoundDetail", format!("{p}RoundDetail")),
+            ("RoundScore", format!("{p}RoundScore")),
+            ("ScoreSheet", format!("{p}ScoreSheet")),
+            ("EventView", format!("{p}EventView")),
+        ];
+        let config = schema_ref(&format!("{p}Config"));
+        for base in ENVELOPES {
+            let mut model = schemas[*base].clone();
+            retarget(&mut model, &replace);
+            if let Some(props) = model.get_mut("properties").and_then(Value::as_object_mut) {
+                if let Some(game) = props.get_mut("game") {
+                    let description = game["description"].clone();
+                    *game = json!({"type": "string", "enum": [g.id], "description": description});
+                    let required = obj(&mut model)
+                        .entry("required")
+                        .or_insert_with(|| json!([]));
+                    if !required
+                        .as_array()
+                        .is_some_and(|r| r.contains(&json!("game")))
+                    {
+                        if let Some(r) = required.as_array_mut() {
+                            r.insert(0, json!("game"));
+                        }
+                    }
+                }
+            }
+            if let Some(c) = model.pointer_mut("/properties/config") {
+                let description = c["description"].clone();
+                let nullable = c["type"]
+                    .as_array()
+                    .is_some_and(|t| t.contains(&json!("null")));
+                *c = if nullable {
+                    json!({"oneOf": [{"$ref": config, "description": description}, {"type": "null"}]})
+                } else {
+                    json!({"$ref": config, "description": description})
+                };
+            }
+            if let Some(d) = model.get_mut("description") {
+                *d = json!(format!(
+                    "{} ({})",
+                    d.as_str().unwrap_or_default().trim_end_matches('.'),
+                    g.id
+                ));
+            }
+            schemas.insert(format!("{p}{base}"), model);
+        }
+    }
+    for base in ENVELOPES {
+        let tagged = schemas[*base]["properties"]["game"].is_object();
+        let description = schemas[*base]["description"].clone();
+        let mapping: Vec<(String, String)> = games
+            .iter()
+            .map(|g| (g.id.to_string(), format!("{}{base}", g.prefix)))
+            .collect();
+        let mut union = json!({
+            "description": description,
+            "oneOf": mapping.iter().map(|(_, n)| json!({"$ref": schema_ref(n)})).collect::<Vec<_>>(),
+        });
+        if tagged {
+            union["discriminator"] = discriminator("game", &mapping);
+            schemas.insert((*base).to_string(), union);
+        } else {
+            // A part of a tagged document (a score sheet's line): only the games' own models.
+            schemas.remove(*base);
+        }
+    }
+    // The game-wide unions are replaced by each game's own models (`GameAction` stays: the
+    // request body of an action takes any game's action, the match's game judges it).
+    // So are the games' outcome unions, and the undo's: an event's outcomes are one union per
+    // game (`DumpEventOutcome`) of the game's outcomes and the undo's `Retracted`.
+    for name in [
+        "GameTable",
+        "GameSeat",
+        "GameOutcome",
+        "GameRoundDetail",
+        "LoggedAction",
+        "SealedAction",
+        "SealedKind",
+        "UndoOutcome",
+    ] {
+        schemas.remove(name);
+    }
+    for g in &games {
+        schemas.remove(&format!("{}Outcome", g.prefix));
+    }
+}
+
+/// The documents split per game by [`typed_unions`]: each has a `game` (the discriminator),
+/// but `RoundScore`, a line of a `ScoreSheet`, which has only the games' own models.
+const ENVELOPES: &[&str] = &[
+    "MatchView",
+    "Legal",
+    "EventView",
+    "RoundScore",
+    "ScoreSheet",
+    "CreateMatch",
+    "CreateTournament",
+    "TournamentView",
+];

@@ -922,7 +922,10 @@ impl AnyGame {
 
     /// The score sheet.
     pub fn score_sheet(&self) -> ScoreSheet {
-        each_game!(self, g => g.score_sheet())
+        ScoreSheet {
+            game: self.id(),
+            ..each_game!(self, g => g.score_sheet())
+        }
     }
 
     /// The current round (0 before the first deal).

@@ -38,6 +38,10 @@ pub struct RoundScore {
 /// The score sheet of a match.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct ScoreSheet {
+    /// The game id (`GET /v1/games`): whose round details `rounds` holds (the union's
+    /// discriminator in the spec). Filled in by [`crate::rules::AnyGame::score_sheet`].
+    #[schema(example = "dump")]
+    pub game: &'static str,
     /// Per seat or per side.
     pub unit: Unit,
     /// The sides' seats, when scores are kept per side.
@@ -70,6 +74,7 @@ impl ScoreSheet {
             (vec![], None)
         };
         ScoreSheet {
+            game: "",
             unit: if partnerships { Unit::Side } else { Unit::Seat },
             sides: partnerships.then(|| vec![vec![0, 2], vec![1, 3]]),
             rounds,

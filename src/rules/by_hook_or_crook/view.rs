@@ -912,6 +912,7 @@ impl ByHookOrCrook {
             None => (vec![], None),
         };
         ScoreSheet {
+            game: "",
             unit: Unit::Seat,
             sides: None,
             rounds,

@@ -1674,6 +1674,7 @@ impl Game for MembersOnly {
             (vec![], None)
         };
         ScoreSheet {
+            game: "",
             unit: Unit::Seat,
             sides: None,
             rounds,
