@@ -829,3 +829,80 @@ async fn an_entry_answers_what_the_whole_tournament_shows_on_random_tournaments(
         }
     }
 }
+
+/// A national open's entrant list (4,096 names of 60 characters: about 330 KB) is taken by
+/// `POST /v1/tournaments` (its limit is 1 MiB, not the 64 KiB of other bodies); past 1 MiB the
+/// answer is 413 `payload_too_large`, and a body that is not JSON 415, both problem+json.
+#[actix_web::test]
+async fn a_national_open_entrant_list_fits_and_a_larger_body_is_refused() {
+    let app = TestApp::spawn().await;
+    let players: Vec<Value> = (0..4096)
+        .map(|i| json!({ "name": format!("Entrant {i:04} {}", "x".repeat(46)) }))
+        .collect();
+    let body = json!({"name": "National open", "game": "dump", "format": "swiss", "rounds": 9,
+        "table_size": 2, "players": players});
+    let bytes = serde_json::to_vec(&body).unwrap();
+    assert!(
+        bytes.len() > 64 * 1024 && bytes.len() < 1024 * 1024,
+        "{}",
+        bytes.len()
+    );
+    let a = app
+        .post_raw("/v1/tournaments", None, "application/json", bytes)
+        .await;
+    assert_eq!(a.status.as_u16(), 201, "{}", a.body);
+    assert_eq!(
+        a.body["tournament"]["players"].as_array().unwrap().len(),
+        4096
+    );
+    assert_eq!(
+        a.body["tournament"]["players"][4095]["name"],
+        format!("Entrant 4095 {}", "x".repeat(46))
+    );
+
+    let huge = json!({"name": "Too big", "game": "dump", "format": "swiss", "rounds": 3,
+        "table_size": 2, "players": [{"name": "A"}, {"name": "B"}], "pad": "y".repeat(1024 * 1024)});
+    let a = app
+        .post_raw(
+            "/v1/tournaments",
+            None,
+            "application/json",
+            serde_json::to_vec(&huge).unwrap(),
+        )
+        .await;
+    assert_eq!(
+        (a.status.as_u16(), a.code()),
+        (413, "payload_too_large"),
+        "{}",
+        a.body
+    );
+    assert_eq!(
+        a.body["detail"],
+        "the request body is larger than 1048576 bytes"
+    );
+    assert_eq!(a.content_type, "application/problem+json");
+
+    let a = app
+        .post_raw("/v1/tournaments", None, "text/plain", b"{}".to_vec())
+        .await;
+    assert_eq!(
+        (a.status.as_u16(), a.code()),
+        (415, "unsupported_media_type"),
+        "{}",
+        a.body
+    );
+    let a = app
+        .post_raw(
+            "/v1/tournaments",
+            None,
+            "application/json",
+            b"{not json".to_vec(),
+        )
+        .await;
+    assert_eq!(
+        (a.status.as_u16(), a.code()),
+        (400, "invalid_body"),
+        "{}",
+        a.body
+    );
+}

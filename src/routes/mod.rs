@@ -29,6 +29,55 @@ use crate::error::ApiError;
 /// Largest request body accepted (bytes); larger ones get 413.
 pub const BODY_LIMIT: usize = 64 * 1024;
 
+/// Largest body of `POST /v1/tournaments`: a national open's entrant list (4,096 names of up to
+/// 64 characters, each with its player id) does not fit in [`BODY_LIMIT`].
+pub const TOURNAMENT_BODY_LIMIT: usize = 1024 * 1024;
+
+/// A JSON body of at most `limit` bytes, read by hand (for a route whose limit is not
+/// [`BODY_LIMIT`]), with the same problem+json refusals as [`json_config`]'s: 415 unless the
+/// content type is JSON, 413 past the limit, 400 `invalid_body` for anything not JSON.
+pub async fn json_body_limited(
+    req: &HttpRequest,
+    payload: web::Payload,
+    limit: usize,
+) -> Result<Value, ApiError> {
+    let json = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<mime::Mime>().ok())
+        .is_some_and(|m| m.subtype() == mime::JSON || m.suffix() == Some(mime::JSON));
+    if !json {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "send the body as JSON with Content-Type: application/json",
+        ));
+    }
+    let body = match payload.to_bytes_limited(limit).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(e)) => {
+            return Err(ApiError::bad_request(
+                "invalid_body",
+                format!("the body could not be read: {e}"),
+            ))
+        }
+        Err(_) => {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                format!("the request body is larger than {limit} bytes"),
+            ))
+        }
+    };
+    serde_json::from_slice(&body).map_err(|e| {
+        ApiError::bad_request(
+            "invalid_body",
+            format!("the body is not valid JSON of the expected shape: {e}"),
+        )
+    })
+}
+
 /// The JSON body settings: size limit and problem+json errors.
 pub fn json_config() -> web::JsonConfig {
     web::JsonConfig::default()

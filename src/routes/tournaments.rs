@@ -304,10 +304,11 @@ pub async fn create_tournament(
     matches: web::Data<Matches>,
     gate: web::Data<Gate>,
     http: HttpRequest,
-    body: web::Json<Value>,
+    payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     gate.check_create(&http)?;
-    let mut body = body.into_inner();
+    // A national open's entrant list is larger than other bodies (see TOURNAMENT_BODY_LIMIT).
+    let mut body = super::json_body_limited(&http, payload, super::TOURNAMENT_BODY_LIMIT).await?;
     normalize_integers(&mut body);
     super::idempotent::create(matches.store(), &http, None, &body, || async {
         let req: CreateTournament = from_value(body.clone())?;

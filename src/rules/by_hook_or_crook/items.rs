@@ -242,10 +242,9 @@ pub fn all_sets(hand: &BTreeSet<Item>, cap: usize) -> Vec<Vec<Item>> {
     // Intervals of letters all present in the hand, with the ranks of their cards (ascending).
     let mut intervals: Vec<Interval> = Vec::new();
     for a in 0..6 {
-        for b in a..6 {
-            if counts[b] == 0 {
-                break;
-            }
+        // Letters a, a+1, ... while each is in the hand.
+        let present = counts[a..].iter().take_while(|&&n| n != 0).count();
+        for b in a..a + present {
             intervals.push(Interval::new(&aged, a, b));
         }
     }
@@ -359,7 +358,7 @@ impl<'i> SetsOfSize<'i> {
         let left = self.picks.len() - depth - 1;
         let fits = missing & !i.after[p + 1] == 0
             && missing.count_ones() as usize <= left
-            && i.ranks.len() - p - 1 >= left;
+            && i.ranks.len() - p > left;
         (fits, now)
     }
 
