@@ -6,7 +6,10 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use super::{bearer, from_value, responses::StorageUnavailableBrief};
+use super::{
+    bearer, from_value,
+    responses::{BodyTooLarge, NotJson, StorageUnavailableBrief},
+};
 use crate::{
     club::{
         season_csv,
@@ -64,6 +67,8 @@ pub struct MergePlayer {
         (status = 404, description = "`player_not_found`", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`players_met`, `player_merged`", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`invalid_merge`: a player into itself", body = Problem, content_type = "application/problem+json"),
+        BodyTooLarge,
+        NotJson,
         StorageUnavailableBrief,
     )
 )]
@@ -90,8 +95,8 @@ pub struct BoardQuery {
     /// Page size, 1 to 100 (default 20).
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
-    /// Rows to skip (default 0): `next_offset` of the previous page.
-    #[param(minimum = 0)]
+    /// Rows to skip (default 0, at most 1,000,000,000): `next_offset` of the previous page.
+    #[param(minimum = 0, maximum = 1_000_000_000)]
     pub offset: Option<i64>,
 }
 
@@ -118,7 +123,7 @@ pub async fn leaderboard(
     }
     let offset = q.offset.unwrap_or(0);
     if !(0..=1_000_000_000).contains(&offset) {
-        return Err(ClubError::InvalidQuery("offset must be 0 or more".into()).into());
+        return Err(ClubError::InvalidQuery("offset must be 0 to 1000000000".into()).into());
     }
     Ok(web::Json(
         Club::new(matches.store())
@@ -136,6 +141,8 @@ pub async fn leaderboard(
         (status = 400, description = "`invalid_body`, `invalid_season`", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "`unauthorized`: no token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`operator_only`", body = Problem, content_type = "application/problem+json"),
+        BodyTooLarge,
+        NotJson,
         StorageUnavailableBrief,
     )
 )]
