@@ -11,7 +11,15 @@
 //! `{"match": {"id": ...}, "host_token": "-"}`, the shape of Clubroom's answer, so that one bench
 //! script sets up both servers alike. Not part of the product; not in the spec.
 //!
-//! Usage: `append_baseline --bind 127.0.0.1:8081 --database-url sqlite://bench.db?mode=rwc`.
+//! `--one-statement` (issue 25, part 1) is the fairest baseline we can write: each append is ONE
+//! autocommit statement, `INSERT … SELECT COALESCE(MAX(seq), 0) + 1 … RETURNING seq`, sent through
+//! sqlx's native driver for the backend (`PgPool` / `SqlitePool`, prepared and cached), not the
+//! store's `Any` pool; on PostgreSQL through a pool of up to 64 connections, so that the server's
+//! own WAL flushing can group concurrent commits. The four-round-trip transaction above stays the
+//! default, kept beside it so the two baselines can be compared.
+//!
+//! Usage: `append_baseline --bind 127.0.0.1:8081 --database-url sqlite://bench.db?mode=rwc
+//! [--one-statement]`.
 
 use std::net::TcpListener;
 
@@ -34,6 +42,70 @@ struct Cli {
     /// Database: `sqlite://file.db?mode=rwc` or `postgres://user@host/db`.
     #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
     database_url: String,
+    /// Append with one autocommit statement through the backend's native pool (see above).
+    #[arg(long)]
+    one_statement: bool,
+}
+
+/// The one-statement append: the version read and the insert in a single autocommit statement.
+/// A unique violation (two appends of one match at once) answers 409, as the store's does.
+const ONE_STATEMENT: &str = "INSERT INTO events (match_id, seq, kind, action, round, outcome, created_at) \
+     SELECT $1, COALESCE(MAX(seq), 0) + 1, 'action', $2, 0, '[]', $3 FROM events WHERE match_id = $1 \
+     RETURNING seq";
+
+/// The native pool of `--one-statement`.
+#[derive(Clone)]
+enum Native {
+    Postgres(sqlx::PgPool),
+    Sqlite(sqlx::SqlitePool),
+}
+
+impl Native {
+    async fn connect(url: &str) -> anyhow::Result<Native> {
+        use std::str::FromStr;
+        Ok(if url.starts_with("postgres") {
+            Native::Postgres(
+                sqlx::postgres::PgPoolOptions::new()
+                    .max_connections(64)
+                    .connect(url)
+                    .await?,
+            )
+        } else {
+            // The store's SQLite settings: WAL, synchronous = FULL, one writer connection.
+            let options = sqlx::sqlite::SqliteConnectOptions::from_str(url)?
+                .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
+                .synchronous(sqlx::sqlite::SqliteSynchronous::Full)
+                .busy_timeout(std::time::Duration::from_secs(5));
+            Native::Sqlite(
+                sqlx::sqlite::SqlitePoolOptions::new()
+                    .max_connections(1)
+                    .connect_with(options)
+                    .await?,
+            )
+        })
+    }
+
+    async fn append(&self, id: &str, body: &str) -> Result<i64, sqlx::Error> {
+        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        match self {
+            Native::Postgres(pool) => {
+                sqlx::query_scalar(ONE_STATEMENT)
+                    .bind(id)
+                    .bind(body)
+                    .bind(now)
+                    .fetch_one(pool)
+                    .await
+            }
+            Native::Sqlite(pool) => {
+                sqlx::query_scalar(ONE_STATEMENT)
+                    .bind(id)
+                    .bind(body)
+                    .bind(now)
+                    .fetch_one(pool)
+                    .await
+            }
+        }
+    }
 }
 
 /// Creates a bare match row (no players, no tokens).
@@ -59,9 +131,26 @@ async fn create(store: web::Data<Store>) -> HttpResponse {
     }
 }
 
-/// Reads the version and appends the body as the next event, in one transaction.
+/// Reads the version and appends the body as the next event, in one transaction (or in one
+/// statement, with `--one-statement`).
 #[post("/v1/matches/{id}/actions")]
-async fn append(store: web::Data<Store>, id: web::Path<String>, body: String) -> HttpResponse {
+async fn append(
+    store: web::Data<Store>,
+    native: web::Data<Option<Native>>,
+    id: web::Path<String>,
+    body: String,
+) -> HttpResponse {
+    if let Some(native) = native.get_ref() {
+        return match native.append(&id, &body).await {
+            Ok(seq) => HttpResponse::Created()
+                .content_type("application/json")
+                .body(format!(r#"{{"seq":{seq}}}"#)),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                HttpResponse::Conflict().finish()
+            }
+            Err(e) => HttpResponse::InternalServerError().body(e.to_string()),
+        };
+    }
     match store.append_raw(&id, &body).await {
         Ok(seq) => HttpResponse::Created()
             .content_type("application/json")
@@ -75,10 +164,17 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     actix_web::rt::System::new().block_on(async move {
         let listener = TcpListener::bind(&cli.bind)?;
+        // The store migrates the schema (and creates the match rows) in both modes.
         let store = web::Data::new(Store::connect(&cli.database_url).await?);
+        let native = web::Data::new(if cli.one_statement {
+            Some(Native::connect(&cli.database_url).await?)
+        } else {
+            None
+        });
         HttpServer::new(move || {
             App::new()
                 .app_data(store.clone())
+                .app_data(native.clone())
                 .service(create)
                 .service(append)
         })
