@@ -197,6 +197,10 @@ const clubPlayers = {
     box.replaceChildren(...(found.length ? [h("span", { class: "muted small" }, "Club players:")] : []),
       ...found.map((p) => h("button", { type: "button", class: "chip club", "data-player": p.id, title: `${p.name} (registered)`,
         onclick: () => this.link(input, p) }, twice.has(p.name) ? `${p.name} · ${p.id.slice(0, 4)}` : p.name)));
+    // On a short screen (a phone held sideways, the keyboard up) the offer can fall below the
+    // fold under the input being typed in: bring it into view, moving the page no further.
+    const seen = window.visualViewport ? window.visualViewport.height : window.innerHeight;
+    if (found.length && box.getBoundingClientRect().bottom > seen) box.scrollIntoView({ block: "nearest" });
   },
 };
 

@@ -49,9 +49,9 @@ await run("players", async (browser) => {
     let got = await waitChips(page, 0, 2);
     check(`${size.name}: typing part of a name offers the registered players who match`,
       got.length === 2 && got[0].id === ada.id && got[1].id === adam.id && got[0].text === ada.name && got[1].text === adam.name, JSON.stringify(got));
-    const boxes = await page.$$eval('[data-suggest="0"] button[data-player]', (bs) => bs.map((b) => b.getBoundingClientRect()).map((r) => ({ h: r.height, w: r.width, right: r.right })));
-    check(`${size.name}: each offered player is a tap target of at least 44 px inside the screen`,
-      boxes.length === 2 && boxes.every((b) => b.h >= 44 && b.w >= 44 && b.right <= size.viewport.width), JSON.stringify(boxes));
+    const boxes = await page.$$eval('[data-suggest="0"] button[data-player]', (bs) => bs.map((b) => b.getBoundingClientRect()).map((r) => ({ h: r.height, w: r.width, right: r.right, top: r.top, bottom: r.bottom })));
+    check(`${size.name}: each offered player is a tap target of at least 44 px on the screen, without scrolling`,
+      boxes.length === 2 && boxes.every((b) => b.h >= 44 && b.w >= 44 && b.right <= size.viewport.width && b.top >= 0 && b.bottom <= size.viewport.height), JSON.stringify(boxes));
     await shot(page, `players-suggest-${size.name}`);
     await page.click(`[data-suggest="0"] button[data-player="${ada.id}"]`);
     check(`${size.name}: a tap fills the seat with the registered name exactly and shows it linked`,
