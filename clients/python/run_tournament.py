@@ -229,7 +229,7 @@ def main() -> None:
     rx = ok(export_results_json.sync_detailed(tid, client=public), 200, "results.json")
     check(isinstance(rx, ResultsExport) and rx.duplicate, "results.json is a duplicate ResultsExport")
     check(len(rx.results) == 4, "four results exported")
-    check([(r.round, r.table) for r in rx.results] == [(1, 1), (1, 2), (2, 1), (2, 2)], "by round and table")
+    check([(r.round_, r.table) for r in rx.results] == [(1, 1), (1, 2), (2, 1), (2, 2)], "by round and table")
     check([r.source for r in rx.results] == [ResultSource.MATCH, ResultSource.MATCH, ResultSource.TOTALS, ResultSource.TOTALS],
           "round 1 from the matches, round 2 from the quick log")
     check(sum(s.matchpoints for r in rx.results for s in r.seats) == 2 * 2 * 3, "the export's matchpoints are the standings'")
