@@ -563,8 +563,14 @@ async fn concurrent_keyed_tournament_creates_and_pairings_record_one_and_answer_
     assert_eq!(created.iter().filter(|a| a.4.is_none()).count(), 1);
     assert_eq!(count(&s, "SELECT count(*) FROM tournaments").await, 1);
     assert_eq!(players_in_db(&s).await, 8);
-    let id = created[0].1["tournament"]["id"].as_str().unwrap().to_string();
-    let organiser = created[0].1["organiser_token"].as_str().unwrap().to_string();
+    let id = created[0].1["tournament"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let organiser = created[0].1["organiser_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
 
     // Six pairings with one key at once: one round, two tables, one answer.
     let path = format!("/v1/tournaments/{id}/rounds");
@@ -621,7 +627,10 @@ async fn a_keyed_create_that_fails_mid_transaction_leaves_neither_the_create_nor
                       "table_size": 4, "players": eight_names()});
     let (status, problem, ..) = keyed(&s, "/v1/tournaments", KEY, None, &body).await;
     assert_eq!(status, 500, "{problem}");
-    assert_eq!(count(&s, "SELECT count(*) FROM idempotent_creates").await, 0);
+    assert_eq!(
+        count(&s, "SELECT count(*) FROM idempotent_creates").await,
+        0
+    );
     assert_eq!(count(&s, "SELECT count(*) FROM tournaments").await, 0);
     assert_eq!(players_in_db(&s).await, 0);
     // The fault gone, the same key creates it (it was not spent), once.
@@ -633,11 +642,18 @@ async fn a_keyed_create_that_fails_mid_transaction_leaves_neither_the_create_nor
     let first = keyed(&s, "/v1/tournaments", KEY, None, &body).await;
     assert_eq!((first.0, first.4.as_deref()), (201, None), "{:?}", first.1);
     let again = keyed(&s, "/v1/tournaments", KEY, None, &body).await;
-    assert_eq!((again.0, &again.1, again.4.as_deref()), (201, &first.1, Some("true")));
+    assert_eq!(
+        (again.0, &again.1, again.4.as_deref()),
+        (201, &first.1, Some("true"))
+    );
     assert_eq!(count(&s, "SELECT count(*) FROM tournaments").await, 1);
     // The key and the answer were recorded with it: the stored answer is the one sent.
     assert_eq!(
-        count(&s, "SELECT count(*) FROM idempotent_creates WHERE response_status = 201").await,
+        count(
+            &s,
+            "SELECT count(*) FROM idempotent_creates WHERE response_status = 201"
+        )
+        .await,
         1
     );
 }

@@ -777,7 +777,13 @@ async fn a_pairing_racing_a_rotation_completes_before_it_or_is_refused_whole() {
             s => panic!("pairing answered {s}: {}", pair.text),
         }
         // Whatever the order, the old token is refused from now on.
-        let late = post(&app, &format!("/v1/tournaments/{t}/rounds"), Some(&org), json!({})).await;
+        let late = post(
+            &app,
+            &format!("/v1/tournaments/{t}/rounds"),
+            Some(&org),
+            json!({}),
+        )
+        .await;
         assert_eq!(
             (late.status, late.code()),
             (StatusCode::FORBIDDEN, "organiser_only"),
@@ -794,7 +800,13 @@ async fn a_result_entry_racing_a_rotation_is_recorded_before_it_or_refused_whole
     let other = TestApp::on(&app.database_url).await;
     for _ in 0..12 {
         let (t, org) = quick_log_four(&app).await;
-        let r = post(&app, &format!("/v1/tournaments/{t}/rounds"), Some(&org), json!({})).await;
+        let r = post(
+            &app,
+            &format!("/v1/tournaments/{t}/rounds"),
+            Some(&org),
+            json!({}),
+        )
+        .await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         let url = format!("/v1/tournaments/{t}/rounds/1/tables/1/result");
         let entry = app.request(

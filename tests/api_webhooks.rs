@@ -867,13 +867,13 @@ async fn a_webhook_registered_while_an_event_is_written_hears_of_it() {
         }
     };
     let sent = if app.database_url.starts_with("postgres") {
-        let mut c = sqlx::PgConnection::connect(&app.database_url).await.unwrap();
+        let mut c = sqlx::PgConnection::connect(&app.database_url)
+            .await
+            .unwrap();
         let mut tx = c.begin().await.unwrap();
-        tx.execute(
-            sqlx::query("SELECT 1 FROM matches WHERE id = $1 FOR UPDATE").bind(&m.id),
-        )
-        .await
-        .unwrap();
+        tx.execute(sqlx::query("SELECT 1 FROM matches WHERE id = $1 FOR UPDATE").bind(&m.id))
+            .await
+            .unwrap();
         tx.execute(sqlx::query(insert).bind(hook).bind(&m.id).bind(&rx.url))
             .await
             .unwrap();
@@ -882,7 +882,9 @@ async fn a_webhook_registered_while_an_event_is_written_hears_of_it() {
         tx.commit().await.unwrap();
         sent
     } else {
-        let mut c = sqlx::SqliteConnection::connect(&app.database_url).await.unwrap();
+        let mut c = sqlx::SqliteConnection::connect(&app.database_url)
+            .await
+            .unwrap();
         c.execute("BEGIN IMMEDIATE").await.unwrap();
         c.execute(sqlx::query(insert).bind(hook).bind(&m.id).bind(&rx.url))
             .await

@@ -121,9 +121,19 @@ fn the_minimal_write_answer_is_a_response_of_its_own() {
                 .to_string()
         };
         assert_eq!(schema("201"), "#/components/schemas/Recorded", "{path}");
-        assert_eq!(schema("200"), "#/components/schemas/RecordedMinimal", "{path}");
-        assert!(r["200"]["headers"]["Preference-Applied"].is_object(), "{path}");
-        assert!(r["201"]["headers"]["Preference-Applied"].is_null(), "{path}");
+        assert_eq!(
+            schema("200"),
+            "#/components/schemas/RecordedMinimal",
+            "{path}"
+        );
+        assert!(
+            r["200"]["headers"]["Preference-Applied"].is_object(),
+            "{path}"
+        );
+        assert!(
+            r["201"]["headers"]["Preference-Applied"].is_null(),
+            "{path}"
+        );
     }
     assert!(spec["components"]["schemas"]["RecordedAnswer"].is_null());
 }

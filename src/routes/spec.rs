@@ -623,7 +623,9 @@ fn browser_headers(api: &mut utoipa::openapi::OpenApi) {
         });
         if let Some(RefOr::T(conflict)) = op.responses.responses.get_mut("409") {
             if !conflict.description.contains("idempotency_key_reused") {
-                conflict.description.push_str("; `idempotency_key_reused`: the Idempotency-Key was used with another request");
+                conflict.description.push_str(
+                    "; `idempotency_key_reused`: the Idempotency-Key was used with another request",
+                );
             }
         }
         let bad_key = "`invalid_idempotency_key`";

@@ -92,9 +92,7 @@ impl CreatedAnswer {
 /// When this task runs a keyed create: the key with `answer` (the very answer the route will
 /// send), for the create's transaction. None without a key.
 pub fn keyed_answer(answer: &CreatedAnswer) -> Option<KeyAnswer> {
-    PENDING
-        .try_with(|claim| KeyAnswer::new(claim, answer))
-        .ok()
+    PENDING.try_with(|claim| KeyAnswer::new(claim, answer)).ok()
 }
 
 impl KeyAnswer {

@@ -52,7 +52,10 @@ fn finish(
 }
 
 /// Writes `key` first in a create's transaction: false when another request recorded it.
-async fn key_in(conn: &mut sqlx::AnyConnection, key: Option<&KeyAnswer>) -> Result<bool, sqlx::Error> {
+async fn key_in(
+    conn: &mut sqlx::AnyConnection,
+    key: Option<&KeyAnswer>,
+) -> Result<bool, sqlx::Error> {
     match key {
         Some(key) => idempotency::record_in(conn, key).await,
         None => Ok(true),
@@ -416,8 +419,8 @@ impl Store {
                     .await?;
             let mut paired = vec![];
             for (ids,) in rounds {
-                let ids: Vec<Option<String>> = serde_json::from_str(&ids)
-                    .map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+                let ids: Vec<Option<String>> =
+                    serde_json::from_str(&ids).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
                 paired.extend(ids.into_iter().flatten());
             }
             paired.sort();

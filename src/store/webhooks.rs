@@ -104,10 +104,12 @@ async fn lock_owner_in(
     } else {
         "tournaments"
     };
-    sqlx::query(&format!("SELECT 1 AS one FROM {table} WHERE id = $1 {mode}"))
-        .bind(id)
-        .fetch_optional(&mut *conn)
-        .await?;
+    sqlx::query(&format!(
+        "SELECT 1 AS one FROM {table} WHERE id = $1 {mode}"
+    ))
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
     Ok(())
 }
 

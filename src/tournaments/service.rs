@@ -786,7 +786,14 @@ impl Tournaments {
         let organiser_hash = sha256_hex(organiser_token.as_bytes());
         match self
             .store
-            .insert_round(id, &round_row, &matches, &outbox, &organiser_hash, key.as_ref())
+            .insert_round(
+                id,
+                &round_row,
+                &matches,
+                &outbox,
+                &organiser_hash,
+                key.as_ref(),
+            )
             .await
         {
             Ok(()) => Ok(answer),
