@@ -4,7 +4,8 @@
 # --noEmit` (no cast, no `any`: each view narrowed to the game's own model by its `game`), compiles
 # it, builds the debug server, starts it on a free port with a fresh SQLite file, and runs the
 # compiled player with node: a full match of every game of the catalogue through openapi-fetch,
-# each action the very object `legal` returned. The generated types are never committed
+# each action the very object `legal` returned, then a small quick-log tournament whose
+# results.json and bgstats.json are read through their typed models. The generated types are never committed
 # (clients/typescript/generated, git-ignored) nor edited.
 #
 # The npm packages (pinned in clients/typescript/package.json) are installed once into

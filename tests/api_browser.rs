@@ -509,3 +509,151 @@ async fn a_retried_tournament_create_and_a_retried_pairing_return_their_first_an
         (409, Some("idempotency_key_reused"))
     );
 }
+
+/// Runs `sql` on the test database (setup of a fault; counts).
+async fn exec(s: &Server, sql: &str) {
+    use sqlx::Connection;
+    if s.url.starts_with("postgres") {
+        let mut c = sqlx::PgConnection::connect(&s.url).await.unwrap();
+        sqlx::raw_sql(sql).execute(&mut c).await.unwrap();
+    } else {
+        let mut c = sqlx::SqliteConnection::connect(&s.url).await.unwrap();
+        sqlx::raw_sql(sql).execute(&mut c).await.unwrap();
+    }
+}
+
+async fn count(s: &Server, sql: &str) -> i64 {
+    use sqlx::Connection;
+    if s.url.starts_with("postgres") {
+        let mut c = sqlx::PgConnection::connect(&s.url).await.unwrap();
+        sqlx::query_scalar(sql).fetch_one(&mut c).await.unwrap()
+    } else {
+        let mut c = sqlx::SqliteConnection::connect(&s.url).await.unwrap();
+        sqlx::query_scalar(sql).fetch_one(&mut c).await.unwrap()
+    }
+}
+
+fn eight_names() -> Vec<Value> {
+    ["A", "B", "C", "D", "E", "F", "G", "H"]
+        .iter()
+        .map(|n| json!({"name": n}))
+        .collect()
+}
+
+#[actix_web::test]
+async fn concurrent_keyed_tournament_creates_and_pairings_record_one_and_answer_alike() {
+    let s = std::sync::Arc::new(Server::start(Quotas::default()).await);
+    let body = json!({"name": "Club night", "game": "clubs", "format": "swiss", "rounds": 2,
+                      "table_size": 4, "players": eight_names()});
+    let mut tasks = vec![];
+    for _ in 0..6 {
+        let (s, body) = (s.clone(), body.clone());
+        tasks.push(actix_web::rt::spawn(async move {
+            keyed(&s, "/v1/tournaments", KEY, None, &body).await
+        }));
+    }
+    let mut created = vec![];
+    for t in tasks {
+        created.push(t.await.unwrap());
+    }
+    assert!(created.iter().all(|a| a.0 == 201), "{created:?}");
+    assert!(created
+        .iter()
+        .all(|a| a.1 == created[0].1 && a.2 == created[0].2));
+    assert_eq!(created.iter().filter(|a| a.4.is_none()).count(), 1);
+    assert_eq!(count(&s, "SELECT count(*) FROM tournaments").await, 1);
+    assert_eq!(players_in_db(&s).await, 8);
+    let id = created[0].1["tournament"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let organiser = created[0].1["organiser_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // Six pairings with one key at once: one round, two tables, one answer.
+    let path = format!("/v1/tournaments/{id}/rounds");
+    let mut tasks = vec![];
+    for _ in 0..6 {
+        let (s, path, organiser) = (s.clone(), path.clone(), organiser.clone());
+        tasks.push(actix_web::rt::spawn(async move {
+            keyed(&s, &path, "pair-once", Some(&organiser), &json!(null)).await
+        }));
+    }
+    let mut paired = vec![];
+    for t in tasks {
+        paired.push(t.await.unwrap());
+    }
+    assert!(paired.iter().all(|a| a.0 == 201), "{paired:?}");
+    assert!(paired
+        .iter()
+        .all(|a| a.1 == paired[0].1 && a.2 == paired[0].2));
+    assert_eq!(paired[0].2, Some(format!("/v1/tournaments/{id}/rounds/1")));
+    assert_eq!(paired.iter().filter(|a| a.4.is_none()).count(), 1);
+    assert_eq!(count(&s, "SELECT count(*) FROM tournament_rounds").await, 1);
+    assert_eq!(match_count(&s).await, 2);
+    // Another body with the key: the documented 409, nothing recorded.
+    let mut other = body.clone();
+    other["name"] = json!("Another night");
+    let (status, problem, ..) = keyed(&s, "/v1/tournaments", KEY, None, &other).await;
+    assert_eq!(
+        (status, problem["code"].as_str()),
+        (409, Some("idempotency_key_reused"))
+    );
+    assert_eq!(count(&s, "SELECT count(*) FROM tournaments").await, 1);
+}
+
+#[actix_web::test]
+async fn a_keyed_create_that_fails_mid_transaction_leaves_neither_the_create_nor_its_key() {
+    let s = Server::start(Quotas::default()).await;
+    // A fault injected after the key and the tournament rows are written, before the commit.
+    if s.url.starts_with("postgres") {
+        exec(
+            &s,
+            "CREATE FUNCTION fail_entrant() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected'; END $$ LANGUAGE plpgsql; \
+             CREATE TRIGGER fail_entrant BEFORE INSERT ON tournament_entrants FOR EACH ROW EXECUTE FUNCTION fail_entrant();",
+        )
+        .await;
+    } else {
+        exec(
+            &s,
+            "CREATE TRIGGER fail_entrant BEFORE INSERT ON tournament_entrants \
+             BEGIN SELECT RAISE(ABORT, 'injected'); END;",
+        )
+        .await;
+    }
+    let body = json!({"name": "Club night", "game": "clubs", "format": "swiss", "rounds": 2,
+                      "table_size": 4, "players": eight_names()});
+    let (status, problem, ..) = keyed(&s, "/v1/tournaments", KEY, None, &body).await;
+    assert_eq!(status, 500, "{problem}");
+    assert_eq!(
+        count(&s, "SELECT count(*) FROM idempotent_creates").await,
+        0
+    );
+    assert_eq!(count(&s, "SELECT count(*) FROM tournaments").await, 0);
+    assert_eq!(players_in_db(&s).await, 0);
+    // The fault gone, the same key creates it (it was not spent), once.
+    if s.url.starts_with("postgres") {
+        exec(&s, "DROP TRIGGER fail_entrant ON tournament_entrants").await;
+    } else {
+        exec(&s, "DROP TRIGGER fail_entrant").await;
+    }
+    let first = keyed(&s, "/v1/tournaments", KEY, None, &body).await;
+    assert_eq!((first.0, first.4.as_deref()), (201, None), "{:?}", first.1);
+    let again = keyed(&s, "/v1/tournaments", KEY, None, &body).await;
+    assert_eq!(
+        (again.0, &again.1, again.4.as_deref()),
+        (201, &first.1, Some("true"))
+    );
+    assert_eq!(count(&s, "SELECT count(*) FROM tournaments").await, 1);
+    // The key and the answer were recorded with it: the stored answer is the one sent.
+    assert_eq!(
+        count(
+            &s,
+            "SELECT count(*) FROM idempotent_creates WHERE response_status = 201"
+        )
+        .await,
+        1
+    );
+}

@@ -342,7 +342,8 @@ async fn prefer_return_minimal_answers_the_event_and_what_changed() {
     let r = send(Some("handling=lenient, return=minimal"), "deal-1")
         .await
         .unwrap();
-    assert_eq!(r.status(), StatusCode::CREATED);
+    // Its own status (200; the full answer is 201): a client tells the shapes apart by it.
+    assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(r.headers()["preference-applied"], "return=minimal");
     assert_eq!(r.headers()["etag"], "\"1\"");
     let body: Value = r.json().await.unwrap();
@@ -356,6 +357,7 @@ async fn prefer_return_minimal_answers_the_event_and_what_changed() {
     assert_eq!(body["table_to_act"], false);
     // The same request again replays the first answer, minimal as it was.
     let again = send(None, "deal-1").await.unwrap();
+    assert_eq!(again.status(), StatusCode::OK);
     assert_eq!(again.headers()["idempotent-replayed"], "true");
     assert_eq!(again.headers()["preference-applied"], "return=minimal");
     assert_eq!(again.headers()["etag"], "\"1\"");
@@ -364,4 +366,27 @@ async fn prefer_return_minimal_answers_the_event_and_what_changed() {
     let full = app.undo(&m, &m.host).await;
     assert_eq!(full.status, StatusCode::CREATED);
     assert_eq!(full.body["match"]["seq"], 2);
+    // An undo answered minimally: 200 too.
+    let r = app
+        .client
+        .post(format!("{}/v1/matches/{}/actions", app.base, m.id))
+        .bearer_auth(&m.host)
+        .header("Prefer", "return=minimal")
+        .json(&json!({"seat": null, "action": {"type": "deal"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let r = app
+        .client
+        .post(format!("{}/v1/matches/{}/undo", app.base, m.id))
+        .bearer_auth(&m.host)
+        .header("Prefer", "return=minimal")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["preference-applied"], "return=minimal");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!((body["seq"].as_i64(), body.get("match")), (Some(4), None));
 }

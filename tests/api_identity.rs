@@ -711,3 +711,134 @@ async fn the_organiser_or_the_operator_rotates_the_organiser_token_and_its_table
         r.text
     );
 }
+
+/// A quick-log Dump tournament of four (two tables of two); (id, organiser token).
+async fn quick_log_four(app: &TestApp) -> (String, String) {
+    let (t, org, _) = tournament(
+        app,
+        json!({"name": "Race", "game": "dump", "format": "swiss", "rounds": 3, "table_size": 2,
+               "record": "totals", "players": [{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "D"}]}),
+    )
+    .await;
+    (t, org)
+}
+
+#[actix_web::test]
+async fn a_pairing_racing_a_rotation_completes_before_it_or_is_refused_whole() {
+    let app = TestApp::spawn().await;
+    let other = TestApp::on(&app.database_url).await;
+    let (mut before, mut refused) = (0, 0);
+    for _ in 0..12 {
+        // Matches at the tables: a pairing that got in must have its tables' tokens rotated.
+        let (t, org, _) = tournament(
+            &app,
+            json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 2,
+                   "players": [{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "D"}]}),
+        )
+        .await;
+        let (rounds_path, rotate_path) = (
+            format!("/v1/tournaments/{t}/rounds"),
+            format!("/v1/tournaments/{t}/organiser-token"),
+        );
+        let pair = post(&app, &rounds_path, Some(&org), json!({}));
+        let rotate = post(&other, &rotate_path, Some(&org), json!({}));
+        let (pair, rotated) = tokio::join!(pair, rotate);
+        assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.text);
+        let org2 = rotated.body["organiser_token"].as_str().unwrap();
+        let view = app.get(&format!("/v1/tournaments/{t}"), None).await;
+        let rounds = view.body["rounds"].as_array().unwrap().len();
+        match pair.status {
+            StatusCode::CREATED => {
+                before += 1;
+                assert_eq!(rounds, 1);
+                // Paired before the rotation: the rotation re-derived its table's tokens, so
+                // the ones the pairing answered are refused and the new ones work.
+                let m = pair.body["tokens"][0]["match_id"].as_str().unwrap();
+                for old in [
+                    pair.body["tokens"][0]["host_token"].as_str().unwrap(),
+                    pair.body["tokens"][0]["seat_tokens"][0].as_str().unwrap(),
+                ] {
+                    let r = app.get(&format!("/v1/matches/{m}"), Some(old)).await;
+                    assert_eq!(r.status, StatusCode::UNAUTHORIZED, "{}", r.text);
+                }
+                let fresh = app
+                    .get(&format!("/v1/tournaments/{t}/rounds/1"), Some(org2))
+                    .await;
+                assert_eq!(fresh.status, StatusCode::OK, "{}", fresh.text);
+                let host = fresh.body["tokens"][0]["host_token"].as_str().unwrap();
+                let r = app.get(&format!("/v1/matches/{m}"), Some(host)).await;
+                assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+            }
+            StatusCode::FORBIDDEN => {
+                refused += 1;
+                assert_eq!(pair.code(), "organiser_only", "{}", pair.text);
+                assert_eq!(rounds, 0, "a refused pairing left a round");
+            }
+            s => panic!("pairing answered {s}: {}", pair.text),
+        }
+        // Whatever the order, the old token is refused from now on.
+        let late = post(
+            &app,
+            &format!("/v1/tournaments/{t}/rounds"),
+            Some(&org),
+            json!({}),
+        )
+        .await;
+        assert_eq!(
+            (late.status, late.code()),
+            (StatusCode::FORBIDDEN, "organiser_only"),
+            "{}",
+            late.text
+        );
+    }
+    assert_eq!(before + refused, 12);
+}
+
+#[actix_web::test]
+async fn a_result_entry_racing_a_rotation_is_recorded_before_it_or_refused_whole() {
+    let app = TestApp::spawn().await;
+    let other = TestApp::on(&app.database_url).await;
+    for _ in 0..12 {
+        let (t, org) = quick_log_four(&app).await;
+        let r = post(
+            &app,
+            &format!("/v1/tournaments/{t}/rounds"),
+            Some(&org),
+            json!({}),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        let url = format!("/v1/tournaments/{t}/rounds/1/tables/1/result");
+        let entry = app.request(
+            Method::PUT,
+            &url,
+            Some(&org),
+            &[],
+            Some(json!({"deals": [[40, 0], [0, 20], [70, 0]]})),
+        );
+        let rotate_path = format!("/v1/tournaments/{t}/organiser-token");
+        let rotate = post(&other, &rotate_path, Some(&org), json!({}));
+        let (entry, rotated) = tokio::join!(entry, rotate);
+        assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.text);
+        let view = app.get(&format!("/v1/tournaments/{t}"), None).await;
+        let result = &view.body["rounds"][0]["tables"][0]["result"];
+        match entry.status {
+            StatusCode::OK => assert_eq!(result["totals"], json!([110, 20]), "{}", view.text),
+            StatusCode::FORBIDDEN => {
+                assert_eq!(entry.code(), "organiser_only", "{}", entry.text);
+                assert!(result.is_null(), "a refused entry left a result: {result}");
+            }
+            s => panic!("the entry answered {s}: {}", entry.text),
+        }
+        let late = app
+            .request(
+                Method::PUT,
+                &url,
+                Some(&org),
+                &[],
+                Some(json!({"deals": [[40, 0], [0, 20], [70, 0]]})),
+            )
+            .await;
+        assert_eq!(late.code(), "organiser_only", "{}", late.text);
+    }
+}

@@ -442,22 +442,17 @@ async fn when_postgresql_becomes_unreachable_reads_writes_and_healthz_answer_503
     );
 
     // The connection dies right after it sent the INSERT of an append (the bytes of its action
-    // are in its Bind message): the server records it, the service never hears back. It must
-    // find the event and answer 201 — or, if it cannot tell, 503 saying the outcome is unknown
-    // — and a retry with the same key must then replay or record it once.
+    // are in its Bind message). A tally scores a deal, so its append is a transaction (its
+    // webhooks are looked up inside it): no COMMIT went out, the server rolls it back, and the
+    // answer says nothing was recorded; a retry with the same key records it once.
     proxy.arm(b"[77,83]");
     let t = tally(&app, &m, 77, "pg-trap").await;
     assert!(
         proxy.trap.lock().unwrap().is_none(),
         "the append's connection was cut"
     );
-    if t.status == StatusCode::CREATED {
-        println!("connection lost during the commit: the event was found, answered 201");
-    } else {
-        assert_storage_unavailable(&t, "a write whose connection died during the commit");
-        assert!(t.text.contains("may or may not"), "{}", t.text);
-        println!("connection lost during the commit: answered 503, outcome unknown");
-    }
+    assert_storage_unavailable(&t, "a write whose connection died inside its transaction");
+    assert!(t.text.contains("nothing was recorded"), "{}", t.text);
     let again = tally(&app, &m, 77, "pg-trap").await;
     assert_eq!(again.status, StatusCode::CREATED, "{}", again.text);
     assert_eq!(again.body["event"]["seq"], 2);
@@ -552,13 +547,25 @@ async fn a_write_whose_connection_dies_mid_commit_is_checked_and_one_cut_before_
     let proxy = Proxy::start(0, &pg_addr).await;
     let url = format!("postgres://postgres@127.0.0.1:{}/{name}", proxy.port);
     let app = TestApp::on(&url).await;
-    let m = app.create("dump", 2, "table", json!({"target": 100})).await;
-    // 1. The first tally's append is one INSERT statement, its own transaction: the connection
-    // dies right after the statement went out, so the server may have committed it. The service
-    // reads the seq back: recorded is 201; not (yet) seen is 503 "may or may not". Either way the
-    // retry with the same key ends with the event recorded exactly once.
-    proxy.arm(b"\"points\":[159,1]");
-    let t = tally(&app, &m, 159, "first").await;
+    // 0. A deal scores nothing and causes no webhook event: its append is one INSERT statement,
+    // its own transaction. The connection dies right after the statement went out, so the server
+    // may have committed it. The service reads the seq back: recorded is 201; not (yet) seen is
+    // 503 "may or may not". Either way the retry with the same key records it exactly once.
+    let dealt = app.create("dump", 2, "table", json!({})).await;
+    let (app_ref, dealt_ref) = (&app, &dealt);
+    let deal = move |key: &'static str| async move {
+        app_ref
+            .act_with(
+                dealt_ref,
+                &dealt_ref.host,
+                None,
+                json!({"type": "deal"}),
+                &[("Idempotency-Key", key)],
+            )
+            .await
+    };
+    proxy.arm(b"\"type\":\"deal\"");
+    let t = deal("deal").await;
     assert!(
         proxy.trap.lock().unwrap().is_none(),
         "the append's connection was cut"
@@ -569,6 +576,23 @@ async fn a_write_whose_connection_dies_mid_commit_is_checked_and_one_cut_before_
         assert_storage_unavailable(&t, "a write whose connection died during its commit");
         assert!(t.text.contains("may or may not"), "{}", t.text);
     }
+    let a = deal("deal").await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    assert_eq!(a.body["event"]["seq"], 1);
+    assert_eq!(app.events(&dealt, Some(&dealt.host)).await.len(), 1);
+
+    let m = app.create("dump", 2, "table", json!({"target": 100})).await;
+    // 1. A tally scores a deal (a `deal.scored` event): its append is a transaction, in which
+    // the match's webhooks are looked up. The connection dies right after the INSERT went out,
+    // before any COMMIT: nothing was recorded, and the answer says so.
+    proxy.arm(b"\"points\":[159,1]");
+    let t = tally(&app, &m, 159, "first").await;
+    assert!(
+        proxy.trap.lock().unwrap().is_none(),
+        "the append's connection was cut"
+    );
+    assert_storage_unavailable(&t, "a write whose connection died inside its transaction");
+    assert!(t.text.contains("nothing was recorded"), "{}", t.text);
     let a = tally(&app, &m, 159, "first").await;
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
     assert_eq!(a.body["event"]["seq"], 1);

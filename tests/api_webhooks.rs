@@ -832,3 +832,75 @@ async fn payloads_carry_no_hand_seed_or_token_of_a_service_dealt_match() {
         vec!["game", "label", "line", "match_id", "points", "seq", "totals"]
     );
 }
+
+/// A registration still committing while an event is written: the event's transaction waits
+/// for it and hears of the webhook. (The registration is played by a transaction of the test
+/// on the database itself, held open while the event is sent: on PostgreSQL it holds the
+/// match's row for update as a registration does; on SQLite it holds the one write lock.)
+/// Before, whether a match had a webhook was read outside the event's transaction, and this
+/// event was lost.
+#[actix_web::test]
+async fn a_webhook_registered_while_an_event_is_written_hears_of_it() {
+    use sqlx::{Connection, Executor};
+    let app = TestApp::spawn_with_webhooks(options(true)).await;
+    let rx = Receiver::start(0).await;
+    let m = app
+        .create("dump", 2, "table", json!({"target": 1000}))
+        .await;
+    let insert = "INSERT INTO webhooks (id, owner_kind, owner_id, url, events, secret, created_at) \
+                  VALUES ($1, 'match', $2, $3, ',deal.scored,', 'test-secret', '2026-11-27T00:00:00.000000Z')";
+    let hook = "0123456789abcdef0123456789abcdef";
+    let act = {
+        let (base, id, host) = (app.base.clone(), m.id.clone(), m.host.clone());
+        move || {
+            let client = reqwest::Client::new();
+            actix_web::rt::spawn(async move {
+                client
+                    .post(format!("{base}/v1/matches/{id}/actions"))
+                    .bearer_auth(host)
+                    .json(&json!({"seat": null, "action": tally([100, 60])}))
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+            })
+        }
+    };
+    let sent = if app.database_url.starts_with("postgres") {
+        let mut c = sqlx::PgConnection::connect(&app.database_url)
+            .await
+            .unwrap();
+        let mut tx = c.begin().await.unwrap();
+        tx.execute(sqlx::query("SELECT 1 FROM matches WHERE id = $1 FOR UPDATE").bind(&m.id))
+            .await
+            .unwrap();
+        tx.execute(sqlx::query(insert).bind(hook).bind(&m.id).bind(&rx.url))
+            .await
+            .unwrap();
+        let sent = act();
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        tx.commit().await.unwrap();
+        sent
+    } else {
+        let mut c = sqlx::SqliteConnection::connect(&app.database_url)
+            .await
+            .unwrap();
+        c.execute("BEGIN IMMEDIATE").await.unwrap();
+        c.execute(sqlx::query(insert).bind(hook).bind(&m.id).bind(&rx.url))
+            .await
+            .unwrap();
+        let sent = act();
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        c.execute("COMMIT").await.unwrap();
+        sent
+    };
+    assert_eq!(sent.await.unwrap(), StatusCode::CREATED);
+    let got = rx.wait_for(1).await;
+    assert_eq!(got[0].event, "deal.scored");
+    assert_eq!(got[0].json()["data"]["match_id"], m.id.as_str());
+    // And the next event too, once.
+    let a = app.act(&m, &m.host, None, tally([100, 60])).await;
+    assert_eq!(a.status, StatusCode::CREATED);
+    let got = rx.wait_for(2).await;
+    assert_eq!(got.len(), 2);
+}

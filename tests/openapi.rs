@@ -106,3 +106,34 @@ fn the_undo_body_is_optional_and_not_nullable() {
         serde_json::json!({"$ref": "#/components/schemas/UndoRequest"})
     );
 }
+
+/// `Prefer: return=minimal` is its own documented response: 200 with `RecordedMinimal`, beside
+/// the default 201 with `Recorded`, on both writes; no untagged union a client cannot tell apart.
+#[test]
+fn the_minimal_write_answer_is_a_response_of_its_own() {
+    let spec: Value = serde_json::from_str(&clubroom::app::openapi_json()).unwrap();
+    for path in ["/v1/matches/{id}/actions", "/v1/matches/{id}/undo"] {
+        let r = &spec["paths"][path]["post"]["responses"];
+        let schema = |status: &str| {
+            r[status]["content"]["application/json"]["schema"]["$ref"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        };
+        assert_eq!(schema("201"), "#/components/schemas/Recorded", "{path}");
+        assert_eq!(
+            schema("200"),
+            "#/components/schemas/RecordedMinimal",
+            "{path}"
+        );
+        assert!(
+            r["200"]["headers"]["Preference-Applied"].is_object(),
+            "{path}"
+        );
+        assert!(
+            r["201"]["headers"]["Preference-Applied"].is_null(),
+            "{path}"
+        );
+    }
+    assert!(spec["components"]["schemas"]["RecordedAnswer"].is_null());
+}

@@ -14,7 +14,8 @@ What it does:
     and SHA-256(SHA-256("<secret>:1")) equals the deal's commitment in a table's log;
   * pairs round 2 and settles it by the quick log, after one refused entry (exact problem code);
   * reads the standings (matchpoints sum to what the boards hand out, ranks follow matchpoints,
-    the tournament is finished) and the standings.csv and bgstats.json exports.
+    the tournament is finished), the standings.csv export, and the results.json and bgstats.json
+    exports through their typed models (ResultsExport, BgStatsExport).
 
 Usage: run_tournament.py --base-url http://127.0.0.1:PORT [--seed N]
 Exits non-zero on the first failed check; prints one summary line.
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import random
 import sys
@@ -39,7 +39,9 @@ from clubroom_client.api.tournaments import (  # noqa: E402
     create_player,
     create_tournament,
     enter_result,
+    export_bgstats_json,
     export_file,
+    export_results_json,
     get_player,
     get_tournament,
     pair_round,
@@ -47,6 +49,7 @@ from clubroom_client.api.tournaments import (  # noqa: E402
 )
 from clubroom_client.models import (  # noqa: E402
     ActionRequest,
+    BgStatsExport,
     CreatePlayer,
     CreatedTournament,
     Dealing,
@@ -67,6 +70,8 @@ from clubroom_client.models import (  # noqa: E402
     PlusMinusTournamentView,
     Problem,
     Record,
+    ResultSource,
+    ResultsExport,
     RoundWithTokens,
     Standings,
     TableView,
@@ -212,10 +217,23 @@ def main() -> None:
     check(csv_resp.status_code == 200, "standings.csv")
     lines = csv_resp.content.decode().strip().splitlines()
     check(len(lines) == 7 and lines[0].startswith("rank,player_id,name"), "standings.csv has a header and 6 rows")
-    bg = export_file.sync_detailed(tid, "bgstats.json", client=public)
-    check(bg.status_code == 200, "bgstats.json")
-    plays = json.loads(bg.content)["plays"]
-    check(len(plays) == 4, "four plays exported (two rounds of two tables)")
+    # The JSON exports through their own models (no json.loads).
+    bg = ok(export_bgstats_json.sync_detailed(tid, client=public), 200, "bgstats.json")
+    check(isinstance(bg, BgStatsExport), "bgstats.json is a BgStatsExport")
+    check(len(bg.plays) == 4, "four plays exported (two rounds of two tables)")
+    check(len(bg.players) == 6 and len(bg.games) == 1, "six players, one game")
+    for play in bg.plays:
+        check(len(play.player_scores) == 3, "three scores a play")
+        check(sum(1 for s in play.player_scores if s.start_player) == 1, "one start player a play")
+        check({s.player_ref_id for s in play.player_scores} <= {p.id for p in bg.players}, "scores name exported players")
+    rx = ok(export_results_json.sync_detailed(tid, client=public), 200, "results.json")
+    check(isinstance(rx, ResultsExport) and rx.duplicate, "results.json is a duplicate ResultsExport")
+    check(len(rx.results) == 4, "four results exported")
+    check([(r.round_, r.table) for r in rx.results] == [(1, 1), (1, 2), (2, 1), (2, 2)], "by round and table")
+    check([r.source for r in rx.results] == [ResultSource.MATCH, ResultSource.MATCH, ResultSource.TOTALS, ResultSource.TOTALS],
+          "round 1 from the matches, round 2 from the quick log")
+    check(sum(s.matchpoints for r in rx.results for s in r.seats) == 2 * 2 * 3, "the export's matchpoints are the standings'")
+    check(rx.results[2].totals == [150, 12, -20], "round 2 table 1's totals as entered")
     leader = st.rows[0]
     print(f"tournament: 6 players, 2 rounds (duplicate, matches then quick log), leader {leader.name} "
           f"with {leader.matchpoints}/{leader.max_matchpoints} matchpoints, rating {leader.rating}")

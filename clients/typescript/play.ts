@@ -5,6 +5,9 @@
 // documents' `game` discriminator (an exhaustive switch: a game added to the spec without a case
 // here fails to compile); each action sent is exactly the object `legal` returned.
 //
+// Then runs a small quick-log tournament and reads its `results.json` and `bgstats.json` exports
+// through their typed models.
+//
 // Usage: node build/play.js --base-url http://127.0.0.1:PORT [--seed N]
 
 import createClient from "openapi-fetch";
@@ -253,6 +256,62 @@ async function playGame(info: S["GameInfo"]): Promise<string> {
   return `${game}: finished in ${actions} actions, ${sheet.rounds.length} rounds, ${events} events, totals ${JSON.stringify(sheet.totals)}, winners ${JSON.stringify(sheet.winners)}`;
 }
 
+/** A quick-log Dump round robin of four: created, round 1 paired, both tables' results entered,
+ *  then the JSON exports read through their own models (`ResultsExport`, `BgStatsExport`). */
+async function runTournament(): Promise<string> {
+  const body: S["CreateTournament"] = {
+    name: "TypeScript night",
+    game: "dump",
+    format: "round_robin",
+    table_size: 2,
+    record: "totals",
+    players: ["Ada", "Ben", "Cy", "Di"].map((name) => ({ name })),
+  };
+  const { data: created, error } = await client.POST("/v1/tournaments", { body });
+  if (created === undefined) fail(`create the tournament: ${JSON.stringify(error)}`);
+  const id = created.tournament.id;
+  const org = created.organiser_token;
+  const { data: round, error: pairError } = await client.POST("/v1/tournaments/{id}/rounds", {
+    params: { path: { id } },
+    headers: bearer(org),
+  });
+  if (round === undefined) fail(`pair round 1: ${JSON.stringify(pairError)}`);
+  check(round.tables.length === 2, "two tables of two");
+  for (const table of [1, 2]) {
+    const { data, error: entryError } = await client.PUT("/v1/tournaments/{id}/rounds/{round}/tables/{table}/result", {
+      params: { path: { id, round: 1, table } },
+      headers: bearer(org),
+      body: { deals: [[40, 0], [0, 20], [70, 0]] },
+    });
+    if (data === undefined) fail(`enter table ${table}: ${JSON.stringify(entryError)}`);
+  }
+  const { data: results, error: resultsError } = await client.GET("/v1/tournaments/{id}/export/results.json", {
+    params: { path: { id } },
+  });
+  if (results === undefined) fail(`results.json: ${JSON.stringify(resultsError)}`);
+  const rx: S["ResultsExport"] = results;
+  check(!rx.duplicate && rx.results.length === 2, "results.json: two results, not duplicate");
+  for (const r of rx.results) {
+    const source: S["ResultSource"] = r.source;
+    check(source === "totals", "entered by the quick log");
+    check(JSON.stringify(r.totals) === "[110,20]", `totals ${JSON.stringify(r.totals)}`);
+    const first = r.seats[0] ?? fail("a first seat");
+    check(r.seats.length === 2 && first.winner && first.total === 110, "seat 0 won with 110");
+  }
+  const { data: bg, error: bgError } = await client.GET("/v1/tournaments/{id}/export/bgstats.json", {
+    params: { path: { id } },
+  });
+  if (bg === undefined) fail(`bgstats.json: ${JSON.stringify(bgError)}`);
+  const b: S["BgStatsExport"] = bg;
+  check(b.plays.length === 2 && b.players.length === 4 && b.games.length === 1, "bgstats.json: two plays, four players");
+  for (const play of b.plays) {
+    const scores: S["BgStatsScore"][] = play.playerScores;
+    check(scores.filter((sc) => sc.winner).map((sc) => sc.score).join() === "110", "the winner scored 110");
+    check(scores.every((sc) => b.players.some((p) => p.id === sc.playerRefId)), "scores name exported players");
+  }
+  return `tournament: round robin of 4, round 1 entered; results.json ${rx.results.length} results, bgstats.json ${b.plays.length} plays`;
+}
+
 async function main(): Promise<void> {
   const { data: games, error } = await client.GET("/v1/games");
   if (games === undefined) fail(`games: ${JSON.stringify(error)}`);
@@ -261,6 +320,7 @@ async function main(): Promise<void> {
     console.log(`${await playGame(info)} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
   }
   console.log(`played ${games.length} games through the generated TypeScript client`);
+  console.log(await runTournament());
 }
 
 main().catch((e: unknown) => {

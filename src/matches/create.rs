@@ -135,7 +135,22 @@ impl Matches {
                 .enumerate()
                 .map(|(s, t)| (sha256_hex(t.as_bytes()), Some(s as i64))),
         );
-        if let Err(err) = self.store.insert_match(&row, &hashes).await {
+        // The answer is known before the write: a keyed create records it in its transaction.
+        let entry = Entry::new(row.clone(), players, dealing, hashes.clone(), game)?;
+        let created = Created {
+            match_: entry.view(&entry.game, 0, &created_at, Some(Role::Host)),
+            host_token,
+            seat_tokens,
+        };
+        let key = match created_answer(&created) {
+            Ok(answer) => crate::store::idempotency::keyed_answer(&answer),
+            Err(e) => return Err(MatchError::internal(e)),
+        };
+        if let Err(err) = self
+            .store
+            .insert_match_keyed(&row, &hashes, key.as_ref())
+            .await
+        {
             // A storage fault may have struck after the commit reached the database: the id is
             // fresh and random, so the match exists only if this creation was recorded.
             let recorded = err.is_fault() && self.store.match_exists(&id).await.unwrap_or(false);
@@ -150,16 +165,22 @@ impl Matches {
             }
             tracing::warn!(error = %err, match_id = %id, "the creation's commit reported an error but the match is recorded");
         }
-        let entry = Entry::new(row, players, dealing, hashes, game)?;
-        let view = entry.view(&entry.game, 0, &created_at, Some(Role::Host));
         self.cache
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .put(id, Arc::new(AsyncMutex::new(entry)));
-        Ok(Created {
-            match_: view,
-            host_token,
-            seat_tokens,
-        })
+        Ok(created)
     }
+}
+
+/// The answer to `POST /v1/matches`: 201, the match with its tokens, `Location` and `ETag`
+/// (version 0). Sent, and recorded for an `Idempotency-Key`, from here.
+pub fn created_answer(
+    c: &Created,
+) -> Result<crate::store::idempotency::CreatedAnswer, serde_json::Error> {
+    crate::store::idempotency::CreatedAnswer::new(
+        format!("/v1/matches/{}", c.match_.id),
+        c,
+        &[("etag", "\"0\"".to_string())],
+    )
 }

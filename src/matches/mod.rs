@@ -14,7 +14,7 @@
 //! types), `live` (the fan-out of committed writes).
 
 mod cache;
-mod create;
+pub mod create;
 mod error;
 pub mod live;
 mod prepare;

@@ -269,18 +269,6 @@ pub struct RecordedMinimal {
     pub table_to_act: bool,
 }
 
-/// What a write answers: the event with the whole match after it, or with `Prefer:
-/// return=minimal` the event and what it changed.
-#[derive(Clone, Debug, Serialize, ToSchema)]
-#[serde(untagged)]
-#[allow(clippy::large_enum_variant)] // the spec's type only: answers are written as JSON text
-pub enum RecordedAnswer {
-    /// The default answer.
-    Full(Recorded),
-    /// With `Prefer: return=minimal`.
-    Minimal(RecordedMinimal),
-}
-
 /// A page of the event log.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct EventPage {

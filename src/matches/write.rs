@@ -163,11 +163,10 @@ impl Matches {
                 Err(err) => return Err(err),
             };
             let pending = render_answer(&e, role, &op, next, row, meta.minimal, keyed.as_ref())?;
-            // Webhooks: the deliveries this event causes, in its transaction.
-            let mut outbox = webhook_outbox(&e, &pending);
-            if !outbox.is_empty() && !self.store.has_webhooks(&outbox).await.unwrap_or(true) {
-                outbox = crate::store::Outbox::default();
-            }
+            // Webhooks: the deliveries this event causes, in its transaction. Whether its owners
+            // have webhooks is read there too (`store::webhooks::write_in`), so a webhook
+            // registered while this write runs either hears of it or was registered after it.
+            let outbox = webhook_outbox(&e, &pending);
             match self
                 .store
                 .append_with(&pending.row, pending.status_change, outbox)
@@ -383,12 +382,22 @@ impl Pending<'_> {
     fn recorded(self, e: &mut Entry) -> WriteAnswer {
         e.record(self.next, self.row, self.sent_action);
         WriteAnswer {
-            status: 201,
+            status: written_status(self.minimal),
             body: self.body,
             seq: e.seq,
             replayed: false,
             minimal: self.minimal,
         }
+    }
+}
+
+/// The status of a write recorded now: 201 with the whole match, 200 with the minimal answer
+/// (`Prefer: return=minimal`), so that a client tells the two shapes apart by status alone.
+fn written_status(minimal: bool) -> u16 {
+    if minimal {
+        200
+    } else {
+        201
     }
 }
 
@@ -433,7 +442,7 @@ fn render_answer<'a>(
     if let Some(keyed) = keyed {
         row.idem_key = Some(keyed.key.to_string());
         row.request_hash = Some(keyed.hash.clone());
-        row.response_status = Some(201);
+        row.response_status = Some(i64::from(written_status(minimal)));
         row.response = Some(body.clone());
     }
     Ok(Pending {

@@ -16,7 +16,7 @@ use super::{
 use crate::{
     error::{ApiError, Problem},
     matches::{
-        views::{ActionRequest, Legal, RecordedAnswer},
+        views::{ActionRequest, Legal, Recorded, RecordedMinimal},
         Matches, WriteAnswer, WriteMeta,
     },
 };
@@ -50,8 +50,13 @@ fn answer(a: WriteAnswer) -> HttpResponse {
     r.body(a.body)
 }
 
-/// Records one action of the match's game. The seat token acts for its own seat; the host token
-/// for any seat and for the table (`seat: null`). Nothing is recorded when the request fails.
+/// Record an action.
+///
+/// Records one action of the match's game and answers the event with the match after it (201), or
+/// with `Prefer: return=minimal` the event and what it changed (200). The seat token acts for its
+/// own seat; the host token for any seat and for the table (`seat: null`). Nothing is recorded
+/// when the request fails; `If-Match` guards against a stale view and `Idempotency-Key` makes a
+/// retry safe.
 #[utoipa::path(
     tag = "matches",
     params(
@@ -64,7 +69,8 @@ fn answer(a: WriteAnswer) -> HttpResponse {
         ("tally" = (summary = "A whole Dump deal without play-by-play", value = json!({"seat": null, "action": {"type": "tally", "points": [95, 65]}}))),
     )),
     responses(
-        (status = 201, description = "Recorded", body = RecordedAnswer, headers(("ETag" = String, description = "The new version"), ("Preference-Applied" = String, description = "`return=minimal` when the answer is the minimal one"))),
+        (status = 201, description = "Recorded: the event and the whole match after it (the default answer)", body = Recorded, headers(("ETag" = String, description = "The new version"))),
+        (status = 200, description = "Recorded, answered minimally (the request sent `Prefer: return=minimal`): the event and what it changed, without the match view", body = RecordedMinimal, headers(("ETag" = String, description = "The new version"), ("Preference-Applied" = String, description = "`return=minimal`"))),
         (status = 400, description = "Malformed body or action, unknown field, wrong type; `invalid_if_match`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
         WriteUnauthorized,
         (status = 403, description = "`not_your_seat` or `host_only`", body = Problem, content_type = "application/problem+json"),
@@ -117,8 +123,11 @@ pub struct LegalQuery {
     pub seat: Option<usize>,
 }
 
-/// What a seat (or, without `seat`, the table) may do now. In service dealing a seat's list shows
-/// its hand, so it needs that seat's token.
+/// What may be done now.
+///
+/// Lists what a seat (or, without `seat`, the table) may do now, each entry an action to send back
+/// as it is. Public for the table and, in table dealing, for any seat; in service dealing a seat's
+/// list shows its hand, so it needs that seat's token (or the host's).
 #[utoipa::path(
     tag = "matches",
     params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"), ("If-None-Match" = Option<String>, Header, description = "A version the client holds (its `ETag`, e.g. `\"12\"`): 304 with no body while the match is still at it"), LegalQuery),
@@ -151,11 +160,15 @@ pub async fn legal(
 #[serde(deny_unknown_fields)]
 pub struct UndoRequest {}
 
-/// Host only: retracts the last standing action. The retraction is an event of its own; the state
-/// is recomputed without the retracted action (undoing a deal un-deals). Undo never goes back
-/// across a published shuffle seed (service dealing: once a round is over its seed is in the
-/// log, so its actions and those before are final: 422 `round_closed`). A retracted deal is
-/// void and its seed is shown at once; a retracted sealed choice stays sealed for ever.
+/// Undo the last action.
+///
+/// Retracts the last standing action (host token only) and answers the retraction event with the
+/// match after it (201), or minimally (200) with `Prefer: return=minimal`. The retraction is an
+/// event of its own; the state is recomputed without the retracted action (undoing a deal
+/// un-deals). Undo never goes back across a published shuffle seed (service dealing: once a round
+/// is over its seed is in the log, so its actions and those before are final: 422 `round_closed`).
+/// A retracted deal is void and its seed is shown at once; a retracted sealed choice stays sealed
+/// for ever.
 #[utoipa::path(
     tag = "matches",
     params(
@@ -164,7 +177,8 @@ pub struct UndoRequest {}
     ),
     request_body(content = Option<UndoRequest>, description = "Empty, or `{}`"),
     responses(
-        (status = 201, description = "Retracted", body = RecordedAnswer, headers(("ETag" = String, description = "The new version"), ("Preference-Applied" = String, description = "`return=minimal` when the answer is the minimal one"))),
+        (status = 201, description = "Retracted: the event and the whole match after it (the default answer)", body = Recorded, headers(("ETag" = String, description = "The new version"))),
+        (status = 200, description = "Retracted, answered minimally (the request sent `Prefer: return=minimal`): the event and what it changed, without the match view", body = RecordedMinimal, headers(("ETag" = String, description = "The new version"), ("Preference-Applied" = String, description = "`return=minimal`"))),
         (status = 400, description = "A body that is not `{}`; `invalid_if_match`, `invalid_idempotency_key`", body = Problem, content_type = "application/problem+json"),
         WriteUnauthorized,
         (status = 403, description = "`host_only`", body = Problem, content_type = "application/problem+json"),

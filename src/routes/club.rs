@@ -20,11 +20,13 @@ use crate::{
     matches::Matches,
 };
 
-/// A player's statistics per game: results played and won, average and best total, the club
-/// rating now and after every rated result, head-to-head against each registered opponent, and
-/// the latest results. Every finished match whose seats name the player (casual or at a
-/// tournament table) and every result entered for a tournament table the player sat at count.
-/// A record merged into another answers for the one it was merged into.
+/// A player's statistics.
+///
+/// Answers a registered player's statistics per game: results played and won, average and best
+/// total, the club rating now and after every rated result, head-to-head against each registered
+/// opponent, and the latest results. Public. Every finished match whose seats name the player
+/// (casual or at a tournament table) and every result entered for a tournament table the player
+/// sat at count. A record merged into another answers for the one it was merged into.
 #[utoipa::path(
     tag = "club",
     params(("id" = String, Path, description = "The player id", pattern = "^[0-9a-f]{32}$")),
@@ -52,9 +54,13 @@ pub struct MergePlayer {
     pub from: String,
 }
 
-/// Merges another player record into this one (operator only: `CLUBROOM_OPERATOR_TOKEN`). The
-/// ratings of every game the merged record played are replayed from its first result. Two
-/// records that played in the same match or tournament are two people: 409 `players_met`.
+/// Merge two player records.
+///
+/// Merges another player record into this one and answers the statistics of the player who stays
+/// (operator only: `CLUBROOM_OPERATOR_TOKEN`). The other record's match seats and tournament
+/// entries become this player's (it stays, marked as merged), and the ratings of every game it
+/// played are replayed from its first result. Two records that played in the same match or
+/// tournament are two people: 409 `players_met`.
 #[utoipa::path(
     tag = "club",
     params(("id" = String, Path, description = "The player who stays", pattern = "^[0-9a-f]{32}$")),
@@ -100,7 +106,10 @@ pub struct BoardQuery {
     pub offset: Option<i64>,
 }
 
-/// A game's club leaderboard, highest rating first, paged.
+/// A game's leaderboard.
+///
+/// Answers a game's club leaderboard: every player with a rated result in that game, highest
+/// rating first, paged by `offset` and `limit`. Public.
 #[utoipa::path(
     tag = "club",
     params(("game" = String, Path, description = "The game id", example = "dump"), BoardQuery),
@@ -132,7 +141,10 @@ pub async fn leaderboard(
     ))
 }
 
-/// Creates a season: a named range of days (operator only).
+/// Create a season.
+///
+/// Creates a season, a named range of UTC days whose leaderboards rank the results finished within
+/// it, and answers it (201). Operator only (`CLUBROOM_OPERATOR_TOKEN`).
 #[utoipa::path(
     tag = "club",
     request_body(content = CreateSeason, example = json!({"name": "Spring 2026", "starts": "2026-03-01", "ends": "2026-05-31"})),
@@ -161,7 +173,9 @@ pub async fn create_season(
         .json(s))
 }
 
-/// Every season, latest start first.
+/// List seasons.
+///
+/// Lists every season with its name and days, latest start first. Public.
 #[utoipa::path(
     tag = "club",
     responses(
@@ -184,9 +198,11 @@ pub struct SeasonQuery {
     pub game: String,
 }
 
-/// A season's leaderboard in one game: every player with a rated result finished in the
-/// season (UTC days, `ends` inclusive), by their club rating after their last result in it,
-/// with their results, wins and rating change in the season.
+/// A season's leaderboard.
+///
+/// Answers a season's leaderboard in one game: every player with a rated result finished in the
+/// season (UTC days, `ends` inclusive), by their club rating after their last result in it, with
+/// their results, wins and rating change in the season. Public; computed on each request.
 #[utoipa::path(
     tag = "club",
     params(("id" = String, Path, description = "The season id", pattern = "^[0-9a-f]{32}$"), SeasonQuery),
@@ -210,8 +226,10 @@ pub async fn season_board(
     ))
 }
 
-/// A season's leaderboard as CSV (one row per player, best first; text cells a spreadsheet
-/// would run as a formula get a leading `'`).
+/// A season's leaderboard as CSV.
+///
+/// The same leaderboard as `GET /v1/seasons/{id}/leaderboard`, as CSV: a header and one row per
+/// player, best first. Public. Text cells a spreadsheet would run as a formula get a leading `'`.
 #[utoipa::path(
     tag = "club",
     params(("id" = String, Path, description = "The season id", pattern = "^[0-9a-f]{32}$"), SeasonQuery),

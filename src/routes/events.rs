@@ -26,8 +26,11 @@ pub struct EventsQuery {
     pub limit: Option<i64>,
 }
 
-/// The event log, oldest first. Private payloads (a service deal's seed before the round ends,
-/// sealed choices) appear only to whom they belong.
+/// The event log.
+///
+/// Answers the match's event log, oldest first, paged by `after` (a seq) and `limit`. Readable by
+/// whoever may read the match; private payloads (a service deal's seed before the round ends, a
+/// sealed choice) appear only to the token they belong to.
 #[utoipa::path(
     tag = "matches",
     params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"), EventsQuery),

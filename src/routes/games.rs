@@ -4,7 +4,10 @@ use actix_web::{get, web::Json};
 
 use crate::rules::{AnyGame, GameInfo};
 
-/// The games implemented here, with their player counts and default options.
+/// The games.
+///
+/// Lists the games implemented here, each with its id, title, player counts and default options
+/// (the `config` a match may set). Public; the list changes only with the server's version.
 #[utoipa::path(tag = "games", responses((status = 200, description = "The catalogue", body = Vec<GameInfo>)))]
 #[get("/v1/games")]
 pub async fn list_games() -> Json<Vec<GameInfo>> {

@@ -22,7 +22,10 @@ pub struct Health {
     pub database: &'static str,
 }
 
-/// Health: the service is up and its database answers a trivial query.
+/// Health.
+///
+/// Answers 200 when the service is up and its database answers a trivial query within a short
+/// time, else 503 `storage_unavailable`. Public; meant for load balancers and monitors.
 #[utoipa::path(
     tag = "service",
     responses(

@@ -12,29 +12,34 @@
 //! the secret, so it must be at least [`TOKENLESS_MIN_KEY`] characters (a UUID), and whoever
 //! does not know it cannot ask for the answer; guessing the body alone gets nothing.
 //!
-//! **Concurrency.** The key is claimed (a row inserted, the table's primary key deciding between
-//! racers) before the create runs, and answered after: a retry that arrives while the first
-//! request still runs waits for its answer (up to [`WAIT_FOR_FIRST`], then 409
-//! `idempotency_key_in_flight`). A refused create (4xx, 5xx) releases its claim: nothing was
-//! recorded and a retry is judged afresh. A claim left unanswered for [`STALE_CLAIM`] (its
-//! server stopped mid-create) is taken over by the next retry.
+//! **Atomicity.** The key and the answer to replay are written in the create's own transaction
+//! (`store::idempotency`): the create is recorded with its key or not at all. A crash before
+//! the commit leaves neither (a retry creates afresh); after it, both (a retry replays). A
+//! refused create records no key.
+//!
+//! **Concurrency.** Two requests with the same key at once both run their create; the first to
+//! commit records it, and the other finds the key taken inside its transaction (PostgreSQL
+//! makes it wait there for the first's commit; SQLite has one writer), rolls back, and answers
+//! the first's answer as a replay. A create refused because the first one changed the state
+//! meanwhile (a round paired by it) is answered the same way, once the key is found recorded.
 
-use std::time::{Duration, Instant};
+use std::sync::{atomic::Ordering, Arc};
 
 use actix_web::{http::StatusCode, HttpRequest, HttpResponse};
 use serde_json::Value;
 
 use super::idempotency_key;
-use crate::{error::ApiError, matches::request_hash, store::Store};
+use crate::{
+    error::ApiError,
+    matches::request_hash,
+    store::{
+        idempotency::{CreateKeyRow, CreatedAnswer, KeyAnswer, KeyClaim, PENDING},
+        Store,
+    },
+};
 
 /// The shortest key a tokenless create accepts (a UUID has 36 characters).
 pub const TOKENLESS_MIN_KEY: usize = 16;
-
-/// How long a retry waits for the first request's answer.
-pub const WAIT_FOR_FIRST: Duration = Duration::from_secs(10);
-
-/// How long a claim may stay unanswered before a retry takes it over.
-pub const STALE_CLAIM: Duration = Duration::from_secs(60);
 
 /// The answer of a create, before it is sent (and stored for a keyed one).
 pub struct Created {
@@ -46,11 +51,9 @@ pub struct Created {
 impl Created {
     /// 201 with `body` as JSON and a `Location`.
     pub fn new(location: String, body: &impl serde::Serialize) -> Result<Created, ApiError> {
-        Ok(Created {
-            status: StatusCode::CREATED,
-            headers: vec![("Location".into(), location)],
-            body: serde_json::to_string(body).map_err(|e| ApiError::internal(&e))?,
-        })
+        Ok(Created::from(
+            CreatedAnswer::new(location, body, &[]).map_err(|e| ApiError::internal(&e))?,
+        ))
     }
 
     /// With one more header.
@@ -70,7 +73,45 @@ impl Created {
         }
         r.body(self.body.clone())
     }
+
+    fn answer(&self) -> CreatedAnswer {
+        CreatedAnswer {
+            status: self.status.as_u16(),
+            headers: self.headers.clone(),
+            body: self.body.clone(),
+        }
+    }
+
+    /// The answer recorded for a key, replayed.
+    fn recorded(row: CreateKeyRow) -> Option<Created> {
+        let (Some(status), Some(body)) = (row.response_status, row.response) else {
+            return None;
+        };
+        let headers: Vec<(String, String)> = row
+            .response_headers
+            .as_deref()
+            .and_then(|h| serde_json::from_str(h).ok())
+            .unwrap_or_default();
+        Some(Created {
+            status: StatusCode::from_u16(status as u16).unwrap_or(StatusCode::CREATED),
+            headers,
+            body,
+        })
+    }
 }
+
+impl From<CreatedAnswer> for Created {
+    fn from(a: CreatedAnswer) -> Created {
+        Created {
+            status: StatusCode::from_u16(a.status).unwrap_or(StatusCode::CREATED),
+            headers: a.headers,
+            body: a.body,
+        }
+    }
+}
+
+/// How often a create whose key another request took meanwhile looks for that request's answer.
+const READS_AFTER_TAKEN: usize = 3;
 
 /// Runs the create `make` once per `Idempotency-Key` (see the module documentation); without a
 /// key, simply runs it. `token` is the request's credential, if any; `body` the request body as
@@ -98,89 +139,70 @@ where
             ),
         ));
     }
-    let scope = req.path();
-    let hash = request_hash(token, scope, body);
-    let waiting_since = Instant::now();
-    loop {
-        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
-        match store.create_key(scope, &key).await? {
-            None => {
-                if store.claim_create_key(scope, &key, &hash, &now).await? {
-                    break;
-                }
-                continue;
-            }
-            Some(row) if row.request_hash != hash => {
-                return Err(ApiError::new(
-                    StatusCode::CONFLICT,
-                    "idempotency_key_reused",
-                    format!(
-                        "this Idempotency-Key was already used for a different request to \
-                         POST {scope}"
-                    ),
-                ))
-            }
-            Some(row) => {
-                if let (Some(status), Some(body)) = (row.response_status, row.response) {
-                    let headers: Vec<(String, String)> = row
-                        .response_headers
-                        .as_deref()
-                        .and_then(|h| serde_json::from_str(h).ok())
-                        .unwrap_or_default();
-                    let created = Created {
-                        status: StatusCode::from_u16(status as u16).unwrap_or(StatusCode::CREATED),
-                        headers,
-                        body,
-                    };
-                    return Ok(created.respond(true));
-                }
-                let stale = chrono::DateTime::parse_from_rfc3339(&row.claimed_at)
-                    .ok()
-                    .and_then(|at| (chrono::Utc::now() - at.to_utc()).to_std().ok())
-                    .is_some_and(|age| age >= STALE_CLAIM);
-                if stale
-                    && store
-                        .take_over_create_key(scope, &key, &row.claimed_at, &now)
-                        .await?
-                {
-                    break;
-                }
-                if waiting_since.elapsed() >= WAIT_FOR_FIRST {
-                    let mut e = ApiError::new(
-                        StatusCode::CONFLICT,
-                        "idempotency_key_in_flight",
-                        "a request with this Idempotency-Key is still being answered; retry \
-                         in a moment to get its answer",
-                    );
-                    e.retry_after = Some(1);
-                    return Err(e);
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+    let scope = req.path().to_string();
+    let hash = request_hash(token, &scope, body);
+    let reused = || {
+        ApiError::new(
+            StatusCode::CONFLICT,
+            "idempotency_key_reused",
+            format!(
+                "this Idempotency-Key was already used for a different request to POST {scope}"
+            ),
+        )
+    };
+    // Answered already: replayed (or refused, for another request).
+    let recorded = |row: Option<CreateKeyRow>| -> Result<Option<HttpResponse>, ApiError> {
+        match row {
+            Some(row) if row.request_hash != hash && row.response_status.is_some() => Err(reused()),
+            Some(row) => Ok(Created::recorded(row).map(|c| c.respond(true))),
+            None => Ok(None),
         }
+    };
+    if let Some(replay) = recorded(store.create_key(&scope, &key).await?)? {
+        return Ok(replay);
     }
-    match make().await {
+    let claim = KeyClaim {
+        scope: scope.clone(),
+        key: key.clone(),
+        hash: hash.clone(),
+        recorded: Arc::default(),
+        taken: Arc::default(),
+    };
+    let outcome = PENDING.scope(claim.clone(), make()).await;
+    match outcome {
         Ok(created) => {
-            let headers = serde_json::to_string(&created.headers).unwrap_or_default();
-            let stored = store
-                .answer_create_key(
-                    scope,
-                    &key,
-                    created.status.as_u16(),
-                    &created.body,
-                    &headers,
-                )
-                .await;
-            if let Err(e) = stored {
-                // The create is recorded; its answer is still the client's. A retry finds the
-                // claim unanswered and, once stale, creates again: logged, not hidden.
-                tracing::error!(error = %e, scope, "a create's idempotent answer could not be stored");
+            if !claim.recorded.load(Ordering::SeqCst) {
+                // The create's transaction reported a fault, yet the create was found recorded:
+                // its key goes in now, on its own (a crash just here would lose the key, not
+                // the create).
+                let late = KeyAnswer::new(&claim, &created.answer());
+                match store.record_key_late(&late).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        if let Some(replay) = recorded(store.create_key(&scope, &key).await?)? {
+                            return Ok(replay);
+                        }
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, scope, "a create's idempotent answer could not be stored")
+                    }
+                }
             }
             Ok(created.respond(false))
         }
         Err(err) => {
-            if let Err(e) = store.release_create_key(scope, &key).await {
-                tracing::warn!(error = %e, scope, "could not release a refused create's key");
+            // Another request with this key may have committed first: its answer is ours (the
+            // key was found taken in our transaction, or the state it changed refused ours).
+            let tries = if claim.taken.load(Ordering::SeqCst) {
+                READS_AFTER_TAKEN
+            } else {
+                1
+            };
+            for _ in 0..tries {
+                if let Some(replay) = recorded(store.create_key(&scope, &key).await?)? {
+                    return Ok(replay);
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             }
             Err(err)
         }

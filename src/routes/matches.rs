@@ -22,8 +22,12 @@ use crate::{
     },
 };
 
-/// Creates a match. The answer holds the host token and one token per seat: they are shown once
-/// and stored only as hashes.
+/// Create a match.
+///
+/// Creates a match of a game for the given seats and answers it (201) with the host token and one
+/// token per seat: they are shown once and stored only as hashes. Anyone may create a match (rate
+/// limited per client); a seat may name a registered player by `player_id`. `Idempotency-Key`
+/// makes a retry return the first answer.
 #[utoipa::path(
     tag = "matches",
     request_body(content = CreateMatch, example = json!({"game": "dump", "players": [{"name": "Ada"}, {"name": "Ben"}, {"name": "Cy"}, {"name": "Di"}], "config": {"target": 100}, "dealing": "table"})),
@@ -52,9 +56,9 @@ pub async fn create_match(
     super::idempotent::create(svc.store(), &http, None, &body, || async {
         let req: CreateMatch = from_value(body.clone())?;
         let created = svc.create(req).await?;
-        let location = format!("/v1/matches/{}", created.match_.id);
-        let (etag, version) = super::etag(0);
-        Ok(Created::new(location, &created)?.header(etag.as_str(), version))
+        Ok(Created::from(
+            crate::matches::create::created_answer(&created).map_err(|e| ApiError::internal(&e))?,
+        ))
     })
     .await
 }
@@ -76,10 +80,12 @@ pub struct ListQuery {
     pub cursor: Option<String>,
 }
 
-/// Lists matches, newest first, as the token's bearer may see them: the operator's token
+/// List matches.
+///
+/// Lists matches, newest first and paged, as the token's bearer may see them: the operator's token
 /// (`CLUBROOM_OPERATOR_TOKEN`) lists every match; a match's host or seat token lists that match
-/// alone. The list needs a token: names and ids are not for everyone (an id opens a match's
-/// public view).
+/// alone. The list needs a token: names and ids are not for everyone (an id opens a match's public
+/// view).
 #[utoipa::path(
     tag = "matches",
     params(ListQuery),
@@ -117,7 +123,11 @@ pub async fn list_matches(
     ))
 }
 
-/// The match view. With a seat token, `you` holds that seat's private state (its hand).
+/// The match view.
+///
+/// Answers the match: its game, seats, status, version, the public table and whose turn it is.
+/// Anyone with the id may read it; with a seat token, `you` holds that seat's private state (its
+/// hand). `ETag` and `If-None-Match` save a transfer.
 #[utoipa::path(
     tag = "matches",
     params(("id" = String, Path, description = "The match id: 32 lowercase hex digits (any other id is 404)", pattern = "^[0-9a-f]{32}$"), ("If-None-Match" = Option<String>, Header, description = "A version the client holds (its `ETag`, e.g. `\"12\"`): 304 with no body while the match is still at it")),
@@ -160,10 +170,13 @@ pub struct RotatedToken {
     pub token: String,
 }
 
-/// Rotates a token: issues a new one for the host (`"seat": null`) or a seat and revokes the
-/// old one at once, on every instance (a lost seat phone, a leaked host link). The host's token
-/// may rotate its own and any seat's; a seat's token its own seat's only. A tournament table's
-/// tokens derive from the organiser's and are not rotated here (409 `table_tokens_derived`).
+/// Rotate a match token.
+///
+/// Issues a new token for the host (`"seat": null`) or a seat and revokes the old one at once, on
+/// every instance (a lost seat phone, a leaked host link); the answer holds the new token, shown
+/// once. The host's token may rotate its own and any seat's; a seat's token its own seat's only. A
+/// tournament table's tokens derive from the organiser's and are not rotated here (409
+/// `table_tokens_derived`).
 #[utoipa::path(
     tag = "matches",
     params(("id" = String, Path, description = "The match id", pattern = "^[0-9a-f]{32}$")),

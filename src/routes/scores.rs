@@ -36,7 +36,10 @@ async fn csv(svc: &Matches, id: &str, req: &HttpRequest) -> Result<HttpResponse,
         .body(sheet.to_csv(&players)))
 }
 
-/// The score sheet: every round, the totals, the winners and the margin. `Accept: text/csv` gives
+/// The score sheet.
+///
+/// Answers the match's score sheet: every round with each seat's (or side's) points, the totals,
+/// the winners and the margin. Readable by whoever may read the match. `Accept: text/csv` gives
 /// one row per round, as `/scores.csv` does.
 #[utoipa::path(
     tag = "matches",

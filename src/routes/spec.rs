@@ -307,7 +307,6 @@ pub const PROBLEM_CODES: &[&str] = &[
     "hand_is_private",
     "heat_in_progress",
     "host_only",
-    "idempotency_key_in_flight",
     "idempotency_key_reused",
     "internal_error",
     "invalid_action",
@@ -617,14 +616,16 @@ fn browser_headers(api: &mut utoipa::openapi::OpenApi) {
         op.responses.responses.entry("409".into()).or_insert_with(|| {
             RefOr::T(
                 ResponseBuilder::new()
-                    .description("`idempotency_key_reused`: the Idempotency-Key was used with another request; `idempotency_key_in_flight`: the first request with it is still being answered (with `Retry-After`)")
+                    .description("`idempotency_key_reused`: the Idempotency-Key was used with another request")
                     .content("application/problem+json", problem())
                     .build(),
             )
         });
         if let Some(RefOr::T(conflict)) = op.responses.responses.get_mut("409") {
             if !conflict.description.contains("idempotency_key_reused") {
-                conflict.description.push_str("; `idempotency_key_reused`: the Idempotency-Key was used with another request; `idempotency_key_in_flight`: the first request with it is still being answered");
+                conflict.description.push_str(
+                    "; `idempotency_key_reused`: the Idempotency-Key was used with another request",
+                );
             }
         }
         let bad_key = "`invalid_idempotency_key`";

@@ -61,7 +61,11 @@ fn json_etag<T: serde::Serialize>(req: &HttpRequest, v: &T) -> Result<HttpRespon
     Ok(with_content_etag(req, "application/json", body))
 }
 
-/// Registers a player: a stable id to name at match seats and in tournaments.
+/// Register a player.
+///
+/// Registers a player and answers it (201): a stable id to name at match seats, in tournaments,
+/// stats and leaderboards. Anyone may register (rate limited per client); `Idempotency-Key` makes
+/// a retry return the first answer.
 #[utoipa::path(
     tag = "tournaments",
     request_body(content = CreatePlayer, example = json!({"name": "Ada"})),
@@ -87,12 +91,16 @@ pub async fn create_player(
     super::idempotent::create(matches.store(), &http, None, &body, || async {
         let req: CreatePlayer = from_value(body.clone())?;
         let p = svc.create_player(req).await?;
-        Created::new(format!("/v1/players/{}", p.id), &p)
+        Ok(Created::from(
+            crate::tournaments::service::player_answer(&p).map_err(|e| ApiError::internal(&e))?,
+        ))
     })
     .await
 }
 
 /// A registered player.
+///
+/// Answers a registered player's id, name and registration time. Public.
 #[utoipa::path(
     tag = "tournaments",
     params(("id" = String, Path, description = "The player id", pattern = "^[0-9a-f]{32}$")),
@@ -139,9 +147,12 @@ pub struct PlayerQuery {
     pub cursor: Option<String>,
 }
 
+/// List players.
+///
 /// Lists registered players in registration order (oldest first), optionally those whose name
-/// contains `q`. Public, as each player's own `GET /v1/players/{id}` is: a player is registered
-/// to be named in standings and exports. Shows only id, name and registration time.
+/// contains `q` (any case), paged by cursor. Public, as each player's own `GET /v1/players/{id}`
+/// is: a player is registered to be named in standings and exports. Shows only id, name and
+/// registration time.
 #[utoipa::path(
     tag = "tournaments",
     params(PlayerQuery),
@@ -182,9 +193,11 @@ pub struct PageQuery {
     pub cursor: Option<String>,
 }
 
-/// The matches at which a seat names this registered player, newest first: finished and
+/// A player's matches.
+///
+/// Lists the matches at which a seat names this registered player, newest first: finished and
 /// abandoned ones (not those in progress), and a duplicate round's tables only once the round is
-/// complete. A seat named by a name alone (no `player_id`) is not linked to any player.
+/// complete. Public. A seat named by a name alone (no `player_id`) is not linked to any player.
 #[utoipa::path(
     tag = "tournaments",
     params(("id" = String, Path, description = "The player id", pattern = "^[0-9a-f]{32}$"), PageQuery),
@@ -207,7 +220,9 @@ pub async fn player_matches(
     ))
 }
 
-/// The tournaments this registered player entered, newest first.
+/// A player's tournaments.
+///
+/// Lists the tournaments this registered player entered, newest first. Public.
 #[utoipa::path(
     tag = "tournaments",
     params(("id" = String, Path, description = "The player id", pattern = "^[0-9a-f]{32}$"), PageQuery),
@@ -253,8 +268,11 @@ pub struct TournamentQuery {
     pub cursor: Option<String>,
 }
 
-/// Lists tournaments, newest first. Public: a tournament's view, standings and exports are
-/// public by id, and a club lists its events; the organiser's token is never shown.
+/// List tournaments.
+///
+/// Lists tournaments, newest first and paged by cursor, optionally of one game or created in a
+/// time range. Public: a tournament's view, standings and exports are public by id, and a club
+/// lists its events; the organiser's token is never shown.
 #[utoipa::path(
     tag = "tournaments",
     params(TournamentQuery),
@@ -282,9 +300,12 @@ pub async fn list_tournaments(
     ))
 }
 
-/// Creates a tournament. The answer holds the organiser's token, shown once: it pairs rounds,
-/// enters results and gives every table's match tokens. Entrants given by name are registered
-/// as new players.
+/// Create a tournament.
+///
+/// Creates a tournament from its settings and entrants and answers it (201) with the organiser's
+/// token, shown once: it pairs rounds, enters results and gives every table's match tokens. Anyone
+/// may create one (rate limited per client); entrants given by name are registered as new players,
+/// those given by `player_id` must exist. `Idempotency-Key` makes a retry return the first answer.
 #[utoipa::path(
     tag = "tournaments",
     request_body(content = CreateTournament, example = json!({"name": "Club night", "game": "clubs", "format": "swiss", "rounds": 3, "table_size": 4, "dealing": "service", "duplicate": true, "players": [{"name": "Ada"}, {"name": "Ben"}, {"name": "Cy"}, {"name": "Di"}, {"name": "Ed"}, {"name": "Flo"}, {"name": "Gus"}, {"name": "Hal"}]})),
@@ -313,16 +334,19 @@ pub async fn create_tournament(
     super::idempotent::create(matches.store(), &http, None, &body, || async {
         let req: CreateTournament = from_value(body.clone())?;
         let created = svc.create_tournament(req).await?;
-        Created::new(
-            format!("/v1/tournaments/{}", created.tournament.id),
-            &created,
-        )
+        Ok(Created::from(
+            crate::tournaments::service::tournament_answer(&created)
+                .map_err(|e| ApiError::internal(&e))?,
+        ))
     })
     .await
 }
 
-/// The tournament: settings, entrants, every round's tables and results. Readable by id; while
-/// a duplicate round is played, its tables' match ids show only to the organiser.
+/// The tournament.
+///
+/// Answers the tournament: settings, entrants, every round's tables and results. Readable by
+/// anyone with the id; while a duplicate round is played, its tables' match ids show only to the
+/// organiser. `ETag` and `If-None-Match` save a transfer.
 #[utoipa::path(
     tag = "tournaments",
     params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$")),
@@ -353,10 +377,14 @@ pub struct RotatedOrganiserToken {
     pub organiser_token: String,
 }
 
-/// Rotates the organiser's token: a new one, the old one revoked at once, and with it every
-/// table's match tokens (they derive from the organiser's; ask the rounds again for the new
-/// ones). The organiser's token may ask; so may the operator's (`CLUBROOM_OPERATOR_TOKEN`), to
-/// recover a tournament whose organiser lost the token.
+/// Rotate the organiser token.
+///
+/// Issues a new organiser token and revokes the old one at once, with every table's match tokens
+/// (they derive from the organiser's; ask the rounds again for the new ones); the answer holds the
+/// new token, shown once. The organiser's token may ask; so may the operator's
+/// (`CLUBROOM_OPERATOR_TOKEN`), to recover a tournament whose organiser lost the token. A pairing
+/// or a result entry racing the rotation with the old token is either recorded before it or
+/// refused (403 `organiser_only`), never half.
 #[utoipa::path(
     tag = "tournaments",
     params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$")),
@@ -381,9 +409,12 @@ pub async fn rotate_organiser(
     }))
 }
 
-/// Pairs the next round (organiser): round robin by its schedule, Swiss by the standings so
-/// far. Each table gets a match (record `matches`) whose seats name the players; the answer
-/// holds every table's tokens. The previous round must be complete.
+/// Pair the next round.
+///
+/// Pairs the next round (organiser token) and answers it (201) with every table's match tokens:
+/// round robin by its schedule, Swiss by the standings so far. Each table gets a match (record
+/// `matches`) whose seats name the players. The previous round must be complete; `Idempotency-Key`
+/// makes a retry return the first answer instead of pairing again.
 #[utoipa::path(
     tag = "tournaments",
     params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$")),
@@ -409,10 +440,10 @@ pub async fn pair_round(
         // Pairing is the organiser's: without a token the service refuses it (404 for an unknown
         // tournament, else 401 `organiser_token_required`) before any Idempotency-Key is read.
         let round = svc.pair_round(&id, None).await?;
-        return Ok(Created::new(
-            format!("/v1/tournaments/{id}/rounds/{}", round.round.round),
-            &round,
-        )?
+        return Ok(Created::from(
+            crate::tournaments::service::round_answer(&id, &round)
+                .map_err(|e| ApiError::internal(&e))?,
+        )
         .respond(false));
     }
     // No body: the request is its path and its token.
@@ -423,17 +454,20 @@ pub async fn pair_round(
         &Value::Null,
         || async {
             let round = svc.pair_round(&id, token.as_deref()).await?;
-            Created::new(
-                format!("/v1/tournaments/{id}/rounds/{}", round.round.round),
-                &round,
-            )
+            Ok(Created::from(
+                crate::tournaments::service::round_answer(&id, &round)
+                    .map_err(|e| ApiError::internal(&e))?,
+            ))
         },
     )
     .await
 }
 
-/// A round with its tables' match tokens (organiser): the tokens derive from the organiser's,
-/// so asking again gives the same ones.
+/// A round with its tokens.
+///
+/// Answers a round with its tables and their match tokens (organiser token only). The tokens
+/// derive from the organiser's, so asking again gives the same ones (until the organiser token is
+/// rotated).
 #[utoipa::path(
     tag = "tournaments",
     params(
@@ -463,10 +497,13 @@ pub async fn get_round(
     ))
 }
 
-/// Enters or corrects a table's final result (organiser): the quick log. Totals per unit (seat,
-/// or side in partnership play), and/or points per deal; checked against the game's fixed sums
-/// (a Clubs deal sums to −26, a Dump deal scores one side 1 to 80...). Each entry is kept; the
-/// latest counts. A table whose match has finished takes its result from the match.
+/// Enter a table's result.
+///
+/// Enters or corrects a table's final result (organiser token) and answers the table with it: the
+/// quick log. Totals per unit (seat, or side in partnership play), and/or points per deal; checked
+/// against the game's fixed sums (a Clubs deal sums to −26, a Dump deal scores one side 1 to
+/// 80...). Each entry is kept; the latest counts. A table whose match has finished takes its
+/// result from the match.
 #[utoipa::path(
     tag = "tournaments",
     params(
@@ -507,8 +544,10 @@ pub async fn enter_result(
     ))
 }
 
-/// The standings, recomputed from every table's log and entered result: matchpoints, wins,
-/// totals, the stated tie-breaks and the ratings.
+/// The standings.
+///
+/// Answers the standings, recomputed from every table's log and entered result: rank, matchpoints,
+/// wins, totals, the stated tie-breaks and the ratings. Public, like the tournament.
 #[utoipa::path(
     tag = "tournaments",
     params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$")),
@@ -528,18 +567,80 @@ pub async fn standings(
     json_etag(&req, &svc.standings(&id).await?)
 }
 
-/// Exports: `standings.csv`, `results.csv` (one row per seat of every result), `results.json`
-/// (the same as JSON) and `bgstats.json` (a BG Stats import file of every table's play).
+/// The `results.json` export: every table's result anyone may see, typed.
+///
+/// Public, like the tournament itself. Each result gives its round and table, where it came from
+/// (a match's score sheet or the organiser's quick log), its totals, deals and winners, and per
+/// seat the registered player and the matchpoints. In duplicate play only complete rounds'
+/// results are shown (the boards are still being played). `ETag` and `If-None-Match` work as for
+/// the tournament.
+#[utoipa::path(
+    tag = "tournaments",
+    params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$")),
+    responses(
+        (status = 200, description = "Every visible result", body = export::ResultsExport, headers(("ETag" = String, description = "Changes with the content"))),
+        ContentNotModified,
+        TournamentNotFound,
+        StorageUnavailableBrief,
+    )
+)]
+#[get("/v1/tournaments/{id}/export/results.json")]
+pub async fn export_results_json(
+    svc: web::Data<Tournaments>,
+    id: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let x = svc.exported(&id).await?;
+    json_etag(
+        &req,
+        &export::results_json(&x.entrants, &x.results, x.duplicate),
+    )
+}
+
+/// The `bgstats.json` export: a BG Stats import file of every table's play, typed.
+///
+/// Public, like the tournament itself. The file is the BG Stats app's backup shape (camelCase
+/// fields): one game, the entrants as players with UUIDs stable across exports of this
+/// tournament, and one play per visible table result with every seat's score, rank and winner.
+/// In duplicate play only complete rounds are included.
+#[utoipa::path(
+    tag = "tournaments",
+    params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$")),
+    responses(
+        (status = 200, description = "The BG Stats import file", body = export::BgStatsExport, headers(("ETag" = String, description = "Changes with the content"))),
+        ContentNotModified,
+        TournamentNotFound,
+        StorageUnavailableBrief,
+    )
+)]
+#[get("/v1/tournaments/{id}/export/bgstats.json")]
+pub async fn export_bgstats_json(
+    svc: web::Data<Tournaments>,
+    id: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let x = svc.exported(&id).await?;
+    json_etag(
+        &req,
+        &export::bgstats(&id, &x.name, &x.title, &x.entrants, &x.results),
+    )
+}
+
+/// The CSV exports: `standings.csv` or `results.csv`.
+///
+/// Public, like the tournament itself. `standings.csv` is the standings, best first, one row per
+/// entrant; `results.csv` one row per seat of every visible result. Text cells a spreadsheet
+/// would run as a formula get a leading `'`. The JSON exports have operations of their own
+/// (`results.json`, `bgstats.json`), answered here too for older clients.
 #[utoipa::path(
     tag = "tournaments",
     params(
         ("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$"),
-        ("file" = String, Path, description = "Which export", pattern = "^(standings\\.csv|results\\.csv|results\\.json|bgstats\\.json)$"),
+        ("file" = String, Path, description = "Which CSV export", pattern = "^(standings|results)\\.csv$"),
     ),
     responses(
-        (status = 200, description = "The export (CSV or JSON by its name)", content(
+        (status = 200, description = "The CSV export", content(
             (String = "text/csv", example = "rank,player_id,name,played,byes,wins,total,matchpoints,max_matchpoints,percentage,opponents_matchpoints,rating,rating_uncertainty\n"),
-            (Object = "application/json"),
         )),
         (status = 404, description = "`tournament_not_found`, or no such export", body = Problem, content_type = "application/problem+json"),
         StorageUnavailableBrief,
@@ -604,5 +705,7 @@ pub fn config(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(get_round)
         .service(enter_result)
         .service(standings)
+        .service(export_results_json)
+        .service(export_bgstats_json)
         .service(export_file);
 }

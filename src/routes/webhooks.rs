@@ -81,9 +81,12 @@ async fn register(
         .json(created))
 }
 
-/// Registers a webhook on a match (host token): `deal.scored` and `match.finished` events are
-/// posted to the URL, signed with the secret in the answer (shown once). The URL must be
-/// `http`/`https` and lead to a public address (checked now and at every delivery).
+/// Register a match webhook.
+///
+/// Registers a webhook on a match (host token) and answers it (201) with its signing secret, shown
+/// once. `deal.scored` and `match.finished` events are posted to the URL, signed with the secret.
+/// The URL must be `http`/`https` and lead to a public address (checked now and at every
+/// delivery).
 #[utoipa::path(
     tag = "webhooks",
     params(("id" = String, Path, description = "The match id", pattern = "^[0-9a-f]{32}$")),
@@ -111,7 +114,10 @@ pub async fn register_match_webhook(
     register(&svc, Owner::Match(id.into_inner()), &req, body.into_inner()).await
 }
 
-/// A match's webhooks (host token).
+/// A match's webhooks.
+///
+/// Lists a match's registered webhooks with their URLs and events, never their secrets (host token
+/// only).
 #[utoipa::path(
     tag = "webhooks",
     params(("id" = String, Path, description = "The match id", pattern = "^[0-9a-f]{32}$")),
@@ -137,7 +143,9 @@ pub async fn list_match_webhooks(
     ))
 }
 
-/// Deletes a match's webhook (host token): nothing more is delivered to it.
+/// Delete a match webhook.
+///
+/// Deletes a match's webhook (host token only) and answers 204: nothing more is delivered to it.
 #[utoipa::path(
     tag = "webhooks",
     params(
@@ -166,8 +174,10 @@ pub async fn delete_match_webhook(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// A match webhook's delivery log, newest first (host token): each delivery's state, attempts,
-/// last answer and body.
+/// A match webhook's deliveries.
+///
+/// Lists a match webhook's delivery log, newest first and paged (host token only): each delivery's
+/// state, attempts, last answer and body.
 #[utoipa::path(
     tag = "webhooks",
     params(
@@ -207,8 +217,11 @@ pub async fn match_webhook_deliveries(
     ))
 }
 
-/// Delivers a match webhook's delivery again, now (host token): the same id and body, retried
-/// for another day.
+/// Redeliver (match).
+///
+/// Queues a match webhook's delivery to be sent again now (host token only) and answers the
+/// delivery as it then stands (202): the same id and body, so the receiver can deduplicate,
+/// retried for another day.
 #[utoipa::path(
     tag = "webhooks",
     params(
@@ -239,9 +252,12 @@ pub async fn redeliver_match_webhook(
     Ok(HttpResponse::Accepted().json(d))
 }
 
-/// Registers a webhook on a tournament (organiser token): any of `round.paired`,
-/// `result.entered`, `round.complete`, and its tables' `deal.scored` and `match.finished`,
-/// posted to the URL, signed with the secret in the answer (shown once).
+/// Register a tournament webhook.
+///
+/// Registers a webhook on a tournament (organiser token) and answers it (201) with its signing
+/// secret, shown once. Any of `round.paired`, `result.entered`, `round.complete`, and its tables'
+/// `deal.scored` and `match.finished` are posted to the URL, signed with the secret. The URL must
+/// lead to a public address.
 #[utoipa::path(
     tag = "webhooks",
     params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$")),
@@ -275,7 +291,10 @@ pub async fn register_tournament_webhook(
     .await
 }
 
-/// A tournament's webhooks (organiser token).
+/// A tournament's webhooks.
+///
+/// Lists a tournament's registered webhooks with their URLs and events, never their secrets
+/// (organiser token only).
 #[utoipa::path(
     tag = "webhooks",
     params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$")),
@@ -301,7 +320,10 @@ pub async fn list_tournament_webhooks(
     ))
 }
 
-/// Deletes a tournament's webhook (organiser token).
+/// Delete a tournament webhook.
+///
+/// Deletes a tournament's webhook (organiser token only) and answers 204: nothing more is
+/// delivered to it.
 #[utoipa::path(
     tag = "webhooks",
     params(
@@ -330,7 +352,10 @@ pub async fn delete_tournament_webhook(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// A tournament webhook's delivery log, newest first (organiser token).
+/// A tournament webhook's deliveries.
+///
+/// Lists a tournament webhook's delivery log, newest first and paged (organiser token only): each
+/// delivery's state, attempts, last answer and body.
 #[utoipa::path(
     tag = "webhooks",
     params(
@@ -370,7 +395,11 @@ pub async fn tournament_webhook_deliveries(
     ))
 }
 
-/// Delivers a tournament webhook's delivery again, now (organiser token).
+/// Redeliver (tournament).
+///
+/// Queues a tournament webhook's delivery to be sent again now (organiser token only) and answers
+/// the delivery as it then stands (202): the same id and body, so the receiver can deduplicate,
+/// retried for another day.
 #[utoipa::path(
     tag = "webhooks",
     params(

@@ -34,7 +34,7 @@ use sqlx::{
 use tokio::sync::{oneshot, Semaphore};
 
 mod club;
-mod idempotency;
+pub mod idempotency;
 mod tournaments;
 pub use club::{ClubResult, MergeRefusal, PlayerResultRow, RatingRow, SeasonLineRow, SeasonRow};
 mod webhooks;
@@ -78,6 +78,14 @@ pub enum StoreError {
     /// The group commit holding this append failed as a whole (nothing of it was recorded).
     #[error("the group commit failed: {0}")]
     GroupCommit(String),
+    /// A create's `Idempotency-Key` was found recorded inside its transaction (another request
+    /// with the key committed first): nothing was recorded.
+    #[error("this idempotency key was recorded by another request")]
+    KeyTaken,
+    /// The credential the write was authorised with was replaced before it committed (an
+    /// organiser token rotated meanwhile): nothing was recorded.
+    #[error("the credential was revoked while the write ran")]
+    Revoked,
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -800,22 +808,46 @@ impl Store {
         m: &MatchRow,
         tokens: &[(String, Option<i64>)],
     ) -> Result<(), StoreError> {
+        self.insert_match_keyed(m, tokens, None).await
+    }
+
+    /// [`Store::insert_match`], with the create's `Idempotency-Key` and answer written first in
+    /// its transaction ([`StoreError::KeyTaken`]: recorded by another request, nothing written).
+    pub async fn insert_match_keyed(
+        &self,
+        m: &MatchRow,
+        tokens: &[(String, Option<i64>)],
+        key: Option<&idempotency::KeyAnswer>,
+    ) -> Result<(), StoreError> {
         let mut conn = self.writer.acquire().await?;
-        let result = Store::insert_match_on(&mut conn, m, tokens).await;
+        let result = Store::insert_match_on(&mut conn, m, tokens, key).await;
         if let Err(err) = &result {
             discard(&mut conn, err);
         }
-        result.map_err(sent_write_error)
+        match result.map_err(sent_write_error)? {
+            Some(refused) => Err(refused),
+            None => {
+                idempotency::committed(key);
+                Ok(())
+            }
+        }
     }
 
     async fn insert_match_on(
         conn: &mut sqlx::AnyConnection,
         m: &MatchRow,
         tokens: &[(String, Option<i64>)],
-    ) -> Result<(), sqlx::Error> {
+        key: Option<&idempotency::KeyAnswer>,
+    ) -> Result<Option<StoreError>, sqlx::Error> {
         let mut tx = conn.begin().await?;
+        if let Some(key) = key {
+            if !idempotency::record_in(&mut tx, key).await? {
+                return Ok(Some(StoreError::KeyTaken));
+            }
+        }
         Store::insert_match_in(&mut tx, m, tokens).await?;
-        tx.commit().await
+        tx.commit().await?;
+        Ok(None)
     }
 
     /// Inserts a match and its token hashes on `conn` (inside the caller's transaction).

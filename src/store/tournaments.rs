@@ -2,7 +2,65 @@
 
 use sqlx::Connection;
 
-use super::{discard, is_unique_violation, sent_write_error, MatchRow, Store, StoreError};
+use super::{
+    discard,
+    idempotency::{self, KeyAnswer},
+    is_unique_violation, sent_write_error, MatchRow, Store, StoreError,
+};
+
+/// Inside a write the organiser authorised: whether tournament `id`'s organiser token is still
+/// the one of hash `organiser_hash`. The row is written (to itself), so that the write and a
+/// rotation of the token are serialised: on PostgreSQL the rotation waits for this transaction
+/// (or this one for the rotation, then finds the hash changed); SQLite has one writer.
+async fn still_organiser_in(
+    conn: &mut sqlx::AnyConnection,
+    id: &str,
+    organiser_hash: &str,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE tournaments SET organiser_hash = organiser_hash WHERE id = $1 AND organiser_hash = $2",
+    )
+    .bind(id)
+    .bind(organiser_hash)
+    .execute(&mut *conn)
+    .await?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// Ends a keyed write: the transaction's refusal, or its commit recorded (the key's answer
+/// stands).
+fn finish(
+    result: Result<Option<StoreError>, sqlx::Error>,
+    conn: &mut sqlx::pool::PoolConnection<sqlx::Any>,
+    key: Option<&KeyAnswer>,
+) -> Result<(), StoreError> {
+    match result {
+        Ok(Some(refused)) => Err(refused),
+        Ok(None) => {
+            idempotency::committed(key);
+            Ok(())
+        }
+        Err(e) => {
+            discard(conn, &e);
+            if is_unique_violation(&e) {
+                Err(StoreError::Conflict)
+            } else {
+                Err(sent_write_error(e))
+            }
+        }
+    }
+}
+
+/// Writes `key` first in a create's transaction: false when another request recorded it.
+async fn key_in(
+    conn: &mut sqlx::AnyConnection,
+    key: Option<&KeyAnswer>,
+) -> Result<bool, sqlx::Error> {
+    match key {
+        Some(key) => idempotency::record_in(conn, key).await,
+        None => Ok(true),
+    }
+}
 
 /// A player row.
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -114,24 +172,31 @@ pub type NewMatch = (MatchRow, Vec<(String, Option<i64>)>);
 
 impl Store {
     /// Records a new player.
-    pub async fn insert_player(&self, p: &PlayerRow) -> Result<(), StoreError> {
+    pub async fn insert_player(
+        &self,
+        p: &PlayerRow,
+        key: Option<&KeyAnswer>,
+    ) -> Result<(), StoreError> {
         let mut conn = self.writer.acquire().await?;
-        let result = sqlx::query(
-            "INSERT INTO players (id, name, created_at, name_key) VALUES ($1, $2, $3, $4)",
-        )
-        .bind(&p.id)
-        .bind(&p.name)
-        .bind(&p.created_at)
-        .bind(name_key(&p.name))
-        .execute(&mut *conn)
-        .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e) => {
-                discard(&mut conn, &e);
-                Err(sent_write_error(e))
+        let result = async {
+            let mut tx = conn.begin().await?;
+            if !key_in(&mut tx, key).await? {
+                return Ok(Some(StoreError::KeyTaken));
             }
+            sqlx::query(
+                "INSERT INTO players (id, name, created_at, name_key) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(&p.id)
+            .bind(&p.name)
+            .bind(&p.created_at)
+            .bind(name_key(&p.name))
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(None)
         }
+        .await;
+        finish(result, &mut conn, key)
     }
 
     /// The players with these ids (those that exist).
@@ -158,10 +223,14 @@ impl Store {
         game: &str,
         new_players: &[PlayerRow],
         entrants: &[String],
+        key: Option<&KeyAnswer>,
     ) -> Result<(), StoreError> {
         let mut conn = self.writer.acquire().await?;
         let result = async {
             let mut tx = conn.begin().await?;
+            if !key_in(&mut tx, key).await? {
+                return Ok(Some(StoreError::KeyTaken));
+            }
             for p in new_players {
                 sqlx::query(
                     "INSERT INTO players (id, name, created_at, name_key) VALUES ($1, $2, $3, $4)",
@@ -192,13 +261,18 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
             }
-            tx.commit().await
+            tx.commit().await?;
+            Ok(None)
         }
         .await;
-        if let Err(err) = &result {
-            discard(&mut conn, err);
+        // (A unique violation here is not a conflict: ids are fresh.)
+        match result {
+            Err(e) => {
+                discard(&mut conn, &e);
+                Err(sent_write_error(e))
+            }
+            ok => finish(ok, &mut conn, key),
         }
-        result.map_err(sent_write_error)
     }
 
     /// Players in registration order after `cursor` (a `num`), those whose name key contains
@@ -309,23 +383,52 @@ impl Store {
             .await?)
     }
 
-    /// Replaces tournament `id`'s organiser token hash and every table match's token hashes
-    /// (they derive from the organiser's token) in one transaction. `tables`: per match id, its
-    /// new token hashes with their seats (`None`: the host's).
+    /// Replaces tournament `id`'s organiser token hash `old_hash` by `organiser_hash`, and every
+    /// table match's token hashes (they derive from the organiser's token), in one transaction.
+    /// `tables`: per match id, its new token hashes with their seats (`None`: the host's), for
+    /// every table of every round paired so far. [`StoreError::Conflict`] (nothing written) when
+    /// the token was rotated meanwhile, or a round was paired meanwhile (its tables are not in
+    /// `tables`): the caller loads again.
     pub async fn rotate_organiser(
         &self,
         id: &str,
+        old_hash: &str,
         organiser_hash: &str,
         tables: &[(String, TableTokens)],
     ) -> Result<(), StoreError> {
         let mut conn = self.writer.acquire().await?;
         let result = async {
             let mut tx = conn.begin().await?;
-            sqlx::query("UPDATE tournaments SET organiser_hash = $1 WHERE id = $2")
-                .bind(organiser_hash)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
+            // First the row: a pairing or a result entry under the old token either committed
+            // before (and is seen below) or waits, then finds the token changed.
+            let done = sqlx::query(
+                "UPDATE tournaments SET organiser_hash = $1 WHERE id = $2 AND organiser_hash = $3",
+            )
+            .bind(organiser_hash)
+            .bind(id)
+            .bind(old_hash)
+            .execute(&mut *tx)
+            .await?;
+            if done.rows_affected() == 0 {
+                return Ok(Some(StoreError::Conflict));
+            }
+            let rounds: Vec<(String,)> =
+                sqlx::query_as("SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1")
+                    .bind(id)
+                    .fetch_all(&mut *tx)
+                    .await?;
+            let mut paired = vec![];
+            for (ids,) in rounds {
+                let ids: Vec<Option<String>> =
+                    serde_json::from_str(&ids).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+                paired.extend(ids.into_iter().flatten());
+            }
+            paired.sort();
+            let mut known: Vec<&String> = tables.iter().map(|(m, _)| m).collect();
+            known.sort();
+            if paired.iter().collect::<Vec<_>>() != known {
+                return Ok(Some(StoreError::Conflict));
+            }
             for (match_id, tokens) in tables {
                 sqlx::query("DELETE FROM tokens WHERE match_id = $1")
                     .bind(match_id)
@@ -340,13 +443,17 @@ impl Store {
                         .await?;
                 }
             }
-            tx.commit().await
+            tx.commit().await?;
+            Ok(None)
         }
         .await;
-        if let Err(err) = &result {
-            discard(&mut conn, err);
+        match result {
+            Err(e) => {
+                discard(&mut conn, &e);
+                Err(sent_write_error(e))
+            }
+            ok => finish(ok, &mut conn, None),
         }
-        result.map_err(sent_write_error)
     }
 
     /// The tournament `id`, its rounds (in order) and the latest version of each entered result.
@@ -462,10 +569,19 @@ impl Store {
         round: &RoundRow,
         matches: &[NewMatch],
         outbox: &super::Outbox,
+        organiser_hash: &str,
+        key: Option<&KeyAnswer>,
     ) -> Result<(), StoreError> {
         let mut conn = self.writer.acquire().await?;
         let result = async {
             let mut tx = conn.begin().await?;
+            // The key first: a concurrent request with it waits here, then finds it taken.
+            if !key_in(&mut tx, key).await? {
+                return Ok(Some(StoreError::KeyTaken));
+            }
+            if !still_organiser_in(&mut tx, tournament_id, organiser_hash).await? {
+                return Ok(Some(StoreError::Revoked));
+            }
             sqlx::query(
                 "INSERT INTO tournament_rounds (tournament_id, round, secret, pairing, match_ids, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
             )
@@ -482,20 +598,11 @@ impl Store {
             }
             // Webhooks: `round.paired`, in the round's transaction.
             super::webhooks::write_in(&mut tx, self.backend, outbox).await?;
-            tx.commit().await
+            tx.commit().await?;
+            Ok(None)
         }
         .await;
-        match result {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                discard(&mut conn, &e);
-                if is_unique_violation(&e) {
-                    Err(StoreError::Conflict)
-                } else {
-                    Err(sent_write_error(e))
-                }
-            }
-        }
+        finish(result, &mut conn, key)
     }
 
     /// Records one version of a table's entered result; [`StoreError::Conflict`] when that
@@ -505,6 +612,7 @@ impl Store {
         tournament_id: &str,
         r: &ResultRow,
         outbox: &super::Outbox,
+        organiser_hash: &str,
     ) -> Result<(), StoreError> {
         let mut conn = self.writer.acquire().await?;
         let backend = self.backend;
@@ -512,6 +620,9 @@ impl Store {
             // Webhooks: the result and its outbox rows (`result.entered`, perhaps
             // `round.complete`) are one transaction.
             let mut tx = conn.begin().await?;
+            if !still_organiser_in(&mut tx, tournament_id, organiser_hash).await? {
+                return Ok(Some(StoreError::Revoked));
+            }
             sqlx::query(
                 "INSERT INTO tournament_results (tournament_id, round, table_no, version, result, entered_at) VALUES ($1, $2, $3, $4, $5, $6)",
             )
@@ -524,20 +635,11 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             super::webhooks::write_in(&mut tx, backend, outbox).await?;
-            tx.commit().await
+            tx.commit().await?;
+            Ok(None)
         }
         .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e) if is_unique_violation(&e) => {
-                discard(&mut conn, &e);
-                Err(StoreError::Conflict)
-            }
-            Err(e) => {
-                discard(&mut conn, &e);
-                Err(sent_write_error(e))
-            }
-        }
+        finish(result, &mut conn, None)
     }
     /// Whether every table of round `round` of tournament `tournament_id` has its result: an
     /// entered one, or its match finished. (A match is settled by hand only once abandoned, and

@@ -54,6 +54,28 @@ pub async fn write_in(
     backend: Backend,
     outbox: &Outbox,
 ) -> Result<(), sqlx::Error> {
+    if backend == Backend::Postgres {
+        // The owners' rows are locked (shared) before their webhooks are read: a registration
+        // locks its owner's row for update first, so it either commits before this read (and
+        // is seen) or waits for this transaction's end (and comes after the event). SQLite has
+        // one writer: there every write transaction is already serialised.
+        let mut owners: Vec<(&str, &str)> = outbox
+            .events
+            .iter()
+            .map(|e| (e.owner_kind, e.owner_id.as_str()))
+            .chain(
+                outbox
+                    .round_check
+                    .iter()
+                    .map(|(t, _)| ("tournament", t.as_str())),
+            )
+            .collect();
+        owners.sort();
+        owners.dedup();
+        for (kind, id) in owners {
+            lock_owner_in(&mut *conn, kind, id, "FOR SHARE").await?;
+        }
+    }
     enqueue_in(&mut *conn, &outbox.events).await?;
     if let Some((tournament, round)) = &outbox.round_check {
         if round_complete_in(&mut *conn, backend, tournament, *round).await? {
@@ -66,6 +88,28 @@ pub async fn write_in(
             enqueue_in(&mut *conn, &[event]).await?;
         }
     }
+    Ok(())
+}
+
+/// Locks (PostgreSQL) the row of a webhook owner: `kind` `"match"` or `"tournament"`, `mode`
+/// `FOR SHARE` (an event) or `FOR UPDATE` (a registration).
+async fn lock_owner_in(
+    conn: &mut sqlx::AnyConnection,
+    kind: &str,
+    id: &str,
+    mode: &str,
+) -> Result<(), sqlx::Error> {
+    let table = if kind == "match" {
+        "matches"
+    } else {
+        "tournaments"
+    };
+    sqlx::query(&format!(
+        "SELECT 1 AS one FROM {table} WHERE id = $1 {mode}"
+    ))
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
     Ok(())
 }
 
@@ -231,8 +275,13 @@ impl Store {
     /// Registers a webhook, unless its owner already has `max` (then `Ok(false)`).
     pub async fn insert_webhook(&self, w: &WebhookRow, max: i64) -> Result<bool, StoreError> {
         let mut conn = self.writer.acquire().await?;
+        let backend = self.backend;
         let result = async {
             let mut tx = conn.begin().await?;
+            if backend == Backend::Postgres {
+                // Serialised with the owner's events (see `write_in`).
+                lock_owner_in(&mut tx, &w.owner_kind, &w.owner_id, "FOR UPDATE").await?;
+            }
             let (n,): (i64,) = sqlx::query_as(
                 "SELECT COUNT(*) AS n FROM webhooks WHERE owner_kind = $1 AND owner_id = $2 AND deleted_at IS NULL",
             )
@@ -264,43 +313,6 @@ impl Store {
             discard(&mut conn, err);
         }
         result.map_err(sent_write_error)
-    }
-
-    /// Whether any owner named by `outbox` has a registered webhook: a write whose owners have
-    /// none leaves its outbox out, and keeps its one-statement commit. (A webhook registered
-    /// while such a write is in flight may miss that one event.)
-    pub async fn has_webhooks(&self, outbox: &Outbox) -> Result<bool, StoreError> {
-        let mut owners: Vec<(&str, &str)> = outbox
-            .events
-            .iter()
-            .map(|e| (e.owner_kind, e.owner_id.as_str()))
-            .collect();
-        if let Some((t, _)) = &outbox.round_check {
-            owners.push(("tournament", t.as_str()));
-        }
-        owners.sort();
-        owners.dedup();
-        if owners.is_empty() {
-            return Ok(false);
-        }
-        let filter: Vec<String> = (0..owners.len())
-            .map(|i| {
-                format!(
-                    "(owner_kind = ${} AND owner_id = ${})",
-                    2 * i + 1,
-                    2 * i + 2
-                )
-            })
-            .collect();
-        let sql = format!(
-            "SELECT 1 AS one FROM webhooks WHERE deleted_at IS NULL AND ({}) LIMIT 1",
-            filter.join(" OR ")
-        );
-        let mut q = sqlx::query(&sql);
-        for (kind, id) in owners {
-            q = q.bind(kind).bind(id);
-        }
-        Ok(q.fetch_optional(&self.reader).await?.is_some())
     }
 
     /// The registered webhooks of an owner, oldest first.

@@ -1,8 +1,9 @@
 //! Exports: standings and results as CSV, and a BG Stats import file.
 
 use chrono::DateTime;
-use serde_json::{json, Value};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
+use utoipa::ToSchema;
 
 use super::{
     model::{Entrant, ResultSource, Standings, TableResult},
@@ -26,47 +27,110 @@ pub struct Exported {
     pub duplicate: bool,
 }
 
+/// The `results.json` export: every result anyone may see.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ResultsExport {
+    /// Duplicate play (matchpoints compare a board's tables across the round).
+    pub duplicate: bool,
+    /// The results, by round and table.
+    pub results: Vec<ExportedResult>,
+}
+
+/// One table's result in `results.json`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ExportedResult {
+    /// The round, from 1.
+    pub round: u32,
+    /// The table within the round, from 1.
+    pub table: u32,
+    /// Where the result came from.
+    pub source: ResultSource,
+    /// The table's match, if it has one.
+    pub match_id: Option<String>,
+    /// When the result stood (RFC 3339 UTC).
+    #[schema(format = DateTime)]
+    pub at: String,
+    /// When scores are kept per side: the seats of each side.
+    pub sides: Option<Vec<Vec<usize>>>,
+    /// Final totals per unit (seat, or side).
+    pub totals: Vec<i64>,
+    /// Per deal: the points of each unit. Empty when only totals are known.
+    pub deals: Vec<Vec<i64>>,
+    /// The winning units.
+    pub winners: Vec<usize>,
+    /// Every seat: its player, total and matchpoints.
+    pub seats: Vec<ExportedSeat>,
+}
+
+/// A seat of a result in `results.json`.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ExportedSeat {
+    /// The seat, from 0.
+    pub seat: usize,
+    /// Its unit (the seat itself, or its side).
+    pub unit: usize,
+    /// The registered player.
+    pub player_id: String,
+    /// The player's name as entered.
+    pub name: String,
+    /// The unit's total.
+    pub total: Option<i64>,
+    /// The unit's matchpoints at this table.
+    pub matchpoints: Option<i64>,
+    /// The most matchpoints the table gave.
+    pub max_matchpoints: Option<i64>,
+    /// Whether the unit won the table.
+    pub winner: bool,
+}
+
 /// Every table's result as JSON (the `results.json` export): per result its round, table,
 /// source, match, time, sides, totals, deals, winners, and per seat the player and matchpoints.
-pub fn results_json(entrants: &[Entrant], results: &[TableResult], duplicate: bool) -> Value {
+pub fn results_json(
+    entrants: &[Entrant],
+    results: &[TableResult],
+    duplicate: bool,
+) -> ResultsExport {
     let mps = table_matchpoints(results, duplicate);
-    let rows: Vec<Value> = results
+    let rows = results
         .iter()
         .zip(&mps)
         .map(|(r, mp)| {
-            let seats: Vec<Value> = r
+            let seats = r
                 .seats
                 .iter()
                 .enumerate()
                 .map(|(seat, &e)| {
                     let unit = r.unit_of_seat(seat);
-                    json!({
-                        "seat": seat,
-                        "unit": unit,
-                        "player_id": entrants[e].player_id,
-                        "name": entrants[e].name,
-                        "total": r.totals.get(unit),
-                        "matchpoints": mp.get(unit).map(|m| m.0),
-                        "max_matchpoints": mp.get(unit).map(|m| m.1),
-                        "winner": r.winners.contains(&unit),
-                    })
+                    ExportedSeat {
+                        seat,
+                        unit,
+                        player_id: entrants[e].player_id.clone(),
+                        name: entrants[e].name.clone(),
+                        total: r.totals.get(unit).copied(),
+                        matchpoints: mp.get(unit).map(|m| m.0),
+                        max_matchpoints: mp.get(unit).map(|m| m.1),
+                        winner: r.winners.contains(&unit),
+                    }
                 })
                 .collect();
-            json!({
-                "round": r.round,
-                "table": r.table,
-                "source": r.source,
-                "match_id": r.match_id,
-                "at": r.at,
-                "sides": r.sides,
-                "totals": r.totals,
-                "deals": r.deals,
-                "winners": r.winners,
-                "seats": seats,
-            })
+            ExportedResult {
+                round: r.round,
+                table: r.table,
+                source: r.source,
+                match_id: r.match_id.clone(),
+                at: r.at.clone(),
+                sides: r.sides.clone(),
+                totals: r.totals.clone(),
+                deals: r.deals.clone(),
+                winners: r.winners.clone(),
+                seats,
+            }
         })
         .collect();
-    json!({ "duplicate": duplicate, "results": rows })
+    ResultsExport {
+        duplicate,
+        results: rows,
+    }
 }
 
 /// The standings as CSV, best first.
@@ -173,6 +237,134 @@ fn uuid(tournament: &str, kind: &str, index: usize) -> String {
     .to_uppercase()
 }
 
+/// The `bgstats.json` export: a BG Stats import file (the app's JSON backup shape: games,
+/// players, locations, plays with player scores) of every table's play. Field names are the
+/// app's (camelCase).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BgStatsExport {
+    /// The one game played.
+    pub games: Vec<BgStatsGame>,
+    /// The entrants.
+    pub players: Vec<BgStatsPlayer>,
+    /// Always empty.
+    pub locations: Vec<BgStatsLocation>,
+    /// One play per table result.
+    pub plays: Vec<BgStatsPlay>,
+    /// The importing user (none: `meRefId` 0).
+    pub user_info: BgStatsUserInfo,
+}
+
+/// A game in a BG Stats file.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BgStatsGame {
+    /// Its reference within the file (1).
+    pub id: u32,
+    /// Stable across exports of this tournament.
+    #[schema(pattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")]
+    pub uuid: String,
+    /// The game's title.
+    pub name: String,
+    /// Always true: higher is better in every game here.
+    pub highest_wins: bool,
+    /// Always false.
+    pub no_points: bool,
+    /// Always false.
+    pub cooperative: bool,
+    /// Whether any table scored per side.
+    pub uses_teams: bool,
+}
+
+/// A player in a BG Stats file.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BgStatsPlayer {
+    /// Its reference within the file (entry order, from 1).
+    pub id: usize,
+    /// Stable across exports of this tournament.
+    #[schema(pattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")]
+    pub uuid: String,
+    /// The entrant's name.
+    pub name: String,
+    /// Always false.
+    pub is_anonymous: bool,
+}
+
+/// A location in a BG Stats file (none are exported).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct BgStatsLocation {
+    /// Its reference within the file.
+    pub id: usize,
+    /// Its name.
+    pub name: String,
+}
+
+/// The importing user of a BG Stats file.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BgStatsUserInfo {
+    /// The player who is "me" (0: none).
+    pub me_ref_id: usize,
+}
+
+/// A play (one table's result) in a BG Stats file.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BgStatsPlay {
+    /// Stable across exports of this tournament.
+    #[schema(pattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")]
+    pub uuid: String,
+    /// When the result stood, UTC, `YYYY-MM-DD hh:mm:ss`.
+    #[schema(example = "2026-11-22 20:15:00")]
+    pub play_date: String,
+    /// The same as `playDate`.
+    pub entry_date: String,
+    /// The game (1).
+    pub game_ref_id: u32,
+    /// Always 0 (not recorded).
+    pub duration_min: u32,
+    /// Always false.
+    pub ignored: bool,
+    /// Always 0.
+    pub rating: u32,
+    /// Always 0.
+    pub scoring_setting: u32,
+    /// Whether the table scored per side.
+    pub uses_teams: bool,
+    /// Always false.
+    pub manual_winner: bool,
+    /// Deals played (0 when only totals are known).
+    pub rounds: usize,
+    /// The tournament, round and table.
+    pub board: String,
+    /// Every seat's score.
+    pub player_scores: Vec<BgStatsScore>,
+}
+
+/// A seat's score in a BG Stats play.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BgStatsScore {
+    /// The player (its `id` in `players`).
+    pub player_ref_id: usize,
+    /// The unit's total, as text (the app's format).
+    pub score: String,
+    /// Whether the unit won.
+    pub winner: bool,
+    /// The seat, from 1.
+    pub seat_order: usize,
+    /// Whether this seat started (seat 1).
+    pub start_player: bool,
+    /// 1 + the units with a higher total.
+    pub rank: usize,
+    /// Always false.
+    pub new_player: bool,
+    /// The side (`Side 1`...), when the table scored per side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
+}
+
 /// A BG Stats import file (the app's JSON backup shape: games, players, locations, plays with
 /// player scores) of every table's play.
 pub fn bgstats(
@@ -181,82 +373,76 @@ pub fn bgstats(
     game_title: &str,
     entrants: &[Entrant],
     results: &[TableResult],
-) -> Value {
+) -> BgStatsExport {
     let uses_teams = results.iter().any(|r| r.sides.is_some());
-    let players: Vec<Value> = entrants
+    let players = entrants
         .iter()
         .enumerate()
-        .map(|(i, e)| {
-            json!({
-                "id": i + 1,
-                "uuid": uuid(tournament_id, "player", i),
-                "name": e.name,
-                "isAnonymous": false,
-            })
+        .map(|(i, e)| BgStatsPlayer {
+            id: i + 1,
+            uuid: uuid(tournament_id, "player", i),
+            name: e.name.clone(),
+            is_anonymous: false,
         })
         .collect();
-    let plays: Vec<Value> = results
+    let plays = results
         .iter()
         .enumerate()
         .map(|(i, r)| {
             let date = DateTime::parse_from_rfc3339(&r.at)
                 .map(|d| d.naive_utc().format("%Y-%m-%d %H:%M:%S").to_string())
                 .unwrap_or_default();
-            let scores: Vec<Value> = r
+            let player_scores = r
                 .seats
                 .iter()
                 .enumerate()
                 .map(|(seat, &e)| {
                     let u = r.unit_of_seat(seat);
                     let total = r.totals.get(u).copied().unwrap_or(0);
-                    let rank = 1 + r.totals.iter().filter(|&&t| t > total).count();
-                    let mut s = json!({
-                        "playerRefId": e + 1,
-                        "score": total.to_string(),
-                        "winner": r.winners.contains(&u),
-                        "seatOrder": seat + 1,
-                        "startPlayer": seat == 0,
-                        "rank": rank,
-                        "newPlayer": false,
-                    });
-                    if r.sides.is_some() {
-                        s["team"] = json!(format!("Side {}", u + 1));
+                    BgStatsScore {
+                        player_ref_id: e + 1,
+                        score: total.to_string(),
+                        winner: r.winners.contains(&u),
+                        seat_order: seat + 1,
+                        start_player: seat == 0,
+                        rank: 1 + r.totals.iter().filter(|&&t| t > total).count(),
+                        new_player: false,
+                        team: r.sides.is_some().then(|| format!("Side {}", u + 1)),
                     }
-                    s
                 })
                 .collect();
-            json!({
-                "uuid": uuid(tournament_id, "play", i),
-                "playDate": date,
-                "entryDate": date,
-                "gameRefId": 1,
-                "durationMin": 0,
-                "ignored": false,
-                "rating": 0,
-                "scoringSetting": 0,
-                "usesTeams": r.sides.is_some(),
-                "manualWinner": false,
-                "rounds": r.deals.len(),
-                "board": format!("{tournament_name}: round {}, table {}", r.round, r.table),
-                "playerScores": scores,
-            })
+            BgStatsPlay {
+                uuid: uuid(tournament_id, "play", i),
+                play_date: date.clone(),
+                entry_date: date,
+                game_ref_id: 1,
+                duration_min: 0,
+                ignored: false,
+                rating: 0,
+                scoring_setting: 0,
+                uses_teams: r.sides.is_some(),
+                manual_winner: false,
+                rounds: r.deals.len(),
+                board: format!("{tournament_name}: round {}, table {}", r.round, r.table),
+                player_scores,
+            }
         })
         .collect();
-    json!({
-        "games": [{
-            "id": 1,
-            "uuid": uuid(tournament_id, "game", 0),
-            "name": game_title,
-            "highestWins": true,
-            "noPoints": false,
-            "cooperative": false,
-            "usesTeams": uses_teams,
+    BgStatsExport {
+        games: vec![BgStatsGame {
+            id: 1,
+            uuid: uuid(tournament_id, "game", 0),
+            name: game_title.to_string(),
+            highest_wins: true,
+            no_points: false,
+            cooperative: false,
+            uses_teams,
         }],
-        "players": players,
-        "locations": [],
-        "plays": plays,
-        "userInfo": {"meRefId": 0},
-    })
+        players,
+        locations: vec![],
+        plays,
+        user_info: BgStatsUserInfo { me_ref_id: 0 },
+    }
 }
 
 #[cfg(test)]
@@ -327,7 +513,8 @@ mod tests {
     #[test]
     fn bgstats_has_the_import_shape_and_is_stable() {
         let (e, r) = setup();
-        let b = bgstats("t1", "Night", "Dump", &e, &r);
+        let to_value = |b: BgStatsExport| serde_json::to_value(b).unwrap();
+        let b: serde_json::Value = to_value(bgstats("t1", "Night", "Dump", &e, &r));
         assert_eq!(b["games"][0]["name"], "Dump");
         assert_eq!(b["players"].as_array().unwrap().len(), 2);
         let play = &b["plays"][0];
@@ -335,9 +522,9 @@ mod tests {
         assert_eq!(play["rounds"], 3);
         assert_eq!(
             play["playerScores"][1],
-            json!({"playerRefId": 1, "score": "110", "winner": true, "seatOrder": 2, "startPlayer": false, "rank": 1, "newPlayer": false})
+            serde_json::json!({"playerRefId": 1, "score": "110", "winner": true, "seatOrder": 2, "startPlayer": false, "rank": 1, "newPlayer": false})
         );
         assert_eq!(play["uuid"].as_str().unwrap().len(), 36);
-        assert_eq!(bgstats("t1", "Night", "Dump", &e, &r), b);
+        assert_eq!(to_value(bgstats("t1", "Night", "Dump", &e, &r)), b);
     }
 }

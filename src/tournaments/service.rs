@@ -6,6 +6,7 @@
 //! It holds the match service and asks it only through its tables' API
 //! ([`crate::matches::tables`]): a table's new match, its result, its status, abandoning it.
 
+use crate::store::idempotency::{CreatedAnswer, KeyAnswer};
 use std::{
     collections::HashMap,
     num::NonZeroUsize,
@@ -271,12 +272,14 @@ impl Tournaments {
             name: req.name,
             created_at: now(),
         };
-        self.store.insert_player(&row).await?;
-        Ok(Player {
-            id: row.id,
-            name: row.name,
-            created_at: row.created_at,
-        })
+        let player = Player {
+            id: row.id.clone(),
+            name: row.name.clone(),
+            created_at: row.created_at.clone(),
+        };
+        let key = keyed(player_answer(&player))?;
+        self.store.insert_player(&row, key.as_ref()).await?;
+        Ok(player)
     }
 
     /// A registered player.
@@ -427,10 +430,24 @@ impl Tournaments {
         id: &str,
         token: Option<&str>,
     ) -> Result<String, TournamentError> {
-        let t = self.load(id).await?;
-        if !self.matches.is_operator(token) {
-            t.organiser(token)?;
+        // A round paired meanwhile (its tables' tokens would be left out) makes the store refuse
+        // the rotation: loaded again, and tried again.
+        for _ in 0..ROTATE_ATTEMPTS {
+            let t = self.load(id).await?;
+            if !self.matches.is_operator(token) {
+                t.organiser(token)?;
+            }
+            match self.rotate_loaded(&t).await {
+                Err(TournamentError::Store(StoreError::Conflict)) => continue,
+                other => return other,
+            }
         }
+        Err(TournamentError::Store(StoreError::Conflict))
+    }
+
+    /// Rotates the organiser token of `t` as loaded (see [`Tournaments::rotate_organiser`]).
+    async fn rotate_loaded(&self, t: &Loaded) -> Result<String, TournamentError> {
+        let id = t.row.id.as_str();
         let new = new_token();
         let mut tables = vec![];
         for r in &t.rounds {
@@ -449,7 +466,12 @@ impl Tournaments {
             }
         }
         self.store
-            .rotate_organiser(id, &sha256_hex(new.as_bytes()), &tables)
+            .rotate_organiser(
+                id,
+                &t.row.organiser_hash,
+                &sha256_hex(new.as_bytes()),
+                &tables,
+            )
             .await?;
         Ok(new)
     }
@@ -511,22 +533,25 @@ impl Tournaments {
             created_at,
         };
         let entrant_ids: Vec<String> = spec.entrants.iter().map(|e| e.player_id.clone()).collect();
-        self.store
-            .insert_tournament(&row, &spec.game, &new_players, &entrant_ids)
-            .await
-            .map_err(|e| match e {
-                StoreError::OutcomeUnknown(_) => TournamentError::CreationOutcomeUnknown,
-                other => other.into(),
-            })?;
+        let game = spec.game.clone();
         let loaded = Loaded {
             row,
             spec: Arc::new(spec),
             rounds: vec![],
         };
-        Ok(CreatedTournament {
+        let created = CreatedTournament {
             tournament: loaded.render(true),
             organiser_token,
-        })
+        };
+        let key = keyed(tournament_answer(&created))?;
+        self.store
+            .insert_tournament(&loaded.row, &game, &new_players, &entrant_ids, key.as_ref())
+            .await
+            .map_err(|e| match e {
+                StoreError::OutcomeUnknown(_) => TournamentError::CreationOutcomeUnknown,
+                other => other.into(),
+            })?;
+        Ok(created)
     }
 
     /// Loads tournament `id` and reads each table's result: an entered one (the latest
@@ -752,34 +777,44 @@ impl Tournaments {
         };
         // Webhooks: `round.paired`, queued in the round's transaction.
         let outbox = crate::webhooks::events::round_paired(id, next, &match_ids);
+        // The answer, from what is about to be written (the new round's tables have no result
+        // yet): a keyed pairing records it in the round's transaction.
+        t.rounds
+            .push(LoadedRound::paired(round_row.clone(), pairing, match_ids));
+        let answer = with_tokens(&t, next, organiser_token)?;
+        let key = keyed(round_answer(id, &answer))?;
+        let organiser_hash = sha256_hex(organiser_token.as_bytes());
         match self
             .store
-            .insert_round(id, &round_row, &matches, &outbox)
+            .insert_round(
+                id,
+                &round_row,
+                &matches,
+                &outbox,
+                &organiser_hash,
+                key.as_ref(),
+            )
             .await
         {
-            Ok(()) => {}
-            Err(StoreError::Conflict) => {
-                return Err(TournamentError::RoundJustPaired {
-                    id: id.to_string(),
-                    next,
-                })
-            }
+            Ok(()) => Ok(answer),
+            // The token was rotated after it was checked: refused as a request made after.
+            Err(StoreError::Revoked) => Err(TournamentError::OrganiserOnly),
+            Err(StoreError::Conflict) => Err(TournamentError::RoundJustPaired {
+                id: id.to_string(),
+                next,
+            }),
             Err(e) if e.is_fault() => {
                 // The round may be recorded after all: its tokens derive from the organiser's,
                 // so reading the round back gives them.
-                return match self.load(id).await {
+                match self.load(id).await {
                     Ok(again) if again.rounds.len() as u32 >= next => {
                         with_tokens(&again, next, organiser_token)
                     }
                     _ => Err(e.into()),
-                };
+                }
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => Err(e.into()),
         }
-        // Answered from what was just written: the new round's tables have no result yet.
-        t.rounds
-            .push(LoadedRound::paired(round_row, pairing, match_ids));
-        with_tokens(&t, next, organiser_token)
     }
 
     /// The matches of round `next`'s tables (none when results are entered as totals), not yet
@@ -920,8 +955,15 @@ impl Tournaments {
             (!t.spec.duplicate).then_some(totals.as_slice()),
             tb.result.is_none(),
         );
-        match self.store.insert_result(id, &row, &outbox).await {
+        let organiser_hash = sha256_hex(organiser_token.as_bytes());
+        match self
+            .store
+            .insert_result(id, &row, &outbox, &organiser_hash)
+            .await
+        {
             Ok(()) => {}
+            // The token was rotated after it was checked: refused as a request made after.
+            Err(StoreError::Revoked) => return Err(TournamentError::OrganiserOnly),
             Err(StoreError::Conflict) => return Err(TournamentError::ResultChanged { table }),
             Err(e) => return Err(e.into()),
         }
@@ -1117,4 +1159,37 @@ fn with_tokens(
         round: round_view,
         tokens,
     })
+}
+
+/// How often a rotation of the organiser token is tried while rounds are paired meanwhile.
+const ROTATE_ATTEMPTS: usize = 5;
+
+/// The key of the keyed create this task runs, if any, with its `answer`.
+fn keyed(
+    answer: Result<CreatedAnswer, serde_json::Error>,
+) -> Result<Option<KeyAnswer>, TournamentError> {
+    answer
+        .map(|a| crate::store::idempotency::keyed_answer(&a))
+        .map_err(TournamentError::internal)
+}
+
+/// The answer to `POST /v1/players`: 201, the player, `Location`.
+pub fn player_answer(p: &Player) -> Result<CreatedAnswer, serde_json::Error> {
+    CreatedAnswer::new(format!("/v1/players/{}", p.id), p, &[])
+}
+
+/// The answer to `POST /v1/tournaments`: 201, the tournament with its organiser token,
+/// `Location`.
+pub fn tournament_answer(c: &CreatedTournament) -> Result<CreatedAnswer, serde_json::Error> {
+    CreatedAnswer::new(format!("/v1/tournaments/{}", c.tournament.id), c, &[])
+}
+
+/// The answer to `POST /v1/tournaments/{id}/rounds`: 201, the round with its tables' tokens,
+/// `Location`.
+pub fn round_answer(id: &str, r: &RoundWithTokens) -> Result<CreatedAnswer, serde_json::Error> {
+    CreatedAnswer::new(
+        format!("/v1/tournaments/{id}/rounds/{}", r.round.round),
+        r,
+        &[],
+    )
 }
