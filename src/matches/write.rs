@@ -165,8 +165,14 @@ impl Matches {
             let pending = render_answer(&e, role, &op, next, row, meta.minimal, keyed.as_ref())?;
             // Webhooks: the deliveries this event causes, in its transaction.
             let mut outbox = webhook_outbox(&e, &pending);
-            if !outbox.is_empty() && !self.store.has_webhooks(&outbox).await.unwrap_or(true) {
-                outbox = crate::store::Outbox::default();
+            if !outbox.events.is_empty()
+                && !self.store.has_webhooks(&outbox).await.unwrap_or(true)
+            {
+                // No webhook to tell; the tournament feed and its round check stay.
+                outbox.events.clear();
+                if outbox.feed.is_empty() {
+                    outbox.round_check = None;
+                }
             }
             match self
                 .store
@@ -311,7 +317,12 @@ impl Matches {
 fn webhook_outbox(e: &Entry, pending: &Pending<'_>) -> crate::store::Outbox {
     let (before, after) = (e.game.sheet_lines(), pending.next.sheet_lines());
     let finished_now = pending.status_change == Some(MatchStatus::Finished.as_str());
-    if after <= before && !finished_now {
+    // The tournament feed tells of a table's first event (not of a match closed before it
+    // started: the organiser's entered result tells of that table).
+    let started_now = pending.row.seq == 1
+        && e.tournament.is_some()
+        && pending.status_change != Some(MatchStatus::Abandoned.as_str());
+    if after <= before && !finished_now && !started_now {
         return crate::store::Outbox::default();
     }
     let sheet = pending.next.score_sheet();
@@ -333,6 +344,7 @@ fn webhook_outbox(e: &Entry, pending: &Pending<'_>) -> crate::store::Outbox {
         totals: sheet.totals,
         winners: sheet.winners,
         finished_now,
+        started_now,
     })
 }
 

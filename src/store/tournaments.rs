@@ -41,6 +41,8 @@ pub struct TournamentListRow {
     pub created_at: String,
     /// Rounds paired so far.
     pub rounds_paired: i64,
+    /// When its last round was complete (None: in progress).
+    pub finished_at: Option<String>,
 }
 
 /// A player's name as search compares it: folded by Unicode lower case (the same on every
@@ -243,10 +245,16 @@ impl Store {
         after: Option<&str>,
         before: Option<&str>,
         player: Option<&str>,
+        finished: Option<bool>,
         cursor: Option<i64>,
         limit: i64,
     ) -> Result<Vec<TournamentListRow>, StoreError> {
         let mut filters = vec!["t.num < $1".to_string()];
+        match finished {
+            Some(true) => filters.push("t.finished_at IS NOT NULL".into()),
+            Some(false) => filters.push("t.finished_at IS NULL".into()),
+            None => {}
+        }
         let mut binds: Vec<&str> = vec![];
         for (test, value) in [
             ("t.game = ", game),
@@ -266,7 +274,7 @@ impl Store {
             ));
         }
         let sql = format!(
-            "SELECT t.num, t.id, t.spec, t.created_at, \
+            "SELECT t.num, t.id, t.spec, t.created_at, t.finished_at, \
                (SELECT COUNT(*) FROM tournament_rounds r WHERE r.tournament_id = t.id) AS rounds_paired \
              FROM tournaments t WHERE {} ORDER BY t.num DESC LIMIT $2",
             filters.join(" AND ")
@@ -480,13 +488,17 @@ impl Store {
             for (m, tokens) in matches {
                 Store::insert_match_in(&mut tx, m, tokens).await?;
             }
-            // Webhooks: `round.paired`, in the round's transaction.
-            super::webhooks::write_in(&mut tx, self.backend, outbox).await?;
-            tx.commit().await
+            // Webhooks and the feed: `round.paired`, in the round's transaction.
+            let announced = super::webhooks::write_in(&mut tx, self.backend, outbox).await?;
+            tx.commit().await?;
+            Ok(announced)
         }
         .await;
         match result {
-            Ok(()) => Ok(()),
+            Ok(announced) => {
+                self.feed_committed(&announced);
+                Ok(())
+            }
             Err(e) => {
                 discard(&mut conn, &e);
                 if is_unique_violation(&e) {
@@ -523,12 +535,16 @@ impl Store {
             .bind(&r.entered_at)
             .execute(&mut *tx)
             .await?;
-            super::webhooks::write_in(&mut tx, backend, outbox).await?;
-            tx.commit().await
+            let announced = super::webhooks::write_in(&mut tx, backend, outbox).await?;
+            tx.commit().await?;
+            Ok(announced)
         }
         .await;
         match result {
-            Ok(_) => Ok(()),
+            Ok(announced) => {
+                self.feed_committed(&announced);
+                Ok(())
+            }
             Err(e) if is_unique_violation(&e) => {
                 discard(&mut conn, &e);
                 Err(StoreError::Conflict)
