@@ -72,7 +72,7 @@ async fn tally(app: &TestApp, table: &(String, String), points: [i64; 2]) {
         app,
         &format!("/v1/matches/{}/actions", table.0),
         Some(&table.1),
-        Some(json!({"type": "tally", "points": points})),
+        Some(json!({"action": {"type": "tally", "points": points}})),
     )
     .await;
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
