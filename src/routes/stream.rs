@@ -835,13 +835,12 @@ pub struct TournamentStreamMessage {
     ),
     responses(
         (status = 200, description = "The stream (`once=true`: the events there are now, then the end); each message is a `TournamentStreamMessage`", content_type = "text/event-stream", body = TournamentStreamMessage,
-         example = "id: 1\nevent: event\ndata: {\"type\":\"tournament.finished\",\"seq\":1,\"created_at\":\"2026-01-01T00:00:00.000Z\",\"rounds\":2}\n\n"),
+         example = "id: 2\nevent: event\ndata: {\"type\":\"table.started\",\"seq\":2,\"created_at\":\"2026-01-01T00:00:00.000Z\",\"round\":1,\"table\":1,\"match_id\":\"0c5e2f7a9b8d4c3e1f0a6b5c4d3e2f1a\"}\n\n"),
         (status = 400, description = "`invalid_last_event_id`, `invalid_query`", body = Problem, content_type = "application/problem+json"),
         TournamentNotFound,
         (status = 429, description = "`too_many_streams`: this client holds as many streams as it may, or this tournament as many as it may", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
         (status = 503, description = "`busy`: too many open streams on this server; `server_stopping`: the server is restarting; `storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
-    ),
-    security(())
+    )
 )]
 #[get("/v1/tournaments/{id}/stream")]
 pub async fn tournament_stream(
