@@ -269,7 +269,12 @@ async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize
                 let kinds: Vec<&str> = feed.iter().map(|e| e["type"].as_str().unwrap()).collect();
                 assert_eq!(
                     kinds,
-                    ["round.paired", "table.started", "table.started", "table.finished"],
+                    [
+                        "round.paired",
+                        "table.started",
+                        "table.started",
+                        "table.finished"
+                    ],
                     "{ctx}"
                 );
                 for t in feed[0]["tables"].as_array().unwrap() {

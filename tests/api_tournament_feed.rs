@@ -13,7 +13,12 @@ use common::{launch_with_quotas, TestApp};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-async fn post(app: &TestApp, path: &str, token: Option<&str>, body: Option<Value>) -> common::Answer {
+async fn post(
+    app: &TestApp,
+    path: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> common::Answer {
     app.request(Method::POST, path, token, &[], body).await
 }
 
@@ -29,8 +34,10 @@ async fn swiss(app: &TestApp, name: &str) -> (String, String) {
         app,
         "/v1/tournaments",
         None,
-        Some(json!({"name": name, "game": "dump", "config": {"scores_only": true, "target": 30},
-                    "format": "swiss", "rounds": 2, "table_size": 2, "players": players})),
+        Some(
+            json!({"name": name, "game": "dump", "config": {"scores_only": true, "target": 30},
+                    "format": "swiss", "rounds": 2, "table_size": 2, "players": players}),
+        ),
     )
     .await;
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
@@ -47,7 +54,13 @@ struct Round {
 }
 
 async fn pair(app: &TestApp, id: &str, org: &str) -> Round {
-    let r = post(app, &format!("/v1/tournaments/{id}/rounds"), Some(org), None).await;
+    let r = post(
+        app,
+        &format!("/v1/tournaments/{id}/rounds"),
+        Some(org),
+        None,
+    )
+    .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let tables = r.body["tokens"]
         .as_array()
@@ -80,7 +93,9 @@ async fn tally(app: &TestApp, table: &(String, String), points: [i64; 2]) {
 
 /// The label of line `line` (from 1) of a match's score sheet.
 async fn label(app: &TestApp, match_id: &str, line: usize) -> Value {
-    let s = app.get(&format!("/v1/matches/{match_id}/scores"), None).await;
+    let s = app
+        .get(&format!("/v1/matches/{match_id}/scores"), None)
+        .await;
     assert_eq!(s.status, StatusCode::OK, "{}", s.text);
     s.body["rounds"][line - 1]["label"].clone()
 }
@@ -288,7 +303,13 @@ async fn a_swiss_tournament_feed_is_exactly_what_happened_paged_and_live() {
     )
     .await;
     assert_eq!(e.status, StatusCode::OK, "{}", e.text);
-    let e = put(&app, &path, Some(&org), json!({"deals": [[0, 20], [0, 15]]})).await;
+    let e = put(
+        &app,
+        &path,
+        Some(&org),
+        json!({"deals": [[0, 20], [0, 15]]}),
+    )
+    .await;
     assert_eq!(e.status, StatusCode::OK, "{}", e.text);
     want.extend([
         json!({"seq": 18, "type": "result.entered", "round": 2, "table": 2, "version": 1,
@@ -356,11 +377,16 @@ async fn a_swiss_tournament_feed_is_exactly_what_happened_paged_and_live() {
     let done = app.get("/v1/tournaments?status=finished", None).await;
     assert_eq!(ids(&done), vec![(id.clone(), "finished".to_string())]);
     let going = app.get("/v1/tournaments?status=in_progress", None).await;
-    assert_eq!(ids(&going), vec![(other.clone(), "in_progress".to_string())]);
+    assert_eq!(
+        ids(&going),
+        vec![(other.clone(), "in_progress".to_string())]
+    );
     let view = app.get(&format!("/v1/tournaments/{id}"), None).await;
     assert_eq!(view.body["status"], "finished");
     for bad in ["abandoned", "Finished", ""] {
-        let a = app.get(&format!("/v1/tournaments?status={bad}"), None).await;
+        let a = app
+            .get(&format!("/v1/tournaments?status={bad}"), None)
+            .await;
         assert_eq!(
             (a.status, a.code()),
             (StatusCode::BAD_REQUEST, "invalid_query"),
@@ -376,7 +402,9 @@ async fn the_feed_refuses_bad_paging_and_unknown_tournaments() {
     let app = TestApp::spawn().await;
     let (id, _) = swiss(&app, "Refusals").await;
     for q in ["after=-1", "limit=0", "limit=1001", "after=x", "token=abc"] {
-        let a = app.get(&format!("/v1/tournaments/{id}/events?{q}"), None).await;
+        let a = app
+            .get(&format!("/v1/tournaments/{id}/events?{q}"), None)
+            .await;
         assert_eq!(
             (a.status, a.code()),
             (StatusCode::BAD_REQUEST, "invalid_query"),
@@ -411,7 +439,10 @@ async fn the_feed_refuses_bad_paging_and_unknown_tournaments() {
         (StatusCode::BAD_REQUEST, "invalid_last_event_id")
     );
     let bad = app
-        .get(&format!("/v1/tournaments/{id}/stream?last_event_id=-1"), None)
+        .get(
+            &format!("/v1/tournaments/{id}/stream?last_event_id=-1"),
+            None,
+        )
         .await;
     assert_eq!(
         (bad.status, bad.code()),
@@ -445,7 +476,10 @@ async fn the_feed_survives_a_restart_and_streams_reconnect_and_resume() {
     assert_eq!(got[1]["type"], "deal.scored");
     // The quiet tournament's stream heard nothing of it.
     let heard = tokio::time::timeout(Duration::from_millis(300), other.next()).await;
-    assert!(heard.is_err(), "another tournament's write woke it: {heard:?}");
+    assert!(
+        heard.is_err(),
+        "another tournament's write woke it: {heard:?}"
+    );
     let before = feed(&app, &id, 100).await;
     assert_eq!(before.len(), 3);
 

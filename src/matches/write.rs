@@ -165,8 +165,7 @@ impl Matches {
             let pending = render_answer(&e, role, &op, next, row, meta.minimal, keyed.as_ref())?;
             // Webhooks: the deliveries this event causes, in its transaction.
             let mut outbox = webhook_outbox(&e, &pending);
-            if !outbox.events.is_empty()
-                && !self.store.has_webhooks(&outbox).await.unwrap_or(true)
+            if !outbox.events.is_empty() && !self.store.has_webhooks(&outbox).await.unwrap_or(true)
             {
                 // No webhook to tell; the tournament feed and its round check stay.
                 outbox.events.clear();

@@ -28,6 +28,21 @@ pub struct PlayerListRow {
     pub created_at: String,
 }
 
+/// The filters of [`Store::list_tournaments`] (each `None`: no filter).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TournamentListFilter<'a> {
+    /// Only this game.
+    pub game: Option<&'a str>,
+    /// Created at or after this stored time.
+    pub after: Option<&'a str>,
+    /// Created before this stored time.
+    pub before: Option<&'a str>,
+    /// Only those this player entered.
+    pub player: Option<&'a str>,
+    /// `Some(true)`: only finished ones; `Some(false)`: only those in progress.
+    pub finished: Option<bool>,
+}
+
 /// A tournament in a listing.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct TournamentListRow {
@@ -241,14 +256,17 @@ impl Store {
     /// that player entered.
     pub async fn list_tournaments(
         &self,
-        game: Option<&str>,
-        after: Option<&str>,
-        before: Option<&str>,
-        player: Option<&str>,
-        finished: Option<bool>,
+        filter: &TournamentListFilter<'_>,
         cursor: Option<i64>,
         limit: i64,
     ) -> Result<Vec<TournamentListRow>, StoreError> {
+        let TournamentListFilter {
+            game,
+            after,
+            before,
+            player,
+            finished,
+        } = *filter;
         let mut filters = vec!["t.num < $1".to_string()];
         match finished {
             Some(true) => filters.push("t.finished_at IS NOT NULL".into()),

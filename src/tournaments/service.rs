@@ -363,11 +363,13 @@ impl Tournaments {
         let rows = self
             .store
             .list_tournaments(
-                filter.game,
-                after.as_deref(),
-                before.as_deref(),
-                filter.player,
-                filter.status.map(|s| s == TournamentStatus::Finished),
+                &crate::store::TournamentListFilter {
+                    game: filter.game,
+                    after: after.as_deref(),
+                    before: before.as_deref(),
+                    player: filter.player,
+                    finished: filter.status.map(|s| s == TournamentStatus::Finished),
+                },
                 cursor,
                 limit + 1,
             )
