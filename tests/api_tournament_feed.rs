@@ -515,3 +515,93 @@ async fn the_feed_survives_a_restart_and_streams_reconnect_and_resume() {
         assert_eq!(again.rest().await, want);
     }
 }
+
+/// Whether `GET /v1/tournaments?status=<status>` lists tournament `id`.
+async fn listed(app: &TestApp, status: &str, id: &str) -> bool {
+    let a = app
+        .get(&format!("/v1/tournaments?status={status}"), None)
+        .await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.text);
+    a.body["tournaments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["id"] == json!(id))
+}
+
+/// An undo that reopens a finished table tells the feed (`table.reopened`), puts the tournament
+/// back in progress (its view and the list's filter), and finishing the table again completes
+/// the round and the tournament again.
+#[actix_web::test]
+async fn a_table_reopened_by_undo_is_in_the_feed_and_the_tournament_is_in_progress_again() {
+    let app = TestApp::spawn().await;
+    let players: Vec<Value> = (0..4).map(|i| json!({"name": format!("P{i}")})).collect();
+    let a = post(
+        &app,
+        "/v1/tournaments",
+        None,
+        Some(json!({"name": "One round", "game": "dump", "config": {"scores_only": true, "target": 30},
+                    "format": "swiss", "rounds": 1, "table_size": 2, "players": players})),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    let id = a.body["tournament"]["id"].as_str().unwrap().to_string();
+    let org = a.body["organiser_token"].as_str().unwrap().to_string();
+    let r = pair(&app, &id, &org).await;
+    let (m1, m2) = (&r.tables[0], &r.tables[1]);
+    for m in [m1, m2] {
+        tally(&app, m, [100, 60]).await;
+        tally(&app, m, [100, 60]).await;
+    }
+    assert!(listed(&app, "finished", &id).await);
+    assert!(!listed(&app, "in_progress", &id).await);
+    let kinds = |f: &[Value]| -> Vec<String> {
+        f.iter()
+            .map(|e| e["type"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let before = feed(&app, &id, 100).await;
+    assert_eq!(
+        kinds(&before)[8..],
+        ["table.finished", "round.complete", "tournament.finished"]
+    );
+    assert_eq!(before.len(), 11);
+
+    // Table 2's last tally undone: the match is in progress again.
+    let u = post(
+        &app,
+        &format!("/v1/matches/{}/undo", m2.0),
+        Some(&m2.1),
+        None,
+    )
+    .await;
+    assert_eq!(u.status, StatusCode::CREATED, "{}", u.text);
+    let after = feed(&app, &id, 100).await;
+    assert_eq!(after[..11], before[..]);
+    assert_eq!(
+        after[11..],
+        [json!({"seq": 12, "type": "table.reopened", "round": 1, "table": 2, "match_id": m2.0})]
+    );
+    assert!(listed(&app, "in_progress", &id).await);
+    assert!(!listed(&app, "finished", &id).await);
+    let view = app.get(&format!("/v1/tournaments/{id}"), None).await;
+    assert_eq!(view.body["status"], "in_progress");
+
+    // Finished again: the round and the tournament complete again.
+    tally(&app, m2, [100, 60]).await;
+    let again = feed(&app, &id, 100).await;
+    assert_eq!(
+        again[12..],
+        [
+            json!({"seq": 13, "type": "deal.scored", "round": 1, "table": 2, "match_id": m2.0,
+                   "line": 2, "label": label(&app, &m2.0, 2).await, "points": [20, 0],
+                   "totals": [40, 0]}),
+            json!({"seq": 14, "type": "table.finished", "round": 1, "table": 2, "match_id": m2.0,
+                   "totals": [40, 0], "winners": [0]}),
+            json!({"seq": 15, "type": "round.complete", "round": 1,
+                   "tables": [{"table": 1, "match_id": m1.0}, {"table": 2, "match_id": m2.0}]}),
+            json!({"seq": 16, "type": "tournament.finished", "rounds": 1}),
+        ]
+    );
+    assert!(listed(&app, "finished", &id).await);
+}

@@ -321,7 +321,10 @@ fn webhook_outbox(e: &Entry, pending: &Pending<'_>) -> crate::store::Outbox {
     let started_now = pending.row.seq == 1
         && e.tournament.is_some()
         && pending.status_change != Some(MatchStatus::Abandoned.as_str());
-    if after <= before && !finished_now && !started_now {
+    // ... and of a finished table reopened by an undo (never at a duplicate table).
+    let reopened_now =
+        pending.status_change == Some(MatchStatus::InProgress.as_str()) && e.tournament.is_some();
+    if after <= before && !finished_now && !started_now && !reopened_now {
         return crate::store::Outbox::default();
     }
     let sheet = pending.next.score_sheet();
@@ -344,6 +347,7 @@ fn webhook_outbox(e: &Entry, pending: &Pending<'_>) -> crate::store::Outbox {
         winners: sheet.winners,
         finished_now,
         started_now,
+        reopened_now,
     })
 }
 

@@ -22,7 +22,7 @@ pub struct FeedEvent {
     /// The tournament.
     pub tournament_id: String,
     /// `round.paired`, `table.started`, `deal.scored`, `table.finished`, `result.entered`,
-    /// `round.complete`, `tournament.finished`.
+    /// `round.complete`, `tournament.finished`, `table.reopened`.
     pub kind: &'static str,
     /// The public facts (no seq, type or time: added when it is read).
     pub data: Value,
@@ -78,6 +78,13 @@ pub async fn append_in(
     let created_at = now();
     let mut announced: Announced = Vec::new();
     for ev in events {
+        if ev.kind == "table.reopened" {
+            // A table of it plays again: the tournament is in progress until it finishes again.
+            sqlx::query("UPDATE tournaments SET finished_at = NULL WHERE id = $1")
+                .bind(&ev.tournament_id)
+                .execute(&mut *conn)
+                .await?;
+        }
         let Some(seq) = sqlx::query_scalar::<_, i64>(
             "UPDATE tournaments SET feed_seq = feed_seq + 1 WHERE id = $1 RETURNING feed_seq",
         )

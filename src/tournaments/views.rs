@@ -413,6 +413,23 @@ pub enum TournamentEvent {
         /// The winning units (null in duplicate play).
         winners: Option<Vec<usize>>,
     },
+    /// An undo reopened a table's finished match: the table has no result until it finishes
+    /// again (then `table.finished`, and `round.complete` and `tournament.finished` again when
+    /// it completes them). Never at a duplicate table, which cannot be reopened.
+    #[serde(rename = "table.reopened")]
+    #[schema(title = "TableReopenedEvent")]
+    TableReopened {
+        /// The event's place in the feed, from 1.
+        seq: i64,
+        /// When it was recorded (RFC 3339 UTC).
+        created_at: String,
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+        /// The table's match.
+        match_id: Option<String>,
+    },
     /// The organiser entered a table's result (`corrected`: the table had one already).
     #[serde(rename = "result.entered")]
     #[schema(title = "ResultEnteredEvent")]
@@ -467,6 +484,7 @@ impl TournamentEvent {
             | TournamentEvent::TableStarted { seq, .. }
             | TournamentEvent::DealScored { seq, .. }
             | TournamentEvent::TableFinished { seq, .. }
+            | TournamentEvent::TableReopened { seq, .. }
             | TournamentEvent::ResultEntered { seq, .. }
             | TournamentEvent::RoundComplete { seq, .. }
             | TournamentEvent::TournamentFinished { seq, .. } => *seq,

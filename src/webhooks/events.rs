@@ -34,6 +34,8 @@ pub struct MatchFacts<'a> {
     pub finished_now: bool,
     /// The write is the match's first event (the table started playing).
     pub started_now: bool,
+    /// The write (an undo) reopened the finished match.
+    pub reopened_now: bool,
 }
 
 /// The outbox of a match write: `deal.scored` when the sheet gained a line, `match.finished`
@@ -69,6 +71,12 @@ pub fn match_events(f: &MatchFacts<'_>) -> Outbox {
                            "totals": f.totals}),
                 );
             }
+        }
+        if f.reopened_now {
+            feed(
+                "table.reopened",
+                json!({"round": round, "table": table, "match_id": match_id}),
+            );
         }
         if f.finished_now {
             let (totals, winners) = if f.duplicate {
