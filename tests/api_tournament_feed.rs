@@ -605,3 +605,51 @@ async fn a_table_reopened_by_undo_is_in_the_feed_and_the_tournament_is_in_progre
     );
     assert!(listed(&app, "finished", &id).await);
 }
+
+/// The match streams' caps hold for tournament streams: past the tokenless cap (per tournament
+/// here) 429 `too_many_streams` with `Retry-After`, another tournament unaffected, and a slot
+/// freed when a stream's client goes.
+#[actix_web::test]
+async fn tournament_streams_keep_the_stream_caps() {
+    let l = launch_with_quotas(clubroom::limits::Quotas {
+        max_public_streams_per_match: 2,
+        ..clubroom::limits::Quotas::default()
+    })
+    .await;
+    actix_web::rt::spawn(l.running.server);
+    let app = TestApp::at(&l.base, &l.url);
+    let (id, _) = swiss(&app, "Capped").await;
+    let (other, _) = swiss(&app, "Not capped").await;
+    let a = Sse::open(&app, &id, "", None).await;
+    let _b = Sse::open(&app, &id, "", None).await;
+    let refused = app.get(&format!("/v1/tournaments/{id}/stream"), None).await;
+    assert_eq!(
+        (refused.status, refused.code()),
+        (StatusCode::TOO_MANY_REQUESTS, "too_many_streams"),
+        "{}",
+        refused.text
+    );
+    assert!(refused.retry_after.is_some());
+    assert_eq!(
+        refused.body["detail"],
+        "this tournament's feed has 2 streams open, the most allowed; try again later"
+    );
+    let _c = Sse::open(&app, &other, "", None).await;
+    drop(a);
+    let mut reopened = None;
+    for _ in 0..50 {
+        let r = app
+            .client
+            .get(format!("{}/v1/tournaments/{id}/stream?once=true", app.base))
+            .send()
+            .await
+            .unwrap();
+        if r.status() == StatusCode::OK {
+            reopened = Some(r.status());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(reopened, Some(StatusCode::OK), "the slot was not freed");
+    drop(l.dir);
+}
