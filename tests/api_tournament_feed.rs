@@ -529,7 +529,7 @@ async fn listed(app: &TestApp, status: &str, id: &str) -> bool {
         .any(|t| t["id"] == json!(id))
 }
 
-/// An undo that reopens a finished table tells the feed (`table.reopened`), puts the tournament
+/// An undo that reopens a finished table tells the feed (`deal.undone`, `table.reopened`), puts the tournament
 /// back in progress (its view and the list's filter), and finishing the table again completes
 /// the round and the tournament again.
 #[actix_web::test]
@@ -578,9 +578,14 @@ async fn a_table_reopened_by_undo_is_in_the_feed_and_the_tournament_is_in_progre
     assert_eq!(u.status, StatusCode::CREATED, "{}", u.text);
     let after = feed(&app, &id, 100).await;
     assert_eq!(after[..11], before[..]);
+    assert_eq!(after.len(), 13);
     assert_eq!(
         after[11..],
-        [json!({"seq": 12, "type": "table.reopened", "round": 1, "table": 2, "match_id": m2.0})]
+        [
+            json!({"seq": 12, "type": "deal.undone", "round": 1, "table": 2, "match_id": m2.0,
+                   "lines": 1, "totals": [20, 0]}),
+            json!({"seq": 13, "type": "table.reopened", "round": 1, "table": 2, "match_id": m2.0}),
+        ]
     );
     assert!(listed(&app, "in_progress", &id).await);
     assert!(!listed(&app, "finished", &id).await);
@@ -591,16 +596,16 @@ async fn a_table_reopened_by_undo_is_in_the_feed_and_the_tournament_is_in_progre
     tally(&app, m2, [100, 60]).await;
     let again = feed(&app, &id, 100).await;
     assert_eq!(
-        again[12..],
+        again[13..],
         [
-            json!({"seq": 13, "type": "deal.scored", "round": 1, "table": 2, "match_id": m2.0,
+            json!({"seq": 14, "type": "deal.scored", "round": 1, "table": 2, "match_id": m2.0,
                    "line": 2, "label": label(&app, &m2.0, 2).await, "points": [20, 0],
                    "totals": [40, 0]}),
-            json!({"seq": 14, "type": "table.finished", "round": 1, "table": 2, "match_id": m2.0,
+            json!({"seq": 15, "type": "table.finished", "round": 1, "table": 2, "match_id": m2.0,
                    "totals": [40, 0], "winners": [0]}),
-            json!({"seq": 15, "type": "round.complete", "round": 1,
+            json!({"seq": 16, "type": "round.complete", "round": 1,
                    "tables": [{"table": 1, "match_id": m1.0}, {"table": 2, "match_id": m2.0}]}),
-            json!({"seq": 16, "type": "tournament.finished", "rounds": 1}),
+            json!({"seq": 17, "type": "tournament.finished", "rounds": 1}),
         ]
     );
     assert!(listed(&app, "finished", &id).await);

@@ -324,7 +324,8 @@ fn webhook_outbox(e: &Entry, pending: &Pending<'_>) -> crate::store::Outbox {
     // ... and of a finished table reopened by an undo (never at a duplicate table).
     let reopened_now =
         pending.status_change == Some(MatchStatus::InProgress.as_str()) && e.tournament.is_some();
-    if after <= before && !finished_now && !started_now && !reopened_now {
+    // (A sheet that lost a line, to an undo, is told to the feed too.)
+    if after == before && !finished_now && !started_now && !reopened_now {
         return crate::store::Outbox::default();
     }
     let sheet = pending.next.score_sheet();

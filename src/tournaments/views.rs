@@ -394,6 +394,26 @@ pub enum TournamentEvent {
         /// The totals per unit after it.
         totals: Vec<i64>,
     },
+    /// An undo took back a table's scored deal: its score sheet has `lines` lines now (the
+    /// deals after that are scored again). Never sent in duplicate play.
+    #[serde(rename = "deal.undone")]
+    #[schema(title = "DealUndoneEvent")]
+    DealUndone {
+        /// The event's place in the feed, from 1.
+        seq: i64,
+        /// When it was recorded (RFC 3339 UTC).
+        created_at: String,
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+        /// The table's match.
+        match_id: String,
+        /// The sheet's lines now.
+        lines: u32,
+        /// The totals per unit now.
+        totals: Vec<i64>,
+    },
     /// A table's match finished: the table has its result.
     #[serde(rename = "table.finished")]
     #[schema(title = "TableFinishedEvent")]
@@ -485,6 +505,7 @@ impl TournamentEvent {
             | TournamentEvent::DealScored { seq, .. }
             | TournamentEvent::TableFinished { seq, .. }
             | TournamentEvent::TableReopened { seq, .. }
+            | TournamentEvent::DealUndone { seq, .. }
             | TournamentEvent::ResultEntered { seq, .. }
             | TournamentEvent::RoundComplete { seq, .. }
             | TournamentEvent::TournamentFinished { seq, .. } => *seq,

@@ -72,6 +72,13 @@ pub fn match_events(f: &MatchFacts<'_>) -> Outbox {
                 );
             }
         }
+        if f.lines_after < f.lines_before && !f.duplicate {
+            feed(
+                "deal.undone",
+                json!({"round": round, "table": table, "match_id": f.match_id,
+                       "lines": f.lines_after, "totals": f.totals}),
+            );
+        }
         if f.reopened_now {
             feed(
                 "table.reopened",
