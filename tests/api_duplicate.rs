@@ -99,6 +99,18 @@ async fn stream_events(app: &TestApp, m: &Match, token: Option<&str>) -> (Status
     (status, events)
 }
 
+/// The events of a tournament feed's answer: a page (`events`) or a stream's `data:` lines.
+fn feed_of(a: &common::Answer) -> Vec<Value> {
+    if let Some(events) = a.body["events"].as_array() {
+        return events.clone();
+    }
+    a.text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect()
+}
+
 /// Every GET operation of the spec, its path filled in to aim at table 1 of the tournament:
 /// the match routes at table 1's match, the tournament routes at the tournament (round 1,
 /// table 1, every export), the player route at a player of table 1.
@@ -246,6 +258,36 @@ async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize
             if url.ends_with("/results.json") {
                 assert_eq!(a.body["results"], json!([]), "{ctx}");
             }
+            // The tournament feed (issue 23, part 3), paged and streamed: that the tables
+            // started and table 1 finished, nothing of a board (no deal, match, totals,
+            // winners).
+            if url.starts_with(&format!("/v1/tournaments/{tid}/events"))
+                || url.starts_with(&format!("/v1/tournaments/{tid}/stream"))
+            {
+                assert_eq!(a.status, StatusCode::OK, "{ctx}");
+                let feed = feed_of(&a);
+                let kinds: Vec<&str> = feed.iter().map(|e| e["type"].as_str().unwrap()).collect();
+                assert_eq!(
+                    kinds,
+                    [
+                        "round.paired",
+                        "table.started",
+                        "table.started",
+                        "table.finished"
+                    ],
+                    "{ctx}"
+                );
+                for t in feed[0]["tables"].as_array().unwrap() {
+                    assert_eq!(t["match_id"], Value::Null, "{ctx}");
+                }
+                for (e, table) in feed[1..].iter().zip([1, 2, 1]) {
+                    assert_eq!(e["table"], table, "{ctx}");
+                    assert_eq!(e["match_id"], Value::Null, "{ctx}");
+                }
+                assert_eq!(feed[3]["totals"], Value::Null, "{ctx}");
+                assert_eq!(feed[3]["winners"], Value::Null, "{ctx}");
+                assert!(!a.text.contains("\"points\""), "{ctx}");
+            }
             if url.ends_with("/results.csv") {
                 assert_eq!(a.text.lines().count(), 1, "only the header: {ctx}");
             }
@@ -312,6 +354,21 @@ async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize
         );
     }
     let secret = r1["secret"].as_str().expect("the secret is published");
+    // The feed tells of the round's end, and names its matches now.
+    let feed = app
+        .get(&format!("/v1/tournaments/{tid}/events?after=4"), None)
+        .await;
+    let feed = feed_of(&feed);
+    let kinds: Vec<&str> = feed.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        ["table.finished", "round.complete", "tournament.finished"]
+    );
+    assert_eq!(feed[0]["table"], 2);
+    assert_eq!(
+        feed[1]["tables"],
+        json!([{"table": 1, "match_id": t1.id}, {"table": 2, "match_id": t2.id}])
+    );
     // The club counts the round now: table 1's player has its match in their results.
     let stats = app
         .get(&format!("/v1/players/{t1_player}/stats"), None)

@@ -232,6 +232,15 @@ impl Hub {
         }
     }
 
+    /// What the store calls after committing tournament feed events: wakes the streams of that
+    /// tournament (its room is keyed [`crate::store::feed_key`]) and no others.
+    pub fn feed_hook(&self) -> crate::store::FeedHookFn {
+        let rooms = self.rooms.clone();
+        Arc::new(move |tournament_id: &str, seq: i64| {
+            announce(&rooms, &crate::store::feed_key(tournament_id), seq);
+        })
+    }
+
     /// Joins the other instances on the PostgreSQL database at `url`: announces here the writes
     /// every instance announces there (this one's too, harmlessly). The listener reconnects by
     /// itself after a lost connection, then reads from `store` what it may have missed.
@@ -362,6 +371,14 @@ async fn catch_up(rooms: &Rooms, store: &Store) {
         .cloned()
         .collect();
     for id in ids {
+        // A tournament's feed (`t:<id>`, see `crate::store::feed_key`): its last seq.
+        if let Some(t) = id.strip_prefix("t:") {
+            match store.feed_version(t).await {
+                Ok(seq) => announce(rooms, &id, seq.unwrap_or(0)),
+                Err(e) => tracing::warn!(error = %e, "reading a followed feed's version failed"),
+            }
+            continue;
+        }
         match store.version(&id).await {
             Ok(seq) => announce(rooms, &id, seq),
             Err(e) => tracing::warn!(error = %e, "reading a followed match's version failed"),

@@ -68,13 +68,16 @@ pub struct Matches {
 impl Matches {
     /// A service over `store`.
     pub fn new(store: Store) -> Matches {
+        let live = live::Hub::new();
+        // The tournament feed's commits wake their tournament's streams (issue 23, part 3).
+        store.on_feed(live.feed_hook());
         Matches {
             store,
             cache: Mutex::new(LruCache::new(
                 NonZeroUsize::new(CACHE_CAPACITY).expect("nonzero"),
             )),
             operator_hash: None,
-            live: live::Hub::new(),
+            live,
         }
     }
 

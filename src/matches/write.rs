@@ -310,7 +310,16 @@ impl Matches {
 fn webhook_outbox(e: &Entry, pending: &Pending<'_>) -> crate::store::Outbox {
     let (before, after) = (e.game.sheet_lines(), pending.next.sheet_lines());
     let finished_now = pending.status_change == Some(MatchStatus::Finished.as_str());
-    if after <= before && !finished_now {
+    // The tournament feed tells of a table's first event (not of a match closed before it
+    // started: the organiser's entered result tells of that table).
+    let started_now = pending.row.seq == 1
+        && e.tournament.is_some()
+        && pending.status_change != Some(MatchStatus::Abandoned.as_str());
+    // ... and of a finished table reopened by an undo (never at a duplicate table).
+    let reopened_now =
+        pending.status_change == Some(MatchStatus::InProgress.as_str()) && e.tournament.is_some();
+    // (A sheet that lost a line, to an undo, is told to the feed too.)
+    if after == before && !finished_now && !started_now && !reopened_now {
         return crate::store::Outbox::default();
     }
     let sheet = pending.next.score_sheet();
@@ -332,6 +341,8 @@ fn webhook_outbox(e: &Entry, pending: &Pending<'_>) -> crate::store::Outbox {
         totals: sheet.totals,
         winners: sheet.winners,
         finished_now,
+        started_now,
+        reopened_now,
     })
 }
 

@@ -205,6 +205,8 @@ fn finish_once(api: &mut utoipa::openapi::OpenApi) {
     let orders = media_type_orders(api);
     let mut doc = serde_json::to_value(&*api).expect("the spec serializes");
     typed_unions(&mut doc);
+    // The tournament feed's events: one model per `type`, discriminated.
+    hoist_variants(obj(&mut doc["components"]["schemas"]), "TournamentEvent");
     problem_codes(&mut doc);
     timestamps(&mut doc);
     operations(&mut doc);

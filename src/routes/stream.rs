@@ -25,12 +25,13 @@ use utoipa::IntoParams;
 
 use super::{
     bearer,
-    responses::{InvalidMatchToken, MatchNotFound},
+    responses::{InvalidMatchToken, MatchNotFound, TournamentNotFound},
 };
 use crate::{
     error::{ApiError, Problem},
     limits::{too_many, Gate, Quotas, STREAM_RETRY_AFTER_SECS},
     matches::{live::Room, Matches},
+    tournaments::service::Tournaments,
 };
 
 /// A stream ends after this long; the client reconnects with `Last-Event-ID` and loses nothing.
@@ -266,6 +267,16 @@ impl Streams {
             ));
         }
         if viewer.token.is_none() && held >= self.max_public_per_match {
+            if viewer.match_id.starts_with("t:") {
+                return Err(too_many(
+                    "too_many_streams",
+                    format!(
+                        "this tournament's feed has {held} streams open, the most allowed; try \
+                         again later"
+                    ),
+                    STREAM_RETRY_AFTER_SECS,
+                ));
+            }
             return Err(too_many(
                 "too_many_streams",
                 format!(
@@ -519,8 +530,10 @@ pub async fn stream(
     let room = svc.live().watch(&id);
     let beat = Box::pin(tokio::time::sleep(KEEP_ALIVE));
     let follower = Follower {
-        svc: svc.into_inner(),
-        token,
+        source: Source::Match {
+            svc: svc.into_inner(),
+            token,
+        },
         cursor: after.map_or(view.seq, |a| a.min(view.seq)),
         wanted: 0,
         once: q.once.unwrap_or(false),
@@ -533,6 +546,11 @@ pub async fn stream(
         phase: Phase::Start,
         _slot: slot,
     };
+    Ok(respond(follower))
+}
+
+/// The response whose body is `follower`.
+fn respond(follower: Follower) -> HttpResponse {
     // The body is the follower itself, polled by the connection: a write wakes it once, and a
     // client gone (the connection closed) drops it, and so frees its slot, at once.
     let body = futures_util::stream::unfold(follower, |mut f| async move {
@@ -540,14 +558,25 @@ pub async fn stream(
             .await
             .map(|b| (Ok::<_, std::convert::Infallible>(b), f))
     });
-    Ok(HttpResponse::Ok()
+    HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header(("X-Accel-Buffering", "no"))
         // The connection closes with the stream: a stream that ends (its time is up, the server
         // stops) leaves no idle connection behind for a stop to wait for.
         .force_close()
-        .streaming(body))
+        .streaming(body)
+}
+
+/// What a stream follows.
+enum Source {
+    /// A match, as the bearer of `token` sees it.
+    Match {
+        svc: Arc<Matches>,
+        token: Option<String>,
+    },
+    /// A tournament's feed (public: the same for everyone).
+    Tournament { svc: Arc<Tournaments>, id: String },
 }
 
 /// What a stream sends when the server stops: come back (to its successor) in half a second,
@@ -569,8 +598,7 @@ enum Phase {
 
 /// One open stream: the body of its response.
 struct Follower {
-    svc: Arc<Matches>,
-    token: Option<String>,
+    source: Source,
     /// The client holds every event up to this seq.
     cursor: i64,
     /// A seq announced that the client must reach.
@@ -611,10 +639,9 @@ impl Follower {
                             return stop.ok().map(|()| Bytes::from_static(RECONNECT));
                         }
                         r = Box::pin(render(
-                            &self.svc,
+                            &self.source,
                             &self.feed,
                             &self.room,
-                            self.token.as_deref(),
                             self.cursor,
                             self.wanted,
                         )) => r,
@@ -676,10 +703,9 @@ impl Follower {
 /// The messages from `cursor` on for the bearer of `token`: those another stream of this viewer
 /// rendered (or is rendering) from the same cursor, when they reach `wanted`; else rendered now.
 async fn render(
-    svc: &Matches,
+    source: &Source,
     feed: &Feed,
     room: &Room,
-    token: Option<&str>,
     cursor: i64,
     wanted: i64,
 ) -> Result<Arc<Rendered>, ApiError> {
@@ -688,7 +714,7 @@ async fn render(
         let got = a
             .done
             .get_or_init(|| async {
-                match read(svc, room, token, cursor, wanted).await {
+                match read(source, room, cursor, wanted).await {
                     Ok(r) => Ok(Arc::new(r)),
                     Err(error) => Err(Failed {
                         at: tokio::time::Instant::now(),
@@ -704,17 +730,20 @@ async fn render(
         }
     }
     // Renderings keep falling short (writes landing all the time): one of its own.
-    read(svc, room, token, cursor, wanted).await.map(Arc::new)
+    read(source, room, cursor, wanted).await.map(Arc::new)
 }
 
-/// The frame from `cursor` as the bearer of `token` sees it, as SSE messages.
+/// The frame from `cursor` of what `source` follows, as SSE messages.
 async fn read(
-    svc: &Matches,
+    source: &Source,
     room: &Room,
-    token: Option<&str>,
     cursor: i64,
     wanted: i64,
 ) -> Result<Rendered, ApiError> {
+    let (svc, token) = match source {
+        Source::Match { svc, token } => (svc, token.as_deref()),
+        Source::Tournament { svc, id } => return read_feed(svc, id, cursor).await,
+    };
     let frame = svc.live_frame(room, token, cursor, wanted, PAGE).await?;
     let mut out = Vec::new();
     for ev in &frame.events {
@@ -736,7 +765,138 @@ async fn read(
     })
 }
 
+/// A tournament feed's events after `cursor` (a page at most), as SSE messages: complete when
+/// they reach the end of the feed as it was read.
+async fn read_feed(svc: &Tournaments, id: &str, cursor: i64) -> Result<Rendered, ApiError> {
+    let page = svc.events(id, cursor, PAGE as i64).await?;
+    let mut out = Vec::new();
+    for ev in &page.events {
+        let data = serde_json::to_string(ev).map_err(|e| ApiError::internal(&e))?;
+        out.extend_from_slice(&message("event", ev.seq(), &data));
+    }
+    Ok(Rendered {
+        to: page.events.last().map_or(cursor, |e| e.seq()),
+        bytes: Bytes::from(out),
+        complete: page.next_after.is_none(),
+    })
+}
+
+/// Where a tournament stream starts, and how it ends.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct FeedStreamQuery {
+    /// Resume after this seq, as the `Last-Event-ID` header does (the header wins when both are
+    /// sent). Without either the stream starts at the feed's beginning (0).
+    #[param(minimum = 0, maximum = 999_999_999_999_999_999_i64)]
+    pub last_event_id: Option<i64>,
+    /// `true`: send the events there are now and end the stream instead of following the
+    /// tournament.
+    pub once: Option<bool>,
+}
+
+/// One Server-Sent Events message of a tournament's stream (its `id:`, `event:` and `data:`
+/// lines). Comment lines (`: keep-alive`) and `retry:` carry no message.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // documentation only
+pub struct TournamentStreamMessage {
+    /// The event's seq: the client holds every event of the feed up to it (what
+    /// `Last-Event-ID` resumes from). Absent on `error` and `reconnect`.
+    #[schema(pattern = "^[0-9]{1,18}$", example = "12")]
+    pub id: Option<String>,
+    /// `event` (a `TournamentEvent`), `error` or `reconnect` (`{code, detail}`).
+    pub event: StreamMessageKind,
+    /// JSON text: a `TournamentEvent` (`event`) or `{code, detail}` (`error`, `reconnect`).
+    #[schema(content_media_type = "application/json")]
+    pub data: String,
+}
+
+/// The tournament's feed live, as Server-Sent Events (`text/event-stream`): one connection
+/// follows every table (a projector, a bot).
+///
+/// Each `event: event` message carries one `TournamentEvent`, exactly as
+/// `GET /v1/tournaments/{id}/events` shows it, with `id:` its seq. The stream starts after
+/// `Last-Event-ID` (or `?last_event_id=`), else at the feed's beginning, then follows the
+/// tournament: a write to it (a round paired, a result entered, a table's match writing what
+/// the feed tells of) wakes the tournament's streams and no others. Public and the same for
+/// everyone: in duplicate play nothing of a board is told before its round is complete.
+///
+/// As match streams: keep-alive comments every 15 s; the stream ends after 30 minutes, or when
+/// the server stops (an `event: reconnect` message and `retry:`), and the client resumes with
+/// `Last-Event-ID`, missing nothing. Streams are capped per client (IP address) and per
+/// tournament (the cap on tokenless streams of a match): over a cap, 429 `too_many_streams`
+/// with `Retry-After`.
+#[utoipa::path(
+    tag = "tournaments",
+    params(
+        ("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$"),
+        FeedStreamQuery,
+        StreamHeaders,
+    ),
+    responses(
+        (status = 200, description = "The stream (`once=true`: the events there are now, then the end); each message is a `TournamentStreamMessage`", content_type = "text/event-stream", body = TournamentStreamMessage,
+         example = "id: 2\nevent: event\ndata: {\"type\":\"table.started\",\"seq\":2,\"created_at\":\"2026-01-01T00:00:00.000Z\",\"round\":1,\"table\":1,\"match_id\":\"0c5e2f7a9b8d4c3e1f0a6b5c4d3e2f1a\"}\n\n"),
+        (status = 400, description = "`invalid_last_event_id`, `invalid_query`", body = Problem, content_type = "application/problem+json"),
+        TournamentNotFound,
+        (status = 429, description = "`too_many_streams`: this client holds as many streams as it may, or this tournament as many as it may", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+        (status = 503, description = "`busy`: too many open streams on this server; `server_stopping`: the server is restarting; `storage_unavailable`", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait before retrying"))),
+    )
+)]
+#[get("/v1/tournaments/{id}/stream")]
+pub async fn tournament_stream(
+    svc: web::Data<Tournaments>,
+    streams: web::Data<Streams>,
+    gate: web::Data<Gate>,
+    id: web::Path<String>,
+    q: web::Query<FeedStreamQuery>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let q = q.into_inner();
+    if q.last_event_id
+        .is_some_and(|a| !(0..=999_999_999_999_999_999).contains(&a))
+    {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "last_event_id must be a seq: 0 to 999999999999999999",
+        ));
+    }
+    let after = match last_event_id(&req)? {
+        Some(a) => Some(a),
+        None => q.last_event_id,
+    };
+    let id = id.into_inner();
+    let key = crate::store::feed_key(&id);
+    let viewer = Viewer {
+        match_id: key.clone(),
+        token: None,
+    };
+    let client = gate.client(&req);
+    streams.check(client, &viewer)?;
+    let version = svc.feed_version(&id).await?;
+    let (slot, feed, end) = streams.into_inner().take(client, viewer)?;
+    // In the room before the first read of the feed: nothing committed after it is missed.
+    let room = svc.live().watch(&key);
+    let follower = Follower {
+        source: Source::Tournament {
+            svc: svc.into_inner(),
+            id,
+        },
+        cursor: after.unwrap_or(0).min(version),
+        wanted: 0,
+        once: q.once.unwrap_or(false),
+        feed,
+        room,
+        end,
+        beat: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
+        until: tokio::time::Instant::now() + MAX_LIFETIME,
+        rounds: 0,
+        phase: Phase::Start,
+        _slot: slot,
+    };
+    Ok(respond(follower))
+}
+
 /// Registers the routes.
 pub fn config(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
-    cfg.service(stream);
+    cfg.service(stream).service(tournament_stream);
 }

@@ -29,7 +29,8 @@ use crate::{
         service::{TournamentFilter, Tournaments},
         views::{
             CreatePlayer, CreateTournament, CreatedTournament, EnterResult, Player, PlayerPage,
-            RoundWithTokens, TableView, TournamentPage, TournamentView,
+            RoundWithTokens, TableView, TournamentEventPage, TournamentPage, TournamentStatus,
+            TournamentView,
         },
     },
 };
@@ -260,6 +261,11 @@ pub struct TournamentQuery {
     /// Only those created before this time (RFC 3339).
     #[param(format = DateTime, example = "2026-12-01T00:00:00Z")]
     pub created_before: Option<String>,
+    /// Only tournaments with this status: `in_progress` (rounds to pair or tables to finish) or
+    /// `finished` (the last round complete), as their view's `status` says. Any other value is
+    /// 400 `invalid_query`.
+    #[param(inline)]
+    pub status: Option<TournamentStatus>,
     /// Page size, 1 to 100 (default 20).
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
@@ -278,7 +284,7 @@ pub struct TournamentQuery {
     params(TournamentQuery),
     responses(
         (status = 200, description = "A page of tournaments", body = TournamentPage),
-        (status = 400, description = "`invalid_query` (limit, a time that is not RFC 3339, unknown parameter), `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "`invalid_query` (limit, a time that is not RFC 3339, a status other than `in_progress` or `finished`, unknown parameter), `invalid_cursor`", body = Problem, content_type = "application/problem+json"),
         StorageUnavailableBrief,
     )
 )]
@@ -293,6 +299,7 @@ pub async fn list_tournaments(
         created_after: q.created_after.as_deref(),
         created_before: q.created_before.as_deref(),
         player: None,
+        status: q.status,
     };
     Ok(web::Json(
         svc.list_tournaments(&filter, q.cursor.as_deref(), limit)
@@ -690,6 +697,51 @@ pub async fn export_file(
     Ok(resp)
 }
 
+/// Paging of a tournament's feed.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct FeedQuery {
+    /// Only events with a greater seq (default 0: from the start).
+    #[param(minimum = 0, maximum = 999_999_999_999_999_999_i64)]
+    pub after: Option<i64>,
+    /// Page size, 1 to 1000 (default 100).
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<i64>,
+}
+
+/// The tournament's feed, oldest first: every public thing that happens in it (a round paired,
+/// a table started, a deal scored, a table finished, a result entered or corrected, a round
+/// complete, the tournament finished), each with its `seq` (1, 2, 3..., never changing).
+/// Public, and the same for every caller: in duplicate play nothing of a board is told before
+/// its round is complete. `GET /v1/tournaments/{id}/stream` sends the same events live.
+#[utoipa::path(
+    tag = "tournaments",
+    params(("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$"), FeedQuery),
+    responses(
+        (status = 200, description = "A page of the feed", body = TournamentEventPage),
+        (status = 400, description = "`invalid_query`: bad paging or an unknown parameter", body = Problem, content_type = "application/problem+json"),
+        TournamentNotFound,
+        StorageUnavailableBrief,
+    )
+)]
+#[get("/v1/tournaments/{id}/events")]
+pub async fn tournament_events(
+    svc: web::Data<Tournaments>,
+    id: web::Path<String>,
+    q: web::Query<FeedQuery>,
+) -> Result<web::Json<TournamentEventPage>, ApiError> {
+    let after = q.after.unwrap_or(0);
+    let limit = q.limit.unwrap_or(100);
+    if !(0..=999_999_999_999_999_999).contains(&after) || !(1..=1000).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            "after must be 0 to 999999999999999999 and limit 1 to 1000",
+        ));
+    }
+    Ok(web::Json(svc.events(&id, after, limit).await?))
+}
+
 /// Registers the routes.
 pub fn config(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     cfg.service(create_player)
@@ -700,6 +752,7 @@ pub fn config(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(create_tournament)
         .service(list_tournaments)
         .service(get_tournament)
+        .service(tournament_events)
         .service(pair_round)
         .service(rotate_organiser)
         .service(get_round)

@@ -38,10 +38,13 @@ pub mod idempotency;
 mod tournaments;
 pub use club::{ClubResult, MergeRefusal, PlayerResultRow, RatingRow, SeasonLineRow, SeasonRow};
 mod webhooks;
+// The tournament feed (issue 23, part 3), written in the transaction of the change it tells of.
+mod feed;
+pub use feed::{feed_key, FeedEvent, FeedHookFn, FeedRow};
 pub use idempotency::CreateKeyRow;
 pub use tournaments::{
-    name_key, NewMatch, PlayerListRow, PlayerRow, ResultRow, RoundRow, TournamentListRow,
-    TournamentRow,
+    name_key, NewMatch, PlayerListRow, PlayerRow, ResultRow, RoundRow, TournamentListFilter,
+    TournamentListRow, TournamentRow,
 };
 // Webhooks (issue 23): the outbox, written in the transaction of the write that causes it.
 pub use webhooks::{stamp, DeliveryRow, Outbox, OutboxEvent, WebhookRow, RETRY_FOR};
@@ -278,6 +281,8 @@ pub struct Store {
     reader: AnyPool,
     backend: Backend,
     group: Arc<GroupCommit>,
+    /// Told of every committed feed event (the live hub's tournament rooms).
+    feed_hook: feed::FeedHook,
 }
 
 /// An append waiting for the next group commit, and where to send its result.
@@ -524,7 +529,7 @@ async fn insert_batch(
     conn: &mut sqlx::AnyConnection,
     backend: Backend,
     batch: &[Pending],
-) -> Result<Vec<bool>, sqlx::Error> {
+) -> Result<(Vec<bool>, feed::Announced), sqlx::Error> {
     let events: Vec<&EventRow> = batch.iter().map(|p| &p.event).collect();
     let mut inserted = Vec::with_capacity(batch.len());
     for chunk in events.chunks(MAX_ROWS_PER_INSERT) {
@@ -539,13 +544,21 @@ async fn insert_batch(
                 .await?;
         }
     }
-    // Webhooks: the outbox rows of the appends that went in, in the same transaction.
-    for (p, &went_in) in batch.iter().zip(&inserted) {
-        if went_in && !p.outbox.is_empty() {
-            webhooks::write_in(&mut *conn, backend, &p.outbox).await?;
-        }
+    // Webhooks and the tournament feed: the outbox rows of the appends that went in, in the same
+    // transaction, taken tournament by tournament (each locks its tournament's row first: in one
+    // order, two batches in flight never wait for each other).
+    let mut outboxes: Vec<&Outbox> = batch
+        .iter()
+        .zip(&inserted)
+        .filter(|(p, &went_in)| went_in && !p.outbox.is_empty())
+        .map(|(p, _)| &p.outbox)
+        .collect();
+    outboxes.sort_by_key(|o| o.tournament());
+    let mut announced = Vec::new();
+    for outbox in outboxes {
+        announced.extend(webhooks::write_in(&mut *conn, backend, outbox).await?);
     }
-    Ok(inserted)
+    Ok((inserted, announced))
 }
 
 /// One transaction for a whole batch of appends, then every append's answer. An append whose seq
@@ -555,7 +568,12 @@ async fn insert_batch(
 /// WAL flush on PostgreSQL, one fsync on SQLite. Any other error rolls back the whole batch (the
 /// connection is closed, see [`discard`]) and fails every append: `Unavailable` for a storage
 /// fault such as a full disk, `OutcomeUnknown` when the commit itself was cut short.
-async fn commit_batch(writer: &AnyPool, backend: Backend, mut batch: Vec<Pending>) {
+async fn commit_batch(
+    writer: &AnyPool,
+    backend: Backend,
+    hook: &feed::FeedHook,
+    mut batch: Vec<Pending>,
+) {
     if batch.is_empty() {
         return;
     }
@@ -604,7 +622,8 @@ async fn commit_batch(writer: &AnyPool, backend: Backend, mut batch: Vec<Pending
         }
     };
     match outcome {
-        Ok(inserted) => {
+        Ok((inserted, announced)) => {
+            hook.call(&announced);
             for (p, went_in) in batch.into_iter().zip(inserted) {
                 let _ = p.done.send(if went_in {
                     Ok(())
@@ -750,6 +769,7 @@ impl Store {
                     reader,
                     backend,
                     group: GroupCommit::new(1),
+                    feed_hook: feed::FeedHook::default(),
                 }
             }
             Backend::Postgres => {
@@ -791,6 +811,7 @@ impl Store {
                     reader: pool,
                     backend,
                     group: GroupCommit::new(pg_commit_turns()),
+                    feed_hook: feed::FeedHook::default(),
                 }
             }
         };
@@ -1045,10 +1066,11 @@ impl Store {
                 );
                 if !batch.is_empty() {
                     let (writer, backend) = (self.writer.clone(), self.backend);
+                    let hook = self.feed_hook.clone();
                     // The commit runs as a task of its own, holding the turn: it carries other
                     // requests' events and must finish even if this request is dropped meanwhile.
                     tokio::spawn(async move {
-                        commit_batch(&writer, backend, batch).await;
+                        commit_batch(&writer, backend, &hook, batch).await;
                         drop(turn);
                     });
                 }

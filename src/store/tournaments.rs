@@ -51,6 +51,28 @@ fn finish(
     }
 }
 
+impl Store {
+    /// [`finish`] for a write that also appends to a tournament's feed: the feed's live hub is
+    /// told of what the transaction `announced` once it has committed.
+    fn finish_announced(
+        &self,
+        result: Result<Result<super::feed::Announced, StoreError>, sqlx::Error>,
+        conn: &mut sqlx::pool::PoolConnection<sqlx::Any>,
+        key: Option<&KeyAnswer>,
+    ) -> Result<(), StoreError> {
+        let (result, announced) = match result {
+            Ok(Ok(announced)) => (Ok(None), Some(announced)),
+            Ok(Err(refused)) => (Ok(Some(refused)), None),
+            Err(e) => (Err(e), None),
+        };
+        finish(result, conn, key)?;
+        if let Some(announced) = announced {
+            self.feed_committed(&announced);
+        }
+        Ok(())
+    }
+}
+
 /// Writes `key` first in a create's transaction: false when another request recorded it.
 async fn key_in(
     conn: &mut sqlx::AnyConnection,
@@ -86,6 +108,21 @@ pub struct PlayerListRow {
     pub created_at: String,
 }
 
+/// The filters of [`Store::list_tournaments`] (each `None`: no filter).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TournamentListFilter<'a> {
+    /// Only this game.
+    pub game: Option<&'a str>,
+    /// Created at or after this stored time.
+    pub after: Option<&'a str>,
+    /// Created before this stored time.
+    pub before: Option<&'a str>,
+    /// Only those this player entered.
+    pub player: Option<&'a str>,
+    /// `Some(true)`: only finished ones; `Some(false)`: only those in progress.
+    pub finished: Option<bool>,
+}
+
 /// A tournament in a listing.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct TournamentListRow {
@@ -99,6 +136,8 @@ pub struct TournamentListRow {
     pub created_at: String,
     /// Rounds paired so far.
     pub rounds_paired: i64,
+    /// When its last round was complete (None: in progress).
+    pub finished_at: Option<String>,
 }
 
 /// A player's name as search compares it: folded by Unicode lower case (the same on every
@@ -313,14 +352,23 @@ impl Store {
     /// that player entered.
     pub async fn list_tournaments(
         &self,
-        game: Option<&str>,
-        after: Option<&str>,
-        before: Option<&str>,
-        player: Option<&str>,
+        filter: &TournamentListFilter<'_>,
         cursor: Option<i64>,
         limit: i64,
     ) -> Result<Vec<TournamentListRow>, StoreError> {
+        let TournamentListFilter {
+            game,
+            after,
+            before,
+            player,
+            finished,
+        } = *filter;
         let mut filters = vec!["t.num < $1".to_string()];
+        match finished {
+            Some(true) => filters.push("t.finished_at IS NOT NULL".into()),
+            Some(false) => filters.push("t.finished_at IS NULL".into()),
+            None => {}
+        }
         let mut binds: Vec<&str> = vec![];
         for (test, value) in [
             ("t.game = ", game),
@@ -340,7 +388,7 @@ impl Store {
             ));
         }
         let sql = format!(
-            "SELECT t.num, t.id, t.spec, t.created_at, \
+            "SELECT t.num, t.id, t.spec, t.created_at, t.finished_at, \
                (SELECT COUNT(*) FROM tournament_rounds r WHERE r.tournament_id = t.id) AS rounds_paired \
              FROM tournaments t WHERE {} ORDER BY t.num DESC LIMIT $2",
             filters.join(" AND ")
@@ -577,10 +625,10 @@ impl Store {
             let mut tx = conn.begin().await?;
             // The key first: a concurrent request with it waits here, then finds it taken.
             if !key_in(&mut tx, key).await? {
-                return Ok(Some(StoreError::KeyTaken));
+                return Ok(Err(StoreError::KeyTaken));
             }
             if !still_organiser_in(&mut tx, tournament_id, organiser_hash).await? {
-                return Ok(Some(StoreError::Revoked));
+                return Ok(Err(StoreError::Revoked));
             }
             sqlx::query(
                 "INSERT INTO tournament_rounds (tournament_id, round, secret, pairing, match_ids, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
@@ -596,13 +644,13 @@ impl Store {
             for (m, tokens) in matches {
                 Store::insert_match_in(&mut tx, m, tokens).await?;
             }
-            // Webhooks: `round.paired`, in the round's transaction.
-            super::webhooks::write_in(&mut tx, self.backend, outbox).await?;
+            // Webhooks and the feed: `round.paired`, in the round's transaction.
+            let announced = super::webhooks::write_in(&mut tx, self.backend, outbox).await?;
             tx.commit().await?;
-            Ok(None)
+            Ok(Ok(announced))
         }
         .await;
-        finish(result, &mut conn, key)
+        self.finish_announced(result, &mut conn, key)
     }
 
     /// Records one version of a table's entered result; [`StoreError::Conflict`] when that
@@ -621,7 +669,7 @@ impl Store {
             // `round.complete`) are one transaction.
             let mut tx = conn.begin().await?;
             if !still_organiser_in(&mut tx, tournament_id, organiser_hash).await? {
-                return Ok(Some(StoreError::Revoked));
+                return Ok(Err(StoreError::Revoked));
             }
             sqlx::query(
                 "INSERT INTO tournament_results (tournament_id, round, table_no, version, result, entered_at) VALUES ($1, $2, $3, $4, $5, $6)",
@@ -634,12 +682,12 @@ impl Store {
             .bind(&r.entered_at)
             .execute(&mut *tx)
             .await?;
-            super::webhooks::write_in(&mut tx, backend, outbox).await?;
+            let announced = super::webhooks::write_in(&mut tx, backend, outbox).await?;
             tx.commit().await?;
-            Ok(None)
+            Ok(Ok(announced))
         }
         .await;
-        finish(result, &mut conn, None)
+        self.finish_announced(result, &mut conn, None)
     }
     /// Whether every table of round `round` of tournament `tournament_id` has its result: an
     /// entered one, or its match finished. (A match is settled by hand only once abandoned, and

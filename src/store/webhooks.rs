@@ -38,27 +38,54 @@ pub struct Outbox {
     /// read inside the write's transaction, every table of the round has its result
     /// ([`round_complete_in`]). Set only by a write that settles a table that had none.
     pub round_check: Option<(String, i64)>,
+    /// The tournament feed's events of the write (issue 23, part 3), public facts only; with
+    /// `round.complete` and `tournament.finished` added by [`write_in`] when the round check
+    /// finds them.
+    pub feed: Vec<super::feed::FeedEvent>,
 }
 
 impl Outbox {
     /// Whether the write leaves nothing in the outbox.
     pub fn is_empty(&self) -> bool {
-        self.events.is_empty() && self.round_check.is_none()
+        self.events.is_empty() && self.round_check.is_none() && self.feed.is_empty()
+    }
+
+    /// The tournament whose rows the write locks first (see [`super::feed::lock_in`]): the
+    /// order group commits take them in.
+    pub fn tournament(&self) -> Option<&str> {
+        self.feed
+            .first()
+            .map(|f| f.tournament_id.as_str())
+            .or(self.round_check.as_ref().map(|(t, _)| t.as_str()))
     }
 }
 
 /// Writes `outbox` on `conn`, inside the caller's transaction (after the write's own rows, so
-/// that a round check sees them).
+/// that a round check sees them): the webhooks' deliveries, then the tournament feed's events
+/// (with `round.complete` and `tournament.finished` when this write completes them). Says what
+/// the feed announces once the transaction commits.
 pub async fn write_in(
     conn: &mut sqlx::AnyConnection,
     backend: Backend,
     outbox: &Outbox,
-) -> Result<(), sqlx::Error> {
+) -> Result<super::feed::Announced, sqlx::Error> {
+    use super::feed::{self, FeedEvent};
+    // The tournament's row first: its feed's seqs and its round completions, one writer at a time.
+    let mut touched: Vec<&str> = outbox
+        .feed
+        .iter()
+        .map(|e| e.tournament_id.as_str())
+        .collect();
+    if let Some((t, _)) = &outbox.round_check {
+        touched.push(t);
+    }
+    feed::lock_in(&mut *conn, backend, &touched).await?;
     if backend == Backend::Postgres {
-        // The owners' rows are locked (shared) before their webhooks are read: a registration
-        // locks its owner's row for update first, so it either commits before this read (and
-        // is seen) or waits for this transaction's end (and comes after the event). SQLite has
-        // one writer: there every write transaction is already serialised.
+        // Then the owners' rows are locked (shared) before their webhooks are read: a
+        // registration locks its owner's row for update first, so it either commits before this
+        // read (and is seen) or waits for this transaction's end (and comes after the event).
+        // SQLite has one writer: there every write transaction is already serialised. (A
+        // tournament locked for update just above is already held.)
         let mut owners: Vec<(&str, &str)> = outbox
             .events
             .iter()
@@ -77,8 +104,9 @@ pub async fn write_in(
         }
     }
     enqueue_in(&mut *conn, &outbox.events).await?;
+    let mut events = outbox.feed.clone();
     if let Some((tournament, round)) = &outbox.round_check {
-        if round_complete_in(&mut *conn, backend, tournament, *round).await? {
+        if let Some(match_ids) = round_complete_in(&mut *conn, backend, tournament, *round).await? {
             let event = OutboxEvent {
                 owner_kind: "tournament",
                 owner_id: tournament.clone(),
@@ -86,9 +114,27 @@ pub async fn write_in(
                 data: serde_json::json!({"tournament_id": tournament, "round": round}),
             };
             enqueue_in(&mut *conn, &[event]).await?;
+            // The feed: the round's tables and matches, public now even in duplicate play.
+            let tables: Vec<serde_json::Value> = match_ids
+                .iter()
+                .enumerate()
+                .map(|(i, m)| serde_json::json!({"table": i + 1, "match_id": m}))
+                .collect();
+            events.push(FeedEvent {
+                tournament_id: tournament.clone(),
+                kind: "round.complete",
+                data: serde_json::json!({"round": round, "tables": tables}),
+            });
+            if let Some(rounds) = feed::finish_in(&mut *conn, tournament).await? {
+                events.push(FeedEvent {
+                    tournament_id: tournament.clone(),
+                    kind: "tournament.finished",
+                    data: serde_json::json!({"rounds": rounds}),
+                });
+            }
         }
     }
-    Ok(())
+    feed::append_in(&mut *conn, backend, &events).await
 }
 
 /// Locks (PostgreSQL) the row of a webhook owner: `kind` `"match"` or `"tournament"`, `mode`
@@ -222,29 +268,44 @@ pub async fn enqueue_in(
 }
 
 /// Whether every table of round `round` of tournament `tournament_id` has its result (entered,
-/// or its match finished), read on `conn` inside the caller's transaction. On PostgreSQL the
-/// round's row is locked first (`FOR UPDATE`), so that two transactions completing the round's
-/// last two tables at once are taken one after the other, and the second sees the first's
-/// result: exactly one of them finds the round complete. (SQLite has one writer.)
+/// or its match finished), read on `conn` inside the caller's transaction: then the round's
+/// match ids by table. On PostgreSQL the round's row is locked first (`FOR UPDATE`), so that two
+/// transactions completing the round's last two tables at once are taken one after the other,
+/// and the second sees the first's result: exactly one of them finds the round complete.
+/// (SQLite has one writer.)
 pub async fn round_complete_in(
     conn: &mut sqlx::AnyConnection,
     backend: Backend,
     tournament_id: &str,
     round: i64,
-) -> Result<bool, sqlx::Error> {
-    let lock = match backend {
-        Backend::Postgres => " FOR UPDATE",
-        Backend::Sqlite => "",
-    };
-    let Some((match_ids,)) = sqlx::query_as::<_, (String,)>(&format!(
-        "SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1 AND round = $2{lock}"
-    ))
+) -> Result<Option<Vec<Option<String>>>, sqlx::Error> {
+    if backend == Backend::Postgres {
+        sqlx::query(
+            "SELECT round FROM tournament_rounds WHERE tournament_id = $1 AND round = $2 FOR UPDATE",
+        )
+        .bind(tournament_id)
+        .bind(round)
+        .fetch_optional(&mut *conn)
+        .await?;
+    }
+    round_state_in(conn, tournament_id, round).await
+}
+
+/// [`round_complete_in`] without the lock: the round's match ids when it is complete.
+pub async fn round_state_in(
+    conn: &mut sqlx::AnyConnection,
+    tournament_id: &str,
+    round: i64,
+) -> Result<Option<Vec<Option<String>>>, sqlx::Error> {
+    let Some((match_ids,)) = sqlx::query_as::<_, (String,)>(
+        "SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1 AND round = $2",
+    )
     .bind(tournament_id)
     .bind(round)
     .fetch_optional(&mut *conn)
     .await?
     else {
-        return Ok(false);
+        return Ok(None);
     };
     let match_ids: Vec<Option<String>> =
         serde_json::from_str(&match_ids).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
@@ -259,16 +320,16 @@ pub async fn round_complete_in(
         if entered.iter().any(|(t,)| *t == i as i64 + 1) {
             continue;
         }
-        let Some(m) = m else { return Ok(false) };
+        let Some(m) = m else { return Ok(None) };
         let status: Option<(String,)> = sqlx::query_as("SELECT status FROM matches WHERE id = $1")
             .bind(m)
             .fetch_optional(&mut *conn)
             .await?;
         if status.as_ref().map(|(s,)| s.as_str()) != Some("finished") {
-            return Ok(false);
+            return Ok(None);
         }
     }
-    Ok(true)
+    Ok(Some(match_ids))
 }
 
 impl Store {

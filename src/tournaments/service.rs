@@ -23,9 +23,9 @@ use super::{
     model::{Entrant, Pairing, RatingSystem, ResultSource, Standings, TableResult},
     pairing, quicklog,
     views::{
-        CreatePlayer, CreateTournament, CreatedTournament, EnterResult, Format, Player, PlayerPage,
-        Record, RoundWithTokens, TableTokens, TableView, TournamentPage, TournamentSummary,
-        TournamentView,
+        CreatePlayer, CreateTournament, CreatedTournament, EnterResult, FeedTable, Format, Player,
+        PlayerPage, Record, RoundWithTokens, TableTokens, TableView, TournamentEvent,
+        TournamentEventPage, TournamentPage, TournamentStatus, TournamentSummary, TournamentView,
     },
     TournamentError,
 };
@@ -34,7 +34,7 @@ use crate::{
     matches::{
         check_name, parse_cursor,
         tables::TableMatch,
-        views::{MatchPage, MatchStatus, TournamentLink},
+        views::{MatchPage, MatchStatus, PlayerView, TournamentLink},
         MatchError, Matches,
     },
     rules::{AnyGame, Dealing},
@@ -73,6 +73,8 @@ pub struct TournamentFilter<'a> {
     pub created_before: Option<&'a str>,
     /// Only those this player entered.
     pub player: Option<&'a str>,
+    /// Only those with this status.
+    pub status: Option<TournamentStatus>,
 }
 
 /// How many tournaments' settings are kept parsed (a national open's entrant list is a few
@@ -364,10 +366,13 @@ impl Tournaments {
         let rows = self
             .store
             .list_tournaments(
-                filter.game,
-                after.as_deref(),
-                before.as_deref(),
-                filter.player,
+                &crate::store::TournamentListFilter {
+                    game: filter.game,
+                    after: after.as_deref(),
+                    before: before.as_deref(),
+                    player: filter.player,
+                    finished: filter.status.map(|s| s == TournamentStatus::Finished),
+                },
                 cursor,
                 limit + 1,
             )
@@ -386,6 +391,11 @@ impl Tournaments {
                 rounds: spec.rounds,
                 rounds_paired: r.rounds_paired as u32,
                 entrants: spec.entrants.len(),
+                status: if r.finished_at.is_some() {
+                    TournamentStatus::Finished
+                } else {
+                    TournamentStatus::InProgress
+                },
                 created_at: r.created_at,
             });
         }
@@ -741,6 +751,43 @@ impl Tournaments {
         })
     }
 
+    /// The tournament feed (issue 23, part 3): the events after seq `after`, at most `limit`.
+    /// Public: the feed holds public facts only.
+    pub async fn events(
+        &self,
+        id: &str,
+        after: i64,
+        limit: i64,
+    ) -> Result<TournamentEventPage, TournamentError> {
+        if self.store.feed_version(id).await?.is_none() {
+            return Err(TournamentError::NotFound(id.to_string()));
+        }
+        let rows = self.store.feed_after(id, after, limit + 1).await?;
+        let more = rows.len() as i64 > limit;
+        let events = rows
+            .into_iter()
+            .take(limit as usize)
+            .map(feed_event)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(TournamentEventPage {
+            next_after: more.then(|| events.last().map_or(after, TournamentEvent::seq)),
+            events,
+        })
+    }
+
+    /// The last seq of tournament `id`'s feed (404 for an unknown tournament).
+    pub async fn feed_version(&self, id: &str) -> Result<i64, TournamentError> {
+        self.store
+            .feed_version(id)
+            .await?
+            .ok_or_else(|| TournamentError::NotFound(id.to_string()))
+    }
+
+    /// The live hub (the tournament streams' rooms are its rooms).
+    pub fn live(&self) -> &crate::matches::live::Hub {
+        self.matches.live()
+    }
+
     /// Webhooks (issue 23): whether `token` is tournament `id`'s organiser's.
     pub async fn authorize_organiser(
         &self,
@@ -775,8 +822,9 @@ impl Tournaments {
             match_ids: to_json(&match_ids)?,
             created_at: now(),
         };
-        // Webhooks: `round.paired`, queued in the round's transaction.
-        let outbox = crate::webhooks::events::round_paired(id, next, &match_ids);
+        // Webhooks and the feed: `round.paired`, queued in the round's transaction.
+        let feed = feed_round_paired(&t, next, &pairing, &match_ids);
+        let outbox = crate::webhooks::events::round_paired(id, next, &match_ids, feed);
         // The answer, from what is about to be written (the new round's tables have no result
         // yet): a keyed pairing records it in the round's transaction.
         t.rounds
@@ -1192,4 +1240,49 @@ pub fn round_answer(id: &str, r: &RoundWithTokens) -> Result<CreatedAnswer, serd
         r,
         &[],
     )
+}
+
+/// A stored feed event as the wire shows it: its facts with its seq, type and time.
+pub(crate) fn feed_event(row: crate::store::FeedRow) -> Result<TournamentEvent, TournamentError> {
+    let mut v: serde_json::Value = serde_json::from_str(&row.data)
+        .map_err(|e| StoreError::Corrupt(format!("feed event {}: {e}", row.seq)))?;
+    let o = v
+        .as_object_mut()
+        .ok_or_else(|| StoreError::Corrupt(format!("feed event {}: not an object", row.seq)))?;
+    o.insert("seq".into(), row.seq.into());
+    o.insert("type".into(), row.kind.into());
+    o.insert("created_at".into(), row.created_at.into());
+    Ok(serde_json::from_value(v)
+        .map_err(|e| StoreError::Corrupt(format!("feed event {}: {e}", row.seq)))?)
+}
+
+/// The feed's `round.paired`: each table's players by seat, its match (not in duplicate play,
+/// where the table's match stays the organiser's while the round is played), the byes.
+fn feed_round_paired(
+    t: &Loaded,
+    round: u32,
+    pairing: &Pairing,
+    match_ids: &[Option<String>],
+) -> serde_json::Value {
+    let tables: Vec<FeedTable> = pairing
+        .tables
+        .iter()
+        .zip(match_ids)
+        .enumerate()
+        .map(|(i, (seats, m))| FeedTable {
+            table: i as u32 + 1,
+            match_id: m.clone().filter(|_| !t.spec.duplicate),
+            players: seats
+                .iter()
+                .enumerate()
+                .map(|(seat, &e)| PlayerView {
+                    seat,
+                    name: t.spec.entrants[e].name.clone(),
+                    player_id: Some(t.spec.entrants[e].player_id.clone()),
+                })
+                .collect(),
+        })
+        .collect();
+    let byes: Vec<&Entrant> = pairing.byes.iter().map(|&b| &t.spec.entrants[b]).collect();
+    serde_json::json!({"round": round, "tables": tables, "byes": byes})
 }

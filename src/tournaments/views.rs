@@ -285,9 +285,22 @@ pub struct TournamentSummary {
     pub rounds_paired: u32,
     /// How many entrants.
     pub entrants: usize,
+    /// `in_progress` until the last round is complete, then `finished` (as the tournament's
+    /// view says).
+    pub status: TournamentStatus,
     /// When it was created (RFC 3339 UTC).
     #[schema(format = DateTime)]
     pub created_at: String,
+}
+
+/// Where a tournament stands: the statuses its view has (`GET /v1/tournaments?status=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TournamentStatus {
+    /// Rounds to pair or tables to finish.
+    InProgress,
+    /// The last round is complete.
+    Finished,
 }
 
 /// A page of tournaments, newest first.
@@ -297,4 +310,214 @@ pub struct TournamentPage {
     pub tournaments: Vec<TournamentSummary>,
     /// Pass as `cursor` for the next page; null at the end.
     pub next_cursor: Option<String>,
+}
+
+/// A table as the feed's `round.paired` tells of it.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct FeedTable {
+    /// The table number, from 1.
+    pub table: u32,
+    /// The table's match: null when results are entered as totals, and in duplicate play (the
+    /// round's `round.complete` tells it once every table has its result).
+    pub match_id: Option<String>,
+    /// The players by seat.
+    pub players: Vec<PlayerView>,
+}
+
+/// A table's match at the end of a round (`round.complete`).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct FeedTableMatch {
+    /// The table number, from 1.
+    pub table: u32,
+    /// The table's match (null: results entered as totals).
+    pub match_id: Option<String>,
+}
+
+/// One event of a tournament's feed (`GET /v1/tournaments/{id}/events` and `/stream`): every
+/// public thing that happens in the tournament, in order. `seq` is 1, 2, 3... per tournament and
+/// never changes; `type` says which. Public facts only: in duplicate play nothing of a board
+/// (no `deal.scored`, no totals, no match id) is told before the round is complete.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", deny_unknown_fields)]
+pub enum TournamentEvent {
+    /// A round was paired: its tables (with their matches, except in duplicate play) and byes.
+    #[serde(rename = "round.paired")]
+    #[schema(title = "RoundPairedEvent")]
+    RoundPaired {
+        /// The event's place in the feed, from 1.
+        seq: i64,
+        /// When it was recorded (RFC 3339 UTC).
+        created_at: String,
+        /// The round, from 1.
+        round: u32,
+        /// The tables.
+        tables: Vec<FeedTable>,
+        /// Entrants who sit this round out.
+        byes: Vec<Entrant>,
+    },
+    /// A table's match recorded its first event.
+    #[serde(rename = "table.started")]
+    #[schema(title = "TableStartedEvent")]
+    TableStarted {
+        /// The event's place in the feed, from 1.
+        seq: i64,
+        /// When it was recorded (RFC 3339 UTC).
+        created_at: String,
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+        /// The table's match (null in duplicate play).
+        match_id: Option<String>,
+    },
+    /// A deal (heat, game) was scored at a table: its score sheet gained line `line`. Never
+    /// sent in duplicate play.
+    #[serde(rename = "deal.scored")]
+    #[schema(title = "DealScoredEvent")]
+    DealScored {
+        /// The event's place in the feed, from 1.
+        seq: i64,
+        /// When it was recorded (RFC 3339 UTC).
+        created_at: String,
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+        /// The table's match.
+        match_id: String,
+        /// The sheet's line number, from 1.
+        line: u32,
+        /// The line's label (as the match's score sheet names it).
+        label: String,
+        /// The line's points per unit (seat or side).
+        points: Vec<i64>,
+        /// The totals per unit after it.
+        totals: Vec<i64>,
+    },
+    /// An undo took back a table's scored deal: its score sheet has `lines` lines now (the
+    /// deals after that are scored again). Never sent in duplicate play.
+    #[serde(rename = "deal.undone")]
+    #[schema(title = "DealUndoneEvent")]
+    DealUndone {
+        /// The event's place in the feed, from 1.
+        seq: i64,
+        /// When it was recorded (RFC 3339 UTC).
+        created_at: String,
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+        /// The table's match.
+        match_id: String,
+        /// The sheet's lines now.
+        lines: u32,
+        /// The totals per unit now.
+        totals: Vec<i64>,
+    },
+    /// A table's match finished: the table has its result.
+    #[serde(rename = "table.finished")]
+    #[schema(title = "TableFinishedEvent")]
+    TableFinished {
+        /// The event's place in the feed, from 1.
+        seq: i64,
+        /// When it was recorded (RFC 3339 UTC).
+        created_at: String,
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+        /// The table's match (null in duplicate play).
+        match_id: Option<String>,
+        /// Final totals per unit (null in duplicate play).
+        totals: Option<Vec<i64>>,
+        /// The winning units (null in duplicate play).
+        winners: Option<Vec<usize>>,
+    },
+    /// An undo reopened a table's finished match: the table has no result until it finishes
+    /// again (then `table.finished`, and `round.complete` and `tournament.finished` again when
+    /// it completes them). Never at a duplicate table, which cannot be reopened.
+    #[serde(rename = "table.reopened")]
+    #[schema(title = "TableReopenedEvent")]
+    TableReopened {
+        /// The event's place in the feed, from 1.
+        seq: i64,
+        /// When it was recorded (RFC 3339 UTC).
+        created_at: String,
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+        /// The table's match.
+        match_id: Option<String>,
+    },
+    /// The organiser entered a table's result (`corrected`: the table had one already).
+    #[serde(rename = "result.entered")]
+    #[schema(title = "ResultEnteredEvent")]
+    ResultEntered {
+        /// The event's place in the feed, from 1.
+        seq: i64,
+        /// When it was recorded (RFC 3339 UTC).
+        created_at: String,
+        /// The round.
+        round: u32,
+        /// The table.
+        table: u32,
+        /// The entry's version at the table, from 1.
+        version: i64,
+        /// Whether it replaces an earlier result of the table.
+        corrected: bool,
+        /// Totals per unit (null in duplicate play).
+        totals: Option<Vec<i64>>,
+    },
+    /// Every table of the round has its result: its standings count now (in duplicate play its
+    /// results, matches and secret are public from here on).
+    #[serde(rename = "round.complete")]
+    #[schema(title = "RoundCompleteEvent")]
+    RoundComplete {
+        /// The event's place in the feed, from 1.
+        seq: i64,
+        /// When it was recorded (RFC 3339 UTC).
+        created_at: String,
+        /// The round.
+        round: u32,
+        /// Each table's match.
+        tables: Vec<FeedTableMatch>,
+    },
+    /// The last round is complete: the standings are final.
+    #[serde(rename = "tournament.finished")]
+    #[schema(title = "TournamentFinishedEvent")]
+    TournamentFinished {
+        /// The event's place in the feed, from 1.
+        seq: i64,
+        /// When it was recorded (RFC 3339 UTC).
+        created_at: String,
+        /// How many rounds were played.
+        rounds: u32,
+    },
+}
+
+impl TournamentEvent {
+    /// The event's seq.
+    pub fn seq(&self) -> i64 {
+        match self {
+            TournamentEvent::RoundPaired { seq, .. }
+            | TournamentEvent::TableStarted { seq, .. }
+            | TournamentEvent::DealScored { seq, .. }
+            | TournamentEvent::TableFinished { seq, .. }
+            | TournamentEvent::TableReopened { seq, .. }
+            | TournamentEvent::DealUndone { seq, .. }
+            | TournamentEvent::ResultEntered { seq, .. }
+            | TournamentEvent::RoundComplete { seq, .. }
+            | TournamentEvent::TournamentFinished { seq, .. } => *seq,
+        }
+    }
+}
+
+/// A page of a tournament's feed, oldest first.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TournamentEventPage {
+    /// The events.
+    pub events: Vec<TournamentEvent>,
+    /// Pass as `after` for the next page; null when this is the end of the feed (so far).
+    pub next_after: Option<i64>,
 }

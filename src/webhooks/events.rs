@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::store::{Outbox, OutboxEvent};
+use crate::store::{FeedEvent, Outbox, OutboxEvent};
 
 /// A match's facts as a write leaves them (built by the match write path).
 pub struct MatchFacts<'a> {
@@ -32,13 +32,72 @@ pub struct MatchFacts<'a> {
     pub winners: Vec<usize>,
     /// The write finished the match.
     pub finished_now: bool,
+    /// The write is the match's first event (the table started playing).
+    pub started_now: bool,
+    /// The write (an undo) reopened the finished match.
+    pub reopened_now: bool,
 }
 
 /// The outbox of a match write: `deal.scored` when the sheet gained a line, `match.finished`
 /// when the match ended; each to the match's webhooks and, at a tournament table, to the
 /// tournament's; and at a tournament table that finished, the round's completion check.
+///
+/// The tournament feed (public, so nothing of a duplicate board while its round is played: no
+/// `deal.scored` at all, and no match id, totals or winners in `table.started` and
+/// `table.finished`; `round.complete` tells the match ids once the round is over).
 pub fn match_events(f: &MatchFacts<'_>) -> Outbox {
     let mut out = Outbox::default();
+    if let Some((id, round, table)) = f.tournament {
+        let match_id = (!f.duplicate).then_some(f.match_id);
+        let mut feed = |kind: &'static str, data: Value| {
+            out.feed.push(FeedEvent {
+                tournament_id: id.to_string(),
+                kind,
+                data,
+            })
+        };
+        if f.started_now {
+            feed(
+                "table.started",
+                json!({"round": round, "table": table, "match_id": match_id}),
+            );
+        }
+        if f.lines_after > f.lines_before && !f.duplicate {
+            if let Some((label, points)) = &f.last_line {
+                feed(
+                    "deal.scored",
+                    json!({"round": round, "table": table, "match_id": f.match_id,
+                           "line": f.lines_after, "label": label, "points": points,
+                           "totals": f.totals}),
+                );
+            }
+        }
+        if f.lines_after < f.lines_before && !f.duplicate {
+            feed(
+                "deal.undone",
+                json!({"round": round, "table": table, "match_id": f.match_id,
+                       "lines": f.lines_after, "totals": f.totals}),
+            );
+        }
+        if f.reopened_now {
+            feed(
+                "table.reopened",
+                json!({"round": round, "table": table, "match_id": match_id}),
+            );
+        }
+        if f.finished_now {
+            let (totals, winners) = if f.duplicate {
+                (None, None)
+            } else {
+                (Some(&f.totals), Some(&f.winners))
+            };
+            feed(
+                "table.finished",
+                json!({"round": round, "table": table, "match_id": match_id,
+                       "totals": totals, "winners": winners}),
+            );
+        }
+    }
     let tournament = f
         .tournament
         .map(|(id, round, table)| json!({"id": id, "round": round, "table": table}));
@@ -100,8 +159,13 @@ pub fn match_events(f: &MatchFacts<'_>) -> Outbox {
 }
 
 /// The outbox of a paired round: `round.paired` with each table's number and match id (none
-/// when results are entered as totals).
-pub fn round_paired(tournament_id: &str, round: u32, match_ids: &[Option<String>]) -> Outbox {
+/// when results are entered as totals); `feed` is the feed's `round.paired` (its public facts).
+pub fn round_paired(
+    tournament_id: &str,
+    round: u32,
+    match_ids: &[Option<String>],
+    feed: Value,
+) -> Outbox {
     let tables: Vec<Value> = match_ids
         .iter()
         .enumerate()
@@ -115,6 +179,11 @@ pub fn round_paired(tournament_id: &str, round: u32, match_ids: &[Option<String>
             data: json!({"tournament_id": tournament_id, "round": round, "tables": tables}),
         }],
         round_check: None,
+        feed: vec![FeedEvent {
+            tournament_id: tournament_id.to_string(),
+            kind: "round.paired",
+            data: feed,
+        }],
     }
 }
 
@@ -138,7 +207,14 @@ pub fn result_entered(
         Some(t) => data["totals"] = json!(t),
         None => data["scores_withheld"] = json!(true),
     }
+    let feed = FeedEvent {
+        tournament_id: tournament_id.to_string(),
+        kind: "result.entered",
+        data: json!({"round": round, "table": table, "version": version,
+                     "corrected": !first_result, "totals": totals}),
+    };
     Outbox {
+        feed: vec![feed],
         events: vec![OutboxEvent {
             owner_kind: "tournament",
             owner_id: tournament_id.to_string(),

@@ -116,6 +116,17 @@ impl TestApp {
         app
     }
 
+    /// A client of a server already running at `base` over `database_url` (started by the
+    /// test itself, e.g. with [`launch_with_quotas`], to stop it).
+    pub fn at(base: &str, database_url: &str) -> TestApp {
+        TestApp {
+            base: base.to_string(),
+            client: Client::new(),
+            database_url: database_url.to_string(),
+            _dir: None,
+        }
+    }
+
     /// Starts (another) app on an existing database.
     pub async fn on(database_url: &str) -> TestApp {
         TestApp::on_with(database_url, clubroom::store::StoreOptions::default()).await
