@@ -384,6 +384,17 @@ impl From<TournamentError> for ApiError {
             E::MatchInProgress { .. } => (StatusCode::CONFLICT, "match_in_progress"),
             E::ResultChanged { .. } => (StatusCode::CONFLICT, "result_changed"),
             E::Result(q) => (StatusCode::UNPROCESSABLE_ENTITY, q.code),
+            E::NotSwiss => (StatusCode::UNPROCESSABLE_ENTITY, "swiss_only"),
+            E::AlreadyEntered(_) => (StatusCode::CONFLICT, "already_entered"),
+            E::EntrantNotFound(_) => (StatusCode::NOT_FOUND, "entrant_not_found"),
+            E::AlreadyWithdrawn(_) => (StatusCode::CONFLICT, "entrant_withdrawn"),
+            E::NotWithdrawn(_) => (StatusCode::CONFLICT, "entrant_not_withdrawn"),
+            E::TableUnfinished { .. } => (StatusCode::CONFLICT, "table_unfinished"),
+            E::TooFewToPair { .. } => (StatusCode::CONFLICT, "too_few_entrants"),
+            E::OperatorConsentRequired => (StatusCode::FORBIDDEN, "operator_consent_required"),
+            E::Archived => (StatusCode::CONFLICT, "tournament_archived"),
+            E::NotArchived => (StatusCode::CONFLICT, "tournament_not_archived"),
+            E::ChangeConflict => (StatusCode::CONFLICT, "tournament_changed"),
             E::CreationOutcomeUnknown => return ApiError::storage_unavailable(e.to_string()),
             E::Setup(_) | E::Match(_) | E::Store(_) | E::Internal(_) => {
                 return match e {

@@ -245,6 +245,9 @@ pub struct TournamentQuery {
     /// Only those created before this time (RFC 3339).
     #[param(format = DateTime, example = "2026-12-01T00:00:00Z")]
     pub created_before: Option<String>,
+    /// Archived tournaments too (default false: the list leaves them out). Deleted ones are
+    /// never listed.
+    pub include_archived: Option<bool>,
     /// Page size, 1 to 100 (default 20).
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
@@ -253,7 +256,7 @@ pub struct TournamentQuery {
     pub cursor: Option<String>,
 }
 
-/// Lists tournaments, newest first. Public: a tournament's view, standings and exports are
+/// Lists tournaments, newest first, archived ones only with `include_archived=true`. Public: a tournament's view, standings and exports are
 /// public by id, and a club lists its events; the organiser's token is never shown.
 #[utoipa::path(
     tag = "tournaments",
@@ -275,6 +278,7 @@ pub async fn list_tournaments(
         created_after: q.created_after.as_deref(),
         created_before: q.created_before.as_deref(),
         player: None,
+        archived: q.include_archived.unwrap_or(false),
     };
     Ok(web::Json(
         svc.list_tournaments(&filter, q.cursor.as_deref(), limit)
@@ -538,7 +542,7 @@ pub async fn standings(
     ),
     responses(
         (status = 200, description = "The export (CSV or JSON by its name)", content(
-            (String = "text/csv", example = "rank,player_id,name,played,byes,wins,total,matchpoints,max_matchpoints,percentage,opponents_matchpoints,rating,rating_uncertainty\n"),
+            (String = "text/csv", example = "rank,player_id,name,played,byes,wins,total,matchpoints,max_matchpoints,percentage,opponents_matchpoints,rating,rating_uncertainty,withdrawn\n"),
             (Object = "application/json"),
         )),
         (status = 404, description = "`tournament_not_found`, or no such export", body = Problem, content_type = "application/problem+json"),

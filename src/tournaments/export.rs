@@ -85,6 +85,7 @@ pub fn standings_csv(s: &Standings) -> String {
         "opponents_matchpoints",
         "rating",
         "rating_uncertainty",
+        "withdrawn",
     ]);
     let rows = s.rows.iter().map(|r| {
         vec![
@@ -102,6 +103,7 @@ pub fn standings_csv(s: &Standings) -> String {
             Cell::decimal(r.rating, 3),
             r.rating_uncertainty
                 .map_or_else(Cell::empty, |u| Cell::decimal(u, 3)),
+            Cell::text(if r.withdrawn { "yes" } else { "no" }),
         ]
     });
     spreadsheet::write(std::iter::once(header).chain(rows))

@@ -1,6 +1,8 @@
 //! Tournaments: players, rounds and tables, results, standings, ratings, exports (issue 12).
 
+pub mod changes;
 mod error;
+mod night;
 pub mod export;
 mod loaded;
 pub mod model;
