@@ -451,3 +451,301 @@ async fn a_swiss_club_night_takes_a_late_entry_a_withdrawal_and_a_correction_of_
     assert_eq!(log["changes"][2]["player_id"], json!(leaver));
     assert_eq!(log["changes"][2]["round"], 2);
 }
+
+#[tokio::test]
+async fn late_entry_and_withdrawal_refuse_what_a_club_night_cannot_do() {
+    let app = TestApp::spawn().await;
+    let (id, org, ids) = swiss(&app, &["Ada", "Ben", "Cy", "Di"], 2).await;
+    let entrants = format!("/v1/tournaments/{id}/entrants");
+
+    // Only the organiser.
+    let none = post(&app, &entrants, None, json!({"name": "Ed"})).await;
+    assert_eq!((none.status, none.code()), (StatusCode::UNAUTHORIZED, "unauthorized"));
+    let other = post(&app, &entrants, Some("not-the-organiser"), json!({"name": "Ed"})).await;
+    assert_eq!((other.status, other.code()), (StatusCode::FORBIDDEN, "organiser_only"));
+    // A bad body, a blank name, an unknown player, a registered player under another name.
+    let bad = post(&app, &entrants, Some(&org), json!({"name": "Ed", "seat": 1})).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text);
+    let blank = post(&app, &entrants, Some(&org), json!({"name": "  "})).await;
+    assert_eq!(blank.status, StatusCode::BAD_REQUEST, "{}", blank.text);
+    let unknown = post(
+        &app,
+        &entrants,
+        Some(&org),
+        json!({"name": "Ed", "player_id": "0123456789abcdef0123456789abcdef"}),
+    )
+    .await;
+    assert_eq!(
+        (unknown.status, unknown.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "unknown_player")
+    );
+    let ed = post(&app, "/v1/players", None, json!({"name": "Ed"})).await;
+    let ed = ed.body["id"].as_str().unwrap().to_string();
+    let mismatch = post(&app, &entrants, Some(&org), json!({"name": "Eddie", "player_id": ed})).await;
+    assert_eq!(
+        (mismatch.status, mismatch.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "player_name_mismatch")
+    );
+    // An entrant already, by player or by name.
+    let ada = post(&app, &entrants, Some(&org), json!({"name": "ADA"})).await;
+    assert_eq!((ada.status, ada.code()), (StatusCode::CONFLICT, "already_entered"));
+    // Nothing of these was recorded.
+    let log = ok(&app, &format!("/v1/tournaments/{id}/log"), None).await;
+    assert_eq!(log["changes"], json!([]));
+    assert_eq!(ok(&app, &format!("/v1/tournaments/{id}"), None).await["players"].as_array().unwrap().len(), 4);
+
+    // A registered player enters before round 1, with missed rounds as byes (none missed).
+    let e = post(&app, &entrants, Some(&org), json!({"name": "Ed", "player_id": ed, "missed_rounds": "bye"})).await;
+    assert_eq!(e.status, StatusCode::CREATED, "{}", e.text);
+    assert_eq!(e.body["entered_for_round"], 1);
+
+    // Round 1: five players, two tables and a bye.
+    let (tables, byes) = pair(&app, &id, &org).await;
+    assert_eq!(tables.len(), 2);
+    assert_eq!(byes, names(&["Ed"]));
+    // Withdrawing a player whose table has no result yet: refused.
+    let t1 = ok(&app, &format!("/v1/tournaments/{id}"), None).await["rounds"][0]["tables"][0]["players"][0]["player_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let w = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{t1}/withdraw"), Some(&org)).await;
+    assert_eq!((w.status, w.code()), (StatusCode::CONFLICT, "table_unfinished"), "{}", w.text);
+    assert_eq!(
+        w.body["detail"],
+        format!("{} sits at table 1 of round 1, which has no result yet: enter the table's result (or abandon its match with it) first, then withdraw them", tables[0][0])
+    );
+    // Ed (the bye) may leave; an unknown entrant may not.
+    let nobody = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/0123456789abcdef0123456789abcdef/withdraw"), Some(&org)).await;
+    assert_eq!((nobody.status, nobody.code()), (StatusCode::NOT_FOUND, "entrant_not_found"));
+    let w = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{ed}/withdraw"), Some(&org)).await;
+    assert_eq!(w.status, StatusCode::OK, "{}", w.text);
+    // Four left: a late entrant joins for round 2, scoring round 1 as a bye.
+    let fay = post(&app, &entrants, Some(&org), json!({"name": "Fay", "missed_rounds": "bye"})).await;
+    assert_eq!(fay.status, StatusCode::CREATED, "{}", fay.text);
+    assert_eq!(fay.body["entered_for_round"], 2);
+    enter(&app, &id, &org, 1, 1, [100, 0]).await;
+    enter(&app, &id, &org, 1, 2, [100, 0]).await;
+    let s = standings(&app, &id).await;
+    // Ed kept his bye; Fay's missed round counts as one.
+    assert!(s.contains(&"3 Ed 0 1 0 0 1/2 0 withdrawn".to_string()), "{s:?}");
+    assert!(s.contains(&"4 Fay 0 1 0 0 1/2 0".to_string()), "{s:?}");
+    // Withdrawing four more would leave one: too few for a table.
+    for p in &ids[..3] {
+        let w = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{p}/withdraw"), Some(&org)).await;
+        assert_eq!(w.status, StatusCode::OK, "{}", w.text);
+    }
+    let w = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{}/withdraw", ids[3]), Some(&org)).await;
+    assert_eq!((w.status, w.code()), (StatusCode::CONFLICT, "too_few_entrants"), "{}", w.text);
+    assert_eq!(w.body["detail"], "1 entrants would be left to pair, too few for one dump table");
+    // Reinstatement: Ada is paired again in round 2.
+    let r = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{}/reinstate", ids[0]), Some(&org)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["withdrawn"], false);
+    let again = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{}/reinstate", ids[0]), Some(&org)).await;
+    assert_eq!((again.status, again.code()), (StatusCode::CONFLICT, "entrant_not_withdrawn"));
+    let (tables, byes) = pair(&app, &id, &org).await;
+    let mut seated: Vec<String> = tables.into_iter().flatten().chain(byes).collect();
+    seated.sort();
+    assert_eq!(seated, names(&["Ada", "Di", "Fay"]));
+    let view = ok(&app, &format!("/v1/tournaments/{id}"), None).await;
+    assert_eq!(view["withdrawn"], json!([ids[1], ids[2], ed]));
+}
+
+#[tokio::test]
+async fn a_round_robin_takes_no_late_entry_nor_withdrawal() {
+    let app = TestApp::spawn().await;
+    let a = post(
+        &app,
+        "/v1/tournaments",
+        None,
+        json!({"name": "RR", "game": "dump", "format": "round_robin", "table_size": 2,
+               "record": "totals", "players": [{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "D"}]}),
+    )
+    .await;
+    let id = a.body["tournament"]["id"].as_str().unwrap();
+    let org = a.body["organiser_token"].as_str().unwrap();
+    let p = a.body["tournament"]["players"][0]["player_id"].as_str().unwrap();
+    let late = post(&app, &format!("/v1/tournaments/{id}/entrants"), Some(org), json!({"name": "E"})).await;
+    assert_eq!((late.status, late.code()), (StatusCode::UNPROCESSABLE_ENTITY, "swiss_only"));
+    let w = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{p}/withdraw"), Some(org)).await;
+    assert_eq!((w.status, w.code()), (StatusCode::UNPROCESSABLE_ENTITY, "swiss_only"));
+}
+
+#[tokio::test]
+async fn archive_and_delete_need_the_organiser_and_the_operator_and_deleting_leaves_the_club() {
+    let app = TestApp::spawn().await;
+    let (keep, keep_org, _) = swiss(&app, &["Kim", "Lou"], 1).await;
+    let (id, org, ids) = swiss(&app, &["Ada", "Ben"], 1).await;
+    pair(&app, &id, &org).await;
+    enter(&app, &id, &org, 1, 1, [100, 10]).await;
+    assert_eq!(club_rating(&app, &ids[0]).await, Some(1016.0));
+    let archive = format!("/v1/tournaments/{id}/archive");
+
+    // The organiser alone, the operator alone, nobody: refused.
+    let alone = with_operator(&app, Method::POST, &archive, Some(&org), None).await;
+    assert_eq!((alone.status, alone.code()), (StatusCode::FORBIDDEN, "operator_consent_required"));
+    let wrong = with_operator(&app, Method::POST, &archive, Some(&org), Some("not-the-operator")).await;
+    assert_eq!((wrong.status, wrong.code()), (StatusCode::FORBIDDEN, "operator_consent_required"));
+    let op = with_operator(&app, Method::POST, &archive, Some(OPERATOR), Some(OPERATOR)).await;
+    assert_eq!((op.status, op.code()), (StatusCode::FORBIDDEN, "organiser_only"));
+    let nobody = with_operator(&app, Method::POST, &archive, None, Some(OPERATOR)).await;
+    assert_eq!((nobody.status, nobody.code()), (StatusCode::UNAUTHORIZED, "unauthorized"));
+
+    // Archived: out of the default list, readable, read-only.
+    let a = with_operator(&app, Method::POST, &archive, Some(&org), Some(OPERATOR)).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.text);
+    assert_eq!(a.body["id"], json!(id));
+    let at = a.body["archived_at"].as_str().unwrap().to_string();
+    let twice = with_operator(&app, Method::POST, &archive, Some(&org), Some(OPERATOR)).await;
+    assert_eq!((twice.status, twice.code()), (StatusCode::CONFLICT, "tournament_archived"));
+    let listed = |body: &Value| -> Vec<String> {
+        body["tournaments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(listed(&ok(&app, "/v1/tournaments", None).await), [keep.clone()]);
+    let all = ok(&app, "/v1/tournaments?include_archived=true", None).await;
+    assert_eq!(listed(&all), [id.clone(), keep.clone()]);
+    assert_eq!(all["tournaments"][0]["archived_at"], json!(at));
+    let view = ok(&app, &format!("/v1/tournaments/{id}"), None).await;
+    assert_eq!(view["archived_at"], json!(at));
+    ok(&app, &format!("/v1/tournaments/{id}/standings"), None).await;
+    let late = post(&app, &format!("/v1/tournaments/{id}/entrants"), Some(&org), json!({"name": "Cy"})).await;
+    assert_eq!((late.status, late.code()), (StatusCode::CONFLICT, "tournament_archived"));
+    let fix = put(&app, &format!("/v1/tournaments/{id}/rounds/1/tables/1/result"), Some(&org), json!({"totals": [100, 20]})).await;
+    assert_eq!((fix.status, fix.code()), (StatusCode::CONFLICT, "tournament_archived"));
+    // Out of the archive and back in: logged, with who asked.
+    let un = with_operator(&app, Method::POST, &format!("/v1/tournaments/{id}/unarchive"), Some(&org), Some(OPERATOR)).await;
+    assert_eq!(un.status, StatusCode::OK, "{}", un.text);
+    assert_eq!(un.body["archived_at"], Value::Null);
+    let un2 = with_operator(&app, Method::POST, &format!("/v1/tournaments/{id}/unarchive"), Some(&org), Some(OPERATOR)).await;
+    assert_eq!((un2.status, un2.code()), (StatusCode::CONFLICT, "tournament_not_archived"));
+    let log = ok(&app, &format!("/v1/tournaments/{id}/log"), None).await;
+    let kinds: Vec<(&str, &str)> = log["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["kind"].as_str().unwrap(), c["by"].as_str().unwrap()))
+        .collect();
+    assert_eq!(kinds, [("archive", "organiser+operator"), ("unarchive", "organiser+operator")]);
+
+    // Deleted: gone from reads, lists, exports and the club.
+    let path = format!("/v1/tournaments/{id}");
+    let alone = with_operator(&app, Method::DELETE, &path, Some(&org), None).await;
+    assert_eq!((alone.status, alone.code()), (StatusCode::FORBIDDEN, "operator_consent_required"));
+    assert_eq!(club_rating(&app, &ids[0]).await, Some(1016.0));
+    let d = with_operator(&app, Method::DELETE, &path, Some(&org), Some(OPERATOR)).await;
+    assert_eq!(d.status, StatusCode::NO_CONTENT, "{}", d.text);
+    for p in [
+        path.clone(),
+        format!("{path}/standings"),
+        format!("{path}/log"),
+        format!("{path}/export/standings.csv"),
+        format!("{path}/export/results.json"),
+    ] {
+        let a = app.get(&p, Some(&org)).await;
+        assert_eq!((a.status, a.code()), (StatusCode::NOT_FOUND, "tournament_not_found"), "{p}");
+    }
+    let again = with_operator(&app, Method::DELETE, &path, Some(&org), Some(OPERATOR)).await;
+    assert_eq!((again.status, again.code()), (StatusCode::NOT_FOUND, "tournament_not_found"));
+    assert_eq!(listed(&ok(&app, "/v1/tournaments?include_archived=true", None).await), [keep.clone()]);
+    let theirs = ok(&app, &format!("/v1/players/{}/tournaments", ids[0]), None).await;
+    assert_eq!(theirs["tournaments"], json!([]));
+    // The club forgot the result: no Dump statistics, no rating, off the leaderboard.
+    for p in &ids {
+        let stats = ok(&app, &format!("/v1/players/{p}/stats"), None).await;
+        assert_eq!(stats["games"], json!([]), "{stats}");
+        assert_eq!(stats["recent"], json!([]), "{stats}");
+    }
+    let board = ok(&app, "/v1/games/dump/leaderboard", None).await;
+    assert_eq!(board["rows"], json!([]), "{board}");
+    // The other tournament is untouched.
+    ok(&app, &format!("/v1/tournaments/{keep}"), Some(&keep_org)).await;
+}
+
+#[tokio::test]
+async fn assignments_are_the_organisers_and_name_no_match() {
+    let app = TestApp::spawn().await;
+    let a = post(
+        &app,
+        "/v1/tournaments",
+        None,
+        json!({"name": "Clubs", "game": "clubs", "format": "swiss", "rounds": 1, "table_size": 4,
+               "dealing": "service", "players": [{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "D"}, {"name": "E"}]}),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    let id = a.body["tournament"]["id"].as_str().unwrap().to_string();
+    let org = a.body["organiser_token"].as_str().unwrap().to_string();
+    let paired = post_empty(&app, &format!("/v1/tournaments/{id}/rounds"), Some(&org)).await;
+    let match_id = paired.body["tokens"][0]["match_id"].as_str().unwrap().to_string();
+    let host = paired.body["tokens"][0]["host_token"].as_str().unwrap().to_string();
+    let url = format!("/v1/tournaments/{id}/rounds/1/assignments");
+    for u in [url.clone(), format!("{url}.csv")] {
+        let none = app.get(&u, None).await;
+        assert_eq!((none.status, none.code()), (StatusCode::UNAUTHORIZED, "unauthorized"));
+        let table = app.get(&u, Some(&host)).await;
+        assert_eq!((table.status, table.code()), (StatusCode::FORBIDDEN, "organiser_only"));
+        let mine = app.get(&u, Some(&org)).await;
+        assert_eq!(mine.status, StatusCode::OK);
+        assert!(!mine.text.contains(&match_id), "{}", mine.text);
+        assert!(!mine.text.contains(&host), "{}", mine.text);
+    }
+    let a = ok(&app, &url, Some(&org)).await;
+    let seats: Vec<&str> = a["tables"][0]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["seat_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(seats, ["North", "East", "South", "West"]);
+    assert_eq!(a["byes"].as_array().unwrap().len(), 1);
+    let missing = app.get(&format!("/v1/tournaments/{id}/rounds/2/assignments"), Some(&org)).await;
+    assert_eq!((missing.status, missing.code()), (StatusCode::NOT_FOUND, "round_not_found"));
+}
+
+#[tokio::test]
+async fn a_correction_of_a_duplicate_round_in_play_shows_in_the_log_to_the_organiser_only() {
+    let app = TestApp::spawn().await;
+    let a = post(
+        &app,
+        "/v1/tournaments",
+        None,
+        json!({"name": "Dup", "game": "dump", "format": "swiss", "rounds": 1, "table_size": 2,
+               "record": "totals", "duplicate": true,
+               "players": [{"name": "A"}, {"name": "B"}, {"name": "C"}, {"name": "D"}]}),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    let id = a.body["tournament"]["id"].as_str().unwrap().to_string();
+    let org = a.body["organiser_token"].as_str().unwrap().to_string();
+    pair(&app, &id, &org).await;
+    let result = format!("/v1/tournaments/{id}/rounds/1/tables/1/result");
+    for deals in [json!([[40, 0], [0, 20], [70, 0]]), json!([[30, 0], [0, 20], [75, 0]])] {
+        let e = put(&app, &result, Some(&org), json!({ "deals": deals })).await;
+        assert_eq!(e.status, StatusCode::OK, "{}", e.text);
+    }
+    // Table 2 still plays the boards: the correction's figures would tell of them.
+    let public = app.get(&format!("/v1/tournaments/{id}/log"), None).await;
+    assert_eq!(public.status, StatusCode::OK);
+    assert_eq!(public.body["changes"], json!([]));
+    assert!(!public.text.contains("75"));
+    let director = ok(&app, &format!("/v1/tournaments/{id}/log"), Some(&org)).await;
+    assert_eq!(director["changes"][0]["kind"], "correction");
+    assert_eq!(director["changes"][0]["old"]["totals"], json!([110, 20]));
+    assert_eq!(director["changes"][0]["new"]["totals"], json!([105, 20]));
+    // Once the round is complete, everyone sees it.
+    let e = put(
+        &app,
+        &format!("/v1/tournaments/{id}/rounds/1/tables/2/result"),
+        Some(&org),
+        json!({"deals": [[40, 0], [0, 20], [70, 0]]}),
+    )
+    .await;
+    assert_eq!(e.status, StatusCode::OK, "{}", e.text);
+    let public = ok(&app, &format!("/v1/tournaments/{id}/log"), None).await;
+    assert_eq!(public, director);
+}
