@@ -179,7 +179,11 @@ async fn a_swiss_club_night_takes_a_late_entry_a_withdrawal_and_a_correction_of_
     let (r1, byes) = pair(&app, &id, &org).await;
     assert_eq!(
         r1,
-        vec![names(&["Ben", "Ada"]), names(&["Di", "Cy"]), names(&["Flo", "Ed"])]
+        vec![
+            names(&["Ben", "Ada"]),
+            names(&["Di", "Cy"]),
+            names(&["Flo", "Ed"])
+        ]
     );
     assert_eq!(byes, names(&["Gus"]));
     let first_print = ok(
@@ -235,8 +239,17 @@ async fn a_swiss_club_night_takes_a_late_entry_a_withdrawal_and_a_correction_of_
         ]
     );
     // The same name again (in another case), or the same player: 409.
-    for body in [json!({"name": "hal"}), json!({"name": "Hal", "player_id": hal})] {
-        let again = post(&app, &format!("/v1/tournaments/{id}/entrants"), Some(&org), body).await;
+    for body in [
+        json!({"name": "hal"}),
+        json!({"name": "Hal", "player_id": hal}),
+    ] {
+        let again = post(
+            &app,
+            &format!("/v1/tournaments/{id}/entrants"),
+            Some(&org),
+            body,
+        )
+        .await;
         assert_eq!(
             (again.status, again.code()),
             (StatusCode::CONFLICT, "already_entered"),
@@ -296,11 +309,35 @@ async fn a_swiss_club_night_takes_a_late_entry_a_withdrawal_and_a_correction_of_
     for (t, loser) in [(1, 50), (2, 60), (3, 70), (4, 80)] {
         enter(&app, &id, &org, 2, t, [100, loser]).await;
     }
+    // Round 2 was paired on the standings before the correction: Ed v Cy, Ada (2) floats
+    // down to Gus (1), Flo v Di, Hal v Ben (Ben sat first in round 1).
+    assert_eq!(
+        r2,
+        vec![
+            names(&["Ed", "Cy"]),
+            names(&["Ada", "Gus"]),
+            names(&["Flo", "Di"]),
+            names(&["Hal", "Ben"])
+        ]
+    );
     let after2 = standings(&app, &id).await;
-    assert_eq!(after2.len(), 8);
+    assert_eq!(
+        after2,
+        [
+            "1 Ed 2 0 2 220 4/4 4",
+            "2 Ben 2 0 1 180 2/4 4",
+            "3 Cy 2 0 1 160 2/4 4",
+            "4 Ada 2 0 1 140 2/4 3",
+            "5 Flo 2 0 1 130 2/4 4",
+            "6 Hal 1 0 1 100 2/2 2",
+            "7 Gus 1 1 0 60 1/4 2",
+            "8 Di 2 0 0 90 0/4 4",
+        ]
+    );
 
-    // A withdrawal after round 2: the first of round 2's table 4 (a winner) leaves.
+    // A withdrawal after round 2: Hal (round 2's table 4, seat 0, a winner) leaves.
     let leaver_name = r2[3][0].clone();
+    assert_eq!(leaver_name, "Hal");
     let standing = ok(&app, &format!("/v1/tournaments/{id}"), None).await;
     let leaver = standing["players"]
         .as_array()
@@ -352,11 +389,7 @@ async fn a_swiss_club_night_takes_a_late_entry_a_withdrawal_and_a_correction_of_
     let csv = app
         .get(&format!("/v1/tournaments/{id}/export/standings.csv"), None)
         .await;
-    let withdrawn_rows: Vec<&str> = csv
-        .text
-        .lines()
-        .filter(|l| l.ends_with(",yes"))
-        .collect();
+    let withdrawn_rows: Vec<&str> = csv.text.lines().filter(|l| l.ends_with(",yes")).collect();
     assert_eq!(withdrawn_rows.len(), 1, "{}", csv.text);
     assert!(withdrawn_rows[0].contains(&leaver), "{}", csv.text);
     assert!(csv.text.lines().next().unwrap().ends_with(",withdrawn"));
@@ -373,6 +406,28 @@ async fn a_swiss_club_night_takes_a_late_entry_a_withdrawal_and_a_correction_of_
     for t in 1..=3 {
         enter(&app, &id, &org, 3, t, [100, 90]).await;
     }
+    assert_eq!(
+        r3,
+        vec![
+            names(&["Ben", "Ed"]),
+            names(&["Cy", "Ada"]),
+            names(&["Gus", "Flo"])
+        ]
+    );
+    assert_eq!(byes, names(&["Di"]));
+    assert_eq!(
+        standings(&app, &id).await,
+        [
+            "1 Ed 3 0 2 310 4/6 10",
+            "2 Ben 3 0 2 280 4/6 8",
+            "3 Cy 3 0 2 260 4/6 7",
+            "4 Gus 2 1 1 160 3/6 4",
+            "5 Ada 3 0 1 230 2/6 11",
+            "6 Flo 3 0 1 220 2/6 8",
+            "7 Hal 1 0 1 100 2/2 4 withdrawn",
+            "8 Di 2 1 0 90 1/6 6",
+        ]
+    );
     for (player, rating) in ratings(&app, &id).await {
         let club = club_rating(&app, &player).await;
         let played = ok(&app, &format!("/v1/players/{player}/stats"), None).await;
@@ -461,11 +516,29 @@ async fn late_entry_and_withdrawal_refuse_what_a_club_night_cannot_do() {
 
     // Only the organiser.
     let none = post(&app, &entrants, None, json!({"name": "Ed"})).await;
-    assert_eq!((none.status, none.code()), (StatusCode::UNAUTHORIZED, "unauthorized"));
-    let other = post(&app, &entrants, Some("not-the-organiser"), json!({"name": "Ed"})).await;
-    assert_eq!((other.status, other.code()), (StatusCode::FORBIDDEN, "organiser_only"));
+    assert_eq!(
+        (none.status, none.code()),
+        (StatusCode::UNAUTHORIZED, "unauthorized")
+    );
+    let other = post(
+        &app,
+        &entrants,
+        Some("not-the-organiser"),
+        json!({"name": "Ed"}),
+    )
+    .await;
+    assert_eq!(
+        (other.status, other.code()),
+        (StatusCode::FORBIDDEN, "organiser_only")
+    );
     // A bad body, a blank name, an unknown player, a registered player under another name.
-    let bad = post(&app, &entrants, Some(&org), json!({"name": "Ed", "seat": 1})).await;
+    let bad = post(
+        &app,
+        &entrants,
+        Some(&org),
+        json!({"name": "Ed", "seat": 1}),
+    )
+    .await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text);
     let blank = post(&app, &entrants, Some(&org), json!({"name": "  "})).await;
     assert_eq!(blank.status, StatusCode::BAD_REQUEST, "{}", blank.text);
@@ -482,21 +555,42 @@ async fn late_entry_and_withdrawal_refuse_what_a_club_night_cannot_do() {
     );
     let ed = post(&app, "/v1/players", None, json!({"name": "Ed"})).await;
     let ed = ed.body["id"].as_str().unwrap().to_string();
-    let mismatch = post(&app, &entrants, Some(&org), json!({"name": "Eddie", "player_id": ed})).await;
+    let mismatch = post(
+        &app,
+        &entrants,
+        Some(&org),
+        json!({"name": "Eddie", "player_id": ed}),
+    )
+    .await;
     assert_eq!(
         (mismatch.status, mismatch.code()),
         (StatusCode::UNPROCESSABLE_ENTITY, "player_name_mismatch")
     );
     // An entrant already, by player or by name.
     let ada = post(&app, &entrants, Some(&org), json!({"name": "ADA"})).await;
-    assert_eq!((ada.status, ada.code()), (StatusCode::CONFLICT, "already_entered"));
+    assert_eq!(
+        (ada.status, ada.code()),
+        (StatusCode::CONFLICT, "already_entered")
+    );
     // Nothing of these was recorded.
     let log = ok(&app, &format!("/v1/tournaments/{id}/log"), None).await;
     assert_eq!(log["changes"], json!([]));
-    assert_eq!(ok(&app, &format!("/v1/tournaments/{id}"), None).await["players"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        ok(&app, &format!("/v1/tournaments/{id}"), None).await["players"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
 
     // A registered player enters before round 1, with missed rounds as byes (none missed).
-    let e = post(&app, &entrants, Some(&org), json!({"name": "Ed", "player_id": ed, "missed_rounds": "bye"})).await;
+    let e = post(
+        &app,
+        &entrants,
+        Some(&org),
+        json!({"name": "Ed", "player_id": ed, "missed_rounds": "bye"}),
+    )
+    .await;
     assert_eq!(e.status, StatusCode::CREATED, "{}", e.text);
     assert_eq!(e.body["entered_for_round"], 1);
 
@@ -505,45 +599,109 @@ async fn late_entry_and_withdrawal_refuse_what_a_club_night_cannot_do() {
     assert_eq!(tables.len(), 2);
     assert_eq!(byes, names(&["Ed"]));
     // Withdrawing a player whose table has no result yet: refused.
-    let t1 = ok(&app, &format!("/v1/tournaments/{id}"), None).await["rounds"][0]["tables"][0]["players"][0]["player_id"]
+    let t1 = ok(&app, &format!("/v1/tournaments/{id}"), None).await["rounds"][0]["tables"][0]
+        ["players"][0]["player_id"]
         .as_str()
         .unwrap()
         .to_string();
-    let w = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{t1}/withdraw"), Some(&org)).await;
-    assert_eq!((w.status, w.code()), (StatusCode::CONFLICT, "table_unfinished"), "{}", w.text);
+    let w = post_empty(
+        &app,
+        &format!("/v1/tournaments/{id}/entrants/{t1}/withdraw"),
+        Some(&org),
+    )
+    .await;
+    assert_eq!(
+        (w.status, w.code()),
+        (StatusCode::CONFLICT, "table_unfinished"),
+        "{}",
+        w.text
+    );
     assert_eq!(
         w.body["detail"],
         format!("{} sits at table 1 of round 1, which has no result yet: enter the table's result (or abandon its match with it) first, then withdraw them", tables[0][0])
     );
     // Ed (the bye) may leave; an unknown entrant may not.
-    let nobody = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/0123456789abcdef0123456789abcdef/withdraw"), Some(&org)).await;
-    assert_eq!((nobody.status, nobody.code()), (StatusCode::NOT_FOUND, "entrant_not_found"));
-    let w = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{ed}/withdraw"), Some(&org)).await;
+    let nobody = post_empty(
+        &app,
+        &format!("/v1/tournaments/{id}/entrants/0123456789abcdef0123456789abcdef/withdraw"),
+        Some(&org),
+    )
+    .await;
+    assert_eq!(
+        (nobody.status, nobody.code()),
+        (StatusCode::NOT_FOUND, "entrant_not_found")
+    );
+    let w = post_empty(
+        &app,
+        &format!("/v1/tournaments/{id}/entrants/{ed}/withdraw"),
+        Some(&org),
+    )
+    .await;
     assert_eq!(w.status, StatusCode::OK, "{}", w.text);
     // Four left: a late entrant joins for round 2, scoring round 1 as a bye.
-    let fay = post(&app, &entrants, Some(&org), json!({"name": "Fay", "missed_rounds": "bye"})).await;
+    let fay = post(
+        &app,
+        &entrants,
+        Some(&org),
+        json!({"name": "Fay", "missed_rounds": "bye"}),
+    )
+    .await;
     assert_eq!(fay.status, StatusCode::CREATED, "{}", fay.text);
     assert_eq!(fay.body["entered_for_round"], 2);
     enter(&app, &id, &org, 1, 1, [100, 0]).await;
     enter(&app, &id, &org, 1, 2, [100, 0]).await;
     let s = standings(&app, &id).await;
     // Ed kept his bye; Fay's missed round counts as one.
-    assert!(s.contains(&"3 Ed 0 1 0 0 1/2 0 withdrawn".to_string()), "{s:?}");
+    assert!(
+        s.contains(&"3 Ed 0 1 0 0 1/2 0 withdrawn".to_string()),
+        "{s:?}"
+    );
     assert!(s.contains(&"3 Fay 0 1 0 0 1/2 0".to_string()), "{s:?}");
     // Withdrawing four more would leave one: too few for a table.
     for p in &ids[..3] {
-        let w = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{p}/withdraw"), Some(&org)).await;
+        let w = post_empty(
+            &app,
+            &format!("/v1/tournaments/{id}/entrants/{p}/withdraw"),
+            Some(&org),
+        )
+        .await;
         assert_eq!(w.status, StatusCode::OK, "{}", w.text);
     }
-    let w = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{}/withdraw", ids[3]), Some(&org)).await;
-    assert_eq!((w.status, w.code()), (StatusCode::CONFLICT, "too_few_entrants"), "{}", w.text);
-    assert_eq!(w.body["detail"], "1 entrants would be left to pair, too few for one dump table");
+    let w = post_empty(
+        &app,
+        &format!("/v1/tournaments/{id}/entrants/{}/withdraw", ids[3]),
+        Some(&org),
+    )
+    .await;
+    assert_eq!(
+        (w.status, w.code()),
+        (StatusCode::CONFLICT, "too_few_entrants"),
+        "{}",
+        w.text
+    );
+    assert_eq!(
+        w.body["detail"],
+        "1 entrants would be left to pair, too few for one dump table"
+    );
     // Reinstatement: Ada is paired again in round 2.
-    let r = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{}/reinstate", ids[0]), Some(&org)).await;
+    let r = post_empty(
+        &app,
+        &format!("/v1/tournaments/{id}/entrants/{}/reinstate", ids[0]),
+        Some(&org),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.body["withdrawn"], false);
-    let again = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{}/reinstate", ids[0]), Some(&org)).await;
-    assert_eq!((again.status, again.code()), (StatusCode::CONFLICT, "entrant_not_withdrawn"));
+    let again = post_empty(
+        &app,
+        &format!("/v1/tournaments/{id}/entrants/{}/reinstate", ids[0]),
+        Some(&org),
+    )
+    .await;
+    assert_eq!(
+        (again.status, again.code()),
+        (StatusCode::CONFLICT, "entrant_not_withdrawn")
+    );
     let (tables, byes) = pair(&app, &id, &org).await;
     let mut seated: Vec<String> = tables.into_iter().flatten().chain(byes).collect();
     seated.sort();
@@ -565,11 +723,30 @@ async fn a_round_robin_takes_no_late_entry_nor_withdrawal() {
     .await;
     let id = a.body["tournament"]["id"].as_str().unwrap();
     let org = a.body["organiser_token"].as_str().unwrap();
-    let p = a.body["tournament"]["players"][0]["player_id"].as_str().unwrap();
-    let late = post(&app, &format!("/v1/tournaments/{id}/entrants"), Some(org), json!({"name": "E"})).await;
-    assert_eq!((late.status, late.code()), (StatusCode::UNPROCESSABLE_ENTITY, "swiss_only"));
-    let w = post_empty(&app, &format!("/v1/tournaments/{id}/entrants/{p}/withdraw"), Some(org)).await;
-    assert_eq!((w.status, w.code()), (StatusCode::UNPROCESSABLE_ENTITY, "swiss_only"));
+    let p = a.body["tournament"]["players"][0]["player_id"]
+        .as_str()
+        .unwrap();
+    let late = post(
+        &app,
+        &format!("/v1/tournaments/{id}/entrants"),
+        Some(org),
+        json!({"name": "E"}),
+    )
+    .await;
+    assert_eq!(
+        (late.status, late.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "swiss_only")
+    );
+    let w = post_empty(
+        &app,
+        &format!("/v1/tournaments/{id}/entrants/{p}/withdraw"),
+        Some(org),
+    )
+    .await;
+    assert_eq!(
+        (w.status, w.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "swiss_only")
+    );
 }
 
 #[actix_web::test]
@@ -585,13 +762,32 @@ async fn archive_and_delete_need_the_organiser_and_the_operator_and_deleting_lea
 
     // The organiser alone, the operator alone, nobody: refused.
     let alone = with_operator(&app, Method::POST, &archive, Some(&org), None).await;
-    assert_eq!((alone.status, alone.code()), (StatusCode::FORBIDDEN, "operator_consent_required"));
-    let wrong = with_operator(&app, Method::POST, &archive, Some(&org), Some("not-the-operator")).await;
-    assert_eq!((wrong.status, wrong.code()), (StatusCode::FORBIDDEN, "operator_consent_required"));
+    assert_eq!(
+        (alone.status, alone.code()),
+        (StatusCode::FORBIDDEN, "operator_consent_required")
+    );
+    let wrong = with_operator(
+        &app,
+        Method::POST,
+        &archive,
+        Some(&org),
+        Some("not-the-operator"),
+    )
+    .await;
+    assert_eq!(
+        (wrong.status, wrong.code()),
+        (StatusCode::FORBIDDEN, "operator_consent_required")
+    );
     let op = with_operator(&app, Method::POST, &archive, Some(OPERATOR), Some(OPERATOR)).await;
-    assert_eq!((op.status, op.code()), (StatusCode::FORBIDDEN, "organiser_only"));
+    assert_eq!(
+        (op.status, op.code()),
+        (StatusCode::FORBIDDEN, "organiser_only")
+    );
     let nobody = with_operator(&app, Method::POST, &archive, None, Some(OPERATOR)).await;
-    assert_eq!((nobody.status, nobody.code()), (StatusCode::UNAUTHORIZED, "unauthorized"));
+    assert_eq!(
+        (nobody.status, nobody.code()),
+        (StatusCode::UNAUTHORIZED, "unauthorized")
+    );
 
     // Archived: out of the default list, readable, read-only.
     let a = with_operator(&app, Method::POST, &archive, Some(&org), Some(OPERATOR)).await;
@@ -599,7 +795,10 @@ async fn archive_and_delete_need_the_organiser_and_the_operator_and_deleting_lea
     assert_eq!(a.body["id"], json!(id));
     let at = a.body["archived_at"].as_str().unwrap().to_string();
     let twice = with_operator(&app, Method::POST, &archive, Some(&org), Some(OPERATOR)).await;
-    assert_eq!((twice.status, twice.code()), (StatusCode::CONFLICT, "tournament_archived"));
+    assert_eq!(
+        (twice.status, twice.code()),
+        (StatusCode::CONFLICT, "tournament_archived")
+    );
     let listed = |body: &Value| -> Vec<String> {
         body["tournaments"]
             .as_array()
@@ -608,23 +807,61 @@ async fn archive_and_delete_need_the_organiser_and_the_operator_and_deleting_lea
             .map(|t| t["id"].as_str().unwrap().to_string())
             .collect()
     };
-    assert_eq!(listed(&ok(&app, "/v1/tournaments", None).await), [keep.clone()]);
+    assert_eq!(
+        listed(&ok(&app, "/v1/tournaments", None).await),
+        [keep.clone()]
+    );
     let all = ok(&app, "/v1/tournaments?include_archived=true", None).await;
     assert_eq!(listed(&all), [id.clone(), keep.clone()]);
     assert_eq!(all["tournaments"][0]["archived_at"], json!(at));
     let view = ok(&app, &format!("/v1/tournaments/{id}"), None).await;
     assert_eq!(view["archived_at"], json!(at));
     ok(&app, &format!("/v1/tournaments/{id}/standings"), None).await;
-    let late = post(&app, &format!("/v1/tournaments/{id}/entrants"), Some(&org), json!({"name": "Cy"})).await;
-    assert_eq!((late.status, late.code()), (StatusCode::CONFLICT, "tournament_archived"));
-    let fix = put(&app, &format!("/v1/tournaments/{id}/rounds/1/tables/1/result"), Some(&org), json!({"totals": [100, 20]})).await;
-    assert_eq!((fix.status, fix.code()), (StatusCode::CONFLICT, "tournament_archived"));
+    let late = post(
+        &app,
+        &format!("/v1/tournaments/{id}/entrants"),
+        Some(&org),
+        json!({"name": "Cy"}),
+    )
+    .await;
+    assert_eq!(
+        (late.status, late.code()),
+        (StatusCode::CONFLICT, "tournament_archived")
+    );
+    let fix = put(
+        &app,
+        &format!("/v1/tournaments/{id}/rounds/1/tables/1/result"),
+        Some(&org),
+        json!({"totals": [100, 20]}),
+    )
+    .await;
+    assert_eq!(
+        (fix.status, fix.code()),
+        (StatusCode::CONFLICT, "tournament_archived")
+    );
     // Out of the archive and back in: logged, with who asked.
-    let un = with_operator(&app, Method::POST, &format!("/v1/tournaments/{id}/unarchive"), Some(&org), Some(OPERATOR)).await;
+    let un = with_operator(
+        &app,
+        Method::POST,
+        &format!("/v1/tournaments/{id}/unarchive"),
+        Some(&org),
+        Some(OPERATOR),
+    )
+    .await;
     assert_eq!(un.status, StatusCode::OK, "{}", un.text);
     assert_eq!(un.body["archived_at"], Value::Null);
-    let un2 = with_operator(&app, Method::POST, &format!("/v1/tournaments/{id}/unarchive"), Some(&org), Some(OPERATOR)).await;
-    assert_eq!((un2.status, un2.code()), (StatusCode::CONFLICT, "tournament_not_archived"));
+    let un2 = with_operator(
+        &app,
+        Method::POST,
+        &format!("/v1/tournaments/{id}/unarchive"),
+        Some(&org),
+        Some(OPERATOR),
+    )
+    .await;
+    assert_eq!(
+        (un2.status, un2.code()),
+        (StatusCode::CONFLICT, "tournament_not_archived")
+    );
     let log = ok(&app, &format!("/v1/tournaments/{id}/log"), None).await;
     let kinds: Vec<(&str, &str)> = log["changes"]
         .as_array()
@@ -632,12 +869,21 @@ async fn archive_and_delete_need_the_organiser_and_the_operator_and_deleting_lea
         .iter()
         .map(|c| (c["kind"].as_str().unwrap(), c["by"].as_str().unwrap()))
         .collect();
-    assert_eq!(kinds, [("archive", "organiser+operator"), ("unarchive", "organiser+operator")]);
+    assert_eq!(
+        kinds,
+        [
+            ("archive", "organiser+operator"),
+            ("unarchive", "organiser+operator")
+        ]
+    );
 
     // Deleted: gone from reads, lists, exports and the club.
     let path = format!("/v1/tournaments/{id}");
     let alone = with_operator(&app, Method::DELETE, &path, Some(&org), None).await;
-    assert_eq!((alone.status, alone.code()), (StatusCode::FORBIDDEN, "operator_consent_required"));
+    assert_eq!(
+        (alone.status, alone.code()),
+        (StatusCode::FORBIDDEN, "operator_consent_required")
+    );
     assert_eq!(club_rating(&app, &ids[1]).await, Some(1016.0));
     let d = with_operator(&app, Method::DELETE, &path, Some(&org), Some(OPERATOR)).await;
     assert_eq!(d.status, StatusCode::NO_CONTENT, "{}", d.text);
@@ -649,11 +895,21 @@ async fn archive_and_delete_need_the_organiser_and_the_operator_and_deleting_lea
         format!("{path}/export/results.json"),
     ] {
         let a = app.get(&p, Some(&org)).await;
-        assert_eq!((a.status, a.code()), (StatusCode::NOT_FOUND, "tournament_not_found"), "{p}");
+        assert_eq!(
+            (a.status, a.code()),
+            (StatusCode::NOT_FOUND, "tournament_not_found"),
+            "{p}"
+        );
     }
     let again = with_operator(&app, Method::DELETE, &path, Some(&org), Some(OPERATOR)).await;
-    assert_eq!((again.status, again.code()), (StatusCode::NOT_FOUND, "tournament_not_found"));
-    assert_eq!(listed(&ok(&app, "/v1/tournaments?include_archived=true", None).await), [keep.clone()]);
+    assert_eq!(
+        (again.status, again.code()),
+        (StatusCode::NOT_FOUND, "tournament_not_found")
+    );
+    assert_eq!(
+        listed(&ok(&app, "/v1/tournaments?include_archived=true", None).await),
+        [keep.clone()]
+    );
     let theirs = ok(&app, &format!("/v1/players/{}/tournaments", ids[0]), None).await;
     assert_eq!(theirs["tournaments"], json!([]));
     // The club forgot the result: no Dump statistics, no rating, off the leaderboard.
@@ -683,14 +939,26 @@ async fn assignments_are_the_organisers_and_name_no_match() {
     let id = a.body["tournament"]["id"].as_str().unwrap().to_string();
     let org = a.body["organiser_token"].as_str().unwrap().to_string();
     let paired = post_empty(&app, &format!("/v1/tournaments/{id}/rounds"), Some(&org)).await;
-    let match_id = paired.body["tokens"][0]["match_id"].as_str().unwrap().to_string();
-    let host = paired.body["tokens"][0]["host_token"].as_str().unwrap().to_string();
+    let match_id = paired.body["tokens"][0]["match_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let host = paired.body["tokens"][0]["host_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let url = format!("/v1/tournaments/{id}/rounds/1/assignments");
     for u in [url.clone(), format!("{url}.csv")] {
         let none = app.get(&u, None).await;
-        assert_eq!((none.status, none.code()), (StatusCode::UNAUTHORIZED, "unauthorized"));
+        assert_eq!(
+            (none.status, none.code()),
+            (StatusCode::UNAUTHORIZED, "unauthorized")
+        );
         let table = app.get(&u, Some(&host)).await;
-        assert_eq!((table.status, table.code()), (StatusCode::FORBIDDEN, "organiser_only"));
+        assert_eq!(
+            (table.status, table.code()),
+            (StatusCode::FORBIDDEN, "organiser_only")
+        );
         let mine = app.get(&u, Some(&org)).await;
         assert_eq!(mine.status, StatusCode::OK);
         assert!(!mine.text.contains(&match_id), "{}", mine.text);
@@ -705,8 +973,16 @@ async fn assignments_are_the_organisers_and_name_no_match() {
         .collect();
     assert_eq!(seats, ["North", "East", "South", "West"]);
     assert_eq!(a["byes"].as_array().unwrap().len(), 1);
-    let missing = app.get(&format!("/v1/tournaments/{id}/rounds/2/assignments"), Some(&org)).await;
-    assert_eq!((missing.status, missing.code()), (StatusCode::NOT_FOUND, "round_not_found"));
+    let missing = app
+        .get(
+            &format!("/v1/tournaments/{id}/rounds/2/assignments"),
+            Some(&org),
+        )
+        .await;
+    assert_eq!(
+        (missing.status, missing.code()),
+        (StatusCode::NOT_FOUND, "round_not_found")
+    );
 }
 
 #[actix_web::test]
@@ -726,7 +1002,10 @@ async fn a_correction_of_a_duplicate_round_in_play_shows_in_the_log_to_the_organ
     let org = a.body["organiser_token"].as_str().unwrap().to_string();
     pair(&app, &id, &org).await;
     let result = format!("/v1/tournaments/{id}/rounds/1/tables/1/result");
-    for deals in [json!([[40, 0], [0, 20], [70, 0]]), json!([[30, 0], [0, 20], [75, 0]])] {
+    for deals in [
+        json!([[40, 0], [0, 20], [70, 0]]),
+        json!([[30, 0], [0, 20], [75, 0]]),
+    ] {
         let e = put(&app, &result, Some(&org), json!({ "deals": deals })).await;
         assert_eq!(e.status, StatusCode::OK, "{}", e.text);
     }

@@ -15,7 +15,9 @@ use super::{
 use crate::{
     error::{ApiError, Problem},
     tournaments::{
-        changes::{assignments_csv, ArchiveState, Assignments, ChangeLog, EntrantStatus, LateEntry},
+        changes::{
+            assignments_csv, ArchiveState, Assignments, ChangeLog, EntrantStatus, LateEntry,
+        },
         service::Tournaments,
     },
 };

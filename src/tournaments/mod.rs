@@ -2,10 +2,10 @@
 
 pub mod changes;
 mod error;
-mod night;
 pub mod export;
 mod loaded;
 pub mod model;
+mod night;
 pub mod pairing;
 pub mod quicklog;
 pub mod service;

@@ -209,7 +209,11 @@ impl Tournaments {
             at,
         };
         self.store
-            .insert_change(id, &row, &ChangeWrite::Entrant(new_player, player_id.clone()))
+            .insert_change(
+                id,
+                &row,
+                &ChangeWrite::Entrant(new_player, player_id.clone()),
+            )
             .await
             .map_err(change_error)?;
         Ok(EntrantStatus {
@@ -277,7 +281,9 @@ impl Tournaments {
         t.swiss_only()?;
         let e = t.entrant_of(player_id)?;
         if !t.is_withdrawn(e) {
-            return Err(TournamentError::NotWithdrawn(t.spec.entrants[e].name.clone()));
+            return Err(TournamentError::NotWithdrawn(
+                t.spec.entrants[e].name.clone(),
+            ));
         }
         let Some(next) = t.next_round() else {
             return Err(TournamentError::Finished {
