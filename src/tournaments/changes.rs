@@ -364,3 +364,101 @@ pub fn assignments_csv(a: &Assignments) -> String {
         }));
     spreadsheet::write(std::iter::once(header).chain(rows))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{rules::Dealing, tournaments::model::RatingSystem};
+
+    fn spec(n: usize) -> Arc<Spec> {
+        Arc::new(Spec {
+            name: "t".into(),
+            game: "dump".into(),
+            config: serde_json::json!({}),
+            dealing: Dealing::Table,
+            format: crate::tournaments::views::Format::Swiss,
+            table_size: 2,
+            allowed: vec![2],
+            rounds: 5,
+            duplicate: false,
+            record: crate::tournaments::views::Record::Totals,
+            rating_system: RatingSystem::Elo,
+            entrants: (0..n)
+                .map(|i| Entrant {
+                    player_id: format!("p{i}"),
+                    name: format!("P{i}"),
+                })
+                .collect(),
+            schedule: None,
+        })
+    }
+
+    fn row(seq: i64, kind: ChangeKind, detail: Detail) -> ChangeRow {
+        ChangeRow {
+            seq,
+            kind: kind.name().into(),
+            detail: serde_json::to_string(&detail).unwrap(),
+            by_whom: "organiser".into(),
+            at: "2026-11-27T20:00:00.000Z".into(),
+        }
+    }
+
+    #[test]
+    fn the_log_adds_late_entrants_and_folds_withdrawals_in_order() {
+        let base = spec(3);
+        let late = |name: &str, round, missed| Detail {
+            entrant: Some(3),
+            player_id: Some(format!("id-{name}")),
+            name: Some(name.into()),
+            round: Some(round),
+            missed_rounds: Some(missed),
+            ..Detail::default()
+        };
+        let who = |e| Detail {
+            entrant: Some(e),
+            ..Detail::default()
+        };
+        let rows = vec![
+            row(1, ChangeKind::LateEntry, late("Hal", 3, MissedRounds::Bye)),
+            row(2, ChangeKind::Withdrawal, who(1)),
+            row(3, ChangeKind::LateEntry, late("Ivy", 4, MissedRounds::Zero)),
+            row(4, ChangeKind::Withdrawal, who(3)),
+            row(5, ChangeKind::Reinstatement, who(1)),
+            row(6, ChangeKind::Correction, Detail::default()),
+        ];
+        let (s, night) = Night::apply(base.clone(), rows).unwrap();
+        let names: Vec<&str> = s.entrants.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["P0", "P1", "P2", "Hal", "Ivy"]);
+        assert_eq!(s.entrants[4].player_id, "id-Ivy");
+        // The cached settings are untouched.
+        assert_eq!(base.entrants.len(), 3);
+        assert_eq!(night.withdrawn.iter().copied().collect::<Vec<_>>(), [3]);
+        // Hal missed rounds 1 and 2 as byes; Ivy's missed rounds score nothing.
+        assert_eq!(night.late_byes(), [(1, 3), (2, 3)]);
+        assert_eq!(night.late_round(4), Some(4));
+        assert_eq!(night.late_round(0), None);
+        assert_eq!(night.next_seq(), 7);
+    }
+
+    #[test]
+    fn no_log_keeps_the_same_settings_and_an_unknown_kind_is_a_fault() {
+        let base = spec(2);
+        let (s, night) = Night::apply(base.clone(), vec![]).unwrap();
+        assert!(Arc::ptr_eq(&s, &base));
+        assert_eq!(night.next_seq(), 1);
+        let mut bad = row(1, ChangeKind::Archive, Detail::default());
+        bad.kind = "rename".into();
+        assert!(matches!(
+            Night::apply(base, vec![bad]),
+            Err(TournamentError::Internal(_))
+        ));
+    }
+
+    #[test]
+    fn seats_are_named_by_compass_at_four_and_by_number_elsewhere() {
+        let four: Vec<String> = (0..4).map(|s| seat_name(4, s)).collect();
+        assert_eq!(four, ["North", "East", "South", "West"]);
+        let three: Vec<String> = (0..3).map(|s| seat_name(3, s)).collect();
+        assert_eq!(three, ["1", "2", "3"]);
+    }
+}
