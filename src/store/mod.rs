@@ -40,8 +40,8 @@ pub use club::{ClubResult, MergeRefusal, PlayerResultRow, RatingRow, SeasonLineR
 mod webhooks;
 pub use idempotency::CreateKeyRow;
 pub use tournaments::{
-    name_key, ChangeRow, ChangeWrite, NewMatch, PlayerListRow, PlayerRow, ResultRow, RoundRow,
-    TournamentListRow, TournamentRow,
+    name_key, ChangeRow, ChangeWrite, ListFilter, NewMatch, PlayerListRow, PlayerRow, ResultRow,
+    RoundRow, TournamentListRow, TournamentRow,
 };
 // Webhooks (issue 23): the outbox, written in the transaction of the write that causes it.
 pub use webhooks::{stamp, DeliveryRow, Outbox, OutboxEvent, WebhookRow, RETRY_FOR};

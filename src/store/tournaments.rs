@@ -64,6 +64,21 @@ fn contains_pattern(q: &str) -> String {
     p
 }
 
+/// The filters of the tournament list ([`Store::list_tournaments`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ListFilter<'a> {
+    /// Of this game.
+    pub game: Option<&'a str>,
+    /// Created at or after (RFC 3339, stored form).
+    pub after: Option<&'a str>,
+    /// Created before.
+    pub before: Option<&'a str>,
+    /// Entered by this player.
+    pub player: Option<&'a str>,
+    /// Archived ones too.
+    pub archived: bool,
+}
+
 /// A tournament row.
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct TournamentRow {
@@ -270,14 +285,17 @@ impl Store {
     /// that player entered; archived ones only when `archived`, deleted ones never.
     pub async fn list_tournaments(
         &self,
-        game: Option<&str>,
-        after: Option<&str>,
-        before: Option<&str>,
-        player: Option<&str>,
-        archived: bool,
+        filter: &ListFilter<'_>,
         cursor: Option<i64>,
         limit: i64,
     ) -> Result<Vec<TournamentListRow>, StoreError> {
+        let ListFilter {
+            game,
+            after,
+            before,
+            player,
+            archived,
+        } = *filter;
         let mut filters = vec!["t.num < $1".to_string(), "t.deleted_at IS NULL".to_string()];
         if !archived {
             filters.push("t.archived_at IS NULL".to_string());

@@ -364,11 +364,13 @@ impl Tournaments {
         let rows = self
             .store
             .list_tournaments(
-                filter.game,
-                after.as_deref(),
-                before.as_deref(),
-                filter.player,
-                filter.archived,
+                &crate::store::ListFilter {
+                    game: filter.game,
+                    after: after.as_deref(),
+                    before: before.as_deref(),
+                    player: filter.player,
+                    archived: filter.archived,
+                },
                 cursor,
                 limit + 1,
             )
