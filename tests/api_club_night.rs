@@ -708,6 +708,10 @@ async fn late_entry_and_withdrawal_refuse_what_a_club_night_cannot_do() {
     assert_eq!(seated, names(&["Ada", "Di", "Fay"]));
     let view = ok(&app, &format!("/v1/tournaments/{id}"), None).await;
     assert_eq!(view["withdrawn"], json!([ids[1], ids[2], ed]));
+    // The list counts the late entrants.
+    let listed = ok(&app, "/v1/tournaments", None).await;
+    assert_eq!(listed["tournaments"][0]["id"], json!(id));
+    assert_eq!(listed["tournaments"][0]["entrants"], 6);
 }
 
 #[actix_web::test]

@@ -43,6 +43,8 @@ pub struct TournamentListRow {
     pub rounds_paired: i64,
     /// When it was archived.
     pub archived_at: Option<String>,
+    /// Entrants added after creation.
+    pub late_entries: i64,
 }
 
 /// A player's name as search compares it: folded by Unicode lower case (the same on every
@@ -320,6 +322,7 @@ impl Store {
         }
         let sql = format!(
             "SELECT t.num, t.id, t.spec, t.created_at, t.archived_at, \
+               (SELECT COUNT(*) FROM tournament_changes c WHERE c.tournament_id = t.id AND c.kind = 'late_entry') AS late_entries, \
                (SELECT COUNT(*) FROM tournament_rounds r WHERE r.tournament_id = t.id) AS rounds_paired \
              FROM tournaments t WHERE {} ORDER BY t.num DESC LIMIT $2",
             filters.join(" AND ")

@@ -388,7 +388,7 @@ impl Tournaments {
                 duplicate: spec.duplicate,
                 rounds: spec.rounds,
                 rounds_paired: r.rounds_paired as u32,
-                entrants: spec.entrants.len(),
+                entrants: spec.entrants.len() + r.late_entries as usize,
                 created_at: r.created_at,
                 archived_at: r.archived_at,
             });

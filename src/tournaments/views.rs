@@ -288,7 +288,7 @@ pub struct TournamentSummary {
     pub rounds: u32,
     /// The rounds paired so far.
     pub rounds_paired: u32,
-    /// How many entrants.
+    /// How many entrants (late entrants included, withdrawn ones too).
     pub entrants: usize,
     /// When it was created (RFC 3339 UTC).
     #[schema(format = DateTime)]
