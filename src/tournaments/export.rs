@@ -300,9 +300,9 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(
             lines[1],
-            "1,a,\"Smith, \"\"Ace\"\"\",1,0,1,110,2,2,100.00,0,1016.000,"
+            "1,a,\"Smith, \"\"Ace\"\"\",1,0,1,110,2,2,100.00,0,1016.000,,no"
         );
-        assert_eq!(lines[2], "2,b,Ben,1,0,0,20,0,2,0.00,2,984.000,");
+        assert_eq!(lines[2], "2,b,Ben,1,0,0,20,0,2,0.00,2,984.000,,no");
         let res = results_csv(&e, &r, false);
         assert_eq!(
             res.lines().nth(1),
@@ -318,7 +318,7 @@ mod tests {
         r[0].totals = vec![-26, 110];
         let s = standings(&e, &r, &[], false, RatingSystem::Elo);
         let lines: Vec<String> = standings_csv(&s).lines().map(String::from).collect();
-        assert_eq!(lines[2], "2,b,'=1+1,1,0,0,-26,0,2,0.00,2,984.000,");
+        assert_eq!(lines[2], "2,b,'=1+1,1,0,0,-26,0,2,0.00,2,984.000,,no");
         let res = results_csv(&e, &r, false);
         assert_eq!(
             res.lines().nth(1),
