@@ -68,6 +68,7 @@ fn all_routes(cfg: &mut ServiceConfig) {
     routes::scores::config(cfg);
     routes::stream::config(cfg);
     routes::tournaments::config(cfg);
+    routes::club_night::config(cfg);
     routes::club::config(cfg);
     routes::webhooks::config(cfg);
 }

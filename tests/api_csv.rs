@@ -235,7 +235,8 @@ async fn formula_names_are_text_in_standings_results_and_the_score_sheet_and_num
             "percentage",
             "opponents_matchpoints",
             "rating",
-            "rating_uncertainty"
+            "rating_uncertainty",
+            "withdrawn"
         ]
     );
     assert_eq!(rows.len(), HOSTILE.len());

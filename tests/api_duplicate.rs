@@ -178,6 +178,12 @@ async fn every_get(app: &TestApp, tournament: &str, t1: &Match, player: &str) ->
         urls.push(format!("{base}{query}"));
     }
     assert!(urls.len() >= 15, "{urls:?}");
+    for read in ["/log", "/rounds/1/assignments", "/rounds/1/assignments.csv"] {
+        assert!(
+            urls.contains(&format!("/v1/tournaments/{tournament}{read}")),
+            "{read} is attacked too: {urls:?}"
+        );
+    }
     urls
 }
 
@@ -287,6 +293,21 @@ async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize
                 assert_eq!(feed[3]["totals"], Value::Null, "{ctx}");
                 assert_eq!(feed[3]["winners"], Value::Null, "{ctx}");
                 assert!(!a.text.contains("\"points\""), "{ctx}");
+            }
+            // The club night's reads (issue 24, part 3): the assignments are the organiser's
+            // (401 without a token, 403 to a table's); the change log holds no correction of a
+            // round in play (there is none here: it is empty, and says nothing).
+            if url.contains("/assignments") {
+                let expected = if token.is_none() {
+                    (StatusCode::UNAUTHORIZED, "unauthorized")
+                } else {
+                    (StatusCode::FORBIDDEN, "organiser_only")
+                };
+                assert_eq!((a.status, a.code()), expected, "{ctx}");
+            }
+            if url.ends_with("/log") {
+                assert_eq!(a.status, StatusCode::OK, "{ctx}");
+                assert_eq!(a.body, json!({"changes": []}), "{ctx}");
             }
             if url.ends_with("/results.csv") {
                 assert_eq!(a.text.lines().count(), 1, "only the header: {ctx}");

@@ -75,6 +75,18 @@ async fn release(
 /// is taken out again (its game's ratings replayed from its place).
 pub async fn match_status_changed(store: &Store, m: MatchChange<'_>) {
     let source = format!("match:{}", m.id);
+    // A deleted tournament's tables are out of the club's memory for good (issue 24, part 3):
+    // a table match that finishes (again) after the deletion is not recorded.
+    if let Some(t) = m.tournament {
+        match store.tournament_deleted(&t.id).await {
+            Ok(false) => {}
+            Ok(true) => return,
+            Err(e) => {
+                tracing::error!(error = %e, match_id = %m.id, "the club could not read the match's tournament");
+                return;
+            }
+        }
+    }
     let done = match m.status {
         "finished" => {
             if m.player_ids.iter().all(Option::is_none) {

@@ -4,6 +4,7 @@
 
 pub mod actions;
 pub mod club;
+pub mod club_night;
 pub mod events;
 pub mod games;
 pub mod health;

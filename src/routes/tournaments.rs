@@ -266,6 +266,9 @@ pub struct TournamentQuery {
     /// 400 `invalid_query`.
     #[param(inline)]
     pub status: Option<TournamentStatus>,
+    /// Archived tournaments too (default false: the list leaves them out). Deleted ones are
+    /// never listed.
+    pub include_archived: Option<bool>,
     /// Page size, 1 to 100 (default 20).
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
@@ -276,9 +279,10 @@ pub struct TournamentQuery {
 
 /// List tournaments.
 ///
-/// Lists tournaments, newest first and paged by cursor, optionally of one game or created in a
-/// time range. Public: a tournament's view, standings and exports are public by id, and a club
-/// lists its events; the organiser's token is never shown.
+/// Lists tournaments, newest first and paged by cursor, optionally of one game, of one status or
+/// created in a time range; archived ones only with `include_archived=true`. Public: a
+/// tournament's view, standings and exports are public by id, and a club lists its events; the
+/// organiser's token is never shown.
 #[utoipa::path(
     tag = "tournaments",
     params(TournamentQuery),
@@ -300,6 +304,7 @@ pub async fn list_tournaments(
         created_before: q.created_before.as_deref(),
         player: None,
         status: q.status,
+        archived: q.include_archived.unwrap_or(false),
     };
     Ok(web::Json(
         svc.list_tournaments(&filter, q.cursor.as_deref(), limit)
@@ -647,7 +652,7 @@ pub async fn export_bgstats_json(
     ),
     responses(
         (status = 200, description = "The CSV export", content(
-            (String = "text/csv", example = "rank,player_id,name,played,byes,wins,total,matchpoints,max_matchpoints,percentage,opponents_matchpoints,rating,rating_uncertainty\n"),
+            (String = "text/csv", example = "rank,player_id,name,played,byes,wins,total,matchpoints,max_matchpoints,percentage,opponents_matchpoints,rating,rating_uncertainty,withdrawn\n"),
         )),
         (status = 404, description = "`tournament_not_found`, or no such export", body = Problem, content_type = "application/problem+json"),
         StorageUnavailableBrief,

@@ -813,3 +813,88 @@ async fn replay_from(
     }
     Ok(())
 }
+
+impl Store {
+    /// Deletes tournament `id` of `game` (issue 24, part 3), in one transaction: marks it
+    /// deleted (every read of it answers "not found" from now on), takes it out of its
+    /// entrants' tournament lists and its tables' matches (`match_ids`) out of their players'
+    /// match lists, and removes its results (`sources`: its tables' entered results and its
+    /// matches) from the club's memory, the game's ratings replayed from the first of them.
+    /// False when it was deleted already (by a concurrent request).
+    pub async fn delete_tournament(
+        &self,
+        id: &str,
+        game: &str,
+        match_ids: &[String],
+        sources: &[String],
+        at: &str,
+    ) -> Result<bool, StoreError> {
+        let (id, game, match_ids, sources, at) = (
+            id.to_string(),
+            game.to_string(),
+            match_ids.to_vec(),
+            sources.to_vec(),
+            at.to_string(),
+        );
+        let locked = game.clone();
+        self.club_tx(std::slice::from_ref(&locked), move |c| {
+            Box::pin(async move {
+                let done = sqlx::query(
+                    "UPDATE tournaments SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL",
+                )
+                .bind(&at)
+                .bind(&id)
+                .execute(&mut *c)
+                .await?;
+                if done.rows_affected() == 0 {
+                    return Ok(false);
+                }
+                sqlx::query(
+                    "DELETE FROM tournament_entrants WHERE tournament_num = (SELECT num FROM tournaments WHERE id = $1)",
+                )
+                .bind(&id)
+                .execute(&mut *c)
+                .await?;
+                for m in &match_ids {
+                    sqlx::query(
+                        "DELETE FROM match_players WHERE match_num = (SELECT num FROM matches WHERE id = $1)",
+                    )
+                    .bind(m)
+                    .execute(&mut *c)
+                    .await?;
+                }
+                let mut first: Option<i64> = None;
+                let mut old: Vec<String> = vec![];
+                for s in &sources {
+                    let num: Option<(i64, String)> =
+                        sqlx::query_as("SELECT num, game FROM club_results WHERE source = $1")
+                            .bind(s)
+                            .fetch_optional(&mut *c)
+                            .await?;
+                    // A result of another game (never: a tournament has one game) is left.
+                    let Some((num, g)) = num.filter(|(_, g)| *g == game) else {
+                        continue;
+                    };
+                    debug_assert_eq!(g, game);
+                    old.extend(players_of(c, num).await?);
+                    sqlx::query("DELETE FROM club_result_players WHERE result_num = $1")
+                        .bind(num)
+                        .execute(&mut *c)
+                        .await?;
+                    sqlx::query("DELETE FROM club_results WHERE num = $1")
+                        .bind(num)
+                        .execute(&mut *c)
+                        .await?;
+                    first = Some(first.map_or(num, |f: i64| f.min(num)));
+                }
+                if let Some(first) = first {
+                    old.sort();
+                    old.dedup();
+                    replay_from(c, &game, first, &old).await?;
+                }
+                Ok(true)
+            })
+        })
+        .await
+    }
+}

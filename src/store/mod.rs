@@ -43,8 +43,8 @@ mod feed;
 pub use feed::{feed_key, FeedEvent, FeedHookFn, FeedRow};
 pub use idempotency::CreateKeyRow;
 pub use tournaments::{
-    name_key, NewMatch, PlayerListRow, PlayerRow, ResultRow, RoundRow, TournamentListFilter,
-    TournamentListRow, TournamentRow,
+    name_key, ChangeRow, ChangeWrite, NewMatch, PlayerListRow, PlayerRow, ResultRow, RoundRow,
+    TournamentListFilter, TournamentListRow, TournamentRow,
 };
 // Webhooks (issue 23): the outbox, written in the transaction of the write that causes it.
 pub use webhooks::{stamp, DeliveryRow, Outbox, OutboxEvent, WebhookRow, RETRY_FOR};

@@ -121,6 +121,8 @@ pub struct TournamentListFilter<'a> {
     pub player: Option<&'a str>,
     /// `Some(true)`: only finished ones; `Some(false)`: only those in progress.
     pub finished: Option<bool>,
+    /// Archived ones too.
+    pub archived: bool,
 }
 
 /// A tournament in a listing.
@@ -138,6 +140,10 @@ pub struct TournamentListRow {
     pub rounds_paired: i64,
     /// When its last round was complete (None: in progress).
     pub finished_at: Option<String>,
+    /// When it was archived.
+    pub archived_at: Option<String>,
+    /// Entrants added after creation.
+    pub late_entries: i64,
 }
 
 /// A player's name as search compares it: folded by Unicode lower case (the same on every
@@ -170,6 +176,35 @@ pub struct TournamentRow {
     pub spec: String,
     /// RFC 3339.
     pub created_at: String,
+    /// When it was archived (None: it is not).
+    pub archived_at: Option<String>,
+}
+
+/// One entry of a tournament's change log (migration 0008).
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct ChangeRow {
+    /// 1, 2, 3... per tournament.
+    pub seq: i64,
+    /// `late_entry`, `withdrawal`, `reinstatement`, `correction`, `archive`, `unarchive`.
+    pub kind: String,
+    /// JSON, by kind.
+    pub detail: String,
+    /// `organiser` or `organiser+operator`.
+    pub by_whom: String,
+    /// RFC 3339.
+    pub at: String,
+}
+
+/// What a change writes besides its log entry, in the same transaction.
+#[derive(Clone, Debug)]
+pub enum ChangeWrite {
+    /// Nothing else (a withdrawal, a reinstatement).
+    None,
+    /// A late entrant: a new player to register (if not registered) and its id, for the
+    /// tournament's entrant index.
+    Entrant(Option<PlayerRow>, String),
+    /// Archive (Some: the time) or unarchive (None).
+    Archive(Option<String>),
 }
 
 /// A paired round.
@@ -349,7 +384,7 @@ impl Store {
 
     /// Tournaments newest first before `cursor` (a `num`): of `game`, created at or after
     /// `after` and before `before` (RFC 3339 texts in the stored form), and, with `player`, those
-    /// that player entered.
+    /// that player entered; archived ones only when `archived`, deleted ones never.
     pub async fn list_tournaments(
         &self,
         filter: &TournamentListFilter<'_>,
@@ -362,8 +397,12 @@ impl Store {
             before,
             player,
             finished,
+            archived,
         } = *filter;
-        let mut filters = vec!["t.num < $1".to_string()];
+        let mut filters = vec!["t.num < $1".to_string(), "t.deleted_at IS NULL".to_string()];
+        if !archived {
+            filters.push("t.archived_at IS NULL".to_string());
+        }
         match finished {
             Some(true) => filters.push("t.finished_at IS NOT NULL".into()),
             Some(false) => filters.push("t.finished_at IS NULL".into()),
@@ -388,7 +427,8 @@ impl Store {
             ));
         }
         let sql = format!(
-            "SELECT t.num, t.id, t.spec, t.created_at, t.finished_at, \
+            "SELECT t.num, t.id, t.spec, t.created_at, t.finished_at, t.archived_at, \
+               (SELECT COUNT(*) FROM tournament_changes c WHERE c.tournament_id = t.id AND c.kind = 'late_entry') AS late_entries, \
                (SELECT COUNT(*) FROM tournament_rounds r WHERE r.tournament_id = t.id) AS rounds_paired \
              FROM tournaments t WHERE {} ORDER BY t.num DESC LIMIT $2",
             filters.join(" AND ")
@@ -510,7 +550,7 @@ impl Store {
         id: &str,
     ) -> Result<Option<(TournamentRow, Vec<RoundRow>, Vec<ResultRow>)>, StoreError> {
         let Some(t) = sqlx::query_as(
-            "SELECT id, organiser_hash, spec, created_at FROM tournaments WHERE id = $1",
+            "SELECT id, organiser_hash, spec, created_at, archived_at FROM tournaments WHERE id = $1 AND deleted_at IS NULL",
         )
         .bind(id)
         .fetch_optional(&self.reader)
@@ -551,7 +591,7 @@ impl Store {
         // Without `with_spec` (the caller keeps it parsed) the settings come back empty.
         let spec = if with_spec { "spec" } else { "'' AS spec" };
         let Some(t) = sqlx::query_as(&format!(
-            "SELECT id, organiser_hash, {spec}, created_at FROM tournaments WHERE id = $1"
+            "SELECT id, organiser_hash, {spec}, created_at, archived_at FROM tournaments WHERE id = $1 AND deleted_at IS NULL"
         ))
         .bind(id)
         .fetch_optional(&self.reader)
@@ -661,6 +701,7 @@ impl Store {
         r: &ResultRow,
         outbox: &super::Outbox,
         organiser_hash: &str,
+        change: Option<&ChangeRow>,
     ) -> Result<(), StoreError> {
         let mut conn = self.writer.acquire().await?;
         let backend = self.backend;
@@ -682,6 +723,10 @@ impl Store {
             .bind(&r.entered_at)
             .execute(&mut *tx)
             .await?;
+            // A correction's log entry, in the result's transaction.
+            if let Some(c) = change {
+                insert_change_in(&mut tx, tournament_id, c).await?;
+            }
             let announced = super::webhooks::write_in(&mut tx, backend, outbox).await?;
             tx.commit().await?;
             Ok(Ok(announced))
@@ -731,6 +776,106 @@ impl Store {
             }
         }
         Ok(true)
+    }
+}
+
+/// Appends `c` to tournament `id`'s change log.
+async fn insert_change_in(
+    c: &mut sqlx::AnyConnection,
+    id: &str,
+    ch: &ChangeRow,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO tournament_changes (tournament_id, seq, kind, detail, by_whom, at) VALUES ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(id)
+    .bind(ch.seq)
+    .bind(&ch.kind)
+    .bind(&ch.detail)
+    .bind(&ch.by_whom)
+    .bind(&ch.at)
+    .execute(&mut *c)
+    .await?;
+    Ok(())
+}
+
+impl Store {
+    /// Tournament `id`'s change log, oldest first.
+    pub async fn tournament_changes(&self, id: &str) -> Result<Vec<ChangeRow>, StoreError> {
+        Ok(sqlx::query_as(
+            "SELECT seq, kind, detail, by_whom, at FROM tournament_changes WHERE tournament_id = $1 ORDER BY seq",
+        )
+        .bind(id)
+        .fetch_all(&self.reader)
+        .await?)
+    }
+
+    /// Appends change `c` to tournament `id`'s log, with what it writes besides (`write`), in
+    /// one transaction; [`StoreError::Conflict`] when its `seq` is taken (a concurrent change).
+    pub async fn insert_change(
+        &self,
+        id: &str,
+        c: &ChangeRow,
+        write: &ChangeWrite,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.writer.acquire().await?;
+        let result = async {
+            let mut tx = conn.begin().await?;
+            insert_change_in(&mut tx, id, c).await?;
+            match write {
+                ChangeWrite::None => {}
+                ChangeWrite::Entrant(new_player, player_id) => {
+                    if let Some(p) = new_player {
+                        sqlx::query(
+                            "INSERT INTO players (id, name, created_at, name_key) VALUES ($1, $2, $3, $4)",
+                        )
+                        .bind(&p.id)
+                        .bind(&p.name)
+                        .bind(&p.created_at)
+                        .bind(name_key(&p.name))
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                    sqlx::query(
+                        "INSERT INTO tournament_entrants (player_id, tournament_num) SELECT $1, num FROM tournaments WHERE id = $2",
+                    )
+                    .bind(player_id)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                ChangeWrite::Archive(at) => {
+                    sqlx::query("UPDATE tournaments SET archived_at = $1 WHERE id = $2")
+                        .bind(at.as_deref())
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+            }
+            tx.commit().await
+        }
+        .await;
+        match result {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                discard(&mut conn, &e);
+                if is_unique_violation(&e) {
+                    Err(StoreError::Conflict)
+                } else {
+                    Err(sent_write_error(e))
+                }
+            }
+        }
+    }
+
+    /// Whether tournament `id` was deleted.
+    pub async fn tournament_deleted(&self, id: &str) -> Result<bool, StoreError> {
+        let at: Option<Option<String>> =
+            sqlx::query_scalar("SELECT deleted_at FROM tournaments WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.reader)
+                .await?;
+        Ok(at.flatten().is_some())
     }
 }
 

@@ -168,6 +168,51 @@ pub enum TournamentError {
     /// The entered result breaks what the game fixes (the quick log's checks).
     #[error("{}", .0.message)]
     Result(QuickLogError),
+    /// A late entry or a withdrawal in a round robin, whose schedule is fixed at creation.
+    #[error("late entries and withdrawals are for Swiss tournaments: a round robin's schedule is fixed when it is created")]
+    NotSwiss,
+    /// A late entrant who is an entrant already (same player, or same name).
+    #[error("{0} is an entrant already")]
+    AlreadyEntered(String),
+    /// No entrant is this player.
+    #[error("no entrant of this tournament has player id {0}")]
+    EntrantNotFound(String),
+    /// Withdrawing an entrant who is withdrawn.
+    #[error("{0} is withdrawn already (POST .../reinstate pairs them again)")]
+    AlreadyWithdrawn(String),
+    /// Reinstating an entrant who is not withdrawn.
+    #[error("{0} is not withdrawn")]
+    NotWithdrawn(String),
+    /// Withdrawing an entrant whose table of the round in play has no result yet.
+    #[error("{name} sits at table {table} of round {round}, which has no result yet: enter the table's result (or abandon its match with it) first, then withdraw them")]
+    TableUnfinished {
+        /// The entrant's name.
+        name: String,
+        /// The round in play.
+        round: u32,
+        /// Their table.
+        table: u32,
+    },
+    /// The entrants left could not fill the next round's tables.
+    #[error("{active} entrants would be left to pair, too few for {what}")]
+    TooFewToPair {
+        /// How many would be left.
+        active: usize,
+        /// What they cannot fill.
+        what: String,
+    },
+    /// Archiving or deleting without the operator's consent.
+    #[error("archiving or deleting a tournament needs its organiser's token (Authorization: Bearer) and the operator's consent: the operator's token in X-Operator-Token")]
+    OperatorConsentRequired,
+    /// A change to an archived tournament.
+    #[error("the tournament is archived: it is read-only until the organiser takes it out of the archive (POST .../unarchive, with the operator's consent)")]
+    Archived,
+    /// Unarchiving a tournament that is not archived.
+    #[error("the tournament is not archived")]
+    NotArchived,
+    /// A concurrent change took this change's place in the log.
+    #[error("the tournament was just changed by another request; read it and try again")]
+    ChangeConflict,
     /// The game or its options refused.
     #[error(transparent)]
     Setup(#[from] SetupError),

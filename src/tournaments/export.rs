@@ -149,6 +149,7 @@ pub fn standings_csv(s: &Standings) -> String {
         "opponents_matchpoints",
         "rating",
         "rating_uncertainty",
+        "withdrawn",
     ]);
     let rows = s.rows.iter().map(|r| {
         vec![
@@ -166,6 +167,7 @@ pub fn standings_csv(s: &Standings) -> String {
             Cell::decimal(r.rating, 3),
             r.rating_uncertainty
                 .map_or_else(Cell::empty, |u| Cell::decimal(u, 3)),
+            Cell::text(if r.withdrawn { "yes" } else { "no" }),
         ]
     });
     spreadsheet::write(std::iter::once(header).chain(rows))
@@ -484,9 +486,9 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(
             lines[1],
-            "1,a,\"Smith, \"\"Ace\"\"\",1,0,1,110,2,2,100.00,0,1016.000,"
+            "1,a,\"Smith, \"\"Ace\"\"\",1,0,1,110,2,2,100.00,0,1016.000,,no"
         );
-        assert_eq!(lines[2], "2,b,Ben,1,0,0,20,0,2,0.00,2,984.000,");
+        assert_eq!(lines[2], "2,b,Ben,1,0,0,20,0,2,0.00,2,984.000,,no");
         let res = results_csv(&e, &r, false);
         assert_eq!(
             res.lines().nth(1),
@@ -502,7 +504,7 @@ mod tests {
         r[0].totals = vec![-26, 110];
         let s = standings(&e, &r, &[], false, RatingSystem::Elo);
         let lines: Vec<String> = standings_csv(&s).lines().map(String::from).collect();
-        assert_eq!(lines[2], "2,b,'=1+1,1,0,0,-26,0,2,0.00,2,984.000,");
+        assert_eq!(lines[2], "2,b,'=1+1,1,0,0,-26,0,2,0.00,2,984.000,,no");
         let res = results_csv(&e, &r, false);
         assert_eq!(
             res.lines().nth(1),

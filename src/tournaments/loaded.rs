@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
+    changes::Night,
     model::{Entrant, Pairing, RatingSystem, ResultSource, Standings, TableResult},
     standings,
     views::{Format, Record, RoundView, TableResultView, TableView, TournamentView},
@@ -151,9 +152,12 @@ impl LoadedRound {
 /// A tournament as loaded, its results read from the tables' matches and the entries.
 pub(super) struct Loaded {
     pub row: TournamentRow,
-    /// The settings, shared with the service's cache of them.
+    /// The settings, shared with the service's cache of them (with the late entrants added:
+    /// then a copy).
     pub spec: std::sync::Arc<Spec>,
     pub rounds: Vec<LoadedRound>,
+    /// The change log applied: late entrants, who is withdrawn (issue 24, part 3).
+    pub night: Night,
 }
 
 impl Loaded {
@@ -169,7 +173,7 @@ impl Loaded {
     /// Whether round `r`'s results may be shown to anyone: in duplicate play only once the round
     /// is complete (a finished table's per-deal points, totals and match tell of the boards the
     /// round's other tables still play).
-    fn shown(&self, r: &LoadedRound) -> bool {
+    pub fn shown(&self, r: &LoadedRound) -> bool {
         !self.spec.duplicate || r.complete()
     }
 
@@ -196,24 +200,43 @@ impl Loaded {
         .and_then(|g| g.seed_withheld())
     }
 
+    /// The byes: those of the pairings, and a late entrant's missed rounds when they count as
+    /// byes ([`super::changes::MissedRounds::Bye`]).
     fn byes(&self) -> Vec<(u32, usize)> {
         self.rounds
             .iter()
             .flat_map(|r| r.byes.iter().map(move |&b| (r.round, b)))
+            .chain(self.night.late_byes())
             .collect()
     }
 
     pub fn standings(&self) -> Standings {
-        standings::standings(
+        let mut s = standings::standings(
             &self.spec.entrants,
             &self.public_results(),
             &self.byes(),
             self.spec.duplicate,
             self.spec.rating_system,
-        )
+        );
+        let withdrawn: std::collections::HashSet<&str> = self
+            .night
+            .withdrawn
+            .iter()
+            .filter_map(|&e| self.spec.entrants.get(e))
+            .map(|e| e.player_id.as_str())
+            .collect();
+        for row in &mut s.rows {
+            row.withdrawn = withdrawn.contains(row.player_id.as_str());
+        }
+        s
     }
 
-    fn finished(&self) -> bool {
+    /// Whether entrant `e` is withdrawn now.
+    pub fn is_withdrawn(&self, e: usize) -> bool {
+        self.night.withdrawn.contains(&e)
+    }
+
+    pub fn finished(&self) -> bool {
         self.rounds.len() as u32 >= self.spec.rounds && self.rounds.iter().all(|r| r.complete())
     }
 
@@ -252,6 +275,14 @@ impl Loaded {
                 MatchStatus::InProgress
             },
             players: self.spec.entrants.clone(),
+            withdrawn: self
+                .night
+                .withdrawn
+                .iter()
+                .filter_map(|&e| self.spec.entrants.get(e))
+                .map(|e| e.player_id.clone())
+                .collect(),
+            archived_at: self.row.archived_at.clone(),
             rounds: self
                 .rounds
                 .iter()

@@ -1,9 +1,11 @@
 //! Tournaments: players, rounds and tables, results, standings, ratings, exports (issue 12).
 
+pub mod changes;
 mod error;
 pub mod export;
 mod loaded;
 pub mod model;
+mod night;
 pub mod pairing;
 pub mod quicklog;
 pub mod service;

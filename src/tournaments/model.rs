@@ -162,6 +162,8 @@ pub struct StandingRow {
     pub rating: f64,
     /// Weng-Lin's sigma; null for Elo.
     pub rating_uncertainty: Option<f64>,
+    /// Withdrawn by the organiser: never paired again; the results stand and count.
+    pub withdrawn: bool,
 }
 
 /// The standings of a tournament.

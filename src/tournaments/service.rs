@@ -18,6 +18,7 @@ use lru::LruCache;
 use serde_json::Value;
 
 use super::{
+    changes::Night,
     export::Exported,
     loaded::{Loaded, LoadedRound, LoadedTable, Spec},
     model::{Entrant, Pairing, RatingSystem, ResultSource, Standings, TableResult},
@@ -75,6 +76,8 @@ pub struct TournamentFilter<'a> {
     pub player: Option<&'a str>,
     /// Only those with this status.
     pub status: Option<TournamentStatus>,
+    /// Archived ones too.
+    pub archived: bool,
 }
 
 /// How many tournaments' settings are kept parsed (a national open's entrant list is a few
@@ -83,8 +86,8 @@ const SPECS_CACHED: usize = 32;
 
 /// The tournament service.
 pub struct Tournaments {
-    matches: Arc<Matches>,
-    store: Store,
+    pub(super) matches: Arc<Matches>,
+    pub(super) store: Store,
     /// Tournaments' settings and entrants, parsed: they never change once created (only the
     /// organiser's token hash does, and that is read every time), so every instance may keep
     /// them.
@@ -92,7 +95,7 @@ pub struct Tournaments {
 }
 
 /// `v` as JSON text (a failure is the service's own fault).
-fn to_json<T: serde::Serialize>(v: &T) -> Result<String, TournamentError> {
+pub(super) fn to_json<T: serde::Serialize>(v: &T) -> Result<String, TournamentError> {
     serde_json::to_string(v).map_err(TournamentError::internal)
 }
 
@@ -372,6 +375,7 @@ impl Tournaments {
                     before: before.as_deref(),
                     player: filter.player,
                     finished: filter.status.map(|s| s == TournamentStatus::Finished),
+                    archived: filter.archived,
                 },
                 cursor,
                 limit + 1,
@@ -390,13 +394,14 @@ impl Tournaments {
                 duplicate: spec.duplicate,
                 rounds: spec.rounds,
                 rounds_paired: r.rounds_paired as u32,
-                entrants: spec.entrants.len(),
+                entrants: spec.entrants.len() + r.late_entries as usize,
                 status: if r.finished_at.is_some() {
                     TournamentStatus::Finished
                 } else {
                     TournamentStatus::InProgress
                 },
                 created_at: r.created_at,
+                archived_at: r.archived_at,
             });
         }
         Ok(TournamentPage {
@@ -541,6 +546,7 @@ impl Tournaments {
             organiser_hash: sha256_hex(organiser_token.as_bytes()),
             spec: to_json(&spec)?,
             created_at,
+            archived_at: None,
         };
         let entrant_ids: Vec<String> = spec.entrants.iter().map(|e| e.player_id.clone()).collect();
         let game = spec.game.clone();
@@ -548,6 +554,7 @@ impl Tournaments {
             row,
             spec: Arc::new(spec),
             rounds: vec![],
+            night: Night::default(),
         };
         let created = CreatedTournament {
             tournament: loaded.render(true),
@@ -566,7 +573,7 @@ impl Tournaments {
 
     /// Loads tournament `id` and reads each table's result: an entered one (the latest
     /// version), or its match's finished score sheet.
-    async fn load(&self, id: &str) -> Result<Loaded, TournamentError> {
+    pub(super) async fn load(&self, id: &str) -> Result<Loaded, TournamentError> {
         if !is_id(id) {
             return Err(TournamentError::NotFound(id.to_string()));
         }
@@ -576,6 +583,8 @@ impl Tournaments {
             .await?
             .ok_or_else(|| TournamentError::NotFound(id.to_string()))?;
         let spec = self.spec(id, &row.spec)?;
+        // Late entrants are added to the entrants (issue 24, part 3).
+        let (spec, night) = Night::apply(spec, self.store.tournament_changes(id).await?)?;
         let entered: HashMap<(i64, i64), &ResultRow> =
             entered.iter().map(|e| ((e.round, e.table_no), e)).collect();
         let mut sides = Sides::default();
@@ -586,7 +595,12 @@ impl Tournaments {
                     .await?,
             );
         }
-        Ok(Loaded { row, spec, rounds })
+        Ok(Loaded {
+            row,
+            spec,
+            rounds,
+            night,
+        })
     }
 
     /// What table `table` of round `round` of tournament `id` shows, and no more: the tournament
@@ -604,7 +618,7 @@ impl Tournaments {
 
     /// Tournament `id` with round `round` only: the table `only`'s result (the round's in
     /// duplicate play, see [`Tournaments::load_table`]), or, without `only`, every table's.
-    async fn load_part(
+    pub(super) async fn load_part(
         &self,
         id: &str,
         round: u32,
@@ -626,6 +640,8 @@ impl Tournaments {
             Some(s) => s,
             None => self.spec(id, &row.spec)?,
         };
+        // A table may seat a late entrant: the entrants are the settings' and the late ones.
+        let (spec, night) = Night::apply(spec, self.store.tournament_changes(id).await?)?;
         let round_row = round_row.map_err(|paired| TournamentError::RoundNotFound {
             round,
             paired: paired as usize,
@@ -645,6 +661,7 @@ impl Tournaments {
             row,
             spec,
             rounds: vec![r],
+            night,
         })
     }
 
@@ -806,6 +823,7 @@ impl Tournaments {
     ) -> Result<RoundWithTokens, TournamentError> {
         let mut t = self.load(id).await?;
         let organiser_token = t.organiser(token)?;
+        t.writable()?;
         let next = t.rounds.len() as u32 + 1;
         check_pairable(&t, next)?;
         let pairing = match &t.spec.schedule {
@@ -935,6 +953,7 @@ impl Tournaments {
         // The table and what its answer shows, not the whole tournament (issue 25).
         let mut t = self.load_table(id, round, table).await?;
         let organiser_token = t.organiser(token)?;
+        t.writable()?;
         let tb = t.round(round)?.table(table)?;
         if tb
             .result
@@ -1003,10 +1022,24 @@ impl Tournaments {
             (!t.spec.duplicate).then_some(totals.as_slice()),
             tb.result.is_none(),
         );
+        // A correction (the table had an entered result) is logged with the old and the new
+        // figures, in the result's transaction (issue 24, part 3).
+        let change = match (&tb.result, tb.entered_version) {
+            (Some(old), v) if v > 0 => Some(super::night::correction(
+                &t.night,
+                round,
+                table,
+                old,
+                &totals,
+                &deals,
+                &row.entered_at,
+            )?),
+            _ => None,
+        };
         let organiser_hash = sha256_hex(organiser_token.as_bytes());
         match self
             .store
-            .insert_result(id, &row, &outbox, &organiser_hash)
+            .insert_result(id, &row, &outbox, &organiser_hash, change.as_ref())
             .await
         {
             Ok(()) => {}
@@ -1161,8 +1194,11 @@ fn swiss_pairing(t: &Loaded, next: u32) -> Pairing {
         .collect();
     for row in &standings.rows {
         if let Some(&e) = index.get(row.player_id.as_str()) {
-            ranked.push(e);
             score[e] = row.matchpoints;
+            // A withdrawn entrant is never paired again (issue 24, part 3).
+            if !t.is_withdrawn(e) {
+                ranked.push(e);
+            }
         }
     }
     let tables = pairing::Tables::new(

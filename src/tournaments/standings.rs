@@ -263,6 +263,7 @@ pub fn standings(
             opponents_matchpoints: 0,
             rating: 0.0,
             rating_uncertainty: None,
+            withdrawn: false,
         })
         .collect();
     // Totals are summed wide. Entered totals keep within ±1,000,000 and the engines' far less,

@@ -196,8 +196,13 @@ pub struct TournamentView {
     pub rounds_planned: u32,
     /// `in_progress` until the last round is complete, then `finished`.
     pub status: crate::matches::views::MatchStatus,
-    /// The entrants in entry order.
+    /// The entrants in entry order (late entrants last, in the order they entered).
     pub players: Vec<Entrant>,
+    /// The player ids of the entrants withdrawn now: never paired again, their results kept.
+    pub withdrawn: Vec<String>,
+    /// When the tournament was archived (left out of the default list); null when it is not.
+    #[schema(format = DateTime)]
+    pub archived_at: Option<String>,
     /// The rounds paired so far.
     pub rounds: Vec<RoundView>,
     /// When it was created.
@@ -283,7 +288,7 @@ pub struct TournamentSummary {
     pub rounds: u32,
     /// The rounds paired so far.
     pub rounds_paired: u32,
-    /// How many entrants.
+    /// How many entrants (late entrants included, withdrawn ones too).
     pub entrants: usize,
     /// `in_progress` until the last round is complete, then `finished` (as the tournament's
     /// view says).
@@ -291,6 +296,9 @@ pub struct TournamentSummary {
     /// When it was created (RFC 3339 UTC).
     #[schema(format = DateTime)]
     pub created_at: String,
+    /// When it was archived; null when it is not (the default list shows none archived).
+    #[schema(format = DateTime)]
+    pub archived_at: Option<String>,
 }
 
 /// Where a tournament stands: the statuses its view has (`GET /v1/tournaments?status=`).
