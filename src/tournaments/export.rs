@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use super::{
-    model::{Entrant, ResultSource, Standings, TableResult},
+    model::{Entrant, FouledBoardRule, ResultSource, Standings, TableResult},
     standings::table_matchpoints,
 };
 use crate::spreadsheet::{self, Cell};
@@ -24,12 +24,19 @@ pub struct Exported {
     pub standings: Standings,
     /// Duplicate play.
     pub duplicate: bool,
+    /// Duplicate play with real cards: what a table that fouled a board scores on it.
+    pub fouled_board: FouledBoardRule,
 }
 
 /// Every table's result as JSON (the `results.json` export): per result its round, table,
 /// source, match, time, sides, totals, deals, winners, and per seat the player and matchpoints.
-pub fn results_json(entrants: &[Entrant], results: &[TableResult], duplicate: bool) -> Value {
-    let mps = table_matchpoints(results, duplicate);
+pub fn results_json(
+    entrants: &[Entrant],
+    results: &[TableResult],
+    duplicate: bool,
+    fouled: FouledBoardRule,
+) -> Value {
+    let mps = table_matchpoints(results, duplicate, fouled);
     let rows: Vec<Value> = results
         .iter()
         .zip(&mps)
@@ -115,8 +122,13 @@ fn source_name(s: ResultSource) -> &'static str {
 }
 
 /// One row per seat of every result.
-pub fn results_csv(entrants: &[Entrant], results: &[TableResult], duplicate: bool) -> String {
-    let mps = table_matchpoints(results, duplicate);
+pub fn results_csv(
+    entrants: &[Entrant],
+    results: &[TableResult],
+    duplicate: bool,
+    fouled: FouledBoardRule,
+) -> String {
+    let mps = table_matchpoints(results, duplicate, fouled);
     let mut rows = vec![spreadsheet::header(&[
         "round",
         "table",
@@ -286,6 +298,7 @@ mod tests {
             source: ResultSource::Totals,
             match_id: None,
             at: "2026-11-22T20:15:00.000Z".into(),
+            fouls: vec![],
         }];
         (entrants, results)
     }
@@ -293,7 +306,7 @@ mod tests {
     #[test]
     fn csv_quotes_names_and_lists_every_seat() {
         let (e, r) = setup();
-        let s = standings(&e, &r, &[], false, RatingSystem::Elo);
+        let s = standings(&e, &r, &[], false, FouledBoardRule::Average, RatingSystem::Elo);
         let csv = standings_csv(&s);
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(
@@ -301,7 +314,7 @@ mod tests {
             "1,a,\"Smith, \"\"Ace\"\"\",1,0,1,110,2,2,100.00,0,1016.000,"
         );
         assert_eq!(lines[2], "2,b,Ben,1,0,0,20,0,2,0.00,2,984.000,");
-        let res = results_csv(&e, &r, false);
+        let res = results_csv(&e, &r, false, FouledBoardRule::Average);
         assert_eq!(
             res.lines().nth(1),
             Some("1,1,0,0,b,Ben,20,0,2,false,totals,,2026-11-22T20:15:00.000Z")
@@ -314,10 +327,10 @@ mod tests {
         let (mut e, mut r) = setup();
         e[1].name = "=1+1".into();
         r[0].totals = vec![-26, 110];
-        let s = standings(&e, &r, &[], false, RatingSystem::Elo);
+        let s = standings(&e, &r, &[], false, FouledBoardRule::Average, RatingSystem::Elo);
         let lines: Vec<String> = standings_csv(&s).lines().map(String::from).collect();
         assert_eq!(lines[2], "2,b,'=1+1,1,0,0,-26,0,2,0.00,2,984.000,");
-        let res = results_csv(&e, &r, false);
+        let res = results_csv(&e, &r, false, FouledBoardRule::Average);
         assert_eq!(
             res.lines().nth(1),
             Some("1,1,0,0,b,'=1+1,-26,0,2,false,totals,,2026-11-22T20:15:00.000Z")
