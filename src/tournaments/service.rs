@@ -17,6 +17,7 @@ use lru::LruCache;
 use serde_json::Value;
 
 use super::{
+    boards::{self, RoundBoards},
     export::Exported,
     loaded::{Loaded, LoadedRound, LoadedTable, Spec},
     model::{
