@@ -408,7 +408,7 @@ fn fouled_boards(results: &[TableResult]) -> Vec<FouledBoard> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournaments::model::ResultSource;
+    use crate::tournaments::model::{FouledPlay, ResultSource};
 
     fn entrants(n: usize) -> Vec<Entrant> {
         (0..n)
@@ -568,6 +568,61 @@ mod tests {
         let mut more = r.clone();
         more.push(result(2, 1, vec![0, 2], vec![1, 0], vec![vec![1, 0]]));
         assert_eq!(table_matchpoints(&more, true, FouledBoardRule::Average)[2], vec![(0, 0), (0, 0)]);
+    }
+
+    /// Four tables; table 4 fouled board 1 (two of its plays), table 3 board 2. Board 1 is
+    /// compared among tables 1–3, board 2 among tables 1, 2 and 4; the fouled table scores the
+    /// rule's share of the clean top, 2 × (3 − 1) = 4: average 2, zero 0. The standings name each
+    /// fouled board once, with its first fouling card.
+    #[test]
+    fn a_fouled_board_is_scored_among_the_clean_tables_and_the_rule_gives_the_rest() {
+        let foul = |board: u32, seat: usize, card: &str| FouledPlay {
+            board,
+            seat,
+            card: card.into(),
+        };
+        let mut r = vec![
+            result(1, 1, vec![0, 1], vec![30, 0], vec![vec![30, 0], vec![0, 0]]),
+            result(1, 2, vec![2, 3], vec![10, 5], vec![vec![10, 0], vec![0, 5]]),
+            result(1, 3, vec![4, 5], vec![20, 9], vec![vec![20, 0], vec![0, 9]]),
+            result(1, 4, vec![6, 7], vec![80, 1], vec![vec![80, 0], vec![0, 1]]),
+        ];
+        r[3].fouls = vec![foul(1, 0, "AS"), foul(1, 1, "KH")];
+        r[2].fouls = vec![foul(2, 1, "7D")];
+        // Board 1, unit 0 among 30, 10, 20: 4, 0, 2 of 4; unit 1 all 0: 2 each. Board 2 among
+        // tables 1, 2, 4: unit 0 all 0: 2 each; unit 1 among 0, 5, 1: 0, 4, 2.
+        assert_eq!(
+            table_matchpoints(&r, true, FouledBoardRule::Average),
+            vec![
+                vec![(4 + 2, 8), (2 + 0, 8)],
+                vec![(0 + 2, 8), (2 + 4, 8)],
+                vec![(2 + 2, 8), (2 + 2, 8)],
+                vec![(2 + 2, 8), (2 + 2, 8)],
+            ]
+        );
+        assert_eq!(
+            table_matchpoints(&r, true, FouledBoardRule::Zero),
+            vec![
+                vec![(4 + 2, 8), (2 + 0, 8)],
+                vec![(0 + 2, 8), (2 + 4, 8)],
+                vec![(2, 8), (2, 8)],
+                vec![(2, 8), (2, 8)],
+            ]
+        );
+        let s = standings(&entrants(8), &r, &[], true, FouledBoardRule::Zero, RatingSystem::WengLin);
+        assert_eq!(s.fouled_board, FouledBoardRule::Zero);
+        assert_eq!(
+            s.fouled_boards,
+            vec![
+                FouledBoard { round: 1, table: 3, board: 2, seat: 1, card: "7D".into() },
+                FouledBoard { round: 1, table: 4, board: 1, seat: 0, card: "AS".into() },
+            ]
+        );
+        // Without fouls every table is compared on both boards.
+        for t in &mut r {
+            t.fouls.clear();
+        }
+        assert_eq!(table_matchpoints(&r, true, FouledBoardRule::Zero)[3], vec![(6 + 3, 12), (3 + 2, 12)]);
     }
 
     #[test]
