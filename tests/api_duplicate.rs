@@ -384,6 +384,44 @@ async fn hidden_bar_dealt(
         .get(&format!("/v1/tournaments/{tid}/export/results.csv"), None)
         .await;
     assert!(csv.text.contains(&t1.id), "{}", csv.text);
+    if real_cards {
+        // Random plays from the legal list are mostly cards the seat was not dealt: each play
+        // is flagged exactly when the printed board did not deal its card to its seat.
+        let most = log.iter().filter_map(|e| e["round"].as_u64()).max().unwrap();
+        let b = app
+            .get(
+                &format!("/v1/tournaments/{tid}/rounds/1/boards?count={most}"),
+                Some(&org),
+            )
+            .await;
+        assert_eq!(b.status, StatusCode::OK, "{}", b.text);
+        let mut fouls = 0;
+        for e in &log {
+            let a = &e["action"];
+            if a["type"] != "play" || !e["retracted_by"].is_null() {
+                assert!(e.get("fouled").is_none(), "{e}");
+                continue;
+            }
+            let k = e["round"].as_u64().unwrap() as usize;
+            let seat = e["seat"].as_u64().unwrap() as usize;
+            let dealt = b.body["boards"][k - 1]["hands"][seat]["cards"]
+                .as_array()
+                .unwrap()
+                .contains(&a["card"]);
+            if dealt {
+                assert!(e.get("fouled").is_none(), "{e}");
+            } else {
+                let want = json!({"board": k, "seat": seat, "card": a["card"], "seq": e["seq"]});
+                assert_eq!(e["fouled"], want);
+                fouls += 1;
+            }
+        }
+        assert!(fouls > 0);
+        let s = app
+            .get(&format!("/v1/tournaments/{tid}/standings"), None)
+            .await;
+        assert!(!s.body["fouled_boards"].as_array().unwrap().is_empty());
+    }
 }
 
 #[actix_web::test]
