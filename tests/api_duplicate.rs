@@ -331,10 +331,15 @@ async fn hidden_bar_dealt(
     let own = app.events(t1, Some(&t1.seats[0])).await;
     if real_cards {
         // No seed at all: the table dealt its own cards from the printed board.
-        assert!(own.iter().all(|e| e["seed"].is_null() && e["commitment"].is_null()));
+        assert!(own
+            .iter()
+            .all(|e| e["seed"].is_null() && e["commitment"].is_null()));
         // The organiser has the boards all along.
         let b = app
-            .get(&format!("/v1/tournaments/{tid}/rounds/1/boards?count=1"), Some(&org))
+            .get(
+                &format!("/v1/tournaments/{tid}/rounds/1/boards?count=1"),
+                Some(&org),
+            )
             .await;
         assert_eq!(b.status, StatusCode::OK, "{}", b.text);
         assert_eq!(b.body["boards"][0]["board"], 1);
@@ -387,7 +392,11 @@ async fn hidden_bar_dealt(
     if real_cards {
         // Random plays from the legal list are mostly cards the seat was not dealt: each play
         // is flagged exactly when the printed board did not deal its card to its seat.
-        let most = log.iter().filter_map(|e| e["round"].as_u64()).max().unwrap();
+        let most = log
+            .iter()
+            .filter_map(|e| e["round"].as_u64())
+            .max()
+            .unwrap();
         let b = app
             .get(
                 &format!("/v1/tournaments/{tid}/rounds/1/boards?count={most}"),
@@ -435,14 +444,13 @@ async fn a_clubs_duplicate_round_in_play_tells_no_one_of_a_finished_table() {
 }
 
 #[actix_web::test]
-async fn a_real_card_clubs_duplicate_round_in_play_tells_no_one_of_a_finished_table_or_its_boards(
-) {
+async fn a_real_card_clubs_duplicate_round_in_play_tells_no_one_of_a_finished_table_or_its_boards()
+{
     hidden_bar_dealt("clubs", json!({}), 8, 4, 30, "table").await;
 }
 
 #[actix_web::test]
-async fn a_real_card_dump_duplicate_round_in_play_tells_no_one_of_a_finished_table_or_its_boards()
-{
+async fn a_real_card_dump_duplicate_round_in_play_tells_no_one_of_a_finished_table_or_its_boards() {
     hidden_bar_dealt("dump", json!({"target": 1}), 4, 2, 7, "table").await;
 }
 

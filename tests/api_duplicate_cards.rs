@@ -97,13 +97,13 @@ fn suit(card: &str) -> char {
 /// Plays table `m`'s match to its end, deal k from the wallet `wallets(k)` (each seat's cards,
 /// as the table holds them): the host deals, each seat follows the led suit when it can,
 /// playing its highest card (`high`) or its lowest. Answers every play as (board, seat, card,
-/// seq), in order.
+/// seq, the answer's `event.fouled` or null), in order.
 async fn play_from_wallets(
     app: &TestApp,
     m: &Match,
     high: bool,
     wallets: impl Fn(u32) -> Vec<Vec<String>>,
-) -> Vec<(u32, usize, String, i64)> {
+) -> Vec<(u32, usize, String, i64, Value)> {
     let mut plays = vec![];
     for board in 1..=4u32 {
         let d = app.act(m, &m.host, None, json!({"type": "deal"})).await;
@@ -130,10 +130,22 @@ async fn play_from_wallets(
             };
             let card = hand.remove(pick);
             let a = app
-                .act(m, &m.host, Some(seat), json!({"type": "play", "card": card}))
+                .act(
+                    m,
+                    &m.host,
+                    Some(seat),
+                    json!({"type": "play", "card": card}),
+                )
                 .await;
             assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
-            plays.push((board, seat, card.clone(), a.body["event"]["seq"].as_i64().unwrap()));
+            let event = &a.body["event"];
+            plays.push((
+                board,
+                seat,
+                card.clone(),
+                event["seq"].as_i64().unwrap(),
+                event.get("fouled").cloned().unwrap_or(Value::Null),
+            ));
             trick.push(card);
             if trick.len() == 2 {
                 trick.clear();
@@ -272,15 +284,25 @@ async fn fouled_wallet(rule: Option<&str>) {
     })
     .await;
     // The fouls: every play of a card its seat was not dealt on the board, in order.
-    let fouls_of = |plays: &[(u32, usize, String, i64)]| -> Vec<Value> {
+    let fouls_of = |plays: &[(u32, usize, String, i64, Value)]| -> Vec<Value> {
         plays
             .iter()
-            .filter(|(k, seat, card, _)| !printed[*k as usize - 1][*seat].contains(card))
-            .map(|(k, seat, card, seq)| json!({"board": k, "seat": seat, "card": card, "seq": seq}))
+            .filter(|(k, seat, card, _, _)| !printed[*k as usize - 1][*seat].contains(card))
+            .map(|(k, seat, card, seq, _)| json!({"board": k, "seat": seat, "card": card, "seq": seq}))
+            .collect()
+    };
+    // What each action's answer flagged.
+    let answered = |plays: &[(u32, usize, String, i64, Value)]| -> Vec<Value> {
+        plays
+            .iter()
+            .map(|p| p.4.clone())
+            .filter(|f| !f.is_null())
             .collect()
     };
     let expected_fouls = fouls_of(&p3);
     assert_eq!(expected_fouls.len(), 2, "{expected_fouls:?}");
+    assert_eq!(answered(&p3), expected_fouls);
+    assert!(answered(&p2).is_empty());
     assert!(fouls_of(&p2).is_empty());
     let logged = |log: Vec<Value>| -> Vec<Value> {
         log.into_iter()
@@ -288,9 +310,15 @@ async fn fouled_wallet(rule: Option<&str>) {
             .collect()
     };
     // Table 3's own seat and the host read the fouls in its log; table 2's log has none.
-    assert_eq!(logged(app.events(t3, Some(&t3.seats[1])).await), expected_fouls);
+    assert_eq!(
+        logged(app.events(t3, Some(&t3.seats[1])).await),
+        expected_fouls
+    );
     assert_eq!(logged(app.events(t3, Some(&t3.host)).await), expected_fouls);
-    assert_eq!(logged(app.events(t2, Some(&t2.host)).await), Vec::<Value>::new());
+    assert_eq!(
+        logged(app.events(t2, Some(&t2.host)).await),
+        Vec::<Value>::new()
+    );
 
     // Table 1 has not played yet: the foul tells it nothing (nor anyone without a token).
     for token in [Some(t1.host.as_str()), Some(t1.seats[0].as_str()), None] {
@@ -378,7 +406,11 @@ async fn fouled_wallet(rule: Option<&str>) {
                 .iter()
                 .find(|r| &r["player_id"] == player)
                 .unwrap();
-            assert_eq!((row["matchpoints"].as_i64(), row["max_matchpoints"].as_i64()), (Some(mp), Some(max)), "{row}");
+            assert_eq!(
+                (row["matchpoints"].as_i64(), row["max_matchpoints"].as_i64()),
+                (Some(mp), Some(max)),
+                "{row}"
+            );
         }
     }
     // The whole log is public now, fouls included.
@@ -447,8 +479,16 @@ async fn the_print_page_is_the_organisers_a4_deal_sheet_and_curtain_cards() {
     // A deal sheet and curtain cards for each board, each seat's cards suit by suit.
     for (k, board) in printed.iter().enumerate() {
         let n = k + 1;
-        assert_eq!(page.matches(&format!("<h1>Board {n} — deal sheet</h1>")).count(), 1);
-        assert_eq!(page.matches(&format!("<h2>Board {n} — curtain cards</h2>")).count(), 1);
+        assert_eq!(
+            page.matches(&format!("<h1>Board {n} — deal sheet</h1>"))
+                .count(),
+            1
+        );
+        assert_eq!(
+            page.matches(&format!("<h2>Board {n} — curtain cards</h2>"))
+                .count(),
+            1
+        );
         for (seat, hand) in board.iter().enumerate() {
             let name = format!("Seat {}", seat + 1);
             assert!(page.contains(&format!("<h3>{name} (20 cards)</h3>")));
@@ -459,12 +499,22 @@ async fn the_print_page_is_the_organisers_a4_deal_sheet_and_curtain_cards() {
                 .filter(|c| c.ends_with('S'))
                 .map(|c| {
                     let r = &c[..c.len() - 1];
-                    if r == "T" { "10".to_string() } else { r.to_string() }
+                    if r == "T" {
+                        "10".to_string()
+                    } else {
+                        r.to_string()
+                    }
                 })
                 .collect();
-            let line = if spades.is_empty() { "—".to_string() } else { spades.join(" ") };
+            let line = if spades.is_empty() {
+                "—".to_string()
+            } else {
+                spades.join(" ")
+            };
             assert!(
-                page.contains(&format!("<div class=\"suit\"><span class=\"\">♠</span> {line}</div>")),
+                page.contains(&format!(
+                    "<div class=\"suit\"><span class=\"\">♠</span> {line}</div>"
+                )),
                 "board {n} {name}: {line}"
             );
         }
@@ -472,9 +522,15 @@ async fn the_print_page_is_the_organisers_a4_deal_sheet_and_curtain_cards() {
     // A table's host and seat tokens: refused, the page's cards nowhere in the answer.
     for token in [&tables[0].host, &tables[0].seats[1]] {
         let a = app
-            .get(&format!("/v1/tournaments/{tid}/rounds/1/boards.html"), Some(token))
+            .get(
+                &format!("/v1/tournaments/{tid}/rounds/1/boards.html"),
+                Some(token),
+            )
             .await;
-        assert_eq!((a.status, a.code()), (StatusCode::FORBIDDEN, "organiser_only"));
+        assert_eq!(
+            (a.status, a.code()),
+            (StatusCode::FORBIDDEN, "organiser_only")
+        );
         assert!(!a.text.contains("deal sheet"));
     }
 }
@@ -490,8 +546,10 @@ async fn real_card_duplicate_is_refused_where_boards_are_not_checked() {
         }
     };
     // Bonus-Malus draws from a stock during a deal: its boards are not checked card by card.
-    let a = create(json!({"name": "BM", "game": "bonus-malus", "dealing": "table",
-        "format": "swiss", "rounds": 1, "table_size": 4, "duplicate": true, "players": names(8)}))
+    let a = create(
+        json!({"name": "BM", "game": "bonus-malus", "dealing": "table",
+        "format": "swiss", "rounds": 1, "table_size": 4, "duplicate": true, "players": names(8)}),
+    )
     .await;
     assert_eq!(a.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", a.text);
     assert_eq!(a.code(), "duplicate_needs_service_dealing");
@@ -521,23 +579,49 @@ async fn real_card_duplicate_is_refused_where_boards_are_not_checked() {
     let org = a.body["organiser_token"].as_str().unwrap().to_string();
     let url = format!("/v1/tournaments/{tid}/rounds/1/boards");
     let before = app.get(&url, Some(&org)).await;
-    assert_eq!((before.status, before.code()), (StatusCode::NOT_FOUND, "round_not_found"));
+    assert_eq!(
+        (before.status, before.code()),
+        (StatusCode::NOT_FOUND, "round_not_found")
+    );
     let r = app
-        .request(Method::POST, &format!("/v1/tournaments/{tid}/rounds"), Some(&org), &[], None)
+        .request(
+            Method::POST,
+            &format!("/v1/tournaments/{tid}/rounds"),
+            Some(&org),
+            &[],
+            None,
+        )
         .await;
     assert_eq!(r.status, StatusCode::CREATED);
     let a = app.get(&url, Some(&org)).await;
-    assert_eq!((a.status, a.code()), (StatusCode::CONFLICT, "no_printed_boards"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::CONFLICT, "no_printed_boards")
+    );
     // Bad ranges.
     let (rid, rorg, _, _) = real_card_round(&app, None).await;
     for q in ["count=0", "count=65", "from=0", "count=x", "colour=red"] {
         let a = app
-            .get(&format!("/v1/tournaments/{rid}/rounds/1/boards?{q}"), Some(&rorg))
+            .get(
+                &format!("/v1/tournaments/{rid}/rounds/1/boards?{q}"),
+                Some(&rorg),
+            )
             .await;
-        assert_eq!((a.status, a.code()), (StatusCode::BAD_REQUEST, "invalid_query"), "{q}: {}", a.text);
+        assert_eq!(
+            (a.status, a.code()),
+            (StatusCode::BAD_REQUEST, "invalid_query"),
+            "{q}: {}",
+            a.text
+        );
     }
     let a = app
-        .get(&format!("/v1/tournaments/{rid}/rounds/2/boards"), Some(&rorg))
+        .get(
+            &format!("/v1/tournaments/{rid}/rounds/2/boards"),
+            Some(&rorg),
+        )
         .await;
-    assert_eq!((a.status, a.code()), (StatusCode::NOT_FOUND, "round_not_found"));
+    assert_eq!(
+        (a.status, a.code()),
+        (StatusCode::NOT_FOUND, "round_not_found")
+    );
 }

@@ -111,8 +111,7 @@ impl Entry {
         let mut board: Option<(u32, Option<Board>)> = None;
         let mut out = vec![];
         for s in &self.standing {
-            let (Some(seat), Some(card)) = (s.actor.seat(), self.game.card_shown(&s.action))
-            else {
+            let (Some(seat), Some(card)) = (s.actor.seat(), self.game.card_shown(&s.action)) else {
                 continue;
             };
             if board.as_ref().is_none_or(|(k, _)| *k != s.round) {

@@ -1095,7 +1095,11 @@ mod tests {
                     )
                     .unwrap();
                     service
-                        .apply(Actor::Table, &serde_json::json!({"type": "deal"}), Some(&seed))
+                        .apply(
+                            Actor::Table,
+                            &serde_json::json!({"type": "deal"}),
+                            Some(&seed),
+                        )
                         .unwrap();
                     for seat in 0..n {
                         let hand: cards::CardSet = service.seat_view(seat)["hand"]
@@ -1107,13 +1111,21 @@ mod tests {
                         assert_eq!(board.hands[seat], hand, "{id} {n} board {k} seat {seat}");
                     }
                     let dealt: usize = board.hands.iter().map(|h| h.len()).sum();
-                    assert_eq!(dealt + board.undealt.len(), if id == "dump" { 40 } else { 52 });
+                    assert_eq!(
+                        dealt + board.undealt.len(),
+                        if id == "dump" { 40 } else { 52 }
+                    );
                 }
             }
         }
         assert!(AnyGame::checks_boards("clubs", None, 4));
         assert!(AnyGame::checks_boards("dump", None, 2));
-        for id in ["bonus-malus", "plus-minus", "members-only", "by-hook-or-crook"] {
+        for id in [
+            "bonus-malus",
+            "plus-minus",
+            "members-only",
+            "by-hook-or-crook",
+        ] {
             assert!(!AnyGame::checks_boards(id, None, 4), "{id}");
         }
         let clubs = AnyGame::new("clubs", None, 4, Dealing::Table).unwrap();

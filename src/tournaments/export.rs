@@ -306,7 +306,14 @@ mod tests {
     #[test]
     fn csv_quotes_names_and_lists_every_seat() {
         let (e, r) = setup();
-        let s = standings(&e, &r, &[], false, FouledBoardRule::Average, RatingSystem::Elo);
+        let s = standings(
+            &e,
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::Elo,
+        );
         let csv = standings_csv(&s);
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(
@@ -327,7 +334,14 @@ mod tests {
         let (mut e, mut r) = setup();
         e[1].name = "=1+1".into();
         r[0].totals = vec![-26, 110];
-        let s = standings(&e, &r, &[], false, FouledBoardRule::Average, RatingSystem::Elo);
+        let s = standings(
+            &e,
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::Elo,
+        );
         let lines: Vec<String> = standings_csv(&s).lines().map(String::from).collect();
         assert_eq!(lines[2], "2,b,'=1+1,1,0,0,-26,0,2,0.00,2,984.000,");
         let res = results_csv(&e, &r, false, FouledBoardRule::Average);

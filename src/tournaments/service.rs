@@ -20,9 +20,7 @@ use super::{
     boards::{self, RoundBoards},
     export::Exported,
     loaded::{Loaded, LoadedRound, LoadedTable, Spec},
-    model::{
-        Entrant, FouledPlay, Pairing, RatingSystem, ResultSource, Standings, TableResult,
-    },
+    model::{Entrant, FouledPlay, Pairing, RatingSystem, ResultSource, Standings, TableResult},
     pairing, quicklog,
     views::{
         CreatePlayer, CreateTournament, CreatedTournament, EnterResult, Format, Player, PlayerPage,
@@ -198,10 +196,8 @@ fn check_duplicate(
                 .iter()
                 .copied()
                 .filter(|g| {
-                    AnyGame::player_counts(g).is_some_and(|c| {
-                        c.into_iter()
-                            .any(|n| AnyGame::checks_boards(g, None, n))
-                    })
+                    AnyGame::player_counts(g)
+                        .is_some_and(|c| c.into_iter().any(|n| AnyGame::checks_boards(g, None, n)))
                 })
                 .collect(),
         });
@@ -898,7 +894,10 @@ impl Tournaments {
             return Err(TournamentError::NoPrintedBoards);
         }
         let r = t.round(round)?;
-        let seats = r.tables.first().map_or(spec.table_size, |tb| tb.seats.len());
+        let seats = r
+            .tables
+            .first()
+            .map_or(spec.table_size, |tb| tb.seats.len());
         let game = AnyGame::new(&spec.game, Some(spec.config.clone()), seats, Dealing::Table)
             .map_err(TournamentError::internal)?;
         let boards = boards::boards(&game, from, count, |k| {

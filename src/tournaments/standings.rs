@@ -531,7 +531,14 @@ mod tests {
             table_matchpoints(&r, false, FouledBoardRule::Average),
             vec![vec![(4, 4), (1, 4), (1, 4)]]
         );
-        let s = standings(&entrants(3), &r, &[], false, FouledBoardRule::Average, RatingSystem::WengLin);
+        let s = standings(
+            &entrants(3),
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::WengLin,
+        );
         assert_eq!(s.rows[0].player_id, "p0");
         assert_eq!((s.rows[0].rank, s.rows[1].rank, s.rows[2].rank), (1, 2, 2));
         assert_eq!(s.rows[1].player_id, "p1");
@@ -567,7 +574,10 @@ mod tests {
         // Another round's table is not compared.
         let mut more = r.clone();
         more.push(result(2, 1, vec![0, 2], vec![1, 0], vec![vec![1, 0]]));
-        assert_eq!(table_matchpoints(&more, true, FouledBoardRule::Average)[2], vec![(0, 0), (0, 0)]);
+        assert_eq!(
+            table_matchpoints(&more, true, FouledBoardRule::Average)[2],
+            vec![(0, 0), (0, 0)]
+        );
     }
 
     /// Four tables; table 4 fouled board 1 (two of its plays), table 3 board 2. Board 1 is
@@ -609,27 +619,56 @@ mod tests {
                 vec![(2, 8), (2, 8)],
             ]
         );
-        let s = standings(&entrants(8), &r, &[], true, FouledBoardRule::Zero, RatingSystem::WengLin);
+        let s = standings(
+            &entrants(8),
+            &r,
+            &[],
+            true,
+            FouledBoardRule::Zero,
+            RatingSystem::WengLin,
+        );
         assert_eq!(s.fouled_board, FouledBoardRule::Zero);
         assert_eq!(
             s.fouled_boards,
             vec![
-                FouledBoard { round: 1, table: 3, board: 2, seat: 1, card: "7D".into() },
-                FouledBoard { round: 1, table: 4, board: 1, seat: 0, card: "AS".into() },
+                FouledBoard {
+                    round: 1,
+                    table: 3,
+                    board: 2,
+                    seat: 1,
+                    card: "7D".into()
+                },
+                FouledBoard {
+                    round: 1,
+                    table: 4,
+                    board: 1,
+                    seat: 0,
+                    card: "AS".into()
+                },
             ]
         );
         // Without fouls every table is compared on both boards.
         for t in &mut r {
             t.fouls.clear();
         }
-        assert_eq!(table_matchpoints(&r, true, FouledBoardRule::Zero)[3], vec![(6 + 3, 12), (3 + 2, 12)]);
+        assert_eq!(
+            table_matchpoints(&r, true, FouledBoardRule::Zero)[3],
+            vec![(6 + 3, 12), (3 + 2, 12)]
+        );
     }
 
     #[test]
     fn partners_share_their_side_and_a_bye_scores_half() {
         let mut r = result(1, 1, vec![0, 1, 2, 3], vec![40, 0], vec![]);
         r.sides = Some(vec![vec![0, 2], vec![1, 3]]);
-        let s = standings(&entrants(5), &[r], &[(1, 4)], false, FouledBoardRule::Average, RatingSystem::WengLin);
+        let s = standings(
+            &entrants(5),
+            &[r],
+            &[(1, 4)],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::WengLin,
+        );
         let get = |id: &str| s.rows.iter().find(|x| x.player_id == id).unwrap().clone();
         assert_eq!(
             (
@@ -654,7 +693,14 @@ mod tests {
     #[test]
     fn elo_after_one_win_from_level_ratings_is_1016_and_984() {
         let r = vec![result(1, 1, vec![1, 0], vec![110, 20], vec![])];
-        let s = standings(&entrants(2), &r, &[], false, FouledBoardRule::Average, RatingSystem::Elo);
+        let s = standings(
+            &entrants(2),
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::Elo,
+        );
         assert_eq!(s.rows[0].player_id, "p1");
         assert_eq!(s.rows[0].rating, 1016.0);
         assert_eq!(s.rows[1].rating, 984.0);
@@ -666,7 +712,14 @@ mod tests {
     fn a_partner_is_no_opponent_at_a_partnership_table() {
         let mut r = result(1, 1, vec![0, 1, 2, 3], vec![40, 0], vec![]);
         r.sides = Some(vec![vec![0, 2], vec![1, 3]]);
-        let s = standings(&entrants(4), &[r], &[], false, FouledBoardRule::Average, RatingSystem::WengLin);
+        let s = standings(
+            &entrants(4),
+            &[r],
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::WengLin,
+        );
         let get = |id: &str| s.rows.iter().find(|x| x.player_id == id).unwrap().clone();
         // p0 and p2 (2 matchpoints each) faced p1 and p3 (0 each), and the other way round.
         assert_eq!(
@@ -683,7 +736,14 @@ mod tests {
             result(2, 1, vec![1, 2], vec![50, 50], vec![]),
             result(3, 1, vec![2, 0], vec![90, 10], vec![]),
         ];
-        let s = standings(&entrants(3), &r, &[], false, FouledBoardRule::Average, RatingSystem::Elo);
+        let s = standings(
+            &entrants(3),
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::Elo,
+        );
         assert_eq!(
             s.rating_parameters,
             RatingParameters::Elo {
@@ -720,7 +780,14 @@ mod tests {
     #[test]
     fn the_weng_lin_parameters_stated_are_the_ones_rated_with() {
         let r = vec![result(1, 1, vec![0, 1], vec![30, 10], vec![])];
-        let s = standings(&entrants(2), &r, &[], false, FouledBoardRule::Average, RatingSystem::WengLin);
+        let s = standings(
+            &entrants(2),
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::WengLin,
+        );
         assert_eq!(
             s.rating_parameters,
             RatingParameters::WengLin {
@@ -763,7 +830,14 @@ mod tests {
     #[test]
     fn a_full_tie_shares_the_rank_and_entry_order_only_orders() {
         let r = vec![result(1, 1, vec![0, 1], vec![5, 5], vec![])];
-        let s = standings(&entrants(2), &r, &[], false, FouledBoardRule::Average, RatingSystem::Elo);
+        let s = standings(
+            &entrants(2),
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::Elo,
+        );
         assert_eq!((s.rows[0].player_id.as_str(), s.rows[0].rank), ("p0", 1));
         assert_eq!((s.rows[1].player_id.as_str(), s.rows[1].rank), ("p1", 1));
     }
