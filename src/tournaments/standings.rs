@@ -585,6 +585,7 @@ mod tests {
     /// rule's share of the clean top, 2 × (3 − 1) = 4: average 2, zero 0. The standings name each
     /// fouled board once, with its first fouling card.
     #[test]
+    #[allow(clippy::identity_op)] // each sum is board 1's matchpoints + board 2's
     fn a_fouled_board_is_scored_among_the_clean_tables_and_the_rule_gives_the_rest() {
         let foul = |board: u32, seat: usize, card: &str| FouledPlay {
             board,
