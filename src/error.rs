@@ -363,7 +363,12 @@ impl From<TournamentError> for ApiError {
             E::DuplicateNotDealt { .. } => {
                 (StatusCode::UNPROCESSABLE_ENTITY, "duplicate_not_dealt")
             }
-            E::DuplicateNeedsServiceDealing => (
+            E::FouledBoardNotApplicable => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "fouled_board_not_applicable",
+            ),
+            E::NoPrintedBoards => (StatusCode::CONFLICT, "no_printed_boards"),
+            E::DuplicateNeedsServiceDealing { .. } => (
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "duplicate_needs_service_dealing",
             ),
@@ -591,7 +596,9 @@ mod tests {
             (E::NoTableSize, 422, "invalid_config", "no table size from 2 to 8 can play these options"),
             (E::TableSize { game: "clubs".into(), allowed: vec![3, 4], asked: 5 }, 422, "invalid_table_size", "clubs tables seat [3, 4] players here, not 5"),
             (E::DuplicateNotDealt { game: "by-hook-or-crook".into(), games: vec!["dump", "clubs"] }, 422, "duplicate_not_dealt", "duplicate play repeats shuffled deals; by-hook-or-crook is not one of [\"dump\", \"clubs\"]"),
-            (E::DuplicateNeedsServiceDealing, 422, "duplicate_needs_service_dealing", "duplicate play deals the same cards at every table: with results from matches the service must deal (dealing: service)"),
+            (E::DuplicateNeedsServiceDealing { games: vec!["dump", "clubs"] }, 422, "duplicate_needs_service_dealing", "duplicate play deals the same cards at every table: with results from matches the service must deal (dealing: service), or, in [\"dump\", \"clubs\"] only, the tables deal real cards from the printed boards (dealing: table)"),
+            (E::FouledBoardNotApplicable, 422, "fouled_board_not_applicable", "fouled_board applies only to duplicate play recorded by matches at tables that deal real cards (duplicate: true, dealing: table, record: matches)"),
+            (E::NoPrintedBoards, 409, "no_printed_boards", "printed boards are for duplicate play at tables that deal real cards (duplicate: true, dealing: table, record: matches); this tournament has none"),
             (E::DuplicateNeedsTwoTables { n: 5, tables: 1, table_size: 4 }, 422, "duplicate_needs_two_tables", "duplicate play compares tables: 5 players fill 1 table(s) of 4"),
             (E::SwissRounds { max: 30 }, 422, "invalid_rounds", "a Swiss tournament needs `rounds`, 1 to 30"),
             (E::RoundRobinRounds, 422, "invalid_rounds", "a round robin's schedule fixes its rounds: omit `rounds`"),

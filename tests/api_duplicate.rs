@@ -27,6 +27,18 @@ async fn duplicate_round(
     players: usize,
     table_size: usize,
 ) -> (String, String, Value, Vec<Match>) {
+    duplicate_round_dealt(app, game, config, players, table_size, "service").await
+}
+
+/// [`duplicate_round`] with the tables' `dealing` (`table`: real cards from printed boards).
+async fn duplicate_round_dealt(
+    app: &TestApp,
+    game: &str,
+    config: Value,
+    players: usize,
+    table_size: usize,
+    dealing: &str,
+) -> (String, String, Value, Vec<Match>) {
     let a = app
         .request(
             Method::POST,
@@ -35,7 +47,7 @@ async fn duplicate_round(
             &[],
             Some(
                 json!({"name": "Duplicate night", "game": game, "config": config,
-                        "dealing": "service", "format": "swiss", "rounds": 1,
+                        "dealing": dealing, "format": "swiss", "rounds": 1,
                         "table_size": table_size, "duplicate": true, "players": names(players)}),
             ),
         )
@@ -192,8 +204,23 @@ async fn every_get(app: &TestApp, tournament: &str, t1: &Match, player: &str) ->
 /// 1's match, shows its points, or publishes a seed; its own reads are refused. Once table 2 is
 /// done, everything is public and checkable.
 async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize, steps: usize) {
+    hidden_bar_dealt(game, config, players, table_size, steps, "service").await
+}
+
+/// [`hidden_bar`] with the tables' `dealing`: with real cards (`table`) the round's printed
+/// boards are the organiser's alone too.
+async fn hidden_bar_dealt(
+    game: &str,
+    config: Value,
+    players: usize,
+    table_size: usize,
+    steps: usize,
+    dealing: &str,
+) {
+    let real_cards = dealing == "table";
     let app = TestApp::spawn().await;
-    let (tid, org, round, tables) = duplicate_round(&app, game, config, players, table_size).await;
+    let (tid, org, round, tables) =
+        duplicate_round_dealt(&app, game, config, players, table_size, dealing).await;
     let (t1, t2) = (&tables[0], &tables[1]);
     let t1_player = round["tables"][0]["players"][0]["player_id"]
         .as_str()
@@ -241,6 +268,16 @@ async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize
                 continue;
             }
             assert!(!a.text.contains(&t1.id), "names table 1's match: {ctx}");
+            if url.contains("/boards") {
+                // The printed boards: the organiser's alone, in every dealing.
+                let expected = match token {
+                    None => (StatusCode::UNAUTHORIZED, "unauthorized"),
+                    Some(_) => (StatusCode::FORBIDDEN, "organiser_only"),
+                };
+                assert_eq!((a.status, a.code()), expected, "{ctx}");
+                assert!(!a.text.contains("\"hands\""), "{ctx}");
+                continue;
+            }
             assert!(!a.text.contains("\"seed\":\""), "a seed: {ctx}");
             if url == &format!("/v1/tournaments/{tid}") {
                 assert_eq!(a.status, StatusCode::OK, "{ctx}");
@@ -355,12 +392,28 @@ async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize
 
     // Table 1's own seats read their own log: its seeds are withheld, and say why.
     let own = app.events(t1, Some(&t1.seats[0])).await;
-    let deal = own.iter().find(|e| e["commitment"].is_string()).unwrap();
-    assert_eq!(deal["seed"], Value::Null);
-    assert!(deal["seed_withheld"]
-        .as_str()
-        .unwrap()
-        .contains("in play at the round's other tables"));
+    if real_cards {
+        // No seed at all: the table dealt its own cards from the printed board.
+        assert!(own
+            .iter()
+            .all(|e| e["seed"].is_null() && e["commitment"].is_null()));
+        // The organiser has the boards all along.
+        let b = app
+            .get(
+                &format!("/v1/tournaments/{tid}/rounds/1/boards?count=1"),
+                Some(&org),
+            )
+            .await;
+        assert_eq!(b.status, StatusCode::OK, "{}", b.text);
+        assert_eq!(b.body["boards"][0]["board"], 1);
+    } else {
+        let deal = own.iter().find(|e| e["commitment"].is_string()).unwrap();
+        assert_eq!(deal["seed"], Value::Null);
+        assert!(deal["seed_withheld"]
+            .as_str()
+            .unwrap()
+            .contains("in play at the round's other tables"));
+    }
 
     // Table 2 finishes: the round is complete, and everything can be checked.
     app.play(t2, 0x2545_f491_4f6c_dd1d, None).await;
@@ -402,7 +455,7 @@ async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize
     );
     let log = app.events(t1, None).await;
     let deals: Vec<&Value> = log.iter().filter(|e| e["commitment"].is_string()).collect();
-    assert!(!deals.is_empty());
+    assert_eq!(deals.is_empty(), real_cards);
     for (k, d) in deals.iter().enumerate() {
         // The note about the other tables is gone: the seed is there, and it is the secret's.
         assert_eq!(d["seed_withheld"], Value::Null, "{d}");
@@ -414,6 +467,48 @@ async fn hidden_bar(game: &str, config: Value, players: usize, table_size: usize
         .get(&format!("/v1/tournaments/{tid}/export/results.csv"), None)
         .await;
     assert!(csv.text.contains(&t1.id), "{}", csv.text);
+    if real_cards {
+        // Random plays from the legal list are mostly cards the seat was not dealt: each play
+        // is flagged exactly when the printed board did not deal its card to its seat.
+        let most = log
+            .iter()
+            .filter_map(|e| e["round"].as_u64())
+            .max()
+            .unwrap();
+        let b = app
+            .get(
+                &format!("/v1/tournaments/{tid}/rounds/1/boards?count={most}"),
+                Some(&org),
+            )
+            .await;
+        assert_eq!(b.status, StatusCode::OK, "{}", b.text);
+        let mut fouls = 0;
+        for e in &log {
+            let a = &e["action"];
+            if a["type"] != "play" || !e["retracted_by"].is_null() {
+                assert!(e.get("fouled").is_none(), "{e}");
+                continue;
+            }
+            let k = e["round"].as_u64().unwrap() as usize;
+            let seat = e["seat"].as_u64().unwrap() as usize;
+            let dealt = b.body["boards"][k - 1]["hands"][seat]["cards"]
+                .as_array()
+                .unwrap()
+                .contains(&a["card"]);
+            if dealt {
+                assert!(e.get("fouled").is_none(), "{e}");
+            } else {
+                let want = json!({"board": k, "seat": seat, "card": a["card"], "seq": e["seq"]});
+                assert_eq!(e["fouled"], want);
+                fouls += 1;
+            }
+        }
+        assert!(fouls > 0);
+        let s = app
+            .get(&format!("/v1/tournaments/{tid}/standings"), None)
+            .await;
+        assert!(!s.body["fouled_boards"].as_array().unwrap().is_empty());
+    }
 }
 
 #[actix_web::test]
@@ -424,6 +519,17 @@ async fn a_plus_minus_duplicate_round_in_play_tells_no_one_of_a_finished_table()
 #[actix_web::test]
 async fn a_clubs_duplicate_round_in_play_tells_no_one_of_a_finished_table() {
     hidden_bar("clubs", json!({}), 8, 4, 30).await;
+}
+
+#[actix_web::test]
+async fn a_real_card_clubs_duplicate_round_in_play_tells_no_one_of_a_finished_table_or_its_boards()
+{
+    hidden_bar_dealt("clubs", json!({}), 8, 4, 30, "table").await;
+}
+
+#[actix_web::test]
+async fn a_real_card_dump_duplicate_round_in_play_tells_no_one_of_a_finished_table_or_its_boards() {
+    hidden_bar_dealt("dump", json!({"target": 1}), 4, 2, 7, "table").await;
 }
 
 #[actix_web::test]

@@ -147,7 +147,8 @@ async fn tournament_settings_are_checked() {
             "duplicate_not_dealt",
         ),
         (
-            json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 2, "duplicate": true, "players": names(8)}),
+            // Real cards in duplicate: Dump and Clubs only (their boards are checked card by card).
+            json!({"name": "T", "game": "bonus-malus", "format": "swiss", "rounds": 2, "duplicate": true, "table_size": 4, "players": names(8)}),
             422,
             "duplicate_needs_service_dealing",
         ),

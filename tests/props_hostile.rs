@@ -349,10 +349,11 @@ proptest! {
                 source: ResultSource::Totals,
                 match_id: None,
                 at: "2026-11-22T20:00:00.000Z".into(),
+                fouls: vec![],
             })
         }).collect::<Result<_, TestCaseError>>()?;
         let rating = if elo { RatingSystem::Elo } else { RatingSystem::WengLin };
-        let s = standings(&people, &table, &[], false, rating);
+        let s = standings(&people, &table, &[], false, clubroom::tournaments::model::FouledBoardRule::Average, rating);
         for row in &s.rows {
             let e: usize = row.player_id[1..].parse().unwrap();
             let exact: i128 = table.iter().flat_map(|r| r.seats.iter().zip(&r.totals).filter(|(s, _)| **s == e).map(|(_, t)| i128::from(*t))).sum();

@@ -5,11 +5,12 @@ use serde_json::Value;
 
 use super::{
     cache::Entry,
-    views::{EventView, MatchStatus, MatchView, PlayerView},
+    prepare::duplicate_seed,
+    views::{EventView, Foul, MatchStatus, MatchView, PlayerView},
     Role,
 };
 use crate::{
-    rules::{Actor, AnyGame, Seed},
+    rules::{Actor, AnyGame, Board, Dealing, Seed},
     store::EventRow,
 };
 
@@ -90,7 +91,44 @@ impl Entry {
             self.retracted.get(&row.seq).copied(),
             role,
             self.seeds(),
+            self.board_secret(),
         )
+    }
+
+    /// Duplicate play at a table that deals its own cards: the round's secret, from which the
+    /// board every recorded card is checked against derives.
+    pub(super) fn board_secret(&self) -> Option<&str> {
+        self.seed_key
+            .as_deref()
+            .filter(|_| self.dealing == Dealing::Table)
+    }
+
+    /// Every standing play of a card the seat was not dealt on the round's board, in order.
+    pub(super) fn fouls(&self) -> Vec<Foul> {
+        let Some(secret) = self.board_secret() else {
+            return vec![];
+        };
+        let mut board: Option<(u32, Option<Board>)> = None;
+        let mut out = vec![];
+        for s in &self.standing {
+            let (Some(seat), Some(card)) = (s.actor.seat(), self.game.card_shown(&s.action)) else {
+                continue;
+            };
+            if board.as_ref().is_none_or(|(k, _)| *k != s.round) {
+                board = Some((s.round, board_of(&self.game, secret, s.round)));
+            }
+            if let Some((_, Some(b))) = &board {
+                if b.hands.get(seat).is_some_and(|h| !h.contains(card)) {
+                    out.push(Foul {
+                        board: s.round,
+                        seat,
+                        card,
+                        seq: s.seq,
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// How this match's seeds are published.
@@ -126,6 +164,7 @@ pub(super) fn render_event(
     retracted_by: Option<i64>,
     role: Option<Role>,
     seeds: Seeds,
+    board_secret: Option<&str>,
 ) -> EventView {
     let viewer = match role {
         Some(Role::Seat(s)) => Some(s),
@@ -142,6 +181,14 @@ pub(super) fn render_event(
                 (None, index) => game.render_action(index.unwrap_or(usize::MAX), &a, actor, viewer),
             }
         });
+    let fouled = match (board_secret, retracted_by, index) {
+        (Some(secret), None, Some(_)) => row
+            .action
+            .as_deref()
+            .and_then(|a| serde_json::from_str::<Value>(a).ok())
+            .and_then(|a| foul_of(game, secret, row, &a)),
+        _ => None,
+    };
     let seed = row.seed.as_deref().and_then(Seed::from_hex);
     // A service seed is revealed once its round is over (with `seed_reveal: match_end`, once the
     // match is over), unless the game keeps some dealt card secret for ever (Members Only's
@@ -173,7 +220,26 @@ pub(super) fn render_event(
         seed: seed.filter(|_| reveal).map(|s| s.to_hex()),
         seed_withheld: seed.and(withheld).filter(|_| !reveal).map(String::from),
         created_at: row.created_at.clone(),
+        fouled,
     }
+}
+
+/// Board `deal` of a duplicate round with secret `secret`, as `game` deals it.
+fn board_of(game: &AnyGame, secret: &str, deal: u32) -> Option<Board> {
+    game.board(deal, &duplicate_seed(secret, deal as usize))
+}
+
+/// Whether a standing play recorded a card its seat was not dealt on the board.
+fn foul_of(game: &AnyGame, secret: &str, row: &EventRow, action: &Value) -> Option<Foul> {
+    let seat = row.seat? as usize;
+    let card = game.card_shown(action)?;
+    let board = board_of(game, secret, row.round as u32)?;
+    (!board.hands.get(seat)?.contains(card)).then_some(Foul {
+        board: row.round as u32,
+        seat,
+        card,
+        seq: row.seq,
+    })
 }
 
 /// Why a duplicate-play match does not publish its seeds.

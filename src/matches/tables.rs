@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+pub use super::views::Foul;
 use super::{
     cache::ABANDON, create::new_match, views::TournamentLink, write::WriteOp, MatchError, Matches,
     WriteMeta,
@@ -65,6 +66,12 @@ impl Matches {
     pub async fn sheet_and_time(&self, id: &str) -> Result<(ScoreSheet, String), MatchError> {
         let e = self.fresh(id).await?;
         Ok((e.game.score_sheet(), e.updated_at.clone()))
+    }
+
+    /// Duplicate play with real cards: every standing play of match `id` that recorded a card
+    /// its seat was not dealt on the round's board (a fouled board), in order.
+    pub async fn fouls(&self, id: &str) -> Result<Vec<Foul>, MatchError> {
+        Ok(self.fresh(id).await?.fouls())
     }
 
     /// Whether match `id` is being played, finished or abandoned.

@@ -239,6 +239,30 @@ pub struct EventView {
     pub seed_withheld: Option<String>,
     /// When it was recorded (RFC 3339 UTC).
     pub created_at: String,
+    /// Duplicate play with real cards (a tournament table that deals its own cards): the card
+    /// this play recorded was not dealt to the seat on the round's board, so the board is fouled
+    /// at this table (docs/tournaments.md#duplicate-with-real-cards). Absent otherwise. Read by
+    /// whoever may read the table's log: nobody but the table and the organiser while the round
+    /// is played.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fouled: Option<Foul>,
+}
+
+/// A fouled board: a card recorded from a seat that was not dealt it on the round's board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Foul {
+    /// The board: the match's deal number, from 1 (board k is deal k at every table).
+    #[schema(example = 1)]
+    pub board: u32,
+    /// The seat that played the card.
+    #[schema(example = 2)]
+    pub seat: usize,
+    /// The card played, rank then suit.
+    #[schema(value_type = String, example = "KS")]
+    pub card: crate::rules::cards::Card,
+    /// The event that recorded it.
+    #[schema(example = 17)]
+    pub seq: i64,
 }
 
 /// An event with the match after it (answer to an action or an undo).

@@ -429,7 +429,15 @@ fn render_answer<'a>(
     row.created_at = now();
     row.round = i64::from(next.round());
     let index = (row.kind == "action").then_some(e.standing.len());
-    let event = render_event(&next, &row, index, None, Some(role), e.seeds());
+    let event = render_event(
+        &next,
+        &row,
+        index,
+        None,
+        Some(role),
+        e.seeds(),
+        e.board_secret(),
+    );
     let next_status = match op {
         WriteOp::Abandon => MatchStatus::Abandoned,
         _ => e.status(&next),

@@ -24,6 +24,7 @@ use crate::{
     limits::Gate,
     matches::{views::MatchPage, Matches},
     tournaments::{
+        boards::{self, RoundBoards},
         export,
         model::Standings,
         service::{TournamentFilter, Tournaments},
@@ -509,6 +510,113 @@ pub async fn get_round(
     ))
 }
 
+/// Which boards to print.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct BoardsQuery {
+    /// The first board, from 1 (default 1).
+    #[param(minimum = 1, maximum = 1000)]
+    pub from: Option<u32>,
+    /// How many boards, 1 to 64 (default 12).
+    #[param(minimum = 1, maximum = 64)]
+    pub count: Option<u32>,
+}
+
+fn boards_range(q: &BoardsQuery) -> Result<(u32, u32), ApiError> {
+    let from = q.from.unwrap_or(1);
+    let count = q.count.unwrap_or(boards::DEFAULT_BOARDS);
+    if !(1..=1000).contains(&from) || !(1..=boards::MAX_BOARDS).contains(&count) {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            format!("from is 1 to 1000 and count 1 to {}", boards::MAX_BOARDS),
+        ));
+    }
+    Ok((from, count))
+}
+
+/// A round's boards for duplicate play at tables that deal real cards (organiser only, at any
+/// time: nobody else, a table's host and seat tokens included, ever sees them here). Board k is
+/// deal k at every table: what service dealing would deal from the round's secret. Each table
+/// records its plays as usual; a card a seat was not dealt on the board fouls the board at that
+/// table (the event's `fouled`), and the standings score it by the tournament's `fouled_board`.
+#[utoipa::path(
+    tag = "tournaments",
+    params(
+        ("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$"),
+        ("round" = u32, Path, description = "The round, from 1", minimum = 1, maximum = 1000),
+        BoardsQuery,
+    ),
+    responses(
+        (status = 200, description = "The boards", body = RoundBoards),
+        (status = 400, description = "A round that is not a number, `invalid_query` (from, count, unknown parameter)", body = Problem, content_type = "application/problem+json"),
+        OrganiserTokenMissing,
+        OrganiserOnly,
+        (status = 404, description = "`tournament_not_found`, `round_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`no_printed_boards`: not duplicate play at tables dealing real cards", body = Problem, content_type = "application/problem+json"),
+        StorageUnavailableBrief,
+    ),
+    security(("bearer" = []))
+)]
+#[get("/v1/tournaments/{id}/rounds/{round}/boards")]
+pub async fn get_boards(
+    svc: web::Data<Tournaments>,
+    path: web::Path<(String, u32)>,
+    q: web::Query<BoardsQuery>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let token = bearer(&req)?;
+    let (id, round) = path.into_inner();
+    let (from, count) = boards_range(&q)?;
+    let b = svc
+        .boards(&id, round, token.as_deref(), from, count)
+        .await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(b))
+}
+
+/// The same boards as a print-ready page (organiser only): per board a deal sheet (each seat's
+/// cards sorted by suit, for pre-dealing the wallets) on its own A4 page, then a curtain card
+/// per seat and board. Print it from the browser (no PDF is made).
+#[utoipa::path(
+    tag = "tournaments",
+    params(
+        ("id" = String, Path, description = "The tournament id", pattern = "^[0-9a-f]{32}$"),
+        ("round" = u32, Path, description = "The round, from 1", minimum = 1, maximum = 1000),
+        BoardsQuery,
+    ),
+    responses(
+        (status = 200, description = "The printable page", content_type = "text/html", body = String),
+        (status = 400, description = "A round that is not a number, `invalid_query` (from, count, unknown parameter)", body = Problem, content_type = "application/problem+json"),
+        OrganiserTokenMissing,
+        OrganiserOnly,
+        (status = 404, description = "`tournament_not_found`, `round_not_found`", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`no_printed_boards`: not duplicate play at tables dealing real cards", body = Problem, content_type = "application/problem+json"),
+        StorageUnavailableBrief,
+    ),
+    security(("bearer" = []))
+)]
+#[get("/v1/tournaments/{id}/rounds/{round}/boards.html")]
+pub async fn get_boards_html(
+    svc: web::Data<Tournaments>,
+    path: web::Path<(String, u32)>,
+    q: web::Query<BoardsQuery>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let token = bearer(&req)?;
+    let (id, round) = path.into_inner();
+    let (from, count) = boards_range(&q)?;
+    let b = svc
+        .boards(&id, round, token.as_deref(), from, count)
+        .await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::CONTENT_SECURITY_POLICY, boards::html_csp()))
+        .content_type("text/html; charset=utf-8")
+        .body(boards::html(&b)))
+}
+
 /// Enter a table's result.
 ///
 /// Enters or corrects a table's final result (organiser token) and answers the table with it: the
@@ -688,11 +796,11 @@ pub async fn export_file(
         "results.csv" => with_content_etag(
             &req,
             "text/csv; charset=utf-8",
-            export::results_csv(&x.entrants, &x.results, x.duplicate),
+            export::results_csv(&x.entrants, &x.results, x.duplicate, x.fouled_board),
         ),
         "results.json" => json_etag(
             &req,
-            &export::results_json(&x.entrants, &x.results, x.duplicate),
+            &export::results_json(&x.entrants, &x.results, x.duplicate, x.fouled_board),
         )?,
         _ => json_etag(
             &req,
@@ -761,6 +869,8 @@ pub fn config(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(pair_round)
         .service(rotate_organiser)
         .service(get_round)
+        .service(get_boards)
+        .service(get_boards_html)
         .service(enter_result)
         .service(standings)
         .service(export_results_json)

@@ -399,6 +399,11 @@ impl fmt::Debug for Seed {
     }
 }
 
+/// The order of a printed hand: by suit (♠ ♥ ♦ ♣), then the highest rank first.
+pub fn sort_key(card: Card) -> (Suit, std::cmp::Reverse<u8>) {
+    (card.suit(), std::cmp::Reverse(card.rank()))
+}
+
 /// Shuffles `items` deterministically from `seed`, so that a deal can be re-derived by anyone:
 /// a Fisher–Yates shuffle where, for i = n-1 down to 1, j is the first 8 bytes (big-endian) of
 /// SHA-256(seed ‖ i as 4 bytes big-endian) modulo i+1, and items i and j are swapped.

@@ -731,6 +731,23 @@ impl Game for Dump {
         matches!(action, Action::Deal {})
     }
 
+    fn board(&self, deal: u32, seed: &Seed) -> Option<super::Board> {
+        Some(super::Board::dealt(
+            deck(),
+            seed,
+            self.players,
+            40 / self.players,
+            self.dealer_of(deal),
+        ))
+    }
+
+    fn card_shown(action: &Action) -> Option<Card> {
+        match action {
+            Action::Play { card, .. } => Some(*card),
+            _ => None,
+        }
+    }
+
     fn apply(
         &mut self,
         actor: Actor,

@@ -463,6 +463,17 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     fn seed_reveal(&self) -> SeedReveal {
         SeedReveal::RoundEnd
     }
+    /// Duplicate play with real cards (table dealing): the board of deal `deal` (from 1) dealt
+    /// from `seed`, each seat's cards as service dealing would deal them, for a game in which
+    /// every card a seat plays during a deal is one it was dealt (no draw, no pass). None: the
+    /// game's boards are not checked (duplicate play needs service dealing).
+    fn board(&self, _deal: u32, _seed: &Seed) -> Option<Board> {
+        None
+    }
+    /// The card `action` shows from the acting seat's hand (a play), when boards are checked.
+    fn card_shown(_action: &Self::Action) -> Option<cards::Card> {
+        None
+    }
     /// How a recorded action appears to `viewer` in the log (a seat sees its own private
     /// payloads). `index` is the action's position among the standing actions.
     fn render_action(
@@ -473,6 +484,36 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
         _viewer: Option<usize>,
     ) -> Value {
         serde_json::to_value(action).unwrap_or(Value::Null)
+    }
+}
+
+/// One board of duplicate play with real cards: who deals and what each seat is dealt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Board {
+    /// The dealer's seat.
+    pub dealer: usize,
+    /// Each seat's cards, by seat.
+    pub hands: Vec<cards::CardSet>,
+    /// The cards dealt to no seat (Clubs at three: the face-down card).
+    pub undealt: Vec<cards::Card>,
+}
+
+impl Board {
+    /// The board dealt from `seed` as [`cards::deal_from_seed`] deals it.
+    pub fn dealt(
+        deck: cards::CardSet,
+        seed: &Seed,
+        players: usize,
+        per_hand: usize,
+        dealer: usize,
+    ) -> Board {
+        let (hands, mut undealt) = cards::deal_from_seed(deck, seed, players, per_hand, dealer);
+        undealt.sort_by_key(|c| cards::sort_key(*c));
+        Board {
+            dealer,
+            hands,
+            undealt,
+        }
     }
 }
 
@@ -800,6 +841,33 @@ impl AnyGame {
         with_games!(on_id! { id, why() }).flatten()
     }
 
+    /// The board of deal `deal` dealt from `seed`, when the game checks real-card duplicate
+    /// boards ([`Game::board`]).
+    pub fn board(&self, deal: u32, seed: &Seed) -> Option<Board> {
+        fn f<G: Game>(g: &G, deal: u32, seed: &Seed) -> Option<Board> {
+            g.board(deal, seed)
+        }
+        each_game!(self, g => f(g, deal, seed))
+    }
+
+    /// Whether game `id` (with its default options, `players` seats) checks real-card boards:
+    /// duplicate play at tables that deal their own cards.
+    pub fn checks_boards(id: &str, config: Option<Value>, players: usize) -> bool {
+        AnyGame::new(id, config, players, Dealing::Table)
+            .ok()
+            .and_then(|g| g.board(1, &Seed([0; 32])))
+            .is_some()
+    }
+
+    /// The card a recorded action shows from the acting seat's hand ([`Game::card_shown`]).
+    pub fn card_shown(&self, action: &Value) -> Option<cards::Card> {
+        fn f<G: Game>(_: &G, action: &Value) -> Option<cards::Card> {
+            let a: G::Action = serde_json::from_value(action.clone()).ok()?;
+            G::card_shown(&a)
+        }
+        each_game!(self, g => f(g, action))
+    }
+
     /// Whether a seat's legal list is private even in table dealing
     /// ([`Game::LEGAL_LIST_PRIVATE`]).
     pub fn legal_list_private(&self) -> bool {
@@ -1006,6 +1074,65 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// A real-card board is what service dealing deals: board k of a match whose first dealer is
+    /// f is deal 1 of a service-dealt match whose first dealer is the dealer of deal k.
+    #[test]
+    fn a_printed_board_is_the_service_deal_of_the_same_seed_and_dealer() {
+        for (id, counts) in [("dump", &[2usize, 4][..]), ("clubs", &[3, 4][..])] {
+            for &n in counts {
+                for k in 1..=5u32 {
+                    let seed = Seed([k as u8 * 37; 32]);
+                    let table = AnyGame::new(id, None, n, Dealing::Table).unwrap();
+                    let board = table.board(k, &seed).unwrap();
+                    let dealer = (k as usize - 1) % n;
+                    assert_eq!(board.dealer, dealer);
+                    let mut service = AnyGame::new(
+                        id,
+                        Some(serde_json::json!({"first_dealer": dealer})),
+                        n,
+                        Dealing::Service,
+                    )
+                    .unwrap();
+                    service
+                        .apply(
+                            Actor::Table,
+                            &serde_json::json!({"type": "deal"}),
+                            Some(&seed),
+                        )
+                        .unwrap();
+                    for seat in 0..n {
+                        let hand: cards::CardSet = service.seat_view(seat)["hand"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|c| c.as_str().unwrap().parse::<cards::Card>().unwrap())
+                            .collect();
+                        assert_eq!(board.hands[seat], hand, "{id} {n} board {k} seat {seat}");
+                    }
+                    let dealt: usize = board.hands.iter().map(|h| h.len()).sum();
+                    assert_eq!(
+                        dealt + board.undealt.len(),
+                        if id == "dump" { 40 } else { 52 }
+                    );
+                }
+            }
+        }
+        assert!(AnyGame::checks_boards("clubs", None, 4));
+        assert!(AnyGame::checks_boards("dump", None, 2));
+        for id in [
+            "bonus-malus",
+            "plus-minus",
+            "members-only",
+            "by-hook-or-crook",
+        ] {
+            assert!(!AnyGame::checks_boards(id, None, 4), "{id}");
+        }
+        let clubs = AnyGame::new("clubs", None, 4, Dealing::Table).unwrap();
+        let play = serde_json::json!({"type": "play", "card": "QS"});
+        assert_eq!(clubs.card_shown(&play), Some("QS".parse().unwrap()));
+        assert_eq!(clubs.card_shown(&serde_json::json!({"type": "deal"})), None);
+    }
 
     #[test]
     fn the_games_facts_come_from_each_game() {

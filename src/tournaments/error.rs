@@ -77,9 +77,19 @@ pub enum TournamentError {
         /// The ids of the games that can be played in duplicate.
         games: Vec<&'static str>,
     },
-    /// Duplicate play recorded by matches the service does not deal.
-    #[error("duplicate play deals the same cards at every table: with results from matches the service must deal (dealing: service)")]
-    DuplicateNeedsServiceDealing,
+    /// Duplicate play recorded by matches the service does not deal, in a game whose real-card
+    /// boards the service does not check.
+    #[error("duplicate play deals the same cards at every table: with results from matches the service must deal (dealing: service), or, in {games:?} only, the tables deal real cards from the printed boards (dealing: table)")]
+    DuplicateNeedsServiceDealing {
+        /// The games whose real-card boards are checked.
+        games: Vec<&'static str>,
+    },
+    /// `fouled_board` outside duplicate play at tables that deal real cards.
+    #[error("fouled_board applies only to duplicate play recorded by matches at tables that deal real cards (duplicate: true, dealing: table, record: matches)")]
+    FouledBoardNotApplicable,
+    /// Printed boards asked of a tournament whose tables do not deal real cards in duplicate.
+    #[error("printed boards are for duplicate play at tables that deal real cards (duplicate: true, dealing: table, record: matches); this tournament has none")]
+    NoPrintedBoards,
     /// Duplicate play with fewer than two tables.
     #[error("duplicate play compares tables: {n} players fill {tables} table(s) of {table_size}")]
     DuplicateNeedsTwoTables {

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
 use super::{
-    model::{Entrant, ResultSource, Standings, TableResult},
+    model::{Entrant, FouledBoardRule, ResultSource, Standings, TableResult},
     standings::table_matchpoints,
 };
 use crate::spreadsheet::{self, Cell};
@@ -25,6 +25,8 @@ pub struct Exported {
     pub standings: Standings,
     /// Duplicate play.
     pub duplicate: bool,
+    /// Duplicate play with real cards: what a table that fouled a board scores on it.
+    pub fouled_board: FouledBoardRule,
 }
 
 /// The `results.json` export: every result anyone may see.
@@ -89,8 +91,9 @@ pub fn results_json(
     entrants: &[Entrant],
     results: &[TableResult],
     duplicate: bool,
+    fouled: FouledBoardRule,
 ) -> ResultsExport {
-    let mps = table_matchpoints(results, duplicate);
+    let mps = table_matchpoints(results, duplicate, fouled);
     let rows = results
         .iter()
         .zip(&mps)
@@ -181,8 +184,13 @@ fn source_name(s: ResultSource) -> &'static str {
 }
 
 /// One row per seat of every result.
-pub fn results_csv(entrants: &[Entrant], results: &[TableResult], duplicate: bool) -> String {
-    let mps = table_matchpoints(results, duplicate);
+pub fn results_csv(
+    entrants: &[Entrant],
+    results: &[TableResult],
+    duplicate: bool,
+    fouled: FouledBoardRule,
+) -> String {
+    let mps = table_matchpoints(results, duplicate, fouled);
     let mut rows = vec![spreadsheet::header(&[
         "round",
         "table",
@@ -474,6 +482,7 @@ mod tests {
             source: ResultSource::Totals,
             match_id: None,
             at: "2026-11-22T20:15:00.000Z".into(),
+            fouls: vec![],
         }];
         (entrants, results)
     }
@@ -481,7 +490,14 @@ mod tests {
     #[test]
     fn csv_quotes_names_and_lists_every_seat() {
         let (e, r) = setup();
-        let s = standings(&e, &r, &[], false, RatingSystem::Elo);
+        let s = standings(
+            &e,
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::Elo,
+        );
         let csv = standings_csv(&s);
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(
@@ -489,7 +505,7 @@ mod tests {
             "1,a,\"Smith, \"\"Ace\"\"\",1,0,1,110,2,2,100.00,0,1016.000,,no"
         );
         assert_eq!(lines[2], "2,b,Ben,1,0,0,20,0,2,0.00,2,984.000,,no");
-        let res = results_csv(&e, &r, false);
+        let res = results_csv(&e, &r, false, FouledBoardRule::Average);
         assert_eq!(
             res.lines().nth(1),
             Some("1,1,0,0,b,Ben,20,0,2,false,totals,,2026-11-22T20:15:00.000Z")
@@ -502,10 +518,17 @@ mod tests {
         let (mut e, mut r) = setup();
         e[1].name = "=1+1".into();
         r[0].totals = vec![-26, 110];
-        let s = standings(&e, &r, &[], false, RatingSystem::Elo);
+        let s = standings(
+            &e,
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::Elo,
+        );
         let lines: Vec<String> = standings_csv(&s).lines().map(String::from).collect();
         assert_eq!(lines[2], "2,b,'=1+1,1,0,0,-26,0,2,0.00,2,984.000,,no");
-        let res = results_csv(&e, &r, false);
+        let res = results_csv(&e, &r, false, FouledBoardRule::Average);
         assert_eq!(
             res.lines().nth(1),
             Some("1,1,0,0,b,'=1+1,-26,0,2,false,totals,,2026-11-22T20:15:00.000Z")

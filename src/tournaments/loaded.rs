@@ -9,7 +9,9 @@ use serde_json::Value;
 
 use super::{
     changes::Night,
-    model::{Entrant, Pairing, RatingSystem, ResultSource, Standings, TableResult},
+    model::{
+        Entrant, FouledBoardRule, Pairing, RatingSystem, ResultSource, Standings, TableResult,
+    },
     standings,
     views::{Format, Record, RoundView, TableResultView, TableView, TournamentView},
     TournamentError,
@@ -34,6 +36,9 @@ pub(super) struct Spec {
     pub rounds: u32,
     pub duplicate: bool,
     pub record: Record,
+    /// Duplicate play with real cards: what a table that fouled a board scores on it.
+    #[serde(default)]
+    pub fouled_board: FouledBoardRule,
     pub rating_system: RatingSystem,
     pub entrants: Vec<Entrant>,
     /// Round robin: every round's pairing, fixed at creation.
@@ -87,6 +92,7 @@ impl Spec {
             source: ResultSource::Totals,
             match_id: s.match_id,
             at: e.entered_at.clone(),
+            fouls: vec![],
         })
     }
 }
@@ -216,6 +222,7 @@ impl Loaded {
             &self.public_results(),
             &self.byes(),
             self.spec.duplicate,
+            self.spec.fouled_board,
             self.spec.rating_system,
         );
         let withdrawn: std::collections::HashSet<&str> = self
@@ -408,7 +415,7 @@ impl Marks {
                 .enumerate()
                 .map(|(i, r)| ((r.round, r.table), i))
                 .collect(),
-            points: standings::table_matchpoints(&all, t.spec.duplicate),
+            points: standings::table_matchpoints(&all, t.spec.duplicate, t.spec.fouled_board),
             withheld: t.secret_withheld(),
         }
     }

@@ -1,5 +1,6 @@
 //! Tournaments: players, rounds and tables, results, standings, ratings, exports (issue 12).
 
+pub mod boards;
 pub mod changes;
 mod error;
 pub mod export;

@@ -57,9 +57,62 @@ pub struct TableResult {
     pub match_id: Option<String>,
     /// When the result stood (RFC 3339 UTC): the match's last event, or the entry time.
     pub at: String,
+    /// Duplicate play with real cards: the plays of cards a seat was not dealt on the round's
+    /// board (each fouls its board at this table). Empty otherwise.
+    pub fouls: Vec<FouledPlay>,
+}
+
+/// A card a seat played that the round's board did not deal it (duplicate play with real cards).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct FouledPlay {
+    /// The board (deal number, from 1).
+    #[schema(example = 1)]
+    pub board: u32,
+    /// The seat that played it.
+    #[schema(example = 2)]
+    pub seat: usize,
+    /// The card, rank then suit.
+    #[schema(example = "KS")]
+    pub card: String,
+}
+
+/// A fouled board in the standings: at which table, and the first card that fouled it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct FouledBoard {
+    /// The tournament round.
+    pub round: u32,
+    /// The table within the round.
+    pub table: u32,
+    /// The board (deal number, from 1).
+    pub board: u32,
+    /// The seat that played a card it was not dealt (the first such play on the board).
+    pub seat: usize,
+    /// That card.
+    #[schema(example = "KS")]
+    pub card: String,
+}
+
+/// What a table whose board is fouled scores on it (duplicate play with real cards). The board
+/// is matchpointed among the tables that played it as dealt (WBF Laws of Duplicate Bridge 2017,
+/// Law 87: the scores on the board in its correct form are rated as a group); a table that
+/// played it fouled scores, on that board:
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FouledBoardRule {
+    /// Half the top of the clean tables (Law 12C2's artificial "average", 50%): with C clean
+    /// tables, C − 1 matchpoints out of 2 × (C − 1). The default.
+    #[default]
+    Average,
+    /// Nothing: 0 out of 2 × (C − 1) (clubs that hold the table answerable for its wallet).
+    Zero,
 }
 
 impl TableResult {
+    /// Whether the table fouled board `board` (from 1).
+    pub fn fouled(&self, board: u32) -> bool {
+        self.fouls.iter().any(|f| f.board == board)
+    }
+
     /// The unit (seat, or side) of `seat`.
     pub fn unit_of_seat(&self, seat: usize) -> usize {
         match &self.sides {
@@ -178,6 +231,11 @@ pub struct Standings {
     pub rating_parameters: RatingParameters,
     /// Whether matchpoints compare results on the same deals at every table (duplicate).
     pub duplicate: bool,
+    /// Duplicate play with real cards: what a table that fouled a board scores on it.
+    pub fouled_board: FouledBoardRule,
+    /// Duplicate play with real cards: every fouled board of the complete rounds, by round,
+    /// table and board.
+    pub fouled_boards: Vec<FouledBoard>,
     /// Best first.
     pub rows: Vec<StandingRow>,
 }

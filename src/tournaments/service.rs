@@ -18,10 +18,11 @@ use lru::LruCache;
 use serde_json::Value;
 
 use super::{
+    boards::{self, RoundBoards},
     changes::Night,
     export::Exported,
     loaded::{Loaded, LoadedRound, LoadedTable, Spec},
-    model::{Entrant, Pairing, RatingSystem, ResultSource, Standings, TableResult},
+    model::{Entrant, FouledPlay, Pairing, RatingSystem, ResultSource, Standings, TableResult},
     pairing, quicklog,
     views::{
         CreatePlayer, CreateTournament, CreatedTournament, EnterResult, FeedTable, Format, Player,
@@ -175,9 +176,11 @@ fn settle_table_size(
 }
 
 /// Duplicate play's conditions: a shuffled game, dealt by the service when matches record the
-/// results, and at least two tables to compare.
+/// results (or by the tables from the printed boards, in a game whose boards the service checks
+/// card by card: Dump, Clubs), and at least two tables to compare.
 fn check_duplicate(
     game: &str,
+    config: &Value,
     record: Record,
     dealing: Dealing,
     n: usize,
@@ -190,8 +193,20 @@ fn check_duplicate(
             games,
         });
     }
-    if record == Record::Matches && dealing != Dealing::Service {
-        return Err(TournamentError::DuplicateNeedsServiceDealing);
+    if record == Record::Matches
+        && dealing != Dealing::Service
+        && !AnyGame::checks_boards(game, Some(config.clone()), table_size)
+    {
+        return Err(TournamentError::DuplicateNeedsServiceDealing {
+            games: games
+                .iter()
+                .copied()
+                .filter(|g| {
+                    AnyGame::player_counts(g)
+                        .is_some_and(|c| c.into_iter().any(|n| AnyGame::checks_boards(g, None, n)))
+                })
+                .collect(),
+        });
     }
     if n / table_size < 2 {
         return Err(TournamentError::DuplicateNeedsTwoTables {
@@ -509,7 +524,11 @@ impl Tournaments {
         let record = req.record.unwrap_or_default();
         let n = req.players.len();
         if duplicate {
-            check_duplicate(&game, record, dealing, n, table_size)?;
+            check_duplicate(&game, &config, record, dealing, n, table_size)?;
+        }
+        let real_cards = duplicate && record == Record::Matches && dealing == Dealing::Table;
+        if req.fouled_board.is_some() && !real_cards {
+            return Err(TournamentError::FouledBoardNotApplicable);
         }
         let (sizes, _) = pairing::table_sizes(n, table_size, &allowed, duplicate);
         if sizes.is_empty() {
@@ -532,6 +551,7 @@ impl Tournaments {
             rounds: 0,
             duplicate,
             record,
+            fouled_board: req.fouled_board.unwrap_or_default(),
             entrants: vec![],
             schedule: None,
         };
@@ -722,7 +742,21 @@ impl Tournaments {
         m: &str,
     ) -> Result<Option<TableResult>, TournamentError> {
         let (sheet, at) = self.matches.sheet_and_time(m).await?;
-        Ok(sheet.finished.then(|| TableResult {
+        if !sheet.finished {
+            return Ok(None);
+        }
+        let fouls = self
+            .matches
+            .fouls(m)
+            .await?
+            .into_iter()
+            .map(|f| FouledPlay {
+                board: f.board,
+                seat: f.seat,
+                card: f.card.to_string(),
+            })
+            .collect();
+        Ok(Some(TableResult {
             round,
             table,
             seats: seats.to_vec(),
@@ -733,6 +767,7 @@ impl Tournaments {
             source: ResultSource::Match,
             match_id: Some(m.to_string()),
             at,
+            fouls,
         }))
     }
 
@@ -765,6 +800,7 @@ impl Tournaments {
             title,
             entrants: t.spec.entrants.clone(),
             duplicate: t.spec.duplicate,
+            fouled_board: t.spec.fouled_board,
         })
     }
 
@@ -939,6 +975,43 @@ impl Tournaments {
         let t = self.load_part(id, round, None).await?;
         let organiser_token = t.organiser(token)?;
         with_tokens(&t, round, organiser_token)
+    }
+
+    /// Boards `from` to `from + count - 1` of round `round` (organiser only), for duplicate play
+    /// at tables that deal real cards: board k is what service dealing would deal as deal k
+    /// from the round's secret, at any table of the round.
+    pub async fn boards(
+        &self,
+        id: &str,
+        round: u32,
+        token: Option<&str>,
+        from: u32,
+        count: u32,
+    ) -> Result<RoundBoards, TournamentError> {
+        let t = self.load_part(id, round, Some(1)).await?;
+        t.organiser(token)?;
+        let spec = &t.spec;
+        if !(spec.duplicate && spec.dealing == Dealing::Table && spec.record == Record::Matches) {
+            return Err(TournamentError::NoPrintedBoards);
+        }
+        let r = t.round(round)?;
+        let seats = r
+            .tables
+            .first()
+            .map_or(spec.table_size, |tb| tb.seats.len());
+        let game = AnyGame::new(&spec.game, Some(spec.config.clone()), seats, Dealing::Table)
+            .map_err(TournamentError::internal)?;
+        let boards = boards::boards(&game, from, count, |k| {
+            crate::matches::duplicate_seed(&r.secret, k as usize)
+        })
+        .ok_or(TournamentError::NoPrintedBoards)?;
+        Ok(RoundBoards {
+            tournament_id: id.to_string(),
+            round,
+            game: spec.game.clone(),
+            seats,
+            boards,
+        })
     }
 
     /// Enters (or corrects) a table's final result: the quick log (organiser).

@@ -12,7 +12,8 @@ use skillratings::{
 };
 
 use super::model::{
-    Entrant, RatingParameters, RatingSystem, StandingRow, Standings, TableResult, WengLinModel,
+    Entrant, FouledBoard, FouledBoardRule, RatingParameters, RatingSystem, StandingRow, Standings,
+    TableResult, WengLinModel,
 };
 
 /// The tie-breaks, in order (the answer states them).
@@ -39,10 +40,19 @@ fn points(a: i64, b: i64) -> i64 {
 /// every other table of the round (same number of units): deal k against deal k where both have
 /// it; a result known by its totals only is compared by its totals, as one board.
 ///
+/// A board a table fouled (duplicate play with real cards: a seat played a card the board did not
+/// deal it) is left out of that board's column: the clean tables are compared among themselves,
+/// and the fouled table scores `fouled` of the clean tables' top on it (with C clean tables,
+/// average C − 1 or zero, out of 2 × (C − 1)).
+///
 /// Duplicate play counts with sorted columns (per round, number of units, unit and deal: the
 /// values of every table), so a round of a thousand tables costs a sort, not a million
 /// comparisons; the unit tests check it against the comparison of every pair of tables.
-pub fn table_matchpoints(results: &[TableResult], duplicate: bool) -> Vec<Vec<(i64, i64)>> {
+pub fn table_matchpoints(
+    results: &[TableResult],
+    duplicate: bool,
+    fouled: FouledBoardRule,
+) -> Vec<Vec<(i64, i64)>> {
     if !duplicate {
         return results
             .iter()
@@ -93,15 +103,19 @@ pub fn table_matchpoints(results: &[TableResult], duplicate: bool) -> Vec<Vec<(i
             };
             let all_totals = sorted(&mut members.iter().map(|&i| results[i].totals[u]));
             let plain_totals = sorted(&mut by_totals.iter().map(|&i| results[i].totals[u]));
-            // Per deal k: the unit's points at every table that has deal k (and the unit in it).
-            let boards: Vec<Vec<i64>> =
-                (0..most_deals)
-                    .map(|k| {
-                        sorted(&mut with_deals.iter().filter_map(|&i| {
-                            results[i].deals.get(k).and_then(|d| d.get(u)).copied()
-                        }))
-                    })
-                    .collect();
+            // Per deal k: the unit's points at every table that has deal k (and the unit in it)
+            // and did not foul board k.
+            let boards: Vec<Vec<i64>> = (0..most_deals)
+                .map(|k| {
+                    sorted(&mut with_deals.iter().filter_map(|&i| {
+                        let r = &results[i];
+                        if r.fouled(k as u32 + 1) {
+                            return None;
+                        }
+                        r.deals.get(k).and_then(|d| d.get(u)).copied()
+                    }))
+                })
+                .collect();
             for &i in &by_totals {
                 // Against every other table by totals (itself: one tie, taken off).
                 let a = results[i].totals[u];
@@ -114,7 +128,18 @@ pub fn table_matchpoints(results: &[TableResult], duplicate: bool) -> Vec<Vec<(i
                     2 * plain_totals.len() as i64,
                 );
                 for (k, board) in boards.iter().enumerate() {
-                    if let Some(&a) = r.deals.get(k).and_then(|d| d.get(u)) {
+                    let Some(&a) = r.deals.get(k).and_then(|d| d.get(u)) else {
+                        continue;
+                    };
+                    if r.fouled(k as u32 + 1) {
+                        // Compared with no one: the rule's share of the clean tables' top.
+                        let top = 2 * (board.len() as i64 - 1).max(0);
+                        mp += match fouled {
+                            FouledBoardRule::Average => top / 2,
+                            FouledBoardRule::Zero => 0,
+                        };
+                        max += top;
+                    } else {
                         mp += against(board, a) - 1;
                         max += 2 * (board.len() as i64 - 1);
                     }
@@ -243,10 +268,11 @@ pub fn standings(
     results: &[TableResult],
     byes: &[(u32, usize)],
     duplicate: bool,
+    fouled_board: FouledBoardRule,
     rating: RatingSystem,
 ) -> Standings {
     let n = entrants.len();
-    let mps = table_matchpoints(results, duplicate);
+    let mps = table_matchpoints(results, duplicate, fouled_board);
     let mut rows: Vec<StandingRow> = entrants
         .iter()
         .map(|e| StandingRow {
@@ -351,14 +377,39 @@ pub fn standings(
         rating_system: rating,
         rating_parameters,
         duplicate,
+        fouled_board,
+        fouled_boards: fouled_boards(results),
         rows: sorted,
     }
+}
+
+/// Every fouled board of `results` (the first card that fouled it), by round, table and board.
+fn fouled_boards(results: &[TableResult]) -> Vec<FouledBoard> {
+    let mut out: Vec<FouledBoard> = vec![];
+    for r in results {
+        for f in &r.fouls {
+            if !out
+                .iter()
+                .any(|o| (o.round, o.table, o.board) == (r.round, r.table, f.board))
+            {
+                out.push(FouledBoard {
+                    round: r.round,
+                    table: r.table,
+                    board: f.board,
+                    seat: f.seat,
+                    card: f.card.clone(),
+                });
+            }
+        }
+    }
+    out.sort_by_key(|f| (f.round, f.table, f.board));
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournaments::model::ResultSource;
+    use crate::tournaments::model::{FouledPlay, ResultSource};
 
     fn entrants(n: usize) -> Vec<Entrant> {
         (0..n)
@@ -388,6 +439,7 @@ mod tests {
             source: ResultSource::Totals,
             match_id: None,
             at: "2026-11-22T20:00:00.000Z".into(),
+            fouls: vec![],
         }
     }
 
@@ -461,12 +513,12 @@ mod tests {
                 }
             }
             assert_eq!(
-                table_matchpoints(&results, true),
+                table_matchpoints(&results, true, FouledBoardRule::Average),
                 reference_matchpoints(&results, true),
                 "case {case}: {results:?}"
             );
             assert_eq!(
-                table_matchpoints(&results, false),
+                table_matchpoints(&results, false, FouledBoardRule::Average),
                 reference_matchpoints(&results, false),
                 "case {case}"
             );
@@ -477,10 +529,17 @@ mod tests {
     fn matchpoints_within_a_table_count_results_beaten_and_ties() {
         let r = vec![result(1, 1, vec![0, 1, 2], vec![10, 5, 5], vec![])];
         assert_eq!(
-            table_matchpoints(&r, false),
+            table_matchpoints(&r, false, FouledBoardRule::Average),
             vec![vec![(4, 4), (1, 4), (1, 4)]]
         );
-        let s = standings(&entrants(3), &r, &[], false, RatingSystem::WengLin);
+        let s = standings(
+            &entrants(3),
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::WengLin,
+        );
         assert_eq!(s.rows[0].player_id, "p0");
         assert_eq!((s.rows[0].rank, s.rows[1].rank, s.rows[2].rank), (1, 2, 2));
         assert_eq!(s.rows[1].player_id, "p1");
@@ -510,20 +569,108 @@ mod tests {
             ),
         ];
         assert_eq!(
-            table_matchpoints(&r, true),
+            table_matchpoints(&r, true, FouledBoardRule::Average),
             vec![vec![(3, 4), (1, 4)], vec![(1, 4), (3, 4)]]
         );
         // Another round's table is not compared.
         let mut more = r.clone();
         more.push(result(2, 1, vec![0, 2], vec![1, 0], vec![vec![1, 0]]));
-        assert_eq!(table_matchpoints(&more, true)[2], vec![(0, 0), (0, 0)]);
+        assert_eq!(
+            table_matchpoints(&more, true, FouledBoardRule::Average)[2],
+            vec![(0, 0), (0, 0)]
+        );
+    }
+
+    /// Four tables; table 4 fouled board 1 (two of its plays), table 3 board 2. Board 1 is
+    /// compared among tables 1–3, board 2 among tables 1, 2 and 4; the fouled table scores the
+    /// rule's share of the clean top, 2 × (3 − 1) = 4: average 2, zero 0. The standings name each
+    /// fouled board once, with its first fouling card.
+    #[test]
+    #[allow(clippy::identity_op)] // each sum is board 1's matchpoints + board 2's
+    fn a_fouled_board_is_scored_among_the_clean_tables_and_the_rule_gives_the_rest() {
+        let foul = |board: u32, seat: usize, card: &str| FouledPlay {
+            board,
+            seat,
+            card: card.into(),
+        };
+        let mut r = vec![
+            result(1, 1, vec![0, 1], vec![30, 0], vec![vec![30, 0], vec![0, 0]]),
+            result(1, 2, vec![2, 3], vec![10, 5], vec![vec![10, 0], vec![0, 5]]),
+            result(1, 3, vec![4, 5], vec![20, 9], vec![vec![20, 0], vec![0, 9]]),
+            result(1, 4, vec![6, 7], vec![80, 1], vec![vec![80, 0], vec![0, 1]]),
+        ];
+        r[3].fouls = vec![foul(1, 0, "AS"), foul(1, 1, "KH")];
+        r[2].fouls = vec![foul(2, 1, "7D")];
+        // Board 1, unit 0 among 30, 10, 20: 4, 0, 2 of 4; unit 1 all 0: 2 each. Board 2 among
+        // tables 1, 2, 4: unit 0 all 0: 2 each; unit 1 among 0, 5, 1: 0, 4, 2.
+        assert_eq!(
+            table_matchpoints(&r, true, FouledBoardRule::Average),
+            vec![
+                vec![(4 + 2, 8), (2 + 0, 8)],
+                vec![(0 + 2, 8), (2 + 4, 8)],
+                vec![(2 + 2, 8), (2 + 2, 8)],
+                vec![(2 + 2, 8), (2 + 2, 8)],
+            ]
+        );
+        assert_eq!(
+            table_matchpoints(&r, true, FouledBoardRule::Zero),
+            vec![
+                vec![(4 + 2, 8), (2 + 0, 8)],
+                vec![(0 + 2, 8), (2 + 4, 8)],
+                vec![(2, 8), (2, 8)],
+                vec![(2, 8), (2, 8)],
+            ]
+        );
+        let s = standings(
+            &entrants(8),
+            &r,
+            &[],
+            true,
+            FouledBoardRule::Zero,
+            RatingSystem::WengLin,
+        );
+        assert_eq!(s.fouled_board, FouledBoardRule::Zero);
+        assert_eq!(
+            s.fouled_boards,
+            vec![
+                FouledBoard {
+                    round: 1,
+                    table: 3,
+                    board: 2,
+                    seat: 1,
+                    card: "7D".into()
+                },
+                FouledBoard {
+                    round: 1,
+                    table: 4,
+                    board: 1,
+                    seat: 0,
+                    card: "AS".into()
+                },
+            ]
+        );
+        // Without fouls every table is compared on both boards.
+        for t in &mut r {
+            t.fouls.clear();
+        }
+        assert_eq!(
+            table_matchpoints(&r, true, FouledBoardRule::Zero)[3],
+            vec![(6 + 3, 12), (3 + 2, 12)]
+        );
     }
 
     #[test]
     fn partners_share_their_side_and_a_bye_scores_half() {
         let mut r = result(1, 1, vec![0, 1, 2, 3], vec![40, 0], vec![]);
         r.sides = Some(vec![vec![0, 2], vec![1, 3]]);
-        let s = standings(&entrants(5), &[r], &[(1, 4)], false, RatingSystem::WengLin);
+        let s = standings(
+            &entrants(5),
+            &[r],
+            &[(1, 4)],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::WengLin,
+        );
         let get = |id: &str| s.rows.iter().find(|x| x.player_id == id).unwrap().clone();
         assert_eq!(
             (
@@ -548,7 +695,14 @@ mod tests {
     #[test]
     fn elo_after_one_win_from_level_ratings_is_1016_and_984() {
         let r = vec![result(1, 1, vec![1, 0], vec![110, 20], vec![])];
-        let s = standings(&entrants(2), &r, &[], false, RatingSystem::Elo);
+        let s = standings(
+            &entrants(2),
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::Elo,
+        );
         assert_eq!(s.rows[0].player_id, "p1");
         assert_eq!(s.rows[0].rating, 1016.0);
         assert_eq!(s.rows[1].rating, 984.0);
@@ -560,7 +714,14 @@ mod tests {
     fn a_partner_is_no_opponent_at_a_partnership_table() {
         let mut r = result(1, 1, vec![0, 1, 2, 3], vec![40, 0], vec![]);
         r.sides = Some(vec![vec![0, 2], vec![1, 3]]);
-        let s = standings(&entrants(4), &[r], &[], false, RatingSystem::WengLin);
+        let s = standings(
+            &entrants(4),
+            &[r],
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::WengLin,
+        );
         let get = |id: &str| s.rows.iter().find(|x| x.player_id == id).unwrap().clone();
         // p0 and p2 (2 matchpoints each) faced p1 and p3 (0 each), and the other way round.
         assert_eq!(
@@ -577,7 +738,14 @@ mod tests {
             result(2, 1, vec![1, 2], vec![50, 50], vec![]),
             result(3, 1, vec![2, 0], vec![90, 10], vec![]),
         ];
-        let s = standings(&entrants(3), &r, &[], false, RatingSystem::Elo);
+        let s = standings(
+            &entrants(3),
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::Elo,
+        );
         assert_eq!(
             s.rating_parameters,
             RatingParameters::Elo {
@@ -614,7 +782,14 @@ mod tests {
     #[test]
     fn the_weng_lin_parameters_stated_are_the_ones_rated_with() {
         let r = vec![result(1, 1, vec![0, 1], vec![30, 10], vec![])];
-        let s = standings(&entrants(2), &r, &[], false, RatingSystem::WengLin);
+        let s = standings(
+            &entrants(2),
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::WengLin,
+        );
         assert_eq!(
             s.rating_parameters,
             RatingParameters::WengLin {
@@ -657,7 +832,14 @@ mod tests {
     #[test]
     fn a_full_tie_shares_the_rank_and_entry_order_only_orders() {
         let r = vec![result(1, 1, vec![0, 1], vec![5, 5], vec![])];
-        let s = standings(&entrants(2), &r, &[], false, RatingSystem::Elo);
+        let s = standings(
+            &entrants(2),
+            &r,
+            &[],
+            false,
+            FouledBoardRule::Average,
+            RatingSystem::Elo,
+        );
         assert_eq!((s.rows[0].player_id.as_str(), s.rows[0].rank), ("p0", 1));
         assert_eq!((s.rows[1].player_id.as_str(), s.rows[1].rank), ("p1", 1));
     }
