@@ -524,6 +524,14 @@ impl Store {
             .execute(&mut *tx)
             .await?;
             super::webhooks::write_in(&mut tx, backend, outbox).await?;
+            // The club (issue 24): the entry's marker, in its transaction.
+            super::club::mark_in(
+                &mut tx,
+                &format!("table:{tournament_id}:{}:{}", r.round, r.table_no),
+                &r.version.to_string(),
+                &r.entered_at,
+            )
+            .await?;
             tx.commit().await
         }
         .await;
