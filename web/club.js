@@ -141,7 +141,7 @@ export async function leaderboardPage(game, offset = 0) {
   fill(main(),
     h("h1", {}, `${gameTitle(game)}: club ratings`),
     picker,
-    b.rows.length ? h("div", { class: "scroll" }, h("table", { class: "sheet standings board", id: "board" },
+    b.rows.length ? h("div", { class: "scroll" }, h("table", { class: "sheet standings club-board", id: "leaderboard" },
       h("thead", {}, h("tr", {}, ["#", "Name", elo ? "Elo" : "μ", "Results"].map((c) => h("th", { scope: "col" }, c)))),
       h("tbody", {}, b.rows.map((r) => h("tr", { "data-player": r.player_id },
         h("td", {}, String(r.rank)),

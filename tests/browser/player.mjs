@@ -95,7 +95,7 @@ await run("player", async (browser) => {
       shown.played === String(g.played) && shown.wins === String(g.wins) && shown.average === String(g.average_score)
         && shown.best === String(g.best_score) && shown.rating === String(g.rating),
       JSON.stringify([shown, g.played, g.wins, g.average_score, g.best_score, g.rating]));
-    check(`${at}: exact figures (2 wins in 5, average 7, best 20)`, shown.played === "5" && shown.wins === "2" && shown.average === "7" && shown.best === "20",
+    check(`${at}: exact figures (2 wins in 5, average 11, best 20)`, shown.played === "5" && shown.wins === "2" && shown.average === "11" && shown.best === "20",
       JSON.stringify(shown));
     const ratings = g.rating_history.map((x) => x.rating);
     check(`${at}: the chart has a point per rated result at the API's ratings`, JSON.stringify(shown.dots) === JSON.stringify(ratings),
@@ -128,9 +128,9 @@ await run("player", async (browser) => {
   await p.setViewportSize({ width: 390, height: 844 });
   const board = await api("GET", "/v1/games/dump/leaderboard?limit=50");
   await p.goto(`${BASE}/#leaderboard=dump`);
-  await p.waitForSelector("#board");
+  await p.waitForSelector("#leaderboard");
   const row = board.rows.find((r) => r.player_id === ada);
-  const shownRow = await p.$$eval(`#board tr[data-player="${ada}"] td`, (tds) => tds.map((td) => td.textContent));
+  const shownRow = await p.$$eval(`#leaderboard tr[data-player="${ada}"] td`, (tds) => tds.map((td) => td.textContent));
   check("the leaderboard shows Ada's rank and rating as the API does", row && JSON.stringify(shownRow) === JSON.stringify([String(row.rank), names[ada], String(row.rating), String(row.rated_results)]),
     JSON.stringify([shownRow, row]));
   for (const [w, hh] of SIZES) {
@@ -143,7 +143,7 @@ await run("player", async (browser) => {
     check(`the leaderboard ${w}x${hh}: every control a thumb taps is at least 44x44 px`, small.length === 0, small.join("; "));
   }
   await p.setViewportSize({ width: 390, height: 844 });
-  await p.click(`#board tr[data-player="${ada}"] a`);
+  await p.click(`#leaderboard tr[data-player="${ada}"] a`);
   await p.waitForSelector("section.game-stats[data-game=dump]");
   check("a tap on the leaderboard's name opens the player's page", (await p.textContent("#player-name")) === names[ada]);
 
@@ -167,9 +167,9 @@ await run("player", async (browser) => {
   await p.waitForSelector("section.game-stats[data-game=dump]");
   check("a tap on a name in a tournament's standings opens the player's page", (await p.textContent("#player-name")) === names[ada]);
 
-  // From a name on the host's table page.
+  // From a name on the host's table page (a real-card match: the players' panel).
   const live = await api("POST", "/v1/matches", null, {
-    game: "dump", players: [{ name: names[ada], player_id: ada }, { name: "Guest" }], config: { scores_only: true, target: 10 },
+    game: "dump", players: [{ name: names[ada], player_id: ada }, { name: "Guest" }],
   });
   await p.goto(`${BASE}/#m=${live.match.id}&t=${live.host_token}`);
   await p.waitForSelector(`#players a.to-player[data-player="${ada}"]`);
