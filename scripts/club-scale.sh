@@ -96,7 +96,7 @@ echo "== bulk insert: $PLAYERS players, $TOURNAMENTS tournaments, $MATCHES match
 started=$SECONDS
 psql -q -v ON_ERROR_STOP=1 "$DB_URL" \
   -v players="$PLAYERS" -v tournaments="$TOURNAMENTS" -v matches="$MATCHES" -v t0="$T0" -v t1="$T1" <<'EOF'
-SELECT setseed(0.24);
+SELECT setseed(0.24) AS seeded \gset
 -- Players: ids are 32 hex digits as the service makes them.
 INSERT INTO players (id, name, name_key, created_at)
   SELECT md5('player:' || i), 'Player ' || i, 'player ' || i, '2026-01-01T00:00:00Z'
@@ -164,6 +164,7 @@ echo "   tournaments copied ($((SECONDS - started)) s)"
 echo "== club ratings: the service's replay of every result in order"
 started=$SECONDS
 "$BIN" club-replay --database-url "$DB_URL"
+psql -q "$DB_URL" -c ANALYZE
 echo "   ($((SECONDS - started)) s)"
 
 serve
@@ -199,6 +200,9 @@ st = call("GET", f"/v1/tournaments/{tid}/standings")
 assert len(st["rows"]) == swiss, len(st["rows"])
 assert all(row["played"] + row.get("byes", 0) == rounds for row in st["rows"]), "every entrant played every round"
 print(f"   the Swiss: {swiss} players, {rounds} rounds paired and entered in {time.time() - started:.1f} s")
+# A bulk match reads over the API as finished, with the totals its club result holds.
+m = call("GET", "/v1/matches/" + hashlib.md5(b"match:1").hexdigest())
+assert m["status"] == "finished" and sorted(m["scores"]["totals"]) in ([0, 15], [0, 20]), m["scores"]
 board = call("GET", "/v1/games/dump/leaderboard?limit=20")
 print(f"   the dump leaderboard: {board['total']} rated players, best {board['rows'][0]['rating']}")
 
