@@ -92,15 +92,13 @@ fn main() -> anyhow::Result<()> {
             println!("migrations applied");
             Ok(())
         }),
-        Command::ClubReplay { database_url } => {
-            actix_web::rt::System::new().block_on(async move {
-                let store = Store::connect(&database_url).await?;
-                let games = store.club_replay_all().await?;
-                store.close().await;
-                println!("club ratings replayed: {games:?}");
-                Ok(())
-            })
-        }
+        Command::ClubReplay { database_url } => actix_web::rt::System::new().block_on(async move {
+            let store = Store::connect(&database_url).await?;
+            let games = store.club_replay_all().await?;
+            store.close().await;
+            println!("club ratings replayed: {games:?}");
+            Ok(())
+        }),
         Command::Deal {
             game,
             players,

@@ -227,7 +227,10 @@ pub async fn launch(listener: TcpListener, settings: Settings) -> anyhow::Result
     )
     .await;
     if pending > 0 {
-        tracing::warn!(pending, "the club replayed results left pending by the last run");
+        tracing::warn!(
+            pending,
+            "the club replayed results left pending by the last run"
+        );
     }
     let mut shared = Shared::new(limits, &quotas);
     shared.webhooks = webhooks.clone();

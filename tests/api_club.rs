@@ -651,7 +651,10 @@ async fn club_down(url: &str, down: bool) {
                  FOR EACH ROW EXECUTE FUNCTION club_down()",
             ]
         } else {
-            &["DROP TRIGGER club_down ON club_results", "DROP FUNCTION club_down()"]
+            &[
+                "DROP TRIGGER club_down ON club_results",
+                "DROP FUNCTION club_down()",
+            ]
         };
         for s in statements {
             sqlx::query(s).execute(&mut c).await.unwrap();
@@ -719,11 +722,18 @@ async fn a_result_the_club_failed_to_take_in_after_the_commit_is_taken_in_at_the
     let (c2, a2) = elo(1000.0, 1016.0, 1.0);
     assert_eq!(
         board(&restarted, "dump").await,
-        sorted(vec![(ada.clone(), a2), (ben.clone(), 984.0), (cy.clone(), c2)])
+        sorted(vec![
+            (ada.clone(), a2),
+            (ben.clone(), 984.0),
+            (cy.clone(), c2)
+        ])
     );
     let s = ok(&restarted, &format!("/v1/players/{cy}/stats")).await;
     let g = &s["games"][0];
-    assert_eq!((g["played"].clone(), g["wins"].clone()), (json!(1), json!(1)));
+    assert_eq!(
+        (g["played"].clone(), g["wins"].clone()),
+        (json!(1), json!(1))
+    );
     assert_eq!(g["rating_history"].as_array().unwrap().len(), 1);
     assert_eq!(g["rating_history"][0]["match_id"], json!(m2.id));
     assert_eq!(
@@ -735,7 +745,11 @@ async fn a_result_the_club_failed_to_take_in_after_the_commit_is_taken_in_at_the
     let again = TestApp::on(&app.database_url).await;
     assert_eq!(
         board(&again, "dump").await,
-        sorted(vec![(ada.clone(), a2), (ben.clone(), 984.0), (cy.clone(), c2)])
+        sorted(vec![
+            (ada.clone(), a2),
+            (ben.clone(), 984.0),
+            (cy.clone(), c2)
+        ])
     );
 }
 
@@ -754,7 +768,13 @@ async fn an_entered_result_the_club_missed_is_taken_in_at_the_next_start_as_last
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
     let id = a.body["tournament"]["id"].as_str().unwrap().to_string();
     let org = a.body["organiser_token"].as_str().unwrap().to_string();
-    let r = post(&app, &format!("/v1/tournaments/{id}/rounds"), Some(&org), json!({})).await;
+    let r = post(
+        &app,
+        &format!("/v1/tournaments/{id}/rounds"),
+        Some(&org),
+        json!({}),
+    )
+    .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let seats: Vec<String> = r.body["tables"][0]["players"]
         .as_array()
@@ -765,9 +785,21 @@ async fn an_entered_result_the_club_missed_is_taken_in_at_the_next_start_as_last
     club_down(&app.database_url, true).await;
     let url = format!("/v1/tournaments/{id}/rounds/1/tables/1/result");
     // Seat 0 wins, then a correction: seat 1 won (both missed by the club).
-    let e = put(&app, &url, Some(&org), json!({"deals": [[40, 0], [0, 20], [70, 0]]})).await;
+    let e = put(
+        &app,
+        &url,
+        Some(&org),
+        json!({"deals": [[40, 0], [0, 20], [70, 0]]}),
+    )
+    .await;
     assert_eq!(e.status, StatusCode::OK, "{}", e.text);
-    let e = put(&app, &url, Some(&org), json!({"deals": [[0, 40], [20, 0], [0, 70]]})).await;
+    let e = put(
+        &app,
+        &url,
+        Some(&org),
+        json!({"deals": [[0, 40], [20, 0], [0, 70]]}),
+    )
+    .await;
     assert_eq!(e.status, StatusCode::OK, "{}", e.text);
     assert_eq!(board(&app, "dump").await, vec![]);
     assert_eq!(

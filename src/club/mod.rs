@@ -286,7 +286,10 @@ pub async fn recover(
     };
     for p in &pending {
         let outcome = if let Some(id) = p.source.strip_prefix("match:") {
-            matches.club_replay(id, &p.at).await.map_err(|e| e.to_string())
+            matches
+                .club_replay(id, &p.at)
+                .await
+                .map_err(|e| e.to_string())
         } else if let Some(rest) = p.source.strip_prefix("table:") {
             let parts: Vec<&str> = rest.split(':').collect();
             match parts.as_slice() {

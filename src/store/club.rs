@@ -319,11 +319,11 @@ impl Store {
 
     /// The markers of writes whose club recording is not known to be done, oldest first.
     pub async fn club_pending(&self) -> Result<Vec<PendingMark>, StoreError> {
-        Ok(sqlx::query_as(
-            "SELECT source, mark, at FROM club_pending ORDER BY at, source",
+        Ok(
+            sqlx::query_as("SELECT source, mark, at FROM club_pending ORDER BY at, source")
+                .fetch_all(&self.reader)
+                .await?,
         )
-        .fetch_all(&self.reader)
-        .await?)
     }
 
     /// The club's recording of `source` at `mark` is done: its marker goes (unless a later

@@ -36,7 +36,10 @@ use tokio::sync::{oneshot, Semaphore};
 mod club;
 mod idempotency;
 mod tournaments;
-pub use club::{ClubGuard, ClubResult, MergeRefusal, PendingMark, PlayerResultRow, RatingRow, SeasonLineRow, SeasonRow};
+pub use club::{
+    ClubGuard, ClubResult, MergeRefusal, PendingMark, PlayerResultRow, RatingRow, SeasonLineRow,
+    SeasonRow,
+};
 mod webhooks;
 pub use idempotency::CreateKeyRow;
 pub use tournaments::{

@@ -960,7 +960,12 @@ impl Tournaments {
 
     /// At start-up (`club::recover`): the `club_pending` marker of table `table` of round
     /// `round`, replayed from its latest entered result (none left: nothing to record).
-    pub async fn club_replay(&self, id: &str, round: u32, table: u32) -> Result<(), TournamentError> {
+    pub async fn club_replay(
+        &self,
+        id: &str,
+        round: u32,
+        table: u32,
+    ) -> Result<(), TournamentError> {
         let t = self.load_table(id, round, table).await?;
         let tb = t.round(round)?.table(table)?;
         let Some(result) = tb
