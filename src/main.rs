@@ -36,6 +36,13 @@ enum Command {
         #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
         database_url: String,
     },
+    /// Replay every game's club ratings from its first result (after results were imported
+    /// in bulk, as `scripts/club-scale.sh` does) and exit.
+    ClubReplay {
+        /// Database URL.
+        #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+        database_url: String,
+    },
     /// Re-derive a service deal from its revealed seed and print every hand (to verify a deal).
     Deal {
         /// The game id, e.g. `dump`.
@@ -83,6 +90,13 @@ fn main() -> anyhow::Result<()> {
         Command::Migrate { database_url } => actix_web::rt::System::new().block_on(async move {
             Store::connect(&database_url).await?.close().await;
             println!("migrations applied");
+            Ok(())
+        }),
+        Command::ClubReplay { database_url } => actix_web::rt::System::new().block_on(async move {
+            let store = Store::connect(&database_url).await?;
+            let games = store.club_replay_all().await?;
+            store.close().await;
+            println!("club ratings replayed: {games:?}");
             Ok(())
         }),
         Command::Deal {

@@ -219,6 +219,19 @@ pub async fn launch(listener: TcpListener, settings: Settings) -> anyhow::Result
         // Streams on every instance hear of every instance's writes (LISTEN/NOTIFY).
         svc.live().share_over_postgres(database_url, store);
     }
+    // The club (issue 24): results whose recording a crash (or a failure) left pending, taken
+    // in before serving.
+    let pending = crate::club::recover(
+        &svc,
+        &crate::tournaments::service::Tournaments::new(svc.clone().into_inner()),
+    )
+    .await;
+    if pending > 0 {
+        tracing::warn!(
+            pending,
+            "the club replayed results left pending by the last run"
+        );
+    }
     let mut shared = Shared::new(limits, &quotas);
     shared.webhooks = webhooks.clone();
     let streams: Arc<Streams> = shared.streams.clone().into_inner();

@@ -633,3 +633,190 @@ async fn partners_share_their_sides_elo_change() {
     h2h.sort(); // (listed most met first, then by player id: random ids)
     assert_eq!(h2h, vec!["Ben", "Di"]);
 }
+
+/// Makes the club's own writes fail (a trigger refusing any new result) or lets them through
+/// again: the match or entry still commits, the club's recording after it fails.
+async fn club_down(url: &str, down: bool) {
+    use sqlx::Connection;
+    let sqlite_up = "DROP TRIGGER club_down";
+    let sqlite_down = "CREATE TRIGGER club_down BEFORE INSERT ON club_results \
+                       BEGIN SELECT RAISE(ABORT, 'the club is down'); END";
+    if url.starts_with("postgres") {
+        let mut c = sqlx::PgConnection::connect(url).await.unwrap();
+        let statements: &[&str] = if down {
+            &[
+                "CREATE FUNCTION club_down() RETURNS trigger LANGUAGE plpgsql AS \
+                 $$ BEGIN RAISE EXCEPTION 'the club is down'; END $$",
+                "CREATE TRIGGER club_down BEFORE INSERT ON club_results \
+                 FOR EACH ROW EXECUTE FUNCTION club_down()",
+            ]
+        } else {
+            &[
+                "DROP TRIGGER club_down ON club_results",
+                "DROP FUNCTION club_down()",
+            ]
+        };
+        for s in statements {
+            sqlx::query(s).execute(&mut c).await.unwrap();
+        }
+    } else {
+        let mut c = sqlx::SqliteConnection::connect(url).await.unwrap();
+        let s = if down { sqlite_down } else { sqlite_up };
+        sqlx::query(s).execute(&mut c).await.unwrap();
+    }
+}
+
+/// The markers of results the club has not taken in yet.
+async fn pending_markers(url: &str) -> Vec<(String, String)> {
+    use sqlx::Connection;
+    let q = "SELECT source, mark FROM club_pending ORDER BY source";
+    if url.starts_with("postgres") {
+        let mut c = sqlx::PgConnection::connect(url).await.unwrap();
+        sqlx::query_as(q).fetch_all(&mut c).await.unwrap()
+    } else {
+        let mut c = sqlx::SqliteConnection::connect(url).await.unwrap();
+        sqlx::query_as(q).fetch_all(&mut c).await.unwrap()
+    }
+}
+
+#[actix_web::test]
+async fn a_result_the_club_failed_to_take_in_after_the_commit_is_taken_in_at_the_next_start() {
+    let app = TestApp::spawn().await;
+    let (ada, ben, cy) = (
+        player(&app, "Ada").await,
+        player(&app, "Ben").await,
+        player(&app, "Cy").await,
+    );
+    let m1 = dump(&app, &[("Ada", &ada), ("Ben", &ben)], None).await;
+    seat0_wins(&app, &m1).await; // Ada 1016, Ben 984
+    assert_eq!(pending_markers(&app.database_url).await, vec![]);
+
+    // The club's write fails after the match's finishing event is committed (as a crash
+    // between the two would leave it): the match stands, the club does not know.
+    club_down(&app.database_url, true).await;
+    let m2 = dump(&app, &[("Cy", &cy), ("Ada", &ada)], None).await;
+    seat0_wins(&app, &m2).await; // Cy beats Ada
+    assert_eq!(app.view(&m2, None).await["status"], "finished");
+    // A match finished and reopened by an undo while the club is down: nothing to take in.
+    let m3 = dump(&app, &[("Ben", &ben), ("Cy", &cy)], None).await;
+    seat0_wins(&app, &m3).await;
+    let a = app.undo(&m3, &m3.host).await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    assert_eq!(
+        board(&app, "dump").await,
+        vec![(ada.clone(), 1016.0), (ben.clone(), 984.0)]
+    );
+    assert_eq!(
+        ok(&app, &format!("/v1/players/{cy}/stats")).await["games"],
+        json!([])
+    );
+    let finished_seq = app.view(&m2, None).await["seq"].as_i64().unwrap();
+    assert_eq!(
+        pending_markers(&app.database_url).await,
+        vec![(format!("match:{}", m2.id), finished_seq.to_string())]
+    );
+    club_down(&app.database_url, false).await;
+
+    // The next start takes it in from the match's state: rated at once, at its finishing time.
+    let restarted = TestApp::on(&app.database_url).await;
+    let (c2, a2) = elo(1000.0, 1016.0, 1.0);
+    assert_eq!(
+        board(&restarted, "dump").await,
+        sorted(vec![
+            (ada.clone(), a2),
+            (ben.clone(), 984.0),
+            (cy.clone(), c2)
+        ])
+    );
+    let s = ok(&restarted, &format!("/v1/players/{cy}/stats")).await;
+    let g = &s["games"][0];
+    assert_eq!(
+        (g["played"].clone(), g["wins"].clone()),
+        (json!(1), json!(1))
+    );
+    assert_eq!(g["rating_history"].as_array().unwrap().len(), 1);
+    assert_eq!(g["rating_history"][0]["match_id"], json!(m2.id));
+    assert_eq!(
+        g["rating_history"][0]["at"],
+        app.view(&m2, None).await["updated_at"]
+    );
+    assert_eq!(pending_markers(&app.database_url).await, vec![]);
+    // A third start finds nothing left to do: the ratings stay as they are.
+    let again = TestApp::on(&app.database_url).await;
+    assert_eq!(
+        board(&again, "dump").await,
+        sorted(vec![
+            (ada.clone(), a2),
+            (ben.clone(), 984.0),
+            (cy.clone(), c2)
+        ])
+    );
+}
+
+#[actix_web::test]
+async fn an_entered_result_the_club_missed_is_taken_in_at_the_next_start_as_last_corrected() {
+    let app = TestApp::spawn().await;
+    let players: Vec<Value> = (0..2).map(|i| json!({"name": format!("P{i}")})).collect();
+    let a = post(
+        &app,
+        "/v1/tournaments",
+        None,
+        json!({"name": "Club night", "game": "dump", "format": "round_robin",
+               "table_size": 2, "record": "totals", "players": players}),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    let id = a.body["tournament"]["id"].as_str().unwrap().to_string();
+    let org = a.body["organiser_token"].as_str().unwrap().to_string();
+    let r = post(
+        &app,
+        &format!("/v1/tournaments/{id}/rounds"),
+        Some(&org),
+        json!({}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let seats: Vec<String> = r.body["tables"][0]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["player_id"].as_str().unwrap().to_string())
+        .collect();
+    club_down(&app.database_url, true).await;
+    let url = format!("/v1/tournaments/{id}/rounds/1/tables/1/result");
+    // Seat 0 wins, then a correction: seat 1 won (both missed by the club).
+    let e = put(
+        &app,
+        &url,
+        Some(&org),
+        json!({"deals": [[40, 0], [0, 20], [70, 0]]}),
+    )
+    .await;
+    assert_eq!(e.status, StatusCode::OK, "{}", e.text);
+    let e = put(
+        &app,
+        &url,
+        Some(&org),
+        json!({"deals": [[0, 40], [20, 0], [0, 70]]}),
+    )
+    .await;
+    assert_eq!(e.status, StatusCode::OK, "{}", e.text);
+    assert_eq!(board(&app, "dump").await, vec![]);
+    assert_eq!(
+        pending_markers(&app.database_url).await,
+        vec![(format!("table:{id}:1:1"), "2".to_string())]
+    );
+    club_down(&app.database_url, false).await;
+    let restarted = TestApp::on(&app.database_url).await;
+    assert_eq!(
+        board(&restarted, "dump").await,
+        vec![(seats[1].clone(), 1016.0), (seats[0].clone(), 984.0)]
+    );
+    let s = ok(&restarted, &format!("/v1/players/{}/stats", seats[1])).await;
+    assert_eq!(
+        s["recent"][0]["tournament"],
+        json!({"id": id, "round": 1, "table": 1})
+    );
+    assert_eq!(s["recent"][0]["total"], 110);
+    assert_eq!(pending_markers(&app.database_url).await, vec![]);
+}

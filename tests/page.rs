@@ -69,6 +69,7 @@ async fn the_index_and_the_modules_name_their_files_by_content_hash() {
         "tournament",
         "games",
         "tally",
+        "club",
         "style",
         "icon",
     ] {

@@ -19,6 +19,7 @@
 import { forgetMatch, forgetLinks, forgetNames, keepLinks, keepMatch, keepNames, keptLinks, keptMatches, keptNames, queueKey, queuedCount, roleName, adoptQueue, tidyOldStorage } from "./keep.js";
 import { $, api, forgetControl, games, gameInfo, gameTitle, h, linksPage, main, offline, partnerships, problemText, say, setConn, tableUrl } from "./lib.js";
 import { newTournamentForm, tournamentPage, tournamentPanel } from "./tournament.js";
+import { leaderboardPage, matchPage, playerHref, playerPage } from "./club.js";
 import * as pictures from "./games.js";
 import * as scoreOnly from "./tally.js";
 
@@ -739,7 +740,7 @@ function playersPanel(v, me) {
     if (Array.isArray(t.hand_sizes)) extra.push(`${t.hand_sizes[p.seat]} cards`);
     if (p.seat === v.dealer) extra.push("dealer");
     return h("div", { class: `player ${v.to_act.includes(p.seat) ? "turn" : ""} ${me.seat === p.seat ? "me" : ""}`, "data-seat": p.seat },
-      h("div", { class: "name", title: p.name }, p.name),
+      h("div", { class: "name", title: p.name }, p.player_id ? h("a", { href: playerHref(p.player_id), class: "to-player", "data-player": p.player_id }, p.name) : p.name),
       h("div", { class: "meta" }, `seat ${p.seat + 1}${side !== null ? ` · side ${side + 1}` : ""} · ${total ?? 0}${extra.length ? ` · ${extra.join(" · ")}` : ""}`));
   }));
 }
@@ -1069,7 +1070,10 @@ async function start() {
     window.addEventListener("online", () => location.reload(), { once: true });
     return;
   }
-  if (p.get("tournament")) await tournamentPage(p.get("tournament"), p.get("o"));
+  if (p.get("player")) await playerPage(p.get("player"));
+  else if (p.get("leaderboard")) await leaderboardPage(p.get("leaderboard"));
+  else if (p.get("match")) await matchPage(p.get("match"));
+  else if (p.get("tournament")) await tournamentPage(p.get("tournament"), p.get("o"));
   else if (p.get("m") && p.get("t")) await tablePage(p.get("m"), p.get("t"));
   else await createPage();
 }

@@ -13,6 +13,8 @@
 
 import { forgetTournament, keepTournament, keptTournaments } from "./keep.js";
 import { $, api, fill, forgetControl, games, gameInfo, gameTitle, h, linksPage, main, offline, partnerships, problemText, say, setConn, tableUrl, watch } from "./lib.js";
+// A registered player's page (club.js).
+const playerHref = (id) => `/#player=${id}`;
 
 const FORMATS = { round_robin: "Round robin", swiss: "Swiss" };
 const EXPORTS = ["standings.csv", "results.csv", "results.json", "bgstats.json"];
@@ -32,7 +34,14 @@ function standingsTable(st, highlight) {
     h("tbody", {}, st.rows.map((r) => h("tr", {
       class: hi.has(r.player_id) ? "mine" : null, "data-player": r.player_id, "data-played": r.played, "data-matchpoints": r.matchpoints,
     }, [r.rank, r.name, r.played, r.wins, r.total, r.matchpoints, fixed(r.percentage, 1), fixed(r.rating, digits)]
-      .map((x, i) => h("td", { class: i === 1 ? "name" : null }, i === 1 ? h("span", { class: "nm", title: String(x) }, String(x)) : String(x))))))));
+      .map((x, i) => h("td", { class: i === 1 ? "name" : null }, i === 1 ? nameCell(r, x) : String(x))))))));
+}
+
+// A standings row's name: a link to the player's page (club.js) when the row names a registered
+// player.
+function nameCell(r, name) {
+  return r.player_id ? h("a", { href: playerHref(r.player_id), class: "nm to-player", title: String(name) }, String(name))
+    : h("span", { class: "nm", title: String(name) }, String(name));
 }
 
 // A box that keeps a tournament's standings current; `highlight()` names the player ids to mark.

@@ -5,8 +5,9 @@
 //! Results come in through two hooks: [`match_status_changed`] (from the match write path, when
 //! a match finishes or an undo reopens it) and [`table_entered`] (from the tournament service,
 //! when an organiser enters or corrects a table's result). Both run after the event or entry
-//! is committed; a failure is logged and leaves the result out of the club's memory (the match
-//! or entry itself stands).
+//! is committed together with a durable marker (`club_pending`); the hook deletes the marker
+//! once the club has taken the result in. A marker left behind (a crash between the two, or a
+//! failure of the club's write, logged) is replayed at the next start ([`recover`]).
 
 mod error;
 pub mod rating;
@@ -33,7 +34,7 @@ use crate::{
         AnyGame,
     },
     spreadsheet::{self, Cell},
-    store::{ClubResult, MergeRefusal, SeasonRow as StoredSeason, Store},
+    store::{ClubGuard, ClubResult, MergeRefusal, SeasonRow as StoredSeason, Store},
 };
 
 /// How many results `recent` lists.
@@ -55,6 +56,10 @@ pub struct MatchChange<'a> {
     pub status: &'a str,
     /// Duplicate play (a round's tables play the same boards).
     pub duplicate: bool,
+    /// The seq of the event that changed the status (the match's version now).
+    pub seq: i64,
+    /// When that event was recorded (RFC 3339): the result's `finished_at`.
+    pub at: &'a str,
 }
 
 /// Releases the held results of a duplicate round once every table has its result.
@@ -70,9 +75,12 @@ async fn release(
     Ok(())
 }
 
-/// Hook of the match write path (`src/matches/write.rs`): a finished match naming registered
-/// players is recorded (rated unless created with `rated: false`); a match reopened by an undo
-/// is taken out again (its game's ratings replayed from its place).
+/// Hook of the match write path (`src/matches/write.rs`), run after the event is committed with
+/// its `club_pending` marker, and at start-up for a marker left behind ([`recover`]): a
+/// finished match naming registered players is recorded (rated unless created with
+/// `rated: false`) if it is still at that version; a match reopened by an undo (or abandoned)
+/// is taken out again (its game's ratings replayed from its place) if it is not finished now.
+/// Done, the marker goes; on a failure it stays for the next start (logged).
 pub async fn match_status_changed(store: &Store, m: MatchChange<'_>) {
     let source = format!("match:{}", m.id);
     // A deleted tournament's tables are out of the club's memory for good (issue 24, part 3):
@@ -102,29 +110,52 @@ pub async fn match_status_changed(store: &Store, m: MatchChange<'_>) {
             match store.club_match_unrated(m.id).await {
                 Ok(unrated) => {
                     let recorded = store
-                        .club_record(ClubResult {
-                            source,
-                            game: m.game.to_string(),
-                            rated: !unrated,
-                            match_id: Some(m.id.to_string()),
-                            tournament: m.tournament.and_then(|t| serde_json::to_string(t).ok()),
-                            units,
-                            finished_at: now(),
-                            hold_key: hold_key.clone(),
-                        })
+                        .club_record(
+                            ClubResult {
+                                source: source.clone(),
+                                game: m.game.to_string(),
+                                rated: !unrated,
+                                match_id: Some(m.id.to_string()),
+                                tournament: m
+                                    .tournament
+                                    .and_then(|t| serde_json::to_string(t).ok()),
+                                units,
+                                finished_at: m.at.to_string(),
+                                hold_key: hold_key.clone(),
+                            },
+                            ClubGuard::MatchAt {
+                                id: m.id.to_string(),
+                                seq: m.seq,
+                            },
+                        )
                         .await;
                     match (recorded, m.tournament, hold_key) {
-                        (Ok(()), Some(t), Some(key)) => release(store, &t.id, t.round, &key).await,
-                        (other, ..) => other,
+                        (Ok(true), Some(t), Some(key)) => {
+                            release(store, &t.id, t.round, &key).await
+                        }
+                        (other, ..) => other.map(|_| ()),
                     }
                 }
                 Err(e) => Err(e),
             }
         }
-        _ => store.club_remove(&source).await,
+        _ => {
+            store
+                .club_remove(
+                    &source,
+                    ClubGuard::MatchNotFinished {
+                        id: m.id.to_string(),
+                    },
+                )
+                .await
+        }
+    };
+    let done = match done {
+        Ok(()) => store.club_unmark(&source, &m.seq.to_string()).await,
+        Err(e) => Err(e),
     };
     if let Err(e) = done {
-        tracing::error!(error = %e, match_id = %m.id, "the club could not record the match's result");
+        tracing::error!(error = %e, match_id = %m.id, "the club could not record the match's result (its marker stays: recorded at the next start)");
     }
 }
 
@@ -148,20 +179,48 @@ fn units_of(sheet: &ScoreSheet, player_ids: &[Option<String>]) -> Vec<(Vec<Optio
         .collect()
 }
 
-/// Hook of the tournament service (`src/tournaments/service.rs`): a table's entered result
-/// (or its correction: the same table again) is recorded, rated.
-#[allow(clippy::too_many_arguments)]
-pub async fn table_entered(
-    store: &Store,
-    tournament_id: &str,
-    game: &str,
-    round: u32,
-    table: u32,
-    seat_players: &[String],
-    sides: Option<&[Vec<usize>]>,
-    totals: &[i64],
-    duplicate: bool,
-) {
+/// A tournament table's entered result, as the tournament service knows it.
+pub struct TableEntry<'a> {
+    /// The tournament.
+    pub tournament_id: &'a str,
+    /// Its game.
+    pub game: &'a str,
+    /// The round.
+    pub round: u32,
+    /// The table.
+    pub table: u32,
+    /// The entry's version (a correction is the next one).
+    pub version: i64,
+    /// When it was entered (RFC 3339).
+    pub at: &'a str,
+    /// The registered player of each seat.
+    pub seat_players: &'a [String],
+    /// The seats of each side, when the game scores sides.
+    pub sides: Option<&'a [Vec<usize>]>,
+    /// The totals per unit.
+    pub totals: &'a [i64],
+    /// Duplicate play.
+    pub duplicate: bool,
+}
+
+/// Hook of the tournament service (`src/tournaments/service.rs`), run after the entry is
+/// committed with its `club_pending` marker, and at start-up for a marker left behind
+/// ([`recover`]): a table's entered result (or its correction: the same table again) is
+/// recorded, rated, if it is still the table's latest entry. Done, the marker goes; on a
+/// failure it stays for the next start (logged).
+pub async fn table_entered(store: &Store, e: TableEntry<'_>) {
+    let TableEntry {
+        tournament_id,
+        game,
+        round,
+        table,
+        version,
+        at,
+        seat_players,
+        sides,
+        totals,
+        duplicate,
+    } = e;
     let units = totals
         .iter()
         .enumerate()
@@ -184,18 +243,25 @@ pub async fn table_entered(
         round,
         table,
     };
+    let source = format!("table:{tournament_id}:{round}:{table}");
     let r = ClubResult {
-        source: format!("table:{tournament_id}:{round}:{table}"),
+        source: source.clone(),
         game: game.to_string(),
         rated: true,
         match_id: None,
         tournament: serde_json::to_string(&link).ok(),
         units,
-        finished_at: now(),
+        finished_at: at.to_string(),
         hold_key: duplicate.then(|| format!("{tournament_id}:{round}")),
     };
-    let recorded = match store.club_record(r).await {
-        Ok(()) if duplicate => {
+    let guard = ClubGuard::EntryAt {
+        tournament: tournament_id.to_string(),
+        round: i64::from(round),
+        table: i64::from(table),
+        version,
+    };
+    let recorded = match store.club_record(r, guard).await {
+        Ok(true) if duplicate => {
             release(
                 store,
                 tournament_id,
@@ -204,11 +270,61 @@ pub async fn table_entered(
             )
             .await
         }
-        other => other,
+        other => other.map(|_| ()),
     };
-    if let Err(e) = recorded {
-        tracing::error!(error = %e, tournament_id, round, table, "the club could not record the table's result");
+    let done = match recorded {
+        Ok(()) => store.club_unmark(&source, &version.to_string()).await,
+        Err(e) => Err(e),
+    };
+    if let Err(e) = done {
+        tracing::error!(error = %e, tournament_id, round, table, "the club could not record the table's result (its marker stays: recorded at the next start)");
     }
+}
+
+/// At start-up: every `club_pending` marker left behind (a crash between a write's commit and
+/// the club's recording, or a failure of the latter) is replayed from the match's or the
+/// entry's current state, oldest first, through the same hooks. Returns how many were found.
+pub async fn recover(
+    matches: &crate::matches::Matches,
+    tournaments: &crate::tournaments::service::Tournaments,
+) -> usize {
+    let store = matches.store();
+    let pending = match store.club_pending().await {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::error!(error = %e, "the club's pending results could not be read");
+            return 0;
+        }
+    };
+    for p in &pending {
+        let outcome = if let Some(id) = p.source.strip_prefix("match:") {
+            matches
+                .club_replay(id, &p.at)
+                .await
+                .map_err(|e| e.to_string())
+        } else if let Some(rest) = p.source.strip_prefix("table:") {
+            let parts: Vec<&str> = rest.split(':').collect();
+            match parts.as_slice() {
+                [t, r, n] => match (r.parse::<u32>(), n.parse::<u32>()) {
+                    (Ok(r), Ok(n)) => tournaments
+                        .club_replay(t, r, n)
+                        .await
+                        .map_err(|e| e.to_string()),
+                    _ => Err("malformed marker".to_string()),
+                },
+                _ => Err("malformed marker".to_string()),
+            }
+        } else {
+            Err("malformed marker".to_string())
+        };
+        match outcome {
+            Ok(()) => tracing::info!(source = %p.source, "the club took in a result left pending"),
+            Err(e) => {
+                tracing::error!(error = %e, source = %p.source, "the club could not take in a result left pending")
+            }
+        }
+    }
+    pending.len()
 }
 
 /// The club service: reads and the operator's changes.
@@ -345,6 +461,10 @@ impl<'a> Club<'a> {
                             rating: round3(r),
                             uncertainty: l.uncertainty_after.map(round3),
                             match_id: l.match_id.clone(),
+                            tournament: l
+                                .tournament
+                                .as_deref()
+                                .and_then(|t| serde_json::from_str(t).ok()),
                         })
                     })
                     .collect(),

@@ -59,6 +59,9 @@ pub struct RatingPoint {
     pub uncertainty: Option<f64>,
     /// The match it comes from (null: a result entered in a tournament's quick log).
     pub match_id: Option<String>,
+    /// The tournament table, if any: `{"id", "round", "table"}`.
+    #[schema(value_type = Option<Object>)]
+    pub tournament: Option<Value>,
 }
 
 /// A player's record against one opponent.

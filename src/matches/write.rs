@@ -99,6 +99,39 @@ impl Matches {
         }
     }
 
+    /// The club's hook (issue 24, `src/club`): a finished, reopened or abandoned match, at
+    /// version `seq`, changed at `at`. Run after the commit, with the entry locked.
+    async fn club_hook(&self, e: &Entry, status: &str, seq: i64, at: &str) {
+        let sheet = e.game.score_sheet();
+        crate::club::match_status_changed(
+            &self.store,
+            crate::club::MatchChange {
+                id: &e.row.id,
+                game: e.game.id(),
+                player_ids: &e.player_ids,
+                tournament: e.tournament.as_ref(),
+                sheet: &sheet,
+                status,
+                duplicate: e.seed_key.is_some(),
+                seq,
+                at,
+            },
+        )
+        .await;
+    }
+
+    /// At start-up (`club::recover`): match `id`'s `club_pending` marker, written at `at`,
+    /// replayed from its state now (caught up with the log), with its entry locked.
+    pub async fn club_replay(&self, id: &str, at: &str) -> Result<(), MatchError> {
+        let entry = self.entry(id).await?;
+        let mut e = entry.lock().await;
+        self.refresh(&mut e).await?;
+        let status = e.status(&e.game).as_str();
+        let seq = e.seq;
+        self.club_hook(&e, status, seq, at).await;
+        Ok(())
+    }
+
     /// After a storage fault on an append: whether `row` is recorded after all (`Some(true)`),
     /// is not (`Some(false)`: its seq is free or holds another event), or cannot be known now.
     async fn recorded_after_fault(&self, row: &EventRow) -> Option<bool> {
@@ -167,36 +200,24 @@ impl Matches {
             // have webhooks is read there too (`store::webhooks::write_in`), so a webhook
             // registered while this write runs either hears of it or was registered after it.
             let outbox = webhook_outbox(&e, &pending);
+            // The club (issue 24): a status change of a match naming registered players
+            // leaves a durable marker in the event's transaction.
+            let club_mark = e.player_ids.iter().any(Option::is_some);
             match self
                 .store
-                .append_with(&pending.row, pending.status_change, outbox)
+                .append_with(&pending.row, pending.status_change, outbox, club_mark)
                 .await
             {
                 Ok(()) => {
                     let status_change = pending.status_change;
+                    let (seq, at) = (pending.row.seq, pending.row.created_at.clone());
                     // Hook (streams): the committed event goes to its room's in-memory tail
                     // and is announced; its streams wait for this entry's lock, held here.
                     self.live.recorded(&pending.row);
                     let answer = pending.recorded(&mut e);
-                    // --- club hook (issue 24): a finished or reopened match, for the club's
-                    // memory (src/club). After the commit; a failure there is logged.
                     if let Some(status) = status_change {
-                        let sheet = e.game.score_sheet();
-                        crate::club::match_status_changed(
-                            &self.store,
-                            crate::club::MatchChange {
-                                id,
-                                game: e.game.id(),
-                                player_ids: &e.player_ids,
-                                tournament: e.tournament.as_ref(),
-                                sheet: &sheet,
-                                status,
-                                duplicate: e.seed_key.is_some(),
-                            },
-                        )
-                        .await;
+                        self.club_hook(&e, status, seq, &at).await;
                     }
-                    // --- end of the club hook.
                     return Ok(answer);
                 }
                 Err(StoreError::Conflict) => {
@@ -295,7 +316,13 @@ impl Matches {
         match self.recorded_after_fault(&pending.row).await {
             Some(true) => {
                 tracing::warn!(error = %err, match_id = %pending.row.match_id, seq = pending.row.seq, "the append's commit reported an error but the event is recorded");
-                Ok(pending.recorded(e))
+                let status_change = pending.status_change;
+                let (seq, at) = (pending.row.seq, pending.row.created_at.clone());
+                let answer = pending.recorded(e);
+                if let Some(status) = status_change {
+                    self.club_hook(e, status, seq, &at).await;
+                }
+                Ok(answer)
             }
             // Not there: certain for a commit the database refused (nothing was recorded); after
             // a lost connection still unknown.

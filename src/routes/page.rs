@@ -119,6 +119,11 @@ const FILES: &[File<'static>] = &[
         include_bytes!("../../web/tournament.js"),
     ),
     (
+        "club.js",
+        "text/javascript; charset=utf-8",
+        include_bytes!("../../web/club.js"),
+    ),
+    (
         "style.css",
         "text/css; charset=utf-8",
         include_bytes!("../../web/style.css"),

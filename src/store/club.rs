@@ -37,6 +37,108 @@ pub struct ClubResult {
     pub hold_key: Option<String>,
 }
 
+/// What must still hold, inside the club's transaction, for a hook's change to apply: the
+/// write that caused it is still the latest. A superseded change is skipped (the later write's
+/// own hook, or its marker, brings the club up to date).
+#[derive(Clone, Debug)]
+pub enum ClubGuard {
+    /// Nothing to check.
+    None,
+    /// Match `id` is still at version `seq` (a finished match: nothing but an undo follows).
+    MatchAt {
+        /// The match.
+        id: String,
+        /// The finishing event's seq.
+        seq: i64,
+    },
+    /// Match `id` is not finished now (its result is to be taken out).
+    MatchNotFinished {
+        /// The match.
+        id: String,
+    },
+    /// The latest entered result of a tournament table is still `version`.
+    EntryAt {
+        /// The tournament.
+        tournament: String,
+        /// The round.
+        round: i64,
+        /// The table.
+        table: i64,
+        /// The entry's version.
+        version: i64,
+    },
+}
+
+/// A `club_pending` marker: a write whose club recording is not known to be done.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct PendingMark {
+    /// `match:<id>` or `table:<tournament>:<round>:<table>`.
+    pub source: String,
+    /// The event's seq or the entry's version.
+    pub mark: String,
+    /// When that write was made (RFC 3339).
+    pub at: String,
+}
+
+/// Writes (or moves on) the marker of `source` inside the caller's transaction.
+pub(super) async fn mark_in(
+    c: &mut AnyConnection,
+    source: &str,
+    mark: &str,
+    at: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO club_pending (source, mark, at) VALUES ($1, $2, $3) \
+         ON CONFLICT (source) DO UPDATE SET mark = excluded.mark, at = excluded.at",
+    )
+    .bind(source)
+    .bind(mark)
+    .bind(at)
+    .execute(&mut *c)
+    .await?;
+    Ok(())
+}
+
+/// Whether `guard` still holds (read in the club's transaction).
+async fn holds(c: &mut AnyConnection, guard: &ClubGuard) -> Result<bool, sqlx::Error> {
+    match guard {
+        ClubGuard::None => Ok(true),
+        ClubGuard::MatchAt { id, seq } => {
+            let (v,): (Option<i64>,) =
+                sqlx::query_as("SELECT MAX(seq) FROM events WHERE match_id = $1")
+                    .bind(id)
+                    .fetch_one(&mut *c)
+                    .await?;
+            Ok(v == Some(*seq))
+        }
+        ClubGuard::MatchNotFinished { id } => {
+            let status: Option<(String,)> =
+                sqlx::query_as("SELECT status FROM matches WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&mut *c)
+                    .await?;
+            Ok(status.is_none_or(|(s,)| s != "finished"))
+        }
+        ClubGuard::EntryAt {
+            tournament,
+            round,
+            table,
+            version,
+        } => {
+            let (v,): (Option<i64>,) = sqlx::query_as(
+                "SELECT MAX(version) FROM tournament_results \
+                 WHERE tournament_id = $1 AND round = $2 AND table_no = $3",
+            )
+            .bind(tournament)
+            .bind(*round)
+            .bind(*table)
+            .fetch_one(&mut *c)
+            .await?;
+            Ok(v == Some(*version))
+        }
+    }
+}
+
 /// A player's line of one result (a stats query's row).
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct PlayerResultRow {
@@ -182,15 +284,63 @@ impl Store {
     }
 
     /// Records result `r` (a new source: rated now from its players' ratings; a known one: a
-    /// correction, replayed from its place). Merged player ids are read as the player they
-    /// were merged into.
-    pub async fn club_record(&self, r: ClubResult) -> Result<(), StoreError> {
+    /// correction, replayed from its place), if `guard` still holds (false: skipped). Merged
+    /// player ids are read as the player they were merged into.
+    pub async fn club_record(&self, r: ClubResult, guard: ClubGuard) -> Result<bool, StoreError> {
         let games = [r.game.clone()];
-        self.club_tx(&games, move |c| Box::pin(record(c, r))).await
+        self.club_tx(&games, move |c| {
+            Box::pin(async move {
+                if !holds(c, &guard).await? {
+                    return Ok(false);
+                }
+                record(c, r).await.map(|()| true)
+            })
+        })
+        .await
     }
 
-    /// Removes the result of `source` (a match reopened by an undo), replaying its game from it.
-    pub async fn club_remove(&self, source: &str) -> Result<(), StoreError> {
+    /// Replays every game's ratings from its first result (results imported in bulk); the
+    /// games, each with how many results it has.
+    pub async fn club_replay_all(&self) -> Result<Vec<(String, i64)>, StoreError> {
+        let games: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT game, COUNT(*) AS n FROM club_results GROUP BY game ORDER BY game",
+        )
+        .fetch_all(&self.reader)
+        .await?;
+        for (game, _) in &games {
+            let g = game.clone();
+            self.club_tx(std::slice::from_ref(game), move |c| {
+                Box::pin(async move { replay_from(c, &g, 0, &[]).await })
+            })
+            .await?;
+        }
+        Ok(games)
+    }
+
+    /// The markers of writes whose club recording is not known to be done, oldest first.
+    pub async fn club_pending(&self) -> Result<Vec<PendingMark>, StoreError> {
+        Ok(
+            sqlx::query_as("SELECT source, mark, at FROM club_pending ORDER BY at, source")
+                .fetch_all(&self.reader)
+                .await?,
+        )
+    }
+
+    /// The club's recording of `source` at `mark` is done: its marker goes (unless a later
+    /// write has moved it on).
+    pub async fn club_unmark(&self, source: &str, mark: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM club_pending WHERE source = $1 AND mark = $2")
+            .bind(source)
+            .bind(mark)
+            .execute(&self.writer)
+            .await
+            .map_err(sent_write_error)?;
+        Ok(())
+    }
+
+    /// Removes the result of `source` (a match reopened by an undo), replaying its game from it,
+    /// if `guard` still holds.
+    pub async fn club_remove(&self, source: &str, guard: ClubGuard) -> Result<(), StoreError> {
         let game: Option<(String,)> =
             sqlx::query_as("SELECT game FROM club_results WHERE source = $1")
                 .bind(source)
@@ -201,6 +351,9 @@ impl Store {
         let locked = game.clone();
         self.club_tx(std::slice::from_ref(&locked), move |c| {
             Box::pin(async move {
+                if !holds(c, &guard).await? {
+                    return Ok(());
+                }
                 let num: Option<(i64,)> =
                     sqlx::query_as("SELECT num FROM club_results WHERE source = $1")
                         .bind(&source)

@@ -36,7 +36,10 @@ use tokio::sync::{oneshot, Semaphore};
 mod club;
 pub mod idempotency;
 mod tournaments;
-pub use club::{ClubResult, MergeRefusal, PlayerResultRow, RatingRow, SeasonLineRow, SeasonRow};
+pub use club::{
+    ClubGuard, ClubResult, MergeRefusal, PendingMark, PlayerResultRow, RatingRow, SeasonLineRow,
+    SeasonRow,
+};
 mod webhooks;
 // The tournament feed (issue 23, part 3), written in the transaction of the change it tells of.
 mod feed;
@@ -291,6 +294,9 @@ struct Pending {
     new_status: Option<String>,
     /// Webhooks: the deliveries this append causes, written in its transaction.
     outbox: Outbox,
+    /// The club (issue 24): this append changes the status of a match naming registered
+    /// players: a `club_pending` marker goes in with it.
+    club_mark: bool,
     done: oneshot::Sender<Result<(), StoreError>>,
 }
 
@@ -542,6 +548,18 @@ async fn insert_batch(
                 .bind(&p.event.match_id)
                 .execute(&mut *conn)
                 .await?;
+        }
+    }
+    // The club's markers (issue 24) of the appends that went in and change a status.
+    for (p, &went_in) in batch.iter().zip(&inserted) {
+        if went_in && p.club_mark && p.new_status.is_some() {
+            club::mark_in(
+                &mut *conn,
+                &format!("match:{}", p.event.match_id),
+                &p.event.seq.to_string(),
+                &p.event.created_at,
+            )
+            .await?;
         }
     }
     // Webhooks and the tournament feed: the outbox rows of the appends that went in, in the same
@@ -1026,16 +1044,19 @@ impl Store {
     /// documentation): it is queued, then either receives its result from the request that
     /// committed it or takes a turn and commits the queue itself.
     pub async fn append(&self, e: &EventRow, new_status: Option<&str>) -> Result<(), StoreError> {
-        self.append_with(e, new_status, Outbox::default()).await
+        self.append_with(e, new_status, Outbox::default(), false)
+            .await
     }
 
     /// [`Store::append`], with the webhooks' deliveries the event causes (written in its
-    /// transaction, only if it goes in).
+    /// transaction, only if it goes in), and, with `club_mark` and a `new_status`, the club's
+    /// `club_pending` marker of the match (issue 24: see [`Store::club_pending`]).
     pub async fn append_with(
         &self,
         e: &EventRow,
         new_status: Option<&str>,
         outbox: Outbox,
+        club_mark: bool,
     ) -> Result<(), StoreError> {
         let (done, mut result) = oneshot::channel();
         self.group
@@ -1046,6 +1067,7 @@ impl Store {
                 event: e.clone(),
                 new_status: new_status.map(String::from),
                 outbox,
+                club_mark,
                 done,
             });
         let abandoned =

@@ -180,7 +180,7 @@ pub struct TournamentRow {
     pub archived_at: Option<String>,
 }
 
-/// One entry of a tournament's change log (migration 0008).
+/// One entry of a tournament's change log (migration 0009).
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct ChangeRow {
     /// 1, 2, 3... per tournament.
@@ -728,6 +728,14 @@ impl Store {
                 insert_change_in(&mut tx, tournament_id, c).await?;
             }
             let announced = super::webhooks::write_in(&mut tx, backend, outbox).await?;
+            // The club (issue 24): the entry's marker, in its transaction.
+            super::club::mark_in(
+                &mut tx,
+                &format!("table:{tournament_id}:{}:{}", r.round, r.table_no),
+                &r.version.to_string(),
+                &r.entered_at,
+            )
+            .await?;
             tx.commit().await?;
             Ok(Ok(announced))
         }

@@ -1131,14 +1131,18 @@ impl Tournaments {
             .collect();
         crate::club::table_entered(
             &self.store,
-            id,
-            &t.spec.game,
-            round,
-            table,
-            &seat_players,
-            result.sides.as_deref(),
-            &result.totals,
-            t.spec.duplicate,
+            crate::club::TableEntry {
+                tournament_id: id,
+                game: &t.spec.game,
+                round,
+                table,
+                version: row.version,
+                at: &row.entered_at,
+                seat_players: &seat_players,
+                sides: result.sides.as_deref(),
+                totals: &result.totals,
+                duplicate: t.spec.duplicate,
+            },
         )
         .await;
         // --- end of the club hook.
@@ -1148,6 +1152,47 @@ impl Tournaments {
         tb.result = Some(result);
         tb.entered_version = row.version;
         t.table_view(round, table)
+    }
+
+    /// At start-up (`club::recover`): the `club_pending` marker of table `table` of round
+    /// `round`, replayed from its latest entered result (none left: nothing to record).
+    pub async fn club_replay(
+        &self,
+        id: &str,
+        round: u32,
+        table: u32,
+    ) -> Result<(), TournamentError> {
+        let t = self.load_table(id, round, table).await?;
+        let tb = t.round(round)?.table(table)?;
+        let Some(result) = tb
+            .result
+            .as_ref()
+            .filter(|r| r.source == ResultSource::Totals)
+        else {
+            return Ok(());
+        };
+        let seat_players: Vec<String> = result
+            .seats
+            .iter()
+            .map(|&e| t.spec.entrants[e].player_id.clone())
+            .collect();
+        crate::club::table_entered(
+            &self.store,
+            crate::club::TableEntry {
+                tournament_id: id,
+                game: &t.spec.game,
+                round,
+                table,
+                version: tb.entered_version,
+                at: &result.at,
+                seat_players: &seat_players,
+                sides: result.sides.as_deref(),
+                totals: &result.totals,
+                duplicate: t.spec.duplicate,
+            },
+        )
+        .await;
+        Ok(())
     }
 
     /// Before a result is entered at a table whose match is `m`: a match still being played is
