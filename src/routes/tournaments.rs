@@ -713,7 +713,7 @@ pub async fn export_results_json(
     let x = svc.exported(&id).await?;
     json_etag(
         &req,
-        &export::results_json(&x.entrants, &x.results, x.duplicate),
+        &export::results_json(&x.entrants, &x.results, x.duplicate, x.fouled_board),
     )
 }
 

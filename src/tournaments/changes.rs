@@ -383,6 +383,7 @@ mod tests {
             duplicate: false,
             record: crate::tournaments::views::Record::Totals,
             rating_system: RatingSystem::Elo,
+            fouled_board: Default::default(),
             entrants: (0..n)
                 .map(|i| Entrant {
                     player_id: format!("p{i}"),
