@@ -59,7 +59,13 @@ class Receiver:
                 self.send_header("content-length", "0")
                 self.end_headers()
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        # The worker posts a batch of 16 at once: a listen backlog of 5 (http.server's default)
+        # drops the rest's SYNs, which the kernel resends a second later, past the attempt's
+        # timeout (1 s here).
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 128
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
@@ -116,7 +122,8 @@ def main():
     ap.add_argument("--threads", type=int, default=4)
     ap.add_argument("--seed", type=int, default=int(time.time()))
     ap.add_argument("--max-uptime", type=float, default=1.5, help="longest run between two kills (s)")
-    ap.add_argument("--drain", type=float, default=60, help="how long the deliveries may take to drain (s)")
+    ap.add_argument("--drain", type=float, default=150,
+                    help="how long the deliveries may take to drain (s): retries back off, and a loaded machine is slow")
     args = ap.parse_args()
     exit_on_sigterm()
     rng = random.Random(args.seed)

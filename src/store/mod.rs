@@ -50,7 +50,9 @@ pub use tournaments::{
     TournamentListFilter, TournamentListRow, TournamentRow,
 };
 // Webhooks (issue 23): the outbox, written in the transaction of the write that causes it.
-pub use webhooks::{stamp, DeliveryRow, Outbox, OutboxEvent, WebhookRow, RETRY_FOR};
+pub use webhooks::{
+    stamp, AttemptOutcome, DeliveryRow, Outbox, OutboxEvent, WebhookRow, RETRY_FOR,
+};
 
 /// Which database is behind the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -552,41 +552,59 @@ impl Store {
         result.map_err(sent_write_error)
     }
 
-    /// Records an attempt's outcome: delivered, or due again at `next` (or failed for good when
-    /// `next` is None).
-    pub async fn finish_attempt(
-        &self,
-        id: &str,
-        delivered: bool,
-        status: Option<u16>,
-        error: Option<&str>,
-        next: Option<&str>,
-    ) -> Result<(), StoreError> {
+    /// Records the outcomes of a batch of attempts, in one transaction (one flush for the batch,
+    /// not one per delivery): each delivered, due again at its `next` time, or failed.
+    pub async fn finish_attempts(&self, outcomes: &[AttemptOutcome]) -> Result<(), StoreError> {
+        if outcomes.is_empty() {
+            return Ok(());
+        }
         let at = now();
-        let state = match (delivered, next) {
-            (true, _) => "delivered",
-            (false, Some(_)) => "pending",
-            (false, None) => "failed",
-        };
         let mut conn = self.writer.acquire().await?;
-        let result = sqlx::query(
-            "UPDATE webhook_deliveries SET state = $1, last_status = $2, last_error = $3, \
-             next_attempt_at = COALESCE($4, next_attempt_at), delivered_at = $5 WHERE id = $6",
-        )
-        .bind(state)
-        .bind(status.map(i64::from))
-        .bind(error)
-        .bind(next)
-        .bind(delivered.then_some(at.as_str()))
-        .bind(id)
-        .execute(&mut *conn)
+        let result = async {
+            let mut tx = conn.begin().await?;
+            for o in outcomes {
+                let state = match (o.delivered, &o.next) {
+                    (true, _) => "delivered",
+                    (false, Some(_)) => "pending",
+                    (false, None) => "failed",
+                };
+                sqlx::query(
+                    "UPDATE webhook_deliveries SET state = $1, last_status = $2, last_error = $3, \
+                     next_attempt_at = COALESCE($4, next_attempt_at), delivered_at = $5 WHERE id = $6",
+                )
+                .bind(state)
+                .bind(o.status.map(i64::from))
+                .bind(o.error.as_deref())
+                .bind(o.next.as_deref())
+                .bind(o.delivered.then_some(at.as_str()))
+                .bind(&o.id)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await
+        }
         .await;
         match result {
-            Ok(_) => Ok(()),
+            Ok(()) => Ok(()),
             Err(e) => {
                 discard(&mut conn, &e);
                 Err(sent_write_error(e))
             }
         }
     }
+}
+
+/// The outcome of one delivery attempt, recorded by [`Store::finish_attempts`].
+#[derive(Clone, Debug)]
+pub struct AttemptOutcome {
+    /// The delivery's id.
+    pub id: String,
+    /// A 2xx answer.
+    pub delivered: bool,
+    /// The receiver's status, if it answered.
+    pub status: Option<u16>,
+    /// Why the attempt failed.
+    pub error: Option<String>,
+    /// When a failed delivery is due again (None: failed for good, or delivered).
+    pub next: Option<String>,
 }

@@ -2,8 +2,8 @@
 //! [`WebhookOptions::poll`] it asks whether a delivery is due (a read: an idle worker writes
 //! nothing), claims a batch (`Store::claim_deliveries`: the attempt counted and a lease taken,
 //! in one statement; on PostgreSQL skipping rows another instance holds), posts each one
-//! signed, and records the outcome: delivered on a 2xx, else due again after the backoff, or
-//! failed once a day of attempts is over. A worker killed mid-delivery leaves its rows to be
+//! signed, and records the batch's outcomes in one transaction: delivered on a 2xx, else due
+//! again after the backoff, or failed once a day of attempts is over. A worker killed mid-delivery leaves its rows to be
 //! claimed again when their lease ends: at least once, never lost.
 
 use std::{sync::Arc, time::Duration};
@@ -12,7 +12,7 @@ use chrono::Utc;
 use tokio::{sync::watch, task::JoinSet};
 
 use super::{guard, sign, WebhookOptions};
-use crate::store::{stamp, DeliveryRow, Store, WebhookRow};
+use crate::store::{stamp, AttemptOutcome, DeliveryRow, Store, WebhookRow};
 
 /// Deliveries claimed at once.
 const BATCH: i64 = 16;
@@ -78,32 +78,44 @@ pub fn spawn(
             idle = (claimed.len() as i64) < BATCH;
             let mut attempts = JoinSet::new();
             for (d, w) in claimed {
-                let (client, store, opts) = (client.clone(), store.clone(), opts.clone());
-                attempts.spawn(async move { attempt(&client, &store, &opts, d, w).await });
+                let (client, opts) = (client.clone(), opts.clone());
+                attempts.spawn(async move { attempt(&client, &opts, d, w).await });
             }
-            while attempts.join_next().await.is_some() {}
+            let mut outcomes = Vec::new();
+            while let Some(done) = attempts.join_next().await {
+                if let Ok(outcome) = done {
+                    outcomes.push(outcome);
+                }
+            }
+            // The batch's outcomes in one transaction. If it fails, the leases run out and the
+            // deliveries are attempted again: at least once.
+            if let Err(e) = store.finish_attempts(&outcomes).await {
+                tracing::warn!(error = %e, deliveries = outcomes.len(), "webhooks: cannot record attempts");
+            }
         }
         tracing::info!("webhooks: worker stopped");
     })
 }
 
-/// One attempt of delivery `d` to webhook `w`, and its outcome recorded.
+/// One attempt of delivery `d` to webhook `w`, and its outcome (recorded by the caller with the
+/// batch's).
 async fn attempt(
     client: &reqwest::Client,
-    store: &Store,
     opts: &WebhookOptions,
     d: DeliveryRow,
     w: WebhookRow,
-) {
+) -> AttemptOutcome {
     let outcome = tokio::time::timeout(opts.timeout, post(client, opts, &d, &w))
         .await
         .unwrap_or_else(|_| Err((None, "timed out".to_string())));
-    let recorded = match outcome {
-        Ok(status) => {
-            store
-                .finish_attempt(&d.id, true, Some(status), None, None)
-                .await
-        }
+    match outcome {
+        Ok(status) => AttemptOutcome {
+            id: d.id,
+            delivered: true,
+            status: Some(status),
+            error: None,
+            next: None,
+        },
         Err((status, why)) => {
             let next = Utc::now()
                 + chrono::Duration::from_std(opts.backoff(d.attempts))
@@ -114,14 +126,14 @@ async fn attempt(
             if next.is_none() {
                 tracing::warn!(delivery = %d.id, webhook = %w.id, "webhooks: a day of attempts failed; giving up");
             }
-            store
-                .finish_attempt(&d.id, false, status, Some(&why), next.as_deref())
-                .await
+            AttemptOutcome {
+                id: d.id,
+                delivered: false,
+                status,
+                error: Some(why),
+                next,
+            }
         }
-    };
-    if let Err(e) = recorded {
-        // The lease runs out and the delivery is attempted again: at least once.
-        tracing::warn!(error = %e, delivery = %d.id, "webhooks: cannot record an attempt");
     }
 }
 
