@@ -272,7 +272,7 @@ pub struct BgStatsGame {
     /// Its reference within the file (1).
     pub id: u32,
     /// Stable across exports of this tournament.
-    #[schema(pattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")]
+    #[schema(pattern = "^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$")]
     pub uuid: String,
     /// The game's title.
     pub name: String,
@@ -293,7 +293,7 @@ pub struct BgStatsPlayer {
     /// Its reference within the file (entry order, from 1).
     pub id: usize,
     /// Stable across exports of this tournament.
-    #[schema(pattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")]
+    #[schema(pattern = "^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$")]
     pub uuid: String,
     /// The entrant's name.
     pub name: String,
@@ -323,7 +323,7 @@ pub struct BgStatsUserInfo {
 #[serde(rename_all = "camelCase")]
 pub struct BgStatsPlay {
     /// Stable across exports of this tournament.
-    #[schema(pattern = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")]
+    #[schema(pattern = "^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$")]
     pub uuid: String,
     /// When the result stood, UTC, `YYYY-MM-DD hh:mm:ss`.
     #[schema(example = "2026-11-22 20:15:00")]
@@ -550,6 +550,24 @@ mod tests {
             serde_json::json!({"playerRefId": 1, "score": "110", "winner": true, "seatOrder": 2, "startPlayer": false, "rank": 1, "newPlayer": false})
         );
         assert_eq!(play["uuid"].as_str().unwrap().len(), 36);
+        // Every UUID has the shape the spec's pattern states (upper-case hex, 8-4-4-4-12), as
+        // the BG Stats app writes them (schemathesis found the pattern once said lower case).
+        let shaped = |u: &serde_json::Value| {
+            let u = u.as_str().unwrap();
+            u.split('-').map(str::len).collect::<Vec<_>>() == [8, 4, 4, 4, 12]
+                && u.chars().all(|c| {
+                    c == '-'
+                        || c.is_ascii_digit()
+                        || c.is_ascii_uppercase() && c.is_ascii_hexdigit()
+                })
+        };
+        assert!(shaped(&play["uuid"]));
+        assert!(shaped(&b["games"][0]["uuid"]));
+        assert!(b["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| shaped(&p["uuid"])));
         assert_eq!(to_value(bgstats("t1", "Night", "Dump", &e, &r)), b);
     }
 }
