@@ -50,7 +50,7 @@ status=0
   cd "$WORK" # schemathesis writes nothing into the repository
   # One worker: with two, hypothesis describes filters by parsing source from several threads at
   # once, which CPython 3.11's `ast` does not survive ("AST constructor recursion depth mismatch").
-  SCHEMATHESIS_HOOKS="$ROOT/scripts/schemathesis_hooks.py" timeout 1200 \
+  SCHEMATHESIS_HOOKS="$ROOT/scripts/schemathesis_hooks.py" timeout 1800 \
     "$VENV/bin/st" --config-file "$ROOT/scripts/schemathesis.toml" run "$BASE/openapi.json" \
     --checks all \
     --phases examples,coverage,fuzzing,stateful \
