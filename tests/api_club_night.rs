@@ -18,6 +18,12 @@ async fn post_empty(app: &TestApp, path: &str, token: Option<&str>) -> common::A
     app.request(Method::POST, path, token, &[], None).await
 }
 
+/// `POST /v1/tournaments/{id}/entrants/{player}/{action}` (`withdraw` or `reinstate`).
+async fn entrant(app: &TestApp, id: &str, org: &str, player: &str, action: &str) -> common::Answer {
+    let path = format!("/v1/tournaments/{id}/entrants/{player}/{action}");
+    post_empty(app, &path, Some(org)).await
+}
+
 async fn with_operator(
     app: &TestApp,
     method: Method,
@@ -348,21 +354,11 @@ async fn a_swiss_club_night_takes_a_late_entry_a_withdrawal_and_a_correction_of_
         .as_str()
         .unwrap()
         .to_string();
-    let w = post_empty(
-        &app,
-        &format!("/v1/tournaments/{id}/entrants/{leaver}/withdraw"),
-        Some(&org),
-    )
-    .await;
+    let w = entrant(&app, &id, &org, &leaver, "withdraw").await;
     assert_eq!(w.status, StatusCode::OK, "{}", w.text);
     assert_eq!(w.body["withdrawn"], true);
     assert_eq!(w.body["next_round"], 3);
-    let again = post_empty(
-        &app,
-        &format!("/v1/tournaments/{id}/entrants/{leaver}/withdraw"),
-        Some(&org),
-    )
-    .await;
+    let again = entrant(&app, &id, &org, &leaver, "withdraw").await;
     assert_eq!(
         (again.status, again.code()),
         (StatusCode::CONFLICT, "entrant_withdrawn")
@@ -604,12 +600,7 @@ async fn late_entry_and_withdrawal_refuse_what_a_club_night_cannot_do() {
         .as_str()
         .unwrap()
         .to_string();
-    let w = post_empty(
-        &app,
-        &format!("/v1/tournaments/{id}/entrants/{t1}/withdraw"),
-        Some(&org),
-    )
-    .await;
+    let w = entrant(&app, &id, &org, &t1, "withdraw").await;
     assert_eq!(
         (w.status, w.code()),
         (StatusCode::CONFLICT, "table_unfinished"),
@@ -631,12 +622,7 @@ async fn late_entry_and_withdrawal_refuse_what_a_club_night_cannot_do() {
         (nobody.status, nobody.code()),
         (StatusCode::NOT_FOUND, "entrant_not_found")
     );
-    let w = post_empty(
-        &app,
-        &format!("/v1/tournaments/{id}/entrants/{ed}/withdraw"),
-        Some(&org),
-    )
-    .await;
+    let w = entrant(&app, &id, &org, &ed, "withdraw").await;
     assert_eq!(w.status, StatusCode::OK, "{}", w.text);
     // Four left: a late entrant joins for round 2, scoring round 1 as a bye.
     let fay = post(
@@ -659,20 +645,10 @@ async fn late_entry_and_withdrawal_refuse_what_a_club_night_cannot_do() {
     assert!(s.contains(&"3 Fay 0 1 0 0 1/2 0".to_string()), "{s:?}");
     // Withdrawing four more would leave one: too few for a table.
     for p in &ids[..3] {
-        let w = post_empty(
-            &app,
-            &format!("/v1/tournaments/{id}/entrants/{p}/withdraw"),
-            Some(&org),
-        )
-        .await;
+        let w = entrant(&app, &id, &org, &p, "withdraw").await;
         assert_eq!(w.status, StatusCode::OK, "{}", w.text);
     }
-    let w = post_empty(
-        &app,
-        &format!("/v1/tournaments/{id}/entrants/{}/withdraw", ids[3]),
-        Some(&org),
-    )
-    .await;
+    let w = entrant(&app, &id, &org, &ids[3], "withdraw").await;
     assert_eq!(
         (w.status, w.code()),
         (StatusCode::CONFLICT, "too_few_entrants"),
@@ -684,20 +660,10 @@ async fn late_entry_and_withdrawal_refuse_what_a_club_night_cannot_do() {
         "1 entrants would be left to pair, too few for one dump table"
     );
     // Reinstatement: Ada is paired again in round 2.
-    let r = post_empty(
-        &app,
-        &format!("/v1/tournaments/{id}/entrants/{}/reinstate", ids[0]),
-        Some(&org),
-    )
-    .await;
+    let r = entrant(&app, &id, &org, &ids[0], "reinstate").await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.body["withdrawn"], false);
-    let again = post_empty(
-        &app,
-        &format!("/v1/tournaments/{id}/entrants/{}/reinstate", ids[0]),
-        Some(&org),
-    )
-    .await;
+    let again = entrant(&app, &id, &org, &ids[0], "reinstate").await;
     assert_eq!(
         (again.status, again.code()),
         (StatusCode::CONFLICT, "entrant_not_withdrawn")
@@ -741,12 +707,7 @@ async fn a_round_robin_takes_no_late_entry_nor_withdrawal() {
         (late.status, late.code()),
         (StatusCode::UNPROCESSABLE_ENTITY, "swiss_only")
     );
-    let w = post_empty(
-        &app,
-        &format!("/v1/tournaments/{id}/entrants/{p}/withdraw"),
-        Some(org),
-    )
-    .await;
+    let w = entrant(&app, &id, org, &p, "withdraw").await;
     assert_eq!(
         (w.status, w.code()),
         (StatusCode::UNPROCESSABLE_ENTITY, "swiss_only")

@@ -6,92 +6,25 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Match, TestApp};
+use common::{Match, Sse, SseMsg as Msg, TestApp};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-/// One SSE message.
-#[derive(Debug, Clone)]
-struct Msg {
-    kind: String,
-    id: Option<i64>,
-    data: Value,
+/// A match's stream: `GET /v1/matches/{id}/stream{query}` with `headers`.
+async fn open(app: &TestApp, m: &Match, query: &str, headers: &[(&str, &str)]) -> Sse {
+    Sse::open(app, &format!("/v1/matches/{}/stream{query}", m.id), headers).await
 }
 
-/// A stream being read.
-struct Sse {
-    resp: reqwest::Response,
-    buf: String,
-}
-
-impl Sse {
-    async fn open(app: &TestApp, m: &Match, query: &str, headers: &[(&str, &str)]) -> Sse {
-        let mut rb = app
-            .client
-            .get(format!("{}/v1/matches/{}/stream{query}", app.base, m.id));
-        for (k, v) in headers {
-            rb = rb.header(*k, *v);
+/// Messages until the next `match` one (included).
+async fn until_match(s: &mut Sse) -> Vec<Msg> {
+    let mut out = vec![];
+    loop {
+        let m = s.next().await.expect("a match message");
+        let done = m.kind == "match";
+        out.push(m);
+        if done {
+            return out;
         }
-        let resp = rb.send().await.expect("stream opens");
-        assert_eq!(resp.status(), StatusCode::OK);
-        assert!(resp.headers()["content-type"]
-            .to_str()
-            .unwrap()
-            .starts_with("text/event-stream"));
-        Sse {
-            resp,
-            buf: String::new(),
-        }
-    }
-
-    /// The next message (comments and `retry:` skipped); None at the end of the stream.
-    async fn next(&mut self) -> Option<Msg> {
-        loop {
-            if let Some(end) = self.buf.find("\n\n") {
-                let block: String = self.buf.drain(..end + 2).collect();
-                let (mut kind, mut id, mut data) = (None, None, None);
-                for line in block.lines() {
-                    if let Some(v) = line.strip_prefix("event: ") {
-                        kind = Some(v.to_string());
-                    } else if let Some(v) = line.strip_prefix("id: ") {
-                        id = Some(v.parse().unwrap());
-                    } else if let Some(v) = line.strip_prefix("data: ") {
-                        data = Some(serde_json::from_str(v).unwrap());
-                    }
-                }
-                if let (Some(kind), Some(data)) = (kind, data) {
-                    return Some(Msg { kind, id, data });
-                }
-                continue;
-            }
-            let chunk = tokio::time::timeout(Duration::from_secs(10), self.resp.chunk())
-                .await
-                .expect("a message within 10 s")
-                .expect("the stream reads")?;
-            self.buf.push_str(std::str::from_utf8(&chunk).unwrap());
-        }
-    }
-
-    /// Messages until the next `match` one (included).
-    async fn until_match(&mut self) -> Vec<Msg> {
-        let mut out = vec![];
-        loop {
-            let m = self.next().await.expect("a match message");
-            let done = m.kind == "match";
-            out.push(m);
-            if done {
-                return out;
-            }
-        }
-    }
-
-    /// Everything until the stream ends (`once=true`).
-    async fn all(&mut self) -> Vec<Msg> {
-        let mut out = vec![];
-        while let Some(m) = self.next().await {
-            out.push(m);
-        }
-        out
     }
 }
 
@@ -129,7 +62,7 @@ async fn each_seat_stream_shows_its_own_hand_and_the_log_as_get_events_renders_i
     play(&app, &m, 3).await;
     for seat in 0..4 {
         let token = &m.seats[seat];
-        let mut s = Sse::open(
+        let mut s = open(
             &app,
             &m,
             "?last_event_id=0&once=true",
@@ -157,9 +90,9 @@ async fn each_seat_stream_shows_its_own_hand_and_the_log_as_get_events_renders_i
         }
     }
     // The token may come by query (EventSource cannot set headers); without one, no hand.
-    let mut s = Sse::open(&app, &m, &format!("?once=true&token={}", m.seats[2]), &[]).await;
+    let mut s = open(&app, &m, &format!("?once=true&token={}", m.seats[2]), &[]).await;
     assert_eq!(s.all().await.last().unwrap().data["you"]["seat"], json!(2));
-    let mut s = Sse::open(&app, &m, "?once=true", &[]).await;
+    let mut s = open(&app, &m, "?once=true", &[]).await;
     assert_eq!(s.all().await.last().unwrap().data["you"], Value::Null);
 }
 
@@ -169,14 +102,14 @@ async fn a_stream_resumed_after_last_event_id_gets_exactly_the_missing_events() 
     let m = service_clubs(&app).await;
     play(&app, &m, 6).await; // seq 7
     let auth = format!("Bearer {}", m.seats[1]);
-    let mut s = Sse::open(
+    let mut s = open(
         &app,
         &m,
         "",
         &[("authorization", &auth), ("last-event-id", "4")],
     )
     .await;
-    let msgs = s.until_match().await;
+    let msgs = until_match(&mut s).await;
     let seqs: Vec<i64> = events_of(&msgs)
         .iter()
         .map(|e| e["seq"].as_i64().unwrap())
@@ -184,7 +117,7 @@ async fn a_stream_resumed_after_last_event_id_gets_exactly_the_missing_events() 
     assert_eq!(seqs, vec![5, 6, 7]);
     assert_eq!(msgs.last().unwrap().id, Some(7));
     // The query parameter does the same for clients that cannot set headers.
-    let mut s = Sse::open(
+    let mut s = open(
         &app,
         &m,
         &format!("?token={}&last_event_id=6&once=true", m.seats[1]),
@@ -203,18 +136,18 @@ async fn a_live_stream_gets_each_write_then_the_new_view_and_an_undo_too() {
     let app = TestApp::spawn().await;
     let m = service_clubs(&app).await;
     let auth = format!("Bearer {}", m.seats[0]);
-    let mut s = Sse::open(&app, &m, "", &[("authorization", &auth)]).await;
-    let first = s.until_match().await;
+    let mut s = open(&app, &m, "", &[("authorization", &auth)]).await;
+    let first = until_match(&mut s).await;
     assert_eq!(first.len(), 1, "no past events without Last-Event-ID");
     assert_eq!(first[0].id, Some(1));
     play(&app, &m, 2).await;
     let mut got = vec![];
     while got.len() < 2 {
-        got.extend(events_of(&s.until_match().await));
+        got.extend(events_of(&until_match(&mut s).await));
     }
     assert_eq!(got, app.events(&m, Some(&m.seats[0])).await[1..].to_vec());
     assert_eq!(app.undo(&m, &m.host).await.status, StatusCode::CREATED);
-    let msgs = s.until_match().await;
+    let msgs = until_match(&mut s).await;
     assert_eq!(events_of(&msgs)[0]["kind"], "undo");
     assert_eq!(msgs.last().unwrap().data["seq"], json!(4));
 }
@@ -238,8 +171,8 @@ async fn many_streams_of_each_viewer_each_get_exactly_what_that_viewer_may_see()
             if resumed {
                 headers.push(("last-event-id", "0"));
             }
-            let mut s = Sse::open(&app, &m, "", &headers).await;
-            let first = s.until_match().await;
+            let mut s = open(&app, &m, "", &headers).await;
+            let first = until_match(&mut s).await;
             streams.push((token.clone(), resumed, s, first));
         }
     }
@@ -247,7 +180,7 @@ async fn many_streams_of_each_viewer_each_get_exactly_what_that_viewer_may_see()
     for (token, resumed, s, first) in &mut streams {
         let mut msgs = first.clone();
         while msgs.last().unwrap().id != Some(5) {
-            msgs.extend(s.until_match().await);
+            msgs.extend(until_match(s).await);
         }
         let all = app.events(&m, token.as_deref()).await;
         let want = if *resumed { &all[..] } else { &all[1..] };
@@ -265,12 +198,12 @@ async fn a_write_on_a_second_instance_reaches_a_stream_on_the_first() {
     let app = TestApp::spawn().await;
     let other = TestApp::on(&app.database_url).await;
     let m = service_clubs(&app).await;
-    let mut s = Sse::open(&app, &m, "", &[]).await;
-    s.until_match().await;
+    let mut s = open(&app, &m, "", &[]).await;
+    until_match(&mut s).await;
     play(&other, &m, 1).await;
     if app.database_url.starts_with("postgres") {
         // LISTEN/NOTIFY: at once.
-        let msgs = tokio::time::timeout(Duration::from_secs(5), s.until_match())
+        let msgs = tokio::time::timeout(Duration::from_secs(5), until_match(&mut s))
             .await
             .expect("the other instance's write arrives within 5 s");
         assert_eq!(events_of(&msgs)[0]["seq"], json!(2));
@@ -282,7 +215,7 @@ async fn a_write_on_a_second_instance_reaches_a_stream_on_the_first() {
         play(&app, &m, 1).await;
         let mut got = vec![];
         while got.len() < 2 {
-            got.extend(events_of(&s.until_match().await));
+            got.extend(events_of(&until_match(&mut s).await));
         }
         let seqs: Vec<&Value> = got.iter().map(|e| &e["seq"]).collect();
         assert_eq!(seqs, [&json!(2), &json!(3)]);
@@ -298,8 +231,8 @@ async fn on_postgresql_a_write_made_while_the_listener_was_cut_off_still_reaches
     }
     let other = TestApp::on(&app.database_url).await;
     let m = service_clubs(&app).await;
-    let mut s = Sse::open(&app, &m, "", &[]).await;
-    s.until_match().await;
+    let mut s = open(&app, &m, "", &[]).await;
+    until_match(&mut s).await;
     // Cut every LISTEN session on this database (both instances'): what is announced before
     // they listen again is never delivered; the listener reads the followed matches' versions
     // once it is back.
@@ -318,7 +251,7 @@ async fn on_postgresql_a_write_made_while_the_listener_was_cut_off_still_reaches
     .unwrap();
     assert!(cut >= 1, "no LISTEN session to cut");
     play(&other, &m, 1).await;
-    let msgs = tokio::time::timeout(Duration::from_secs(5), s.until_match())
+    let msgs = tokio::time::timeout(Duration::from_secs(5), until_match(&mut s))
         .await
         .expect("the write arrives within 5 s");
     assert_eq!(events_of(&msgs)[0]["seq"], json!(2));
@@ -405,8 +338,8 @@ async fn live_streams(
             if i + 1 == per {
                 headers.push(("last-event-id", "0"));
             }
-            let mut s = Sse::open(app, m, "", &headers).await;
-            let first = s.until_match().await;
+            let mut s = open(app, m, "", &headers).await;
+            let first = until_match(&mut s).await;
             out.push((token.clone(), s, first));
         }
     }
@@ -417,7 +350,7 @@ async fn live_streams(
 async fn read_to(streams: &mut [(Option<String>, Sse, Vec<Msg>)], seq: i64) {
     for (_, s, msgs) in streams.iter_mut() {
         while msgs.last().unwrap().id != Some(seq) {
-            msgs.extend(s.until_match().await);
+            msgs.extend(until_match(s).await);
         }
     }
 }

@@ -9,7 +9,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{launch_with_quotas, TestApp};
+use common::{launch_with_quotas, Sse, SseMsg, TestApp};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
@@ -147,87 +147,42 @@ async fn feed(app: &TestApp, id: &str, limit: usize) -> Vec<Value> {
     }
 }
 
-/// A tournament stream being read.
-struct Sse {
-    resp: reqwest::Response,
-    buf: String,
+/// A tournament's stream: `GET /v1/tournaments/{id}/stream{query}`, resuming after
+/// `last_event_id` when given (the `Last-Event-ID` header).
+async fn open(app: &TestApp, id: &str, query: &str, last_event_id: Option<&str>) -> Sse {
+    let headers: Vec<(&str, &str)> = last_event_id
+        .map(|l| vec![("Last-Event-ID", l)])
+        .unwrap_or_default();
+    Sse::open(
+        app,
+        &format!("/v1/tournaments/{id}/stream{query}"),
+        &headers,
+    )
+    .await
 }
 
-/// One message: (`event:`, `id:`, data).
-type Msg = (String, Option<i64>, Value);
+/// An event message's data, `created_at` taken out, after checking that it is an `event` whose
+/// `id:` is its seq.
+fn event_data(m: SseMsg) -> Value {
+    let SseMsg { kind, id, mut data } = m;
+    assert_eq!(kind, "event", "{data}");
+    assert_eq!(id, data["seq"].as_i64(), "{data}");
+    data.as_object_mut().unwrap().remove("created_at");
+    data
+}
 
-impl Sse {
-    async fn open(app: &TestApp, id: &str, query: &str, last_event_id: Option<&str>) -> Sse {
-        let mut rb = app
-            .client
-            .get(format!("{}/v1/tournaments/{id}/stream{query}", app.base));
-        if let Some(l) = last_event_id {
-            rb = rb.header("Last-Event-ID", l);
-        }
-        let resp = rb.send().await.expect("stream opens");
-        assert_eq!(resp.status(), StatusCode::OK);
-        assert!(resp.headers()["content-type"]
-            .to_str()
-            .unwrap()
-            .starts_with("text/event-stream"));
-        Sse {
-            resp,
-            buf: String::new(),
-        }
+/// The next `n` events of the stream.
+async fn events(s: &mut Sse, n: usize) -> Vec<Value> {
+    let mut out = vec![];
+    while out.len() < n {
+        out.push(event_data(s.next().await.expect("an event")));
     }
+    out
+}
 
-    /// The next message (comments and `retry:` skipped); None at the end of the stream.
-    async fn next(&mut self) -> Option<Msg> {
-        loop {
-            if let Some(end) = self.buf.find("\n\n") {
-                let block: String = self.buf.drain(..end + 2).collect();
-                let (mut kind, mut id, mut data) = (None, None, None);
-                for line in block.lines() {
-                    if let Some(v) = line.strip_prefix("event: ") {
-                        kind = Some(v.to_string());
-                    } else if let Some(v) = line.strip_prefix("id: ") {
-                        id = Some(v.parse().unwrap());
-                    } else if let Some(v) = line.strip_prefix("data: ") {
-                        data = Some(serde_json::from_str(v).unwrap());
-                    }
-                }
-                if let (Some(kind), Some(data)) = (kind, data) {
-                    return Some((kind, id, data));
-                }
-                continue;
-            }
-            let chunk = tokio::time::timeout(Duration::from_secs(10), self.resp.chunk())
-                .await
-                .expect("a message within 10 s")
-                .expect("the stream reads")?;
-            self.buf.push_str(std::str::from_utf8(&chunk).unwrap());
-        }
-    }
-
-    /// The next `n` events (each `event: event` with `id:` its seq), `created_at` taken out.
-    async fn events(&mut self, n: usize) -> Vec<Value> {
-        let mut out = vec![];
-        while out.len() < n {
-            let (kind, id, mut data) = self.next().await.expect("an event");
-            assert_eq!(kind, "event", "{data}");
-            assert_eq!(id, data["seq"].as_i64(), "{data}");
-            data.as_object_mut().unwrap().remove("created_at");
-            out.push(data);
-        }
-        out
-    }
-
-    /// Everything until the stream ends (`once=true`), as events.
-    async fn rest(&mut self) -> Vec<Value> {
-        let mut out = vec![];
-        while let Some((kind, id, mut data)) = self.next().await {
-            assert_eq!(kind, "event", "{data}");
-            assert_eq!(id, data["seq"].as_i64(), "{data}");
-            data.as_object_mut().unwrap().remove("created_at");
-            out.push(data);
-        }
-        out
-    }
+/// Everything until the stream ends (`once=true`), as events.
+async fn rest(s: &mut Sse) -> Vec<Value> {
+    s.all().await.into_iter().map(event_data).collect()
 }
 
 #[actix_web::test]
@@ -269,12 +224,12 @@ async fn a_swiss_tournament_feed_is_exactly_what_happened_paged_and_live() {
     assert_eq!(feed(&app, &id, 100).await, want);
 
     // A live stream from the beginning: the same ten events, then round 2 as it happens.
-    let mut live = Sse::open(&app, &id, "", None).await;
-    assert_eq!(live.events(10).await, want);
+    let mut live = open(&app, &id, "", None).await;
+    assert_eq!(events(&mut live, 10).await, want);
 
     let r2 = pair(&app, &id, &org).await;
     want.push(paired(11, &r2));
-    assert_eq!(live.events(1).await, want[10..]);
+    assert_eq!(events(&mut live, 1).await, want[10..]);
     let (m3, m4) = (&r2.tables[0], &r2.tables[1]);
     tally(&app, m3, [100, 60]).await;
     tally(&app, m3, [100, 60]).await;
@@ -291,7 +246,7 @@ async fn a_swiss_tournament_feed_is_exactly_what_happened_paged_and_live() {
         json!({"seq": 17, "type": "deal.scored", "round": 2, "table": 2, "match_id": m4.0,
                "line": 1, "label": l1, "points": [0, 20], "totals": [0, 20]}),
     ]);
-    assert_eq!(live.events(6).await, want[11..]);
+    assert_eq!(events(&mut live, 6).await, want[11..]);
     // Table 2 cannot finish: the organiser closes its match and enters its result, which
     // completes the round and the tournament; then corrects it.
     let path = format!("/v1/tournaments/{id}/rounds/2/tables/2/result");
@@ -320,19 +275,19 @@ async fn a_swiss_tournament_feed_is_exactly_what_happened_paged_and_live() {
         json!({"seq": 21, "type": "result.entered", "round": 2, "table": 2, "version": 2,
                "corrected": true, "totals": [0, 35]}),
     ]);
-    assert_eq!(live.events(4).await, want[17..]);
+    assert_eq!(events(&mut live, 4).await, want[17..]);
 
     // Paged: every page size gives the same sequence.
     for limit in [1, 3, 7, 1000] {
         assert_eq!(feed(&app, &id, limit).await, want, "limit {limit}");
     }
     // Resumed: after Last-Event-ID (the header wins over the query), exactly the rest.
-    let mut resumed = Sse::open(&app, &id, "?once=true&last_event_id=2", Some("14")).await;
-    assert_eq!(resumed.rest().await, want[14..]);
-    let mut resumed = Sse::open(&app, &id, "?once=true&last_event_id=20", None).await;
-    assert_eq!(resumed.rest().await, want[20..]);
-    let mut resumed = Sse::open(&app, &id, "?once=true&last_event_id=999", None).await;
-    assert_eq!(resumed.rest().await, Vec::<Value>::new());
+    let mut resumed = open(&app, &id, "?once=true&last_event_id=2", Some("14")).await;
+    assert_eq!(rest(&mut resumed).await, want[14..]);
+    let mut resumed = open(&app, &id, "?once=true&last_event_id=20", None).await;
+    assert_eq!(rest(&mut resumed).await, want[20..]);
+    let mut resumed = open(&app, &id, "?once=true&last_event_id=999", None).await;
+    assert_eq!(rest(&mut resumed).await, Vec::<Value>::new());
 
     // The typed model: every event is one of the spec's `TournamentEvent` models, by `type`.
     let spec = app.get("/openapi.json", None).await.body;
@@ -467,11 +422,11 @@ async fn the_feed_survives_a_restart_and_streams_reconnect_and_resume() {
     let (id, org) = swiss(&app, "Restart").await;
     let (quiet, _) = swiss(&app, "Quiet").await;
     let r1 = pair(&app, &id, &org).await;
-    let mut live = Sse::open(&app, &id, "?last_event_id=0", None).await;
-    let mut other = Sse::open(&app, &quiet, "?last_event_id=0", None).await;
-    assert_eq!(live.events(1).await, vec![paired(1, &r1)]);
+    let mut live = open(&app, &id, "?last_event_id=0", None).await;
+    let mut other = open(&app, &quiet, "?last_event_id=0", None).await;
+    assert_eq!(events(&mut live, 1).await, vec![paired(1, &r1)]);
     tally(&app, &r1.tables[0], [100, 60]).await;
-    let got = live.events(2).await;
+    let got = events(&mut live, 2).await;
     assert_eq!(got[0]["type"], "table.started");
     assert_eq!(got[1]["type"], "deal.scored");
     // The quiet tournament's stream heard nothing of it.
@@ -485,7 +440,11 @@ async fn the_feed_survives_a_restart_and_streams_reconnect_and_resume() {
 
     // Stopped: the stream is told to reconnect, and ends.
     stopper.stop();
-    let (kind, id_line, data) = live.next().await.expect("a reconnect message");
+    let SseMsg {
+        kind,
+        id: id_line,
+        data,
+    } = live.next().await.expect("a reconnect message");
     assert_eq!(kind, "reconnect");
     assert_eq!(id_line, None);
     assert_eq!(data["code"], "server_stopping");
@@ -497,22 +456,22 @@ async fn the_feed_survives_a_restart_and_streams_reconnect_and_resume() {
     let second = TestApp::on(&url).await;
     assert_eq!(feed(&next, &id, 100).await, before);
     assert_eq!(feed(&second, &id, 2).await, before);
-    let mut resumed = Sse::open(&next, &id, "", Some("3")).await;
-    let mut on_second = Sse::open(&second, &id, "?last_event_id=3", None).await;
+    let mut resumed = open(&next, &id, "", Some("3")).await;
+    let mut on_second = open(&second, &id, "?last_event_id=3", None).await;
     tally(&next, &r1.tables[0], [100, 60]).await;
     let want = feed(&next, &id, 100).await[3..].to_vec();
     assert_eq!(want.len(), 2);
     assert_eq!(want[0]["type"], "deal.scored");
     assert_eq!(want[1]["type"], "table.finished");
-    assert_eq!(resumed.events(2).await, want);
+    assert_eq!(events(&mut resumed, 2).await, want);
     // On PostgreSQL the second instance hears of it by LISTEN; on SQLite one process is the
     // supported deployment (docs/streams.md), so there its stream catches up at its next write.
     if url.starts_with("postgres") {
-        assert_eq!(on_second.events(2).await, want);
+        assert_eq!(events(&mut on_second, 2).await, want);
     } else {
         drop(on_second);
-        let mut again = Sse::open(&second, &id, "?once=true&last_event_id=3", None).await;
-        assert_eq!(again.rest().await, want);
+        let mut again = open(&second, &id, "?once=true&last_event_id=3", None).await;
+        assert_eq!(rest(&mut again).await, want);
     }
 }
 
@@ -625,8 +584,8 @@ async fn tournament_streams_keep_the_stream_caps() {
     let app = TestApp::at(&l.base, &l.url);
     let (id, _) = swiss(&app, "Capped").await;
     let (other, _) = swiss(&app, "Not capped").await;
-    let a = Sse::open(&app, &id, "", None).await;
-    let _b = Sse::open(&app, &id, "", None).await;
+    let a = open(&app, &id, "", None).await;
+    let _b = open(&app, &id, "", None).await;
     let refused = app.get(&format!("/v1/tournaments/{id}/stream"), None).await;
     assert_eq!(
         (refused.status, refused.code()),
@@ -639,7 +598,7 @@ async fn tournament_streams_keep_the_stream_caps() {
         refused.body["detail"],
         "this tournament's feed has 2 streams open, the most allowed; try again later"
     );
-    let _c = Sse::open(&app, &other, "", None).await;
+    let _c = open(&app, &other, "", None).await;
     drop(a);
     let mut reopened = None;
     for _ in 0..50 {

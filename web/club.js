@@ -16,6 +16,10 @@ const s = (tag, attrs = {}, ...children) => {
 
 // A number as the API wrote it (the API rounds ratings and averages to 3 decimals).
 const num = (x) => (x === null || x === undefined ? "–" : String(x));
+// A rating as a club reads it: Elo in whole points (1512, not 1512.347), Weng-Lin's μ and σ to
+// one decimal (25.3). The exact figure stays in the element's `data-rating` and `title`.
+export const ratingText = (x, system) =>
+  x === null || x === undefined ? "–" : system === "elo" ? String(Math.round(x)) : x.toFixed(1);
 const day = (at) => String(at).slice(0, 10);
 export const playerHref = (id) => `/#player=${id}`;
 const matchHref = (id) => `/#match=${id}`;
@@ -31,7 +35,8 @@ function whereLink(r) {
 // The rating over time: one point per rated result, evenly spaced (a club may play ten results
 // one evening and none for a month), the vertical axis from the lowest to the highest rating
 // with its two ends labelled, the first and last days under the line.
-export function ratingChart(game, history) {
+export function ratingChart(game, history, system) {
+  const t = (r) => ratingText(r, system);
   const W = 320, H = 150, left = 44, right = 10, top = 12, bottom = 26;
   const ys = history.map((p) => p.rating);
   let lo = Math.min(...ys), hi = Math.max(...ys);
@@ -40,7 +45,7 @@ export function ratingChart(game, history) {
   const y = (r) => top + ((hi - r) * (H - top - bottom)) / (hi - lo);
   const pts = history.map((p, i) => `${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" ");
   const first = history[0], last = history[history.length - 1];
-  const label = `Rating in ${gameTitle(game)} over ${history.length} rated result${history.length === 1 ? "" : "s"}: from ${first.rating} after the first to ${last.rating} now; lowest ${Math.min(...ys)}, highest ${Math.max(...ys)}.`;
+  const label = `Rating in ${gameTitle(game)} over ${history.length} rated result${history.length === 1 ? "" : "s"}: from ${t(first.rating)} after the first to ${t(last.rating)} now; lowest ${t(Math.min(...ys))}, highest ${t(Math.max(...ys))}.`;
   return s("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": label, "data-points": history.length },
     s("title", {}, label),
     s("line", { x1: left, y1: top, x2: left, y2: H - bottom, class: "axis" }),
@@ -51,7 +56,7 @@ export function ratingChart(game, history) {
     history.length > 1 ? s("text", { x: W - right, y: H - 8, class: "tick", "text-anchor": "end" }, day(last.at)) : null,
     history.length > 1 ? s("polyline", { points: pts, class: "line" }) : null,
     history.map((p, i) => s("circle", { cx: x(i).toFixed(1), cy: y(p.rating).toFixed(1), r: 3, class: "dot", "data-rating": p.rating },
-      s("title", {}, `${day(p.at)}: ${p.rating}`))));
+      s("title", {}, `${day(p.at)}: ${t(p.rating)}`))));
 }
 
 // An axis end: whole numbers for Elo-sized ratings, one decimal for Weng-Lin's.
@@ -65,11 +70,11 @@ function figures(g) {
     ["wins", "Wins", g.wins],
     ["average", "Average score", g.average_score],
     ["best", "Best score", g.best_score],
-    ["rating", g.rating_system === "elo" ? "Rating (Elo)" : "Rating (Weng-Lin μ)", g.rating],
+    ["rating", g.rating_system === "elo" ? "Rating (Elo)" : "Rating (Weng-Lin μ)", g.rating, ratingText(g.rating, g.rating_system)],
   ];
-  if (g.rating_uncertainty !== null && g.rating_uncertainty !== undefined) rows.push(["uncertainty", "Uncertainty (σ)", g.rating_uncertainty]);
-  return h("dl", { class: "figures" }, rows.map(([key, label, v]) => h("div", { class: "fig", "data-fig": key },
-    h("dt", {}, label), h("dd", {}, num(v)))));
+  if (g.rating_uncertainty !== null && g.rating_uncertainty !== undefined) rows.push(["uncertainty", "Uncertainty (σ)", g.rating_uncertainty, ratingText(g.rating_uncertainty, "weng-lin")]);
+  return h("dl", { class: "figures" }, rows.map(([key, label, v, text]) => h("div", { class: "fig", "data-fig": key, "data-value": v ?? null },
+    h("dt", {}, label), h("dd", { title: text === undefined ? null : num(v) }, text ?? num(v)))));
 }
 
 function headToHead(g) {
@@ -89,14 +94,14 @@ function history(g) {
   return h("details", { class: "history" },
     h("summary", {}, `Rating history (${g.rating_history.length})`),
     h("ol", { class: "results", reversed: true }, [...g.rating_history].reverse().map((p) => h("li", { "data-rating": p.rating },
-      h("span", { class: "when" }, day(p.at)), h("span", { class: "val" }, num(p.rating)), whereLink(p)))));
+      h("span", { class: "when" }, day(p.at)), h("span", { class: "val", title: num(p.rating) }, ratingText(p.rating, g.rating_system)), whereLink(p)))));
 }
 
 function gameSection(g) {
   return h("section", { class: "panel game-stats", "data-game": g.game },
     h("h2", {}, gameTitle(g.game), " ", h("a", { href: `/#leaderboard=${g.game}`, class: "small to-board" }, "leaderboard")),
     figures(g),
-    g.rating_history.length ? h("figure", { class: "chart-box" }, ratingChart(g.game, g.rating_history)) : h("p", { class: "muted small" }, "No rated result yet."),
+    g.rating_history.length ? h("figure", { class: "chart-box" }, ratingChart(g.game, g.rating_history, g.rating_system)) : h("p", { class: "muted small" }, "No rated result yet."),
     headToHead(g),
     history(g));
 }
@@ -146,7 +151,7 @@ export async function leaderboardPage(game, offset = 0) {
       h("tbody", {}, b.rows.map((r) => h("tr", { "data-player": r.player_id },
         h("td", {}, String(r.rank)),
         h("td", { class: "name" }, h("a", { href: playerHref(r.player_id), class: "nm", title: r.name }, r.name)),
-        h("td", {}, num(r.rating)),
+        h("td", { title: num(r.rating), "data-rating": r.rating }, ratingText(r.rating, b.rating_system)),
         h("td", {}, String(r.rated_results)))))))
       : h("p", { class: "muted" }, "No rated result yet."),
     h("p", { class: "muted small" }, elo ? "Elo: K 32, start 1000, scale 400." : "Weng-Lin (Bradley-Terry): start 25 ± 25/3; ordered by μ."),

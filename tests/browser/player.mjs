@@ -79,6 +79,9 @@ await run("player", async (browser) => {
       return {
         name: document.querySelector("#player-name").textContent,
         played: fig("played"), wins: fig("wins"), average: fig("average"), best: fig("best"), rating: fig("rating"),
+        ratingExact: sec.querySelector("[data-fig=rating]")?.dataset.value,
+        tickPx: Math.max(...[...sec.querySelectorAll("svg.chart text.tick")].map((t) => t.getBoundingClientRect().height)),
+        bodyPx: parseFloat(getComputedStyle(document.body).fontSize),
         dots: [...sec.querySelectorAll("svg.chart circle.dot")].map((c) => Number(c.dataset.rating)),
         dotsY: [...sec.querySelectorAll("svg.chart circle.dot")].map((c) => Number(c.getAttribute("cy"))),
         line: (sec.querySelector("svg.chart polyline")?.getAttribute("points") || "").trim().split(/\s+/).length,
@@ -86,15 +89,18 @@ await run("player", async (browser) => {
         chart: { left: box.left, right: box.right, width: box.width, height: box.height },
         viewport: document.documentElement.clientWidth,
         h2h: [...sec.querySelectorAll("table.h2h tbody tr")].map((tr) => [tr.dataset.opponent, ...[...tr.querySelectorAll("td")].map((td) => td.textContent)]),
-        history: [...sec.querySelectorAll("details.history li")].map((li) => [li.dataset.rating, li.querySelector("a")?.getAttribute("href")]),
+        history: [...sec.querySelectorAll("details.history li")].map((li) => [li.dataset.rating, li.querySelector(".val")?.textContent, li.querySelector("a")?.getAttribute("href")]),
         latest: [...document.querySelectorAll("#latest li")].map((li) => [li.dataset.total, li.dataset.place, li.querySelector("a")?.getAttribute("href")]),
       };
     });
     check(`${at}: the name is the player's`, shown.name === names[ada], shown.name);
     check(`${at}: games, wins, average, best and rating are the API's`,
       shown.played === String(g.played) && shown.wins === String(g.wins) && shown.average === String(g.average_score)
-        && shown.best === String(g.best_score) && shown.rating === String(g.rating),
+        && shown.best === String(g.best_score) && shown.ratingExact === String(g.rating),
       JSON.stringify([shown, g.played, g.wins, g.average_score, g.best_score, g.rating]));
+    // Dump at two seats is rated by Elo: shown in whole points, as a club reads it.
+    check(`${at}: the rating is shown in whole Elo points (${g.rating} as ${Math.round(g.rating)})`, g.rating_system === "elo" && shown.rating === String(Math.round(g.rating)),
+      JSON.stringify([shown.rating, g.rating, g.rating_system]));
     check(`${at}: exact figures (2 wins in 5, average 11, best 20)`, shown.played === "5" && shown.wins === "2" && shown.average === "11" && shown.best === "20",
       JSON.stringify(shown));
     const ratings = g.rating_history.map((x) => x.rating);
@@ -104,7 +110,8 @@ await run("player", async (browser) => {
     // Higher ratings are drawn higher (a smaller y), the highest at the top, the lowest at the bottom.
     const order = ratings.every((r, i) => ratings.every((q, j) => !(r > q) || shown.dotsY[i] < shown.dotsY[j]));
     check(`${at}: each point stands as high as its rating`, order, JSON.stringify([ratings, shown.dotsY]));
-    check(`${at}: the chart names its first and last ratings`, shown.label.includes(`from ${ratings[0]} `) && shown.label.includes(`to ${ratings[ratings.length - 1]} now`), shown.label);
+    check(`${at}: the chart names its first and last ratings`, shown.label.includes(`from ${Math.round(ratings[0])} `) && shown.label.includes(`to ${Math.round(ratings[ratings.length - 1])} now`), shown.label);
+    check(`${at}: the chart's labels are no larger than 1.5 times the page's text`, shown.tickPx <= 1.5 * shown.bodyPx, JSON.stringify([shown.tickPx, shown.bodyPx]));
     check(`${at}: the chart is on screen and readable (at least 300 px wide or the whole width, 120 px tall)`,
       shown.chart.left >= 0 && shown.chart.right <= shown.viewport + 0.5 && (shown.chart.width >= 300 || shown.chart.width >= shown.viewport - 60) && shown.chart.height >= 120,
       JSON.stringify(shown.chart));
@@ -112,7 +119,7 @@ await run("player", async (browser) => {
     check(`${at}: head-to-head is the API's`, JSON.stringify(shown.h2h) === JSON.stringify(h2h), JSON.stringify([shown.h2h, h2h]));
     check(`${at}: head-to-head: Ben 3 met, 2 won, 1 lost; Cy 2 met, 2 lost`,
       JSON.stringify(shown.h2h.map((r) => r.slice(2))) === JSON.stringify([["3", "2", "1", "0"], ["2", "0", "2", "0"]]), JSON.stringify(shown.h2h));
-    const history = [...g.rating_history].reverse().map((x) => [String(x.rating), x.match_id ? `/#match=${x.match_id}` : `/#tournament=${x.tournament.id}`]);
+    const history = [...g.rating_history].reverse().map((x) => [String(x.rating), String(Math.round(x.rating)), x.match_id ? `/#match=${x.match_id}` : `/#tournament=${x.tournament.id}`]);
     check(`${at}: the history lists every rated result, newest first, linking its match or table`,
       JSON.stringify(shown.history) === JSON.stringify(history), JSON.stringify([shown.history, history]));
     const latest = stats.recent.map((r) => [String(r.total), String(r.place), r.match_id ? `/#match=${r.match_id}` : `/#tournament=${r.tournament.id}`]);
@@ -131,7 +138,7 @@ await run("player", async (browser) => {
   await p.waitForSelector("#leaderboard");
   const row = board.rows.find((r) => r.player_id === ada);
   const shownRow = await p.$$eval(`#leaderboard tr[data-player="${ada}"] td`, (tds) => tds.map((td) => td.textContent));
-  check("the leaderboard shows Ada's rank and rating as the API does", row && JSON.stringify(shownRow) === JSON.stringify([String(row.rank), names[ada], String(row.rating), String(row.rated_results)]),
+  check("the leaderboard shows Ada's rank and rating as the API does", row && JSON.stringify(shownRow) === JSON.stringify([String(row.rank), names[ada], String(Math.round(row.rating)), String(row.rated_results)]),
     JSON.stringify([shownRow, row]));
   for (const [w, hh] of SIZES) {
     await p.setViewportSize({ width: w, height: hh });

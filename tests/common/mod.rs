@@ -407,3 +407,75 @@ impl Answer {
         }
     }
 }
+
+/// One Server-Sent Events message: its `event:`, its `id:` (when it has one) and its JSON data.
+#[derive(Debug, Clone)]
+pub struct SseMsg {
+    pub kind: String,
+    pub id: Option<i64>,
+    pub data: Value,
+}
+
+/// A Server-Sent Events stream being read (a match's or a tournament's).
+pub struct Sse {
+    resp: reqwest::Response,
+    buf: String,
+}
+
+impl Sse {
+    /// Opens `path` (with its query) with `headers`; asserts 200 and `text/event-stream`.
+    pub async fn open(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> Sse {
+        let mut rb = app.client.get(format!("{}{path}", app.base));
+        for (k, v) in headers {
+            rb = rb.header(*k, *v);
+        }
+        let resp = rb.send().await.expect("stream opens");
+        assert_eq!(resp.status(), StatusCode::OK);
+        assert!(resp.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream"));
+        Sse {
+            resp,
+            buf: String::new(),
+        }
+    }
+
+    /// The next message (comments and `retry:` skipped); None at the end of the stream. Panics
+    /// when none comes within 10 s.
+    pub async fn next(&mut self) -> Option<SseMsg> {
+        loop {
+            if let Some(end) = self.buf.find("\n\n") {
+                let block: String = self.buf.drain(..end + 2).collect();
+                let (mut kind, mut id, mut data) = (None, None, None);
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("event: ") {
+                        kind = Some(v.to_string());
+                    } else if let Some(v) = line.strip_prefix("id: ") {
+                        id = Some(v.parse().unwrap());
+                    } else if let Some(v) = line.strip_prefix("data: ") {
+                        data = Some(serde_json::from_str(v).unwrap());
+                    }
+                }
+                if let (Some(kind), Some(data)) = (kind, data) {
+                    return Some(SseMsg { kind, id, data });
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout(std::time::Duration::from_secs(10), self.resp.chunk())
+                .await
+                .expect("a message within 10 s")
+                .expect("the stream reads")?;
+            self.buf.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+
+    /// Everything until the stream ends (`once=true`).
+    pub async fn all(&mut self) -> Vec<SseMsg> {
+        let mut out = vec![];
+        while let Some(m) = self.next().await {
+            out.push(m);
+        }
+        out
+    }
+}
