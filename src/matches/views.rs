@@ -248,8 +248,9 @@ pub struct EventView {
     pub fouled: Option<Foul>,
 }
 
-/// A fouled board: a card recorded from a seat that was not dealt it on the round's board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+/// A fouled board: a card recorded from a seat that did not hold it by the round's board (was
+/// not dealt it, nor, in Bonus-Malus, drew it from the board's stock).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Foul {
     /// The board: the match's deal number, from 1 (board k is deal k at every table).
     #[schema(example = 1)]
@@ -257,9 +258,10 @@ pub struct Foul {
     /// The seat that played the card.
     #[schema(example = 2)]
     pub seat: usize,
-    /// The card played, rank then suit.
-    #[schema(value_type = String, example = "KS")]
-    pub card: crate::rules::cards::Card,
+    /// The card played (or, in Members Only, revealed), as the game's actions write it: rank
+    /// then suit (`KS`); a P.M. value (`-7` is MINUS 7); a Members Only card (`hat:no`).
+    #[schema(example = "KS")]
+    pub card: String,
     /// The event that recorded it.
     #[schema(example = 17)]
     pub seq: i64,

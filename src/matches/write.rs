@@ -463,7 +463,7 @@ fn render_answer<'a>(
         None,
         Some(role),
         e.seeds(),
-        e.board_secret(),
+        e.foul_of_next(&row),
     );
     let next_status = match op {
         WriteOp::Abandon => MatchStatus::Abandoned,

@@ -1474,6 +1474,36 @@ impl Game for MembersOnly {
         matches!(action, Action::Deal { .. })
     }
 
+    /// Duplicate with real cards: heat `deal` as service dealing deals it (11 / 9 / 7 each from
+    /// the starter on, the next two face up into the layout, the rest out of the heat unseen:
+    /// docs/rules.md#members-only, Rule One), each list by category in track order, normal
+    /// cards before NO! cards.
+    fn board(&self, deal: u32, seed: &Seed) -> Option<super::Board> {
+        let d = deal_from_seed(seed, self.players, self.starter_of(deal));
+        let written = |mut cards: Vec<Card>| -> Vec<String> {
+            cards.sort();
+            cards.iter().map(ToString::to_string).collect()
+        };
+        Some(super::Board {
+            dealer: self.dealer_of(deal),
+            hands: d.hands.into_iter().map(written).collect(),
+            undealt: written(d.unused),
+            layout: written(d.face_up.to_vec()),
+            stock: vec![],
+        })
+    }
+
+    /// The cards a seat reveals, in a turn or at the end of the heat. The discard is face down
+    /// for good (Rule Three): it is not checked, so no foul ever tells anything of it.
+    fn cards_shown(action: &Action) -> Vec<String> {
+        match action {
+            Action::Turn { reveal, .. } | Action::Final { reveal, .. } => {
+                reveal.iter().map(ToString::to_string).collect()
+            }
+            _ => vec![],
+        }
+    }
+
     fn apply(
         &mut self,
         actor: Actor,
