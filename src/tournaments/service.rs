@@ -177,7 +177,7 @@ fn settle_table_size(
 
 /// Duplicate play's conditions: a shuffled game, dealt by the service when matches record the
 /// results (or by the tables from the printed boards, in a game whose boards the service checks
-/// card by card: Dump, Clubs), and at least two tables to compare.
+/// card by card: every game that plays duplicate), and at least two tables to compare.
 fn check_duplicate(
     game: &str,
     config: &Value,
