@@ -883,3 +883,73 @@ async fn by_hook_or_crook_has_no_duplicate_play_at_all() {
         a.text
     );
 }
+
+/// Members Only: the face-up pair a table records is checked against the board's layout: a card
+/// that is not in it fouls the board, named with the dealer's seat and `face_up`, in the deal's
+/// answer and the table's log, and in no other table's view.
+#[actix_web::test]
+async fn members_only_a_wrong_face_up_card_fouls_the_board() {
+    let app = TestApp::spawn().await;
+    let (tid, org, _, tables) = real_card_round(&app, "members-only", json!({}), 3, None).await;
+    let b = app
+        .get(
+            &format!("/v1/tournaments/{tid}/rounds/1/boards?count=1"),
+            Some(&org),
+        )
+        .await;
+    let sheet = &b.body["boards"][0];
+    let layout = strings(&sheet["layout"]);
+    let dealer = sheet["dealer"].as_u64().unwrap();
+    // One face-up card taken from the cards out of the heat, of another kind.
+    let wrong = strings(&sheet["undealt"])
+        .into_iter()
+        .find(|c| !layout.contains(c))
+        .unwrap();
+    let (t1, t3) = (&tables[0], &tables[2]);
+    let right = app
+        .act(
+            t1,
+            &t1.host,
+            None,
+            json!({"type": "deal", "face_up": [layout[1], layout[0]]}),
+        )
+        .await;
+    assert_eq!(right.status, StatusCode::CREATED, "{}", right.text);
+    assert!(
+        right.body["event"].get("fouled").is_none(),
+        "{}",
+        right.text
+    );
+    let a = app
+        .act(
+            t3,
+            &t3.host,
+            None,
+            json!({"type": "deal", "face_up": [layout[0], wrong]}),
+        )
+        .await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    let seq = a.body["event"]["seq"].as_i64().unwrap();
+    let foul = json!({"board": 1, "seat": dealer, "card": wrong, "seq": seq, "face_up": true});
+    assert_eq!(a.body["event"]["fouled"], foul);
+    let log = app.events(t3, Some(&t3.seats[2])).await;
+    let logged: Vec<&Value> = log.iter().filter_map(|e| e.get("fouled")).collect();
+    assert_eq!(logged, vec![&foul]);
+    // Table 1 still plays: table 3's log is not its to read, and no standings name the foul.
+    let other = app
+        .get(
+            &format!("/v1/matches/{}/events?after=0", t3.id),
+            Some(&t1.host),
+        )
+        .await;
+    assert_eq!(other.status, StatusCode::UNAUTHORIZED);
+    let s = app
+        .get(&format!("/v1/tournaments/{tid}/standings"), None)
+        .await;
+    assert_eq!(s.body["fouled_boards"], json!([]));
+    assert!(!app
+        .view(t1, Some(&t1.host))
+        .await
+        .to_string()
+        .contains("fouled"));
+}

@@ -259,12 +259,13 @@ fn fouls_in<'a>(
             return;
         };
         let actions: Vec<(Actor, &Value)> = deal.iter().map(|(_, a, v)| (*a, *v)).collect();
-        for (i, seat, card) in game.board_fouls(&board, &actions) {
+        for f in game.board_fouls(&board, &actions) {
             out.push(Foul {
                 board: round,
-                seat,
-                card,
-                seq: deal[i].0,
+                seat: f.seat,
+                card: f.card,
+                seq: deal[f.index].0,
+                face_up: f.face_up,
             });
         }
     };

@@ -265,6 +265,11 @@ pub struct Foul {
     /// The event that recorded it.
     #[schema(example = 17)]
     pub seq: i64,
+    /// Members Only: true when the card was recorded turned face up into the layout at the deal
+    /// (`deal`'s `face_up`) and the board's layout does not hold it; `seat` is then the dealer's.
+    /// Absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub face_up: bool,
 }
 
 /// An event with the match after it (answer to an action or an undo).

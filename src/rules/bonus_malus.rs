@@ -1337,10 +1337,7 @@ impl Game for BonusMalus {
     /// the draws (after each trick the winner first, then the others from his left, while the
     /// stock serves everyone: docs/rules.md#bonus-malus-draws), the winner by the trumps the
     /// table recorded (`deal`'s `trump`, `stock_top`), as the engine judged the trick.
-    fn board_fouls(
-        board: &super::Board,
-        actions: &[(Actor, Action)],
-    ) -> Vec<(usize, usize, String)> {
+    fn board_fouls(board: &super::Board, actions: &[(Actor, Action)]) -> Vec<super::BoardFoul> {
         let players = board.hands.len();
         let mut held = super::Holdings::of(board);
         let mut stock = board.stock.iter();
@@ -1355,7 +1352,12 @@ impl Game for BonusMalus {
                 (Action::Play { card }, Actor::Seat(seat)) => {
                     let seat = *seat;
                     if !held.take(seat, &card.to_string()) {
-                        out.push((i, seat, card.to_string()));
+                        out.push(super::BoardFoul {
+                            index: i,
+                            seat,
+                            card: card.to_string(),
+                            face_up: false,
+                        });
                     }
                     trick.plays.push(Play { seat, card: *card });
                     if trick.plays.len() < players {

@@ -479,24 +479,12 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
         vec![]
     }
     /// The fouls of one deal played from `board`: of its standing actions, in order, each card
-    /// a seat showed that it did not hold (by the board, less what it has shown before), as
-    /// (the action's index, seat, card). A seat holds its dealt hand; a game whose seats take
-    /// cards during a deal (Bonus-Malus's draws) adds them.
-    fn board_fouls(
-        board: &Board,
-        actions: &[(Actor, Self::Action)],
-    ) -> Vec<(usize, usize, String)> {
-        let mut held = Holdings::of(board);
-        let mut out = vec![];
-        for (i, (actor, action)) in actions.iter().enumerate() {
-            let Some(seat) = actor.seat() else { continue };
-            for card in Self::cards_shown(action) {
-                if !held.take(seat, &card) {
-                    out.push((i, seat, card));
-                }
-            }
-        }
-        out
+    /// a seat showed that it did not hold (by the board, less what it has shown before). A seat
+    /// holds its dealt hand ([`seat_fouls`]); a game whose seats take cards during a deal
+    /// (Bonus-Malus's draws) adds them, one whose table records dealt cards (Members Only's
+    /// face-up pair) checks those too.
+    fn board_fouls(board: &Board, actions: &[(Actor, Self::Action)]) -> Vec<BoardFoul> {
+        seat_fouls::<Self>(board, actions)
     }
     /// How a recorded action appears to `viewer` in the log (a seat sees its own private
     /// payloads). `index` is the action's position among the standing actions.
@@ -550,6 +538,40 @@ impl Board {
             stock: vec![],
         }
     }
+}
+
+/// A card recorded in a deal that the board did not put there (see [`Game::board_fouls`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardFoul {
+    /// The action's index among the deal's standing actions.
+    pub index: usize,
+    /// The seat that showed the card (a card turned face up at the deal: the dealer).
+    pub seat: usize,
+    /// The card, as the board writes it.
+    pub card: String,
+    /// Members Only: the card was recorded turned face up into the layout at the deal.
+    pub face_up: bool,
+}
+
+/// [`Game::board_fouls`]'s rule for a game whose seats hold exactly what they were dealt:
+/// each card a seat shows that it does not hold by the board, less what it has shown before.
+pub fn seat_fouls<G: Game>(board: &Board, actions: &[(Actor, G::Action)]) -> Vec<BoardFoul> {
+    let mut held = Holdings::of(board);
+    let mut out = vec![];
+    for (index, (actor, action)) in actions.iter().enumerate() {
+        let Some(seat) = actor.seat() else { continue };
+        for card in G::cards_shown(action) {
+            if !held.take(seat, &card) {
+                out.push(BoardFoul {
+                    index,
+                    seat,
+                    card,
+                    face_up: false,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// What each seat holds of a board while it is played: its dealt hand, less what it has shown,
@@ -936,18 +958,10 @@ impl AnyGame {
             .is_some()
     }
 
-    /// The fouls of one deal's standing actions played from `board` ([`Game::board_fouls`]):
-    /// (index into `actions`, seat, card). An action the game cannot read shows no card.
-    pub fn board_fouls(
-        &self,
-        board: &Board,
-        actions: &[(Actor, &Value)],
-    ) -> Vec<(usize, usize, String)> {
-        fn f<G: Game>(
-            _: &G,
-            board: &Board,
-            actions: &[(Actor, &Value)],
-        ) -> Vec<(usize, usize, String)> {
+    /// The fouls of one deal's standing actions played from `board` ([`Game::board_fouls`]),
+    /// each by its index into `actions`. An action the game cannot read shows no card.
+    pub fn board_fouls(&self, board: &Board, actions: &[(Actor, &Value)]) -> Vec<BoardFoul> {
+        fn f<G: Game>(_: &G, board: &Board, actions: &[(Actor, &Value)]) -> Vec<BoardFoul> {
             // Indices are kept: an unreadable action (never recorded, but the log is data) is
             // skipped, not shifted.
             let read: Vec<(usize, Actor, G::Action)> = actions
@@ -965,7 +979,10 @@ impl AnyGame {
                 .collect();
             G::board_fouls(board, &list)
                 .into_iter()
-                .map(|(i, seat, card)| (read[i].0, seat, card))
+                .map(|f| BoardFoul {
+                    index: read[f.index].0,
+                    ..f
+                })
                 .collect()
         }
         each_game!(self, g => f(g, board, actions))
@@ -1287,8 +1304,53 @@ mod tests {
                     (Actor::Seat(0), &play(&other))
                 ]
             ),
-            vec![(2, 0, other)]
+            vec![BoardFoul {
+                index: 2,
+                seat: 0,
+                card: other,
+                face_up: false
+            }]
         );
+    }
+
+    /// Members Only: the face-up pair the table records is the board's layout, in any order; a
+    /// card that is not fouls the board in the dealer's name; reveals are counted.
+    #[test]
+    fn members_only_checks_the_face_up_pair_and_counts_the_reveals() {
+        let mo = AnyGame::new("members-only", None, 3, Dealing::Table).unwrap();
+        let board = mo.board(2, &Seed([5; 32])).unwrap();
+        let (a, b) = (board.layout[0].clone(), board.layout[1].clone());
+        let other = ["umbrella", "crown", "teacup", "big_ben", "hat"]
+            .into_iter()
+            .find(|c| *c != a && *c != b)
+            .unwrap();
+        let deal = |x: &str, y: &str| json!({"type": "deal", "face_up": [x, y]});
+        assert_eq!(
+            mo.board_fouls(&board, &[(Actor::Table, &deal(&b, &a))]),
+            vec![]
+        );
+        assert_eq!(
+            mo.board_fouls(&board, &[(Actor::Table, &deal(&a, other))]),
+            vec![BoardFoul {
+                index: 0,
+                seat: board.dealer,
+                card: other.to_string(),
+                face_up: true
+            }]
+        );
+        // A seat reveals every copy of a card it holds, and one more: the extra one fouls.
+        let seat = (board.dealer + 1) % 3;
+        let card = board.hands[seat][0].clone();
+        let held = board.hands[seat].iter().filter(|c| **c == card).count();
+        let turns: Vec<Value> = (0..=held / 2)
+            .map(|_| json!({"type": "turn", "reveal": [card, card]}))
+            .collect();
+        let actions: Vec<(Actor, &Value)> = turns.iter().map(|t| (Actor::Seat(seat), t)).collect();
+        let fouls = mo.board_fouls(&board, &actions);
+        assert_eq!(fouls.len(), (held / 2 + 1) * 2 - held);
+        assert!(fouls
+            .iter()
+            .all(|f| f.seat == seat && f.card == card && f.index == held / 2 && !f.face_up));
     }
 
     /// Bonus-Malus: a seat holds what it was dealt and what it drew, the draws fixed by the
@@ -1350,7 +1412,12 @@ mod tests {
             let fouls = table.board_fouls(&board, &actions);
             assert_eq!(
                 fouls.first(),
-                Some(&(i, (holder + 1) % n, first.clone())),
+                Some(&BoardFoul {
+                    index: i,
+                    seat: (holder + 1) % n,
+                    card: first.clone(),
+                    face_up: false
+                }),
                 "{n}"
             );
         }

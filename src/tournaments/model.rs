@@ -75,6 +75,10 @@ pub struct FouledPlay {
     /// Only card such as `hat:no`).
     #[schema(example = "KS")]
     pub card: String,
+    /// Members Only: the card was recorded face up into the layout at the deal (`seat` is the
+    /// dealer's). Absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub face_up: bool,
 }
 
 /// A fouled board in the standings: at which table, and the first card that fouled it.
@@ -92,6 +96,10 @@ pub struct FouledBoard {
     /// That card, as the game's actions write it (`KS`, `-7`, `hat:no`).
     #[schema(example = "KS")]
     pub card: String,
+    /// Members Only: that card was recorded face up into the layout at the deal (`seat` is the
+    /// dealer's). Absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub face_up: bool,
 }
 
 /// What a table whose board is fouled scores on it (duplicate play with real cards). The board

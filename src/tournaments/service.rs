@@ -754,6 +754,7 @@ impl Tournaments {
                 board: f.board,
                 seat: f.seat,
                 card: f.card.to_string(),
+                face_up: f.face_up,
             })
             .collect();
         Ok(Some(TableResult {

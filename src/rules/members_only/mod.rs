@@ -1493,6 +1493,34 @@ impl Game for MembersOnly {
         })
     }
 
+    /// The two cards the table records face up at the deal are the board's layout: another card
+    /// there fouls the board (named with the dealer's seat, who turned it). Then the seats'
+    /// reveals, counted against their hands.
+    fn board_fouls(board: &super::Board, actions: &[(Actor, Action)]) -> Vec<super::BoardFoul> {
+        let mut out = vec![];
+        for (index, (actor, action)) in actions.iter().enumerate() {
+            if let (Actor::Table, Action::Deal { face_up }) = (actor, action) {
+                let mut layout = board.layout.clone();
+                for card in face_up.iter().map(ToString::to_string) {
+                    match layout.iter().position(|c| *c == card) {
+                        Some(i) => {
+                            layout.remove(i);
+                        }
+                        None => out.push(super::BoardFoul {
+                            index,
+                            seat: board.dealer,
+                            card,
+                            face_up: true,
+                        }),
+                    }
+                }
+            }
+        }
+        out.extend(super::seat_fouls::<Self>(board, actions));
+        out.sort_by_key(|f| f.index);
+        out
+    }
+
     /// The cards a seat reveals, in a turn or at the end of the heat. The discard is face down
     /// for good (Rule Three): it is not checked, so no foul ever tells anything of it.
     fn cards_shown(action: &Action) -> Vec<String> {
