@@ -2,7 +2,7 @@
 //! organiser prints the round's boards (P.M.'s values and the cards out of play, Members Only's
 //! categories with the two layout cards and the cards out of the heat, Bonus-Malus's stock in
 //! its order), three tables play them from the wallets over HTTP, the third with two cards
-//! swapped between seats 0 and 1 on board 1. The log names each card a seat showed that it did
+//! swapped between two seats on board 1. The log names each card a seat showed that it did
 //! not hold by the board (dealt, or in Bonus-Malus drawn from the board's stock in the order the
 //! tricks fix), nobody outside the table sees a foul or a board while the round is played, and
 //! the matchpoints are an independent calculation's under the `fouled_board` rule. Runs on
@@ -320,11 +320,24 @@ async fn play_table(
         let hand = d.wallet[seat].clone();
         let (action, cards): (Value, Vec<String>) = match game {
             "plus-minus" => {
+                // A game can end before every card is laid (four men home): a card the seat
+                // was not dealt is laid at its first chance.
                 let legal = app.legal(m, seat, Some(&m.host)).await;
-                let pick = legal
+                let in_wallet: Vec<Value> = legal
                     .into_iter()
-                    .find(|a| hand.contains(&a["card"].to_string()))
-                    .expect("a legal card in the wallet");
+                    .filter(|a| hand.contains(&a["card"].to_string()))
+                    .collect();
+                let not_dealt = |a: &&Value| {
+                    d.printed.0[seat]
+                        .get(&a["card"].to_string())
+                        .is_none_or(|n| *n == 0)
+                };
+                let pick = in_wallet
+                    .iter()
+                    .find(not_dealt)
+                    .or(in_wallet.first())
+                    .expect("a legal card in the wallet")
+                    .clone();
                 let card = pick["card"].to_string();
                 (pick, vec![card])
             }
@@ -447,29 +460,29 @@ fn expected_matchpoints(
     out
 }
 
-/// Board 1 as table 3's wallet holds it: a card of seat 1's that seat 0 was not dealt swapped
-/// with another of seat 0's (in Members Only, not the last card of seat 0's new hand, which the
-/// driver discards unseen): seat 0 shows a card it was not dealt.
+/// Board 1 as table 3's wallet holds it: a card of one seat's that another seat was not dealt
+/// swapped with one of the other's (in Members Only, not the last card of the receiving seat's
+/// new hand, which the driver discards unseen): that seat shows a card it was not dealt.
 fn swapped(game: &str, board: &Printed) -> Vec<Vec<String>> {
-    let (a, b) = (&board.hands[0], &board.hands[1]);
-    for x in b.iter().filter(|c| !a.contains(c)) {
-        for y in a.iter().filter(|c| *c != x) {
-            let mut w = board.hands.clone();
-            let i = w[0].iter().position(|c| c == y).unwrap();
-            let j = w[1].iter().position(|c| c == x).unwrap();
-            w[0][i] = x.clone();
-            w[1][j] = y.clone();
-            if game == "members-only" {
-                let order = |c: &String| {
-                    let (cat, no) = category(c);
-                    (CATEGORIES.iter().position(|x| *x == cat), no)
-                };
-                let last = |h: &Vec<String>| h.iter().max_by_key(|c| order(c)).unwrap().clone();
-                if last(&w[0]) == *x {
+    let n = board.hands.len();
+    let order = |c: &String| {
+        let (cat, no) = category(c);
+        (CATEGORIES.iter().position(|x| *x == cat), no)
+    };
+    for (r, g) in (0..n).flat_map(|r| (0..n).filter(move |&g| g != r).map(move |g| (r, g))) {
+        let (a, b) = (&board.hands[r], &board.hands[g]);
+        for x in b.iter().filter(|c| !a.contains(c)) {
+            for y in a.iter().filter(|c| *c != x) {
+                let mut w = board.hands.clone();
+                let i = w[r].iter().position(|c| c == y).unwrap();
+                let j = w[g].iter().position(|c| c == x).unwrap();
+                w[r][i] = x.clone();
+                w[g][j] = y.clone();
+                if game == "members-only" && w[r].iter().max_by_key(|c| order(c)) == Some(x) {
                     continue;
                 }
+                return w;
             }
-            return w;
         }
     }
     panic!("no swap that fouls: {board:?}");

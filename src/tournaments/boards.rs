@@ -382,7 +382,8 @@ pub fn html(b: &RoundBoards) -> String {
         if !board.stock.is_empty() {
             out.push_str(&format!(
                 "<div class=\"stock\"><h3>Stock ({} cards), top card first</h3>\
-                 <p class=\"note\">Stack it face down in this order, card 1 on top.{}</p><ol>",
+                 <p class=\"note\">Stack it face down in this order, card 1 on top: its \
+                 back shows the first trump.{}</p><ol>",
                 board.stock.len(),
                 if b.seats == 3 {
                     " At three the last card is set aside unseen."
