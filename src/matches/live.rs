@@ -332,7 +332,7 @@ impl Matches {
                 }
             }
         };
-        let fouls = e.fouls();
+        let fouls = e.shown_fouls();
         let events: Vec<EventView> = rows.iter().map(|r| e.event_view(r, role, &fouls)).collect();
         let reached = events.last().map_or(after, |ev| ev.seq);
         let view = (reached >= to).then(|| e.view(&e.game, e.seq, &e.updated_at, role));

@@ -130,7 +130,7 @@ impl Matches {
         // Its own table's tokens see the seeds once the round publishes its secret.
         self.round_published(&mut e).await?;
         let rows = self.store.events_after(id, after, limit).await?;
-        let fouls = e.fouls();
+        let fouls = e.shown_fouls();
         let events: Vec<EventView> = rows
             .iter()
             .filter(|r| r.seq <= e.seq)

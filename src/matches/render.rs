@@ -121,25 +121,19 @@ impl Entry {
         )
     }
 
-    /// The foul event `row` records, appended after the standing actions (an action's answer,
-    /// before the append): judged with the earlier actions of its deal.
-    pub(super) fn foul_of_next(&self, row: &EventRow) -> Option<Foul> {
-        self.board_secret()?;
-        let action: Value = serde_json::from_str(row.action.as_deref()?).ok()?;
-        let round = row.round as u32;
-        let actor = Actor::from_seat(row.seat.map(|s| s as usize));
-        let earlier = self
-            .standing
-            .iter()
-            .filter(|s| s.round == round)
-            .map(|s| (s.seq, s.round, s.actor, &s.action));
-        fouls_in(
-            &self.game,
-            self.board_secret(),
-            earlier.chain(std::iter::once((row.seq, round, actor, &action))),
-        )
-        .into_iter()
-        .find(|f| f.seq == row.seq)
+    /// The fouls a reader of the match's log (its own table's tokens, or anyone once the round
+    /// is public) may see: none while the tournament round is played (until its
+    /// `round.complete`), every one after. A flag shown at once would let the host, who records
+    /// every seat's plays, probe a seat's board: record a guessed card, read whether it is
+    /// flagged, undo, try again. Meanwhile the organiser reads them on the round
+    /// (`GET /v1/tournaments/{id}/rounds/{round}`'s `tokens[].fouls`). Known (`round_published`)
+    /// once asked of the store ([`super::Matches::round_published`]).
+    pub(super) fn shown_fouls(&self) -> Vec<Foul> {
+        if self.round_published {
+            self.fouls()
+        } else {
+            vec![]
+        }
     }
 
     /// How this match's seeds are published.

@@ -241,9 +241,12 @@ pub struct EventView {
     pub created_at: String,
     /// Duplicate play with real cards (a tournament table that deals its own cards): the card
     /// this play recorded was not dealt to the seat on the round's board, so the board is fouled
-    /// at this table (docs/tournaments.md#duplicate-with-real-cards). Absent otherwise. Read by
-    /// whoever may read the table's log: nobody but the table and the organiser while the round
-    /// is played.
+    /// at this table (docs/tournaments.md#duplicate-with-real-cards). Shown only once the
+    /// tournament round is complete (`round.complete`), to whoever may read the log then: while
+    /// the round is played no table token (host or seat) and no action's answer or stream frame
+    /// shows one (the host, recording every seat's plays, could otherwise probe a seat's board
+    /// through undo); the organiser reads them meanwhile on the round
+    /// (`GET /v1/tournaments/{id}/rounds/{round}`, `tokens[].fouls`). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fouled: Option<Foul>,
 }

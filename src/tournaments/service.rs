@@ -975,7 +975,16 @@ impl Tournaments {
         // The round only: its view and tokens need nothing of the others.
         let t = self.load_part(id, round, None).await?;
         let organiser_token = t.organiser(token)?;
-        with_tokens(&t, round, organiser_token)
+        let mut answer = with_tokens(&t, round, organiser_token)?;
+        // Duplicate play with real cards: the fouls recorded so far, to the organiser alone
+        // while the round is played (a table's own tokens see none: `Entry::shown_fouls`).
+        let spec = &t.spec;
+        if spec.duplicate && spec.dealing == Dealing::Table && spec.record == Record::Matches {
+            for tb in &mut answer.tokens {
+                tb.fouls = self.matches.fouls(&tb.match_id).await?;
+            }
+        }
+        Ok(answer)
     }
 
     /// Boards `from` to `from + count - 1` of round `round` (organiser only), for duplicate play
@@ -1355,6 +1364,7 @@ fn with_tokens(
                 seat_tokens: (0..tb.players.len())
                     .map(|s| table_token(organiser_token, m, Some(s)))
                     .collect(),
+                fouls: vec![],
             })
         })
         .collect();

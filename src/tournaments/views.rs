@@ -235,6 +235,14 @@ pub struct TableTokens {
     pub host_token: String,
     /// One token per seat, in seat order.
     pub seat_tokens: Vec<String>,
+    /// Duplicate play with real cards (`GET /v1/tournaments/{id}/rounds/{round}` only): every
+    /// standing play at this table so far that showed a card its seat did not hold by the
+    /// round's board, in order (docs/tournaments.md#duplicate-with-real-cards). The organiser
+    /// reads them here while the round is played; nobody else sees a foul until the round is
+    /// complete (then in the table's log and the standings' `fouled_boards`). Absent when there
+    /// are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fouls: Vec<crate::matches::views::Foul>,
 }
 
 /// A round with its tables' tokens (organiser only). The tokens derive from the organiser's
