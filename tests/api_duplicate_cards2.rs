@@ -2,9 +2,10 @@
 //! organiser prints the round's boards (P.M.'s values and the cards out of play, Members Only's
 //! categories with the two layout cards and the cards out of the heat, Bonus-Malus's stock in
 //! its order), three tables play them from the wallets over HTTP, the third with two cards
-//! swapped between two seats on board 1. The log names each card a seat showed that it did
-//! not hold by the board (dealt, or in Bonus-Malus drawn from the board's stock in the order the
-//! tricks fix), nobody outside the table sees a foul or a board while the round is played, and
+//! swapped between two seats on board 1. Once the round is complete the log names each card a
+//! seat showed that it did not hold by the board (dealt, or in Bonus-Malus drawn from the
+//! board's stock in the order the tricks fix); while it is played nobody but the organiser sees
+//! a foul (not the table's own host: the undo probe) or a board, and
 //! the matchpoints are an independent calculation's under the `fouled_board` rule. Runs on
 //! SQLite, and on PostgreSQL with `TEST_DATABASE_URL`.
 
@@ -383,14 +384,16 @@ async fn play_table(
         let seq = event["seq"].as_i64().unwrap();
         if sealed && expected.is_some() {
             // A sealed final's foul would tell its reveal: the table's other seats do not see
-            // it while the finals come in; its own seat does.
+            // it while the finals come in, nor does its own seat while the round is played (no
+            // table token sees a foul then).
             let n = d.wallet.len();
             let of = |log: Vec<Value>| log.into_iter().find(|e| e["seq"] == seq).unwrap();
             let other = of(app.events(m, Some(&m.seats[(seat + 1) % n])).await);
             assert_eq!(other["action"], json!({"type": "final", "sealed": true}));
             assert!(other.get("fouled").is_none(), "{other}");
             let own = of(app.events(m, Some(&m.seats[seat])).await);
-            assert_eq!(own["fouled"]["card"], json!(expected), "{own}");
+            assert_eq!(own["action"]["type"], "final", "{own}");
+            assert!(own.get("fouled").is_none(), "{own}");
         }
         if !cards.is_empty() {
             shown.push(Shown {
@@ -566,10 +569,12 @@ fn check_sheet(game: &str, seats: usize, b: &Value, printed: &[Printed]) {
     }
 }
 
-/// Two tables play the boards as printed, the third with board 1's wallet fouled: each card it
-/// shows that its seat did not hold is named in its log and its answers; while table 1 still
-/// plays, the foul and the boards show to no one but table 3 and the organiser; once the round
-/// is complete the standings name the fouled board and every unit's matchpoints are the rule's.
+/// Two tables play the boards as printed, the third with board 1's wallet fouled (Bonus-Malus:
+/// after the undo probe, which must tell its host nothing): while the round is played no answer
+/// or log flags a foul at any table (the organiser reads them on the round) and nothing of the
+/// boards shows to anyone but the organiser; once the round is complete each card table 3 showed
+/// that its seat did not hold is named in its log, the standings name the fouled board, and
+/// every unit's matchpoints are the rule's.
 async fn fouled_wallet(game: &str, config: Value, seats: usize, rule: Option<&str>) {
     let app = TestApp::spawn().await;
     let (tid, org, round, tables) = real_card_round(&app, game, config, seats, rule).await;
@@ -586,6 +591,33 @@ async fn fouled_wallet(game: &str, config: Value, seats: usize, rule: Option<&st
 
     let wallet3 = swapped(game, &printed[0]);
     let (t1, t2, t3) = (&tables[0], &tables[1], &tables[2]);
+    if game == "bonus-malus" {
+        // The undo probe first: table 3's host records for the seat to lead a card the other
+        // seat was dealt, then one of its own; nothing it can read tells the two apart.
+        let trump = suit(&printed[0].stock[0]).to_string();
+        let d = app
+            .act(t3, &t3.host, None, json!({"type": "deal", "trump": trump}))
+            .await;
+        assert_eq!(d.status, StatusCode::CREATED, "{}", d.text);
+        let seat = app.view(t3, Some(&t3.host)).await["to_act"][0]
+            .as_u64()
+            .unwrap() as usize;
+        let hands = &printed[0].hands;
+        common::probe::undo_probe(
+            &app,
+            &tid,
+            &org,
+            3,
+            t3,
+            1,
+            seat,
+            |card| json!({"type": "play", "card": card}),
+            &hands[(seat + 1) % seats][0],
+            &hands[seat][0],
+        )
+        .await;
+        assert_eq!(app.undo(t3, &t3.host).await.status, StatusCode::CREATED);
+    }
     let p2 = play_table(&app, t2, game, &printed, &printed[0].hands).await;
     let p3 = play_table(&app, t3, game, &printed, &wallet3).await;
     let expected =
@@ -599,24 +631,27 @@ async fn fouled_wallet(game: &str, config: Value, seats: usize, rule: Option<&st
     let fouls = expected(&p3);
     assert!(!fouls.is_empty(), "{game}: the swapped cards were shown");
     assert!(fouls.iter().all(|f| f["board"] == 1), "{fouls:?}");
-    // Each action's answer flags its foul, but a sealed final's (its host sees it sealed).
-    let unsealed: Vec<Shown> = p3.iter().filter(|s| !s.sealed).cloned().collect();
-    assert_eq!(answered(&p3), expected(&unsealed), "{game}");
-    assert!(p3.iter().filter(|s| s.sealed).all(|s| s.answered.is_null()));
-    assert!(expected(&p2).is_empty() && answered(&p2).is_empty());
+    // No answer flags a foul (the host could probe a seat's board through undo), and no log of
+    // table 3 shows one while the round is played, to its host or any seat.
+    assert!(answered(&p3).is_empty() && answered(&p2).is_empty(), "{game}");
+    assert!(expected(&p2).is_empty());
+    // Members Only's finals reach the host sealed (checked per foul in `play_table`).
+    assert_eq!(game == "members-only", p3.iter().any(|s| s.sealed), "{game}");
     let logged = |log: Vec<Value>| -> Vec<Value> {
         log.into_iter()
             .filter_map(|e| e.get("fouled").cloned())
             .collect()
     };
-    // Table 3's seats and host read the fouls in its log; table 2's log has none.
     for token in [&t3.seats[1], &t3.seats[0], &t3.host] {
-        assert_eq!(logged(app.events(t3, Some(token)).await), fouls, "{game}");
+        let log = app.events(t3, Some(token)).await;
+        assert_eq!(logged(log), Vec::<Value>::new(), "{game}");
     }
-    assert_eq!(
-        logged(app.events(t2, Some(&t2.host)).await),
-        Vec::<Value>::new()
-    );
+    // The organiser reads them on the round (a sealed final's included).
+    let organiser = app
+        .get(&format!("/v1/tournaments/{tid}/rounds/1"), Some(&org))
+        .await;
+    assert_eq!(organiser.body["tokens"][2]["fouls"], json!(fouls), "{game}");
+    assert!(organiser.body["tokens"][1].get("fouls").is_none());
 
     // Table 1 has not played yet: nothing of the foul, nor of the boards, reaches it (nor anyone
     // without a token).
@@ -725,8 +760,10 @@ async fn fouled_wallet(game: &str, config: Value, seats: usize, rule: Option<&st
             );
         }
     }
-    // The whole log is public now, fouls included.
-    assert_eq!(logged(app.events(t3, None).await), fouls);
+    // The whole log is public now, fouls included, to the table's tokens as to anyone.
+    for token in [None, Some(t3.host.as_str()), Some(t3.seats[0].as_str())] {
+        assert_eq!(logged(app.events(t3, token).await), fouls, "{game}");
+    }
 }
 
 #[actix_web::test]
@@ -898,8 +935,9 @@ async fn by_hook_or_crook_has_no_duplicate_play_at_all() {
 }
 
 /// Members Only: the face-up pair a table records is checked against the board's layout: a card
-/// that is not in it fouls the board, named with the dealer's seat and `face_up`, in the deal's
-/// answer and the table's log, and in no other table's view.
+/// that is not in it fouls the board, named with the dealer's seat and `face_up`, to the
+/// organiser (on the round) alone while the round is played: not in the deal's answer, the
+/// table's log or any other table's view.
 #[actix_web::test]
 async fn members_only_a_wrong_face_up_card_fouls_the_board() {
     let app = TestApp::spawn().await;
@@ -944,10 +982,17 @@ async fn members_only_a_wrong_face_up_card_fouls_the_board() {
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
     let seq = a.body["event"]["seq"].as_i64().unwrap();
     let foul = json!({"board": 1, "seat": dealer, "card": wrong, "seq": seq, "face_up": true});
-    assert_eq!(a.body["event"]["fouled"], foul);
-    let log = app.events(t3, Some(&t3.seats[2])).await;
-    let logged: Vec<&Value> = log.iter().filter_map(|e| e.get("fouled")).collect();
-    assert_eq!(logged, vec![&foul]);
+    // Nobody at the table reads it while the round is played; the organiser does, on the round.
+    assert!(a.body["event"].get("fouled").is_none(), "{}", a.text);
+    for token in [&t3.host, &t3.seats[2]] {
+        let log = app.events(t3, Some(token)).await;
+        assert!(log.iter().all(|e| e.get("fouled").is_none()), "{log:?}");
+    }
+    let organiser = app
+        .get(&format!("/v1/tournaments/{tid}/rounds/1"), Some(&org))
+        .await;
+    assert_eq!(organiser.body["tokens"][2]["fouls"], json!([foul]));
+    assert!(organiser.body["tokens"][0].get("fouls").is_none());
     // Table 1 still plays: table 3's log is not its to read, and no standings name the foul.
     let other = app
         .get(
