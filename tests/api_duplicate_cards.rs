@@ -335,7 +335,10 @@ async fn fouled_wallet(rule: Option<&str>) {
             .collect()
     };
     for token in [&t3.seats[0], &t3.seats[1], &t3.host] {
-        assert_eq!(logged(app.events(t3, Some(token)).await), Vec::<Value>::new());
+        assert_eq!(
+            logged(app.events(t3, Some(token)).await),
+            Vec::<Value>::new()
+        );
     }
     // The organiser reads them on the round, table by table.
     let organiser = app

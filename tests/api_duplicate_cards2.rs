@@ -633,10 +633,17 @@ async fn fouled_wallet(game: &str, config: Value, seats: usize, rule: Option<&st
     assert!(fouls.iter().all(|f| f["board"] == 1), "{fouls:?}");
     // No answer flags a foul (the host could probe a seat's board through undo), and no log of
     // table 3 shows one while the round is played, to its host or any seat.
-    assert!(answered(&p3).is_empty() && answered(&p2).is_empty(), "{game}");
+    assert!(
+        answered(&p3).is_empty() && answered(&p2).is_empty(),
+        "{game}"
+    );
     assert!(expected(&p2).is_empty());
     // Members Only's finals reach the host sealed (checked per foul in `play_table`).
-    assert_eq!(game == "members-only", p3.iter().any(|s| s.sealed), "{game}");
+    assert_eq!(
+        game == "members-only",
+        p3.iter().any(|s| s.sealed),
+        "{game}"
+    );
     let logged = |log: Vec<Value>| -> Vec<Value> {
         log.into_iter()
             .filter_map(|e| e.get("fouled").cloned())

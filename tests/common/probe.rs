@@ -92,7 +92,11 @@ fn normalise(v: Value, card: &str) -> Value {
                             | "retracts"
                             | "retracted_by"
                     );
-                    let v = if blank { json!("<blank>") } else { normalise(v, card) };
+                    let v = if blank {
+                        json!("<blank>")
+                    } else {
+                        normalise(v, card)
+                    };
                     (k, v)
                 })
                 .collect(),
