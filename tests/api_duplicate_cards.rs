@@ -1,7 +1,9 @@
 //! Duplicate play with real cards (issue 24, part 4): the organiser prints the round's boards
 //! (JSON and a print-ready page, organiser only), every table deals board 1 from the sheet and
 //! records its plays card by card, one table's wallet is fouled (two cards swapped between its
-//! seats): the log names each card a seat was not dealt, the standings name the fouled board,
+//! seats): nothing a table reads tells a foul while the round is played (the undo probe), the
+//! organiser reads them on the round, and once it is complete the log names each card a seat
+//! was not dealt, the standings name the fouled board,
 //! and the matchpoints are exactly the stated rule's (the board scored among the clean tables,
 //! the fouled table `average` or `zero`). Runs on SQLite, and on PostgreSQL with
 //! `TEST_DATABASE_URL`.
@@ -202,9 +204,10 @@ fn expected_matchpoints(
 }
 
 /// Two tables play the boards as printed, the third swaps a card of seat 0's with one of seat
-/// 1's before board 1 is played: each swapped card it plays is named in its log; while table 1
-/// still plays, the foul shows to no one but table 3 and the organiser; once the round is
-/// complete the standings name the board, and every unit's matchpoints are the rule's.
+/// 1's before board 1 is played (after the undo probe: its host cannot learn a seat's board by
+/// recording a card and undoing it): while the round is played the fouls show to the organiser
+/// alone, on the round; once it is complete each swapped card it played is named in its log,
+/// the standings name the board, and every unit's matchpoints are the rule's.
 async fn fouled_wallet(rule: Option<&str>) {
     let app = TestApp::spawn().await;
     let (tid, org, round, tables) = real_card_round(&app, rule).await;
@@ -274,6 +277,27 @@ async fn fouled_wallet(rule: Option<&str>) {
         w
     };
     let (t1, t2, t3) = (&tables[0], &tables[1], &tables[2]);
+    // The undo probe first: table 3's host records for the seat to lead a card the other seat
+    // was dealt, then one of its own; nothing it can read tells the two apart.
+    let d = app.act(t3, &t3.host, None, json!({"type": "deal"})).await;
+    assert_eq!(d.status, StatusCode::CREATED, "{}", d.text);
+    let seat = app.view(t3, Some(&t3.host)).await["to_act"][0]
+        .as_u64()
+        .unwrap() as usize;
+    common::probe::undo_probe(
+        &app,
+        &tid,
+        &org,
+        3,
+        t3,
+        1,
+        seat,
+        |card| json!({"type": "play", "card": card}),
+        &printed[0][1 - seat][0],
+        &printed[0][seat][0],
+    )
+    .await;
+    assert_eq!(app.undo(t3, &t3.host).await.status, StatusCode::CREATED);
     let p2 = play_from_wallets(&app, t2, false, |k| printed[k as usize - 1].clone()).await;
     let p3 = play_from_wallets(&app, t3, true, |k| {
         if k == 1 {
@@ -301,24 +325,27 @@ async fn fouled_wallet(rule: Option<&str>) {
     };
     let expected_fouls = fouls_of(&p3);
     assert_eq!(expected_fouls.len(), 2, "{expected_fouls:?}");
-    assert_eq!(answered(&p3), expected_fouls);
-    assert!(answered(&p2).is_empty());
+    // No answer flagged a foul (the host could probe a seat's board through undo), and no log
+    // of table 3 shows one while the round is played, to its host or its seats.
+    assert!(answered(&p3).is_empty() && answered(&p2).is_empty());
     assert!(fouls_of(&p2).is_empty());
     let logged = |log: Vec<Value>| -> Vec<Value> {
         log.into_iter()
             .filter_map(|e| e.get("fouled").cloned())
             .collect()
     };
-    // Table 3's own seat and the host read the fouls in its log; table 2's log has none.
-    assert_eq!(
-        logged(app.events(t3, Some(&t3.seats[1])).await),
-        expected_fouls
-    );
-    assert_eq!(logged(app.events(t3, Some(&t3.host)).await), expected_fouls);
-    assert_eq!(
-        logged(app.events(t2, Some(&t2.host)).await),
-        Vec::<Value>::new()
-    );
+    for token in [&t3.seats[0], &t3.seats[1], &t3.host] {
+        assert_eq!(
+            logged(app.events(t3, Some(token)).await),
+            Vec::<Value>::new()
+        );
+    }
+    // The organiser reads them on the round, table by table.
+    let organiser = app
+        .get(&format!("/v1/tournaments/{tid}/rounds/1"), Some(&org))
+        .await;
+    assert_eq!(organiser.body["tokens"][2]["fouls"], json!(expected_fouls));
+    assert!(organiser.body["tokens"][1].get("fouls").is_none());
 
     // Table 1 has not played yet: the foul tells it nothing (nor anyone without a token).
     for token in [Some(t1.host.as_str()), Some(t1.seats[0].as_str()), None] {
@@ -413,8 +440,10 @@ async fn fouled_wallet(rule: Option<&str>) {
             );
         }
     }
-    // The whole log is public now, fouls included.
-    assert_eq!(logged(app.events(t3, None).await), expected_fouls);
+    // The whole log is public now, fouls included, to the table's tokens as to anyone.
+    for token in [None, Some(t3.host.as_str()), Some(t3.seats[0].as_str())] {
+        assert_eq!(logged(app.events(t3, token).await), expected_fouls);
+    }
 }
 
 #[actix_web::test]
@@ -545,18 +574,15 @@ async fn real_card_duplicate_is_refused_where_boards_are_not_checked() {
                 .await
         }
     };
-    // Bonus-Malus draws from a stock during a deal: its boards are not checked card by card.
-    let a = create(
-        json!({"name": "BM", "game": "bonus-malus", "dealing": "table",
-        "format": "swiss", "rounds": 1, "table_size": 4, "duplicate": true, "players": names(8)}),
-    )
-    .await;
-    assert_eq!(a.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", a.text);
-    assert_eq!(a.code(), "duplicate_needs_service_dealing");
-    assert_eq!(
-        a.body["detail"],
-        "duplicate play deals the same cards at every table: with results from matches the service must deal (dealing: service), or, in [\"dump\", \"clubs\"] only, the tables deal real cards from the printed boards (dealing: table)"
-    );
+    // Every game that plays duplicate checks its boards card by card now (Bonus-Malus's draws
+    // too: tests/api_duplicate_cards2.rs), so a table-dealt duplicate round is taken.
+    for (game, seats) in [("bonus-malus", 4), ("plus-minus", 3), ("members-only", 3)] {
+        let a = create(json!({"name": "R", "game": game, "dealing": "table",
+            "format": "swiss", "rounds": 1, "table_size": seats, "duplicate": true,
+            "players": names(2 * seats)}))
+        .await;
+        assert_eq!(a.status, StatusCode::CREATED, "{game}: {}", a.text);
+    }
     // `fouled_board` outside real-card duplicate play.
     for (dealing, duplicate) in [("service", true), ("table", false)] {
         let a = create(json!({"name": "D", "game": "dump", "dealing": dealing,

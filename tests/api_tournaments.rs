@@ -146,12 +146,8 @@ async fn tournament_settings_are_checked() {
             422,
             "duplicate_not_dealt",
         ),
-        (
-            // Real cards in duplicate: Dump and Clubs only (their boards are checked card by card).
-            json!({"name": "T", "game": "bonus-malus", "format": "swiss", "rounds": 2, "duplicate": true, "table_size": 4, "players": names(8)}),
-            422,
-            "duplicate_needs_service_dealing",
-        ),
+        // Real cards in duplicate are taken in every duplicate game (their boards are checked card
+        // by card): tests/api_duplicate_cards.rs.
         (
             json!({"name": "T", "game": "clubs", "format": "swiss", "rounds": 2, "duplicate": true, "dealing": "service", "table_size": 4, "players": names(6)}),
             422,

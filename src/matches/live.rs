@@ -332,7 +332,8 @@ impl Matches {
                 }
             }
         };
-        let events: Vec<EventView> = rows.iter().map(|r| e.event_view(r, role)).collect();
+        let fouls = e.shown_fouls();
+        let events: Vec<EventView> = rows.iter().map(|r| e.event_view(r, role, &fouls)).collect();
         let reached = events.last().map_or(after, |ev| ev.seq);
         let view = (reached >= to).then(|| e.view(&e.game, e.seq, &e.updated_at, role));
         Ok(Frame {

@@ -130,10 +130,11 @@ impl Matches {
         // Its own table's tokens see the seeds once the round publishes its secret.
         self.round_published(&mut e).await?;
         let rows = self.store.events_after(id, after, limit).await?;
+        let fouls = e.shown_fouls();
         let events: Vec<EventView> = rows
             .iter()
             .filter(|r| r.seq <= e.seq)
-            .map(|r| e.event_view(r, role))
+            .map(|r| e.event_view(r, role, &fouls))
             .collect();
         let next_after = events.last().map(|ev| ev.seq).filter(|&s| s < e.seq);
         Ok(EventPage { events, next_after })

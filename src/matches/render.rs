@@ -82,7 +82,13 @@ impl Entry {
     }
 
     /// How event `row` appears to `role`, judged by the current state.
-    pub(super) fn event_view(&self, row: &EventRow, role: Option<Role>) -> EventView {
+    /// `fouls` are the match's ([`Entry::fouls`]).
+    pub(super) fn event_view(
+        &self,
+        row: &EventRow,
+        role: Option<Role>,
+        fouls: &[Foul],
+    ) -> EventView {
         let index = self.standing.binary_search_by_key(&row.seq, |s| s.seq).ok();
         render_event(
             &self.game,
@@ -91,7 +97,7 @@ impl Entry {
             self.retracted.get(&row.seq).copied(),
             role,
             self.seeds(),
-            self.board_secret(),
+            fouls.iter().find(|f| f.seq == row.seq).cloned(),
         )
     }
 
@@ -103,32 +109,31 @@ impl Entry {
             .filter(|_| self.dealing == Dealing::Table)
     }
 
-    /// Every standing play of a card the seat was not dealt on the round's board, in order.
+    /// Every standing action that showed a card its seat did not hold by the round's board
+    /// (dealt, or drawn as the board's stock and the log fix), in order: a fouled board.
     pub(super) fn fouls(&self) -> Vec<Foul> {
-        let Some(secret) = self.board_secret() else {
-            return vec![];
-        };
-        let mut board: Option<(u32, Option<Board>)> = None;
-        let mut out = vec![];
-        for s in &self.standing {
-            let (Some(seat), Some(card)) = (s.actor.seat(), self.game.card_shown(&s.action)) else {
-                continue;
-            };
-            if board.as_ref().is_none_or(|(k, _)| *k != s.round) {
-                board = Some((s.round, board_of(&self.game, secret, s.round)));
-            }
-            if let Some((_, Some(b))) = &board {
-                if b.hands.get(seat).is_some_and(|h| !h.contains(card)) {
-                    out.push(Foul {
-                        board: s.round,
-                        seat,
-                        card,
-                        seq: s.seq,
-                    });
-                }
-            }
+        fouls_in(
+            &self.game,
+            self.board_secret(),
+            self.standing
+                .iter()
+                .map(|s| (s.seq, s.round, s.actor, &s.action)),
+        )
+    }
+
+    /// The fouls a reader of the match's log (its own table's tokens, or anyone once the round
+    /// is public) may see: none while the tournament round is played (until its
+    /// `round.complete`), every one after. A flag shown at once would let the host, who records
+    /// every seat's plays, probe a seat's board: record a guessed card, read whether it is
+    /// flagged, undo, try again. Meanwhile the organiser reads them on the round
+    /// (`GET /v1/tournaments/{id}/rounds/{round}`'s `tokens[].fouls`). Known (`round_published`)
+    /// once asked of the store ([`super::Matches::round_published`]).
+    pub(super) fn shown_fouls(&self) -> Vec<Foul> {
+        if self.round_published {
+            self.fouls()
+        } else {
+            vec![]
         }
-        out
     }
 
     /// How this match's seeds are published.
@@ -164,7 +169,7 @@ pub(super) fn render_event(
     retracted_by: Option<i64>,
     role: Option<Role>,
     seeds: Seeds,
-    board_secret: Option<&str>,
+    fouled: Option<Foul>,
 ) -> EventView {
     let viewer = match role {
         Some(Role::Seat(s)) => Some(s),
@@ -181,14 +186,12 @@ pub(super) fn render_event(
                 (None, index) => game.render_action(index.unwrap_or(usize::MAX), &a, actor, viewer),
             }
         });
-    let fouled = match (board_secret, retracted_by, index) {
-        (Some(secret), None, Some(_)) => row
-            .action
-            .as_deref()
-            .and_then(|a| serde_json::from_str::<Value>(a).ok())
-            .and_then(|a| foul_of(game, secret, row, &a)),
-        _ => None,
-    };
+    // A foul names a card the action showed: not while the action is sealed to this viewer
+    // (Members Only's end-of-heat reveal), and never for a retracted action.
+    let sealed = action
+        .as_ref()
+        .is_some_and(|a| a.get("sealed") == Some(&Value::Bool(true)));
+    let fouled = fouled.filter(|_| retracted_by.is_none() && index.is_some() && !sealed);
     let seed = row.seed.as_deref().and_then(Seed::from_hex);
     // A service seed is revealed once its round is over (with `seed_reveal: match_end`, once the
     // match is over), unless the game keeps some dealt card secret for ever (Members Only's
@@ -229,17 +232,47 @@ fn board_of(game: &AnyGame, secret: &str, deal: u32) -> Option<Board> {
     game.board(deal, &duplicate_seed(secret, deal as usize))
 }
 
-/// Whether a standing play recorded a card its seat was not dealt on the board.
-fn foul_of(game: &AnyGame, secret: &str, row: &EventRow, action: &Value) -> Option<Foul> {
-    let seat = row.seat? as usize;
-    let card = game.card_shown(action)?;
-    let board = board_of(game, secret, row.round as u32)?;
-    (!board.hands.get(seat)?.contains(card)).then_some(Foul {
-        board: row.round as u32,
-        seat,
-        card,
-        seq: row.seq,
-    })
+/// The fouls of `standing` (seq, round, actor, action; in order), each round's actions judged
+/// together against its board. None without a board secret (not real-card duplicate play).
+fn fouls_in<'a>(
+    game: &AnyGame,
+    secret: Option<&str>,
+    standing: impl Iterator<Item = (i64, u32, Actor, &'a Value)>,
+) -> Vec<Foul> {
+    let Some(secret) = secret else {
+        return vec![];
+    };
+    let mut out = vec![];
+    let mut deal: Vec<(i64, Actor, &Value)> = vec![];
+    let mut round = 0;
+    let judge = |round: u32, deal: &[(i64, Actor, &Value)], out: &mut Vec<Foul>| {
+        if round == 0 || deal.is_empty() {
+            return;
+        }
+        let Some(board) = board_of(game, secret, round) else {
+            return;
+        };
+        let actions: Vec<(Actor, &Value)> = deal.iter().map(|(_, a, v)| (*a, *v)).collect();
+        for f in game.board_fouls(&board, &actions) {
+            out.push(Foul {
+                board: round,
+                seat: f.seat,
+                card: f.card,
+                seq: deal[f.index].0,
+                face_up: f.face_up,
+            });
+        }
+    };
+    for (seq, r, actor, action) in standing {
+        if r != round {
+            judge(round, &deal, &mut out);
+            deal.clear();
+            round = r;
+        }
+        deal.push((seq, actor, action));
+    }
+    judge(round, &deal, &mut out);
+    out
 }
 
 /// Why a duplicate-play match does not publish its seeds.

@@ -241,15 +241,19 @@ pub struct EventView {
     pub created_at: String,
     /// Duplicate play with real cards (a tournament table that deals its own cards): the card
     /// this play recorded was not dealt to the seat on the round's board, so the board is fouled
-    /// at this table (docs/tournaments.md#duplicate-with-real-cards). Absent otherwise. Read by
-    /// whoever may read the table's log: nobody but the table and the organiser while the round
-    /// is played.
+    /// at this table (docs/tournaments.md#duplicate-with-real-cards). Shown only once the
+    /// tournament round is complete (`round.complete`), to whoever may read the log then: while
+    /// the round is played no table token (host or seat) and no action's answer or stream frame
+    /// shows one (the host, recording every seat's plays, could otherwise probe a seat's board
+    /// through undo); the organiser reads them meanwhile on the round
+    /// (`GET /v1/tournaments/{id}/rounds/{round}`, `tokens[].fouls`). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fouled: Option<Foul>,
 }
 
-/// A fouled board: a card recorded from a seat that was not dealt it on the round's board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+/// A fouled board: a card recorded from a seat that did not hold it by the round's board (was
+/// not dealt it, nor, in Bonus-Malus, drew it from the board's stock).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct Foul {
     /// The board: the match's deal number, from 1 (board k is deal k at every table).
     #[schema(example = 1)]
@@ -257,12 +261,18 @@ pub struct Foul {
     /// The seat that played the card.
     #[schema(example = 2)]
     pub seat: usize,
-    /// The card played, rank then suit.
-    #[schema(value_type = String, example = "KS")]
-    pub card: crate::rules::cards::Card,
+    /// The card played (or, in Members Only, revealed), as the game's actions write it: rank
+    /// then suit (`KS`); a P.M. value (`-7` is MINUS 7); a Members Only card (`hat:no`).
+    #[schema(example = "KS")]
+    pub card: String,
     /// The event that recorded it.
     #[schema(example = 17)]
     pub seq: i64,
+    /// Members Only: true when the card was recorded turned face up into the layout at the deal
+    /// (`deal`'s `face_up`) and the board's layout does not hold it; `seat` is then the dealer's.
+    /// Absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub face_up: bool,
 }
 
 /// An event with the match after it (answer to an action or an undo).

@@ -463,7 +463,10 @@ fn render_answer<'a>(
         None,
         Some(role),
         e.seeds(),
-        e.board_secret(),
+        // Never a foul flag: an action is recorded only while the round is played, when no
+        // table token sees one (`Entry::shown_fouls`); the answer would let the host probe a
+        // seat's board through undo.
+        None,
     );
     let next_status = match op {
         WriteOp::Abandon => MatchStatus::Abandoned,

@@ -481,6 +481,11 @@ pub async fn pair_round(
 /// Answers a round with its tables and their match tokens (organiser token only). The tokens
 /// derive from the organiser's, so asking again gives the same ones (until the organiser token is
 /// rotated).
+///
+/// Duplicate play with real cards: each table's `fouls` lists the cards recorded there so far
+/// that their seat did not hold by the round's board. This is where the organiser reads them
+/// while the round is played: no table token sees a foul until the round is complete (a host
+/// recording every seat's plays could otherwise probe a seat's board through undo).
 #[utoipa::path(
     tag = "tournaments",
     params(
@@ -538,8 +543,15 @@ fn boards_range(q: &BoardsQuery) -> Result<(u32, u32), ApiError> {
 /// A round's boards for duplicate play at tables that deal real cards (organiser only, at any
 /// time: nobody else, a table's host and seat tokens included, ever sees them here). Board k is
 /// deal k at every table: what service dealing would deal from the round's secret. Each table
-/// records its plays as usual; a card a seat was not dealt on the board fouls the board at that
-/// table (the event's `fouled`), and the standings score it by the tournament's `fouled_board`.
+/// records its plays as usual; a card a seat shows that it does not hold by the board (was not
+/// dealt it, nor in Bonus-Malus drew it from the board's stock) fouls the board at that table
+/// (listed to the organiser on the round, `GET /v1/tournaments/{id}/rounds/{round}`, while it
+/// is played; the event's `fouled` once the round is complete), and the standings score it by
+/// the tournament's `fouled_board`. Cards
+/// are written as the game's actions write them: `QS`; P.M. values (`-7` is MINUS 7, the rest
+/// of the packs `undealt`, out of play); Members Only categories (`hat:no`; the two face-up
+/// cards in `layout`, the cards out of the heat `undealt`); Bonus-Malus's `stock` top card
+/// first.
 #[utoipa::path(
     tag = "tournaments",
     params(
@@ -577,8 +589,9 @@ pub async fn get_boards(
 }
 
 /// The same boards as a print-ready page (organiser only): per board a deal sheet (each seat's
-/// cards sorted by suit, for pre-dealing the wallets) on its own A4 page, then a curtain card
-/// per seat and board. Print it from the browser (no PDF is made).
+/// cards sorted by suit, P.M. value or Members Only category, for pre-dealing the wallets;
+/// Members Only's layout cards, Bonus-Malus's stock in its order, the cards out of play) on its
+/// own A4 page, then a curtain card per seat and board. Print it from the browser (no PDF is made).
 #[utoipa::path(
     tag = "tournaments",
     params(

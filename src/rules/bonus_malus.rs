@@ -1305,6 +1305,87 @@ impl Game for BonusMalus {
         matches!(action, Action::Deal { .. })
     }
 
+    /// Duplicate with real cards: deal `deal` as service dealing deals it (seven each from the
+    /// dealer's left), each hand by suit (♠ ♥ ♦ ♣), highest first; the rest is the stock, in
+    /// its order (top card first), for the wallet to hold stacked. With three players its last
+    /// card is the one set aside unseen.
+    fn board(&self, deal: u32, seed: &Seed) -> Option<super::Board> {
+        let dealer = self.dealer_of(deal);
+        let (hands, stock) =
+            super::cards::deal_from_seed(full_deck(), seed, self.players, HAND, dealer);
+        Some(super::Board {
+            dealer,
+            hands: hands
+                .iter()
+                .map(|h| super::cards::printed(h.to_vec()))
+                .collect(),
+            undealt: vec![],
+            layout: vec![],
+            stock: stock.iter().map(ToString::to_string).collect(),
+        })
+    }
+
+    fn cards_shown(action: &Action) -> Vec<String> {
+        match action {
+            Action::Play { card } => vec![card.to_string()],
+            _ => vec![],
+        }
+    }
+
+    /// A seat holds its dealt hand and what it has drawn: the draws are not recorded card by
+    /// card in table dealing, but the board fixes the stock's order and the log the order of
+    /// the draws (after each trick the winner first, then the others from his left, while the
+    /// stock serves everyone: docs/rules.md#bonus-malus-draws), the winner by the trumps the
+    /// table recorded (`deal`'s `trump`, `stock_top`), as the engine judged the trick.
+    fn board_fouls(board: &super::Board, actions: &[(Actor, Action)]) -> Vec<super::BoardFoul> {
+        let players = board.hands.len();
+        let mut held = super::Holdings::of(board);
+        let mut stock = board.stock.iter();
+        let mut stock_left = board.stock.len();
+        let mut trump: Option<Suit> = None;
+        let mut trick = Trick::default();
+        let mut out = vec![];
+        for (i, (actor, action)) in actions.iter().enumerate() {
+            match (action, actor) {
+                (Action::Deal { trump: t }, Actor::Table) => trump = *t,
+                (Action::StockTop { suit }, Actor::Table) => trump = Some(*suit),
+                (Action::Play { card }, Actor::Seat(seat)) => {
+                    let seat = *seat;
+                    if !held.take(seat, &card.to_string()) {
+                        out.push(super::BoardFoul {
+                            index: i,
+                            seat,
+                            card: card.to_string(),
+                            face_up: false,
+                        });
+                    }
+                    trick.plays.push(Play { seat, card: *card });
+                    if trick.plays.len() < players {
+                        continue;
+                    }
+                    let led = trick.lead().expect("a full trick").suit();
+                    let winner = trick.winner_by(|c| rank_key(led, trump, c)).seat;
+                    if stock_left >= players {
+                        for k in 0..players {
+                            if let Some(c) = stock.next() {
+                                held.give((winner + k) % players, c);
+                            }
+                        }
+                        stock_left -= players;
+                    }
+                    if stock_left < players {
+                        // Three players: the odd last card is set aside unseen.
+                        stock_left = 0;
+                    }
+                    trump = None;
+                    trick.plays.clear();
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
     fn apply(
         &mut self,
         actor: Actor,

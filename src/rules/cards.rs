@@ -404,6 +404,12 @@ pub fn sort_key(card: Card) -> (Suit, std::cmp::Reverse<u8>) {
     (card.suit(), std::cmp::Reverse(card.rank()))
 }
 
+/// `cards` as a printed hand writes them: sorted by [`sort_key`], rank then suit (`TS`).
+pub fn printed(mut cards: Vec<Card>) -> Vec<String> {
+    cards.sort_by_key(|c| sort_key(*c));
+    cards.iter().map(ToString::to_string).collect()
+}
+
 /// Shuffles `items` deterministically from `seed`, so that a deal can be re-derived by anyone:
 /// a Fisher–Yates shuffle where, for i = n-1 down to 1, j is the first 8 bytes (big-endian) of
 /// SHA-256(seed ‖ i as 4 bytes big-endian) modulo i+1, and items i and j are swapped.

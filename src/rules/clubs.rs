@@ -1228,10 +1228,10 @@ impl Game for Clubs {
         ))
     }
 
-    fn card_shown(action: &Action) -> Option<Card> {
+    fn cards_shown(action: &Action) -> Vec<String> {
         match action {
-            Action::Play { card, .. } => Some(*card),
-            _ => None,
+            Action::Play { card, .. } => vec![card.to_string()],
+            _ => vec![],
         }
     }
 

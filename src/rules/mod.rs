@@ -19,6 +19,7 @@ pub mod tally;
 pub mod trick;
 
 use std::{
+    collections::BTreeMap,
     fmt::{Debug, Display},
     ops::RangeInclusive,
 };
@@ -464,15 +465,26 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
         SeedReveal::RoundEnd
     }
     /// Duplicate play with real cards (table dealing): the board of deal `deal` (from 1) dealt
-    /// from `seed`, each seat's cards as service dealing would deal them, for a game in which
-    /// every card a seat plays during a deal is one it was dealt (no draw, no pass). None: the
-    /// game's boards are not checked (duplicate play needs service dealing).
+    /// from `seed`, each seat's cards as service dealing would deal them (and the cards that go
+    /// to no seat: the layout, the stock in its order, the cards out of play), every card
+    /// written as the game's actions write it. None: the game's boards are not checked
+    /// (duplicate play needs service dealing).
     fn board(&self, _deal: u32, _seed: &Seed) -> Option<Board> {
         None
     }
-    /// The card `action` shows from the acting seat's hand (a play), when boards are checked.
-    fn card_shown(_action: &Self::Action) -> Option<cards::Card> {
-        None
+    /// The cards `action` shows from the acting seat's hand, written as [`Game::board`] writes
+    /// them (a play; Members Only's reveals). A card a seat shows face down to nobody (Members
+    /// Only's discard) is not listed: checking it would tell the others something of it.
+    fn cards_shown(_action: &Self::Action) -> Vec<String> {
+        vec![]
+    }
+    /// The fouls of one deal played from `board`: of its standing actions, in order, each card
+    /// a seat showed that it did not hold (by the board, less what it has shown before). A seat
+    /// holds its dealt hand ([`seat_fouls`]); a game whose seats take cards during a deal
+    /// (Bonus-Malus's draws) adds them, one whose table records dealt cards (Members Only's
+    /// face-up pair) checks those too.
+    fn board_fouls(board: &Board, actions: &[(Actor, Self::Action)]) -> Vec<BoardFoul> {
+        seat_fouls::<Self>(board, actions)
     }
     /// How a recorded action appears to `viewer` in the log (a seat sees its own private
     /// payloads). `index` is the action's position among the standing actions.
@@ -487,19 +499,28 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     }
 }
 
-/// One board of duplicate play with real cards: who deals and what each seat is dealt.
+/// One board of duplicate play with real cards: who deals, what each seat is dealt and where
+/// the other cards go. Every card is written as the game's actions write it (`QS`; a P.M. value
+/// such as `-7`; a Members Only card such as `hat:no`), each list in the order a person
+/// pre-dealing the wallet wants it (by suit then rank, by value, by category) except the stock,
+/// which is in its order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Board {
     /// The dealer's seat.
     pub dealer: usize,
     /// Each seat's cards, by seat.
-    pub hands: Vec<cards::CardSet>,
-    /// The cards dealt to no seat (Clubs at three: the face-down card).
-    pub undealt: Vec<cards::Card>,
+    pub hands: Vec<Vec<String>>,
+    /// The cards dealt to no seat that stay out of play unseen (Clubs at three: the face-down
+    /// card; P.M.: the rest of the packs; Members Only: the cards out of the heat).
+    pub undealt: Vec<String>,
+    /// Members Only: the two cards turned face up into the layout. Empty otherwise.
+    pub layout: Vec<String>,
+    /// Bonus-Malus: the stock, top card first. Empty otherwise.
+    pub stock: Vec<String>,
 }
 
 impl Board {
-    /// The board dealt from `seed` as [`cards::deal_from_seed`] deals it.
+    /// The board dealt from `seed` as [`cards::deal_from_seed`] deals it, the rest undealt.
     pub fn dealt(
         deck: cards::CardSet,
         seed: &Seed,
@@ -511,8 +532,86 @@ impl Board {
         undealt.sort_by_key(|c| cards::sort_key(*c));
         Board {
             dealer,
-            hands,
-            undealt,
+            hands: hands.iter().map(|h| cards::printed(h.to_vec())).collect(),
+            undealt: undealt.iter().map(ToString::to_string).collect(),
+            layout: vec![],
+            stock: vec![],
+        }
+    }
+}
+
+/// A card recorded in a deal that the board did not put there (see [`Game::board_fouls`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardFoul {
+    /// The action's index among the deal's standing actions.
+    pub index: usize,
+    /// The seat that showed the card (a card turned face up at the deal: the dealer).
+    pub seat: usize,
+    /// The card, as the board writes it.
+    pub card: String,
+    /// Members Only: the card was recorded turned face up into the layout at the deal.
+    pub face_up: bool,
+}
+
+/// [`Game::board_fouls`]'s rule for a game whose seats hold exactly what they were dealt:
+/// each card a seat shows that it does not hold by the board, less what it has shown before.
+pub fn seat_fouls<G: Game>(board: &Board, actions: &[(Actor, G::Action)]) -> Vec<BoardFoul> {
+    let mut held = Holdings::of(board);
+    let mut out = vec![];
+    for (index, (actor, action)) in actions.iter().enumerate() {
+        let Some(seat) = actor.seat() else { continue };
+        for card in G::cards_shown(action) {
+            if !held.take(seat, &card) {
+                out.push(BoardFoul {
+                    index,
+                    seat,
+                    card,
+                    face_up: false,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// What each seat holds of a board while it is played: its dealt hand, less what it has shown,
+/// plus what it has drawn (counted by card, for packs that hold a card more than once).
+#[derive(Clone, Debug)]
+pub struct Holdings(Vec<BTreeMap<String, u32>>);
+
+impl Holdings {
+    /// Each seat's dealt hand.
+    pub fn of(board: &Board) -> Holdings {
+        Holdings(
+            board
+                .hands
+                .iter()
+                .map(|h| {
+                    let mut m = BTreeMap::new();
+                    for c in h {
+                        *m.entry(c.clone()).or_insert(0) += 1;
+                    }
+                    m
+                })
+                .collect(),
+        )
+    }
+
+    /// `seat` shows `card`: false when it does not hold it (a foul; nothing is taken).
+    pub fn take(&mut self, seat: usize, card: &str) -> bool {
+        match self.0.get_mut(seat).and_then(|m| m.get_mut(card)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `seat` takes `card` into its hand (a draw).
+    pub fn give(&mut self, seat: usize, card: &str) {
+        if let Some(m) = self.0.get_mut(seat) {
+            *m.entry(card.to_string()).or_insert(0) += 1;
         }
     }
 }
@@ -859,13 +958,34 @@ impl AnyGame {
             .is_some()
     }
 
-    /// The card a recorded action shows from the acting seat's hand ([`Game::card_shown`]).
-    pub fn card_shown(&self, action: &Value) -> Option<cards::Card> {
-        fn f<G: Game>(_: &G, action: &Value) -> Option<cards::Card> {
-            let a: G::Action = serde_json::from_value(action.clone()).ok()?;
-            G::card_shown(&a)
+    /// The fouls of one deal's standing actions played from `board` ([`Game::board_fouls`]),
+    /// each by its index into `actions`. An action the game cannot read shows no card.
+    pub fn board_fouls(&self, board: &Board, actions: &[(Actor, &Value)]) -> Vec<BoardFoul> {
+        fn f<G: Game>(_: &G, board: &Board, actions: &[(Actor, &Value)]) -> Vec<BoardFoul> {
+            // Indices are kept: an unreadable action (never recorded, but the log is data) is
+            // skipped, not shifted.
+            let read: Vec<(usize, Actor, G::Action)> = actions
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (actor, a))| {
+                    serde_json::from_value::<G::Action>((*a).clone())
+                        .ok()
+                        .map(|a| (i, *actor, a))
+                })
+                .collect();
+            let list: Vec<(Actor, G::Action)> = read
+                .iter()
+                .map(|(_, actor, a)| (*actor, a.clone()))
+                .collect();
+            G::board_fouls(board, &list)
+                .into_iter()
+                .map(|f| BoardFoul {
+                    index: read[f.index].0,
+                    ..f
+                })
+                .collect()
         }
-        each_game!(self, g => f(g, action))
+        each_game!(self, g => f(g, board, actions))
     }
 
     /// Whether a seat's legal list is private even in table dealing
@@ -1076,62 +1196,231 @@ mod tests {
     use super::*;
 
     /// A real-card board is what service dealing deals: board k of a match whose first dealer is
-    /// f is deal 1 of a service-dealt match whose first dealer is the dealer of deal k.
+    /// f is deal 1 of a service-dealt match whose first dealer (Members Only: first player) is
+    /// the one of deal k; each hand in print order, every card of the packs somewhere.
     #[test]
     fn a_printed_board_is_the_service_deal_of_the_same_seed_and_dealer() {
-        for (id, counts) in [("dump", &[2usize, 4][..]), ("clubs", &[3, 4][..])] {
+        let games: [(&str, &[usize], &str); 5] = [
+            ("dump", &[2, 4], "first_dealer"),
+            ("clubs", &[3, 4], "first_dealer"),
+            ("bonus-malus", &[2, 3, 4], "first_dealer"),
+            ("plus-minus", &[2, 4, 5, 8], "first_dealer"),
+            ("members-only", &[3, 4, 5], "first_player"),
+        ];
+        for (id, counts, first) in games {
             for &n in counts {
                 for k in 1..=5u32 {
-                    let seed = Seed([k as u8 * 37; 32]);
+                    let seed = Seed([k as u8 * 37 + n as u8; 32]);
                     let table = AnyGame::new(id, None, n, Dealing::Table).unwrap();
                     let board = table.board(k, &seed).unwrap();
-                    let dealer = (k as usize - 1) % n;
-                    assert_eq!(board.dealer, dealer);
-                    let mut service = AnyGame::new(
-                        id,
-                        Some(serde_json::json!({"first_dealer": dealer})),
-                        n,
-                        Dealing::Service,
-                    )
-                    .unwrap();
+                    // Members Only: heat k's starter is seat k − 1, its dealer the seat on his
+                    // right; the others: deal k's dealer is seat k − 1.
+                    let first_seat = (k as usize - 1) % n;
+                    let dealer = if id == "members-only" {
+                        (first_seat + n - 1) % n
+                    } else {
+                        first_seat
+                    };
+                    assert_eq!(board.dealer, dealer, "{id} {n} board {k}");
+                    let mut service =
+                        AnyGame::new(id, Some(json!({ first: first_seat })), n, Dealing::Service)
+                            .unwrap();
                     service
-                        .apply(
-                            Actor::Table,
-                            &serde_json::json!({"type": "deal"}),
-                            Some(&seed),
-                        )
+                        .apply(Actor::Table, &json!({"type": "deal"}), Some(&seed))
                         .unwrap();
                     for seat in 0..n {
-                        let hand: cards::CardSet = service.seat_view(seat)["hand"]
+                        let mut hand: Vec<String> = service.seat_view(seat)["hand"]
                             .as_array()
                             .unwrap()
                             .iter()
-                            .map(|c| c.as_str().unwrap().parse::<cards::Card>().unwrap())
+                            .map(|c| match c {
+                                Value::String(s) => s.clone(),
+                                other => other.to_string(),
+                            })
                             .collect();
+                        if matches!(id, "dump" | "clubs" | "bonus-malus") {
+                            hand =
+                                cards::printed(hand.iter().map(|c| c.parse().unwrap()).collect());
+                        }
                         assert_eq!(board.hands[seat], hand, "{id} {n} board {k} seat {seat}");
                     }
-                    let dealt: usize = board.hands.iter().map(|h| h.len()).sum();
-                    assert_eq!(
-                        dealt + board.undealt.len(),
-                        if id == "dump" { 40 } else { 52 }
-                    );
+                    let dealt: usize = board.hands.iter().map(Vec::len).sum();
+                    let rest = board.undealt.len() + board.layout.len() + board.stock.len();
+                    let pack = match id {
+                        "dump" => 40,
+                        "members-only" => 65,
+                        "plus-minus" if n >= 5 => 88,
+                        "plus-minus" => 44,
+                        _ => 52,
+                    };
+                    assert_eq!(dealt + rest, pack, "{id} {n}");
+                    let t = service.table_view();
+                    match id {
+                        // The stock's top card shows the first trump.
+                        "bonus-malus" => {
+                            assert_eq!(board.stock.len(), 52 - 7 * n);
+                            let top: cards::Card = board.stock[0].parse().unwrap();
+                            assert_eq!(t["trump"], top.suit().letter().to_string());
+                        }
+                        "members-only" => {
+                            let mut face: Vec<String> = t["face_up"]
+                                .as_array()
+                                .unwrap()
+                                .iter()
+                                .map(|c| c.as_str().unwrap().to_string())
+                                .collect();
+                            face.sort_by_key(|c| c.parse::<members_only::Card>().unwrap());
+                            assert_eq!(board.layout, face);
+                        }
+                        _ => assert!(board.layout.is_empty() && board.stock.is_empty()),
+                    }
                 }
             }
         }
-        assert!(AnyGame::checks_boards("clubs", None, 4));
-        assert!(AnyGame::checks_boards("dump", None, 2));
-        for id in [
-            "bonus-malus",
-            "plus-minus",
-            "members-only",
-            "by-hook-or-crook",
-        ] {
-            assert!(!AnyGame::checks_boards(id, None, 4), "{id}");
+        for id in ["dump", "clubs", "bonus-malus", "plus-minus", "members-only"] {
+            assert!(AnyGame::checks_boards(id, None, 4), "{id}");
+        }
+        assert!(!AnyGame::checks_boards("by-hook-or-crook", None, 4));
+        // P.M. values by value, lowest (MINUS) first; Members Only by category, NO! after.
+        let pm = AnyGame::new("plus-minus", None, 3, Dealing::Table)
+            .unwrap()
+            .board(1, &Seed([9; 32]))
+            .unwrap();
+        for h in pm.hands.iter().chain([&pm.undealt]) {
+            let v: Vec<i32> = h.iter().map(|c| c.parse().unwrap()).collect();
+            assert!(v.windows(2).all(|w| w[0] <= w[1]), "{v:?}");
         }
         let clubs = AnyGame::new("clubs", None, 4, Dealing::Table).unwrap();
-        let play = serde_json::json!({"type": "play", "card": "QS"});
-        assert_eq!(clubs.card_shown(&play), Some("QS".parse().unwrap()));
-        assert_eq!(clubs.card_shown(&serde_json::json!({"type": "deal"})), None);
+        let board = clubs.board(1, &Seed([1; 32])).unwrap();
+        let card = board.hands[0][0].clone();
+        let play = |c: &str| json!({"type": "play", "card": c});
+        let other = board.hands[1][0].clone();
+        assert_eq!(
+            clubs.board_fouls(
+                &board,
+                &[
+                    (Actor::Seat(0), &play(&card)),
+                    (Actor::Table, &json!({"type": "deal"})),
+                    (Actor::Seat(0), &play(&other))
+                ]
+            ),
+            vec![BoardFoul {
+                index: 2,
+                seat: 0,
+                card: other,
+                face_up: false
+            }]
+        );
+    }
+
+    /// Members Only: the face-up pair the table records is the board's layout, in any order; a
+    /// card that is not fouls the board in the dealer's name; reveals are counted.
+    #[test]
+    fn members_only_checks_the_face_up_pair_and_counts_the_reveals() {
+        let mo = AnyGame::new("members-only", None, 3, Dealing::Table).unwrap();
+        let board = mo.board(2, &Seed([5; 32])).unwrap();
+        let (a, b) = (board.layout[0].clone(), board.layout[1].clone());
+        let other = ["umbrella", "crown", "teacup", "big_ben", "hat"]
+            .into_iter()
+            .find(|c| *c != a && *c != b)
+            .unwrap();
+        let deal = |x: &str, y: &str| json!({"type": "deal", "face_up": [x, y]});
+        assert_eq!(
+            mo.board_fouls(&board, &[(Actor::Table, &deal(&b, &a))]),
+            vec![]
+        );
+        assert_eq!(
+            mo.board_fouls(&board, &[(Actor::Table, &deal(&a, other))]),
+            vec![BoardFoul {
+                index: 0,
+                seat: board.dealer,
+                card: other.to_string(),
+                face_up: true
+            }]
+        );
+        // A seat reveals every copy of a card it holds, and one more: the extra one fouls.
+        let seat = (board.dealer + 1) % 3;
+        let card = board.hands[seat][0].clone();
+        let held = board.hands[seat].iter().filter(|c| **c == card).count();
+        let turns: Vec<Value> = (0..=held / 2)
+            .map(|_| json!({"type": "turn", "reveal": [card, card]}))
+            .collect();
+        let actions: Vec<(Actor, &Value)> = turns.iter().map(|t| (Actor::Seat(seat), t)).collect();
+        let fouls = mo.board_fouls(&board, &actions);
+        assert_eq!(fouls.len(), (held / 2 + 1) * 2 - held);
+        assert!(fouls
+            .iter()
+            .all(|f| f.seat == seat && f.card == card && f.index == held / 2 && !f.face_up));
+    }
+
+    /// Bonus-Malus: a seat holds what it was dealt and what it drew, the draws fixed by the
+    /// board's stock and the tricks' winners. A service-dealt match's plays, recorded at a table
+    /// (its trumps as the table sees them), show no foul; a card drawn by another seat does.
+    #[test]
+    fn bonus_malus_draws_from_the_boards_stock() {
+        for n in [2usize, 3, 4] {
+            let seed = Seed([n as u8 * 11; 32]);
+            let table = AnyGame::new("bonus-malus", None, n, Dealing::Table).unwrap();
+            let board = table.board(1, &seed).unwrap();
+            let mut service = AnyGame::new("bonus-malus", None, n, Dealing::Service).unwrap();
+            let mut log: Vec<(Actor, Value)> = vec![];
+            service
+                .apply(Actor::Table, &json!({"type": "deal"}), Some(&seed))
+                .unwrap();
+            log.push((
+                Actor::Table,
+                json!({"type": "deal", "trump": service.table_view()["trump"]}),
+            ));
+            while service.rounds_completed() == 0 {
+                let seat = service.to_act().seats[0];
+                let action = service.legal_actions(Actor::Seat(seat))[0].clone();
+                let tricks = service.table_view()["tricks"]
+                    .as_array()
+                    .map_or(0, Vec::len);
+                service.apply(Actor::Seat(seat), &action, None).unwrap();
+                log.push((Actor::Seat(seat), action.clone()));
+                let t = service.table_view();
+                let done = t["tricks"].as_array().map_or(0, Vec::len) > tricks;
+                if done && t["stock"].as_u64().is_some_and(|s| s > 0) {
+                    // The trick's draws are made and the stock still serves: the table records
+                    // the suit now on top.
+                    log.push((
+                        Actor::Table,
+                        json!({"type": "stock_top", "suit": t["trump"]}),
+                    ));
+                }
+            }
+            let actions: Vec<(Actor, &Value)> = log.iter().map(|(a, v)| (*a, v)).collect();
+            assert_eq!(table.board_fouls(&board, &actions), vec![], "{n} players");
+            // The stock's first card goes to the first trick's winner: played by anyone else, a
+            // foul.
+            let first = board.stock[0].clone();
+            let winner_plays: Vec<usize> = log
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, a))| a["card"] == first.as_str())
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(winner_plays.len(), 1, "{first} played once");
+            let i = winner_plays[0];
+            let Actor::Seat(holder) = log[i].0 else {
+                panic!()
+            };
+            let mut forged = log.clone();
+            forged[i].0 = Actor::Seat((holder + 1) % n);
+            let actions: Vec<(Actor, &Value)> = forged.iter().map(|(a, v)| (*a, v)).collect();
+            let fouls = table.board_fouls(&board, &actions);
+            assert_eq!(
+                fouls.first(),
+                Some(&BoardFoul {
+                    index: i,
+                    seat: (holder + 1) % n,
+                    card: first.clone(),
+                    face_up: false
+                }),
+                "{n}"
+            );
+        }
     }
 
     #[test]

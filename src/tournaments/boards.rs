@@ -1,14 +1,16 @@
 //! Duplicate play with real cards: the boards of a round as the organiser prints them (a deal
 //! sheet per board, for pre-dealing the wallets, and a curtain card per seat and board), as JSON
 //! and as a print-ready A4 page. Pure: the boards come from the game's [`AnyGame::board`] and the
-//! round's secret (board k is dealt from seed k, as service dealing would deal deal k).
+//! round's secret (board k is dealt from seed k, as service dealing would deal deal k). Cards are
+//! written as the game's actions write them: `QS` (Dump, Clubs, Bonus-Malus), a signed value
+//! (P.M.: `-7` is MINUS 7), a category (Members Only: `umbrella`, `hat:no`).
 
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::rules::{
-    cards::{sort_key, Card, Suit},
-    AnyGame, Board, Seed,
+    cards::{Card, Suit},
+    members_only, AnyGame, Board, Seed,
 };
 
 /// The most boards one request prints.
@@ -36,7 +38,7 @@ pub struct RoundBoards {
     pub boards: Vec<BoardView>,
 }
 
-/// One board: who deals, and each seat's cards.
+/// One board: who deals, each seat's cards, and where the others go.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct BoardView {
     /// The board (the deal number at every table), from 1.
@@ -47,9 +49,22 @@ pub struct BoardView {
     pub dealer: usize,
     /// Each seat's cards, seat 0 first.
     pub hands: Vec<HandView>,
-    /// Cards that go to no seat (Clubs at three: the face-down card), sorted.
+    /// Cards that go to no seat and stay out of play unseen, sorted as the hands are (Clubs at
+    /// three: the face-down card; P.M.: the rest of the packs; Members Only: the cards out of
+    /// the heat). They stay in the wallet, face down.
     #[schema(example = json!([]))]
     pub undealt: Vec<String>,
+    /// Members Only: the two cards turned face up into the layout at the deal (the table's
+    /// `deal` records them as `face_up`). Absent in the other games.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schema(example = json!(["umbrella", "crown:no"]))]
+    pub layout: Vec<String>,
+    /// Bonus-Malus: the stock in its order, top card first, for the wallet to hold stacked
+    /// face down (its top card's back shows the first trump; with three players the last card
+    /// is the one set aside unseen). Absent in the other games.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schema(example = json!(["7D", "AS", "2C"]))]
+    pub stock: Vec<String>,
 }
 
 /// What one seat is dealt on a board.
@@ -62,11 +77,13 @@ pub struct HandView {
     /// tournament page names them), else "Seat 1" to "Seat n".
     #[schema(example = "North")]
     pub seat_name: String,
-    /// The cards, rank then suit, sorted by suit (spades, hearts, diamonds, clubs) and the
-    /// highest rank first.
+    /// The cards as the game's actions write them: rank then suit, sorted by suit (spades,
+    /// hearts, diamonds, clubs) and the highest rank first; P.M. values lowest first (`-7` is
+    /// MINUS 7); Members Only cards by category in track order, normal before NO!.
     #[schema(example = json!(["AS", "TS", "KH", "2C"]))]
     pub cards: Vec<String>,
-    /// The same cards suit by suit, for the wallet and the curtain card.
+    /// The same cards suit by suit, for the wallet and the curtain card (Dump, Clubs,
+    /// Bonus-Malus); empty in a game without suits (P.M., Members Only).
     pub suits: Vec<SuitHolding>,
 }
 
@@ -95,38 +112,48 @@ fn rank_of(card: Card) -> String {
     text[..text.len() - 1].to_string()
 }
 
+/// The hand suit by suit, when every card is a playing card (none when the game has no suits).
+fn suits_of(cards: &[String]) -> Vec<SuitHolding> {
+    let Ok(parsed) = cards
+        .iter()
+        .map(|c| c.parse::<Card>())
+        .collect::<Result<Vec<_>, _>>()
+    else {
+        return vec![];
+    };
+    Suit::ALL
+        .iter()
+        .map(|&suit| SuitHolding {
+            suit: suit.letter().to_string(),
+            ranks: parsed
+                .iter()
+                .filter(|c| c.suit() == suit)
+                .map(|&c| rank_of(c))
+                .collect(),
+        })
+        .collect()
+}
+
 fn board_view(number: u32, board: &Board) -> BoardView {
     let seats = board.hands.len();
     let hands = board
         .hands
         .iter()
         .enumerate()
-        .map(|(seat, hand)| {
-            let mut cards = hand.to_vec();
-            cards.sort_by_key(|c| sort_key(*c));
-            HandView {
-                seat,
-                seat_name: seat_name(seat, seats),
-                cards: cards.iter().map(|c| c.to_string()).collect(),
-                suits: Suit::ALL
-                    .iter()
-                    .map(|&suit| SuitHolding {
-                        suit: suit.letter().to_string(),
-                        ranks: cards
-                            .iter()
-                            .filter(|c| c.suit() == suit)
-                            .map(|&c| rank_of(c))
-                            .collect(),
-                    })
-                    .collect(),
-            }
+        .map(|(seat, cards)| HandView {
+            seat,
+            seat_name: seat_name(seat, seats),
+            cards: cards.clone(),
+            suits: suits_of(cards),
         })
         .collect();
     BoardView {
         board: number,
         dealer: board.dealer,
         hands,
-        undealt: board.undealt.iter().map(|c| c.to_string()).collect(),
+        undealt: board.undealt.clone(),
+        layout: board.layout.clone(),
+        stock: board.stock.clone(),
     }
 }
 
@@ -143,6 +170,132 @@ pub fn boards(
         .collect()
 }
 
+/// The print CSS: A4, one board's deal sheet a page, then the curtain cards, six a page.
+const CSS: &str = "@page{size:A4;margin:12mm}\
+body{font:12pt/1.35 system-ui,sans-serif;color:#000;background:#fff;margin:0}\
+h1{font-size:16pt;margin:0 0 4mm}h2{font-size:14pt;margin:0 0 3mm}\
+.sheet{break-after:page;page-break-after:always}\
+.sheet:last-child{break-after:auto;page-break-after:auto}\
+.hands{display:grid;grid-template-columns:1fr 1fr;gap:4mm}\
+.hand,.curtain,.stock{border:0.4mm solid #000;border-radius:2mm;padding:3mm;break-inside:avoid;page-break-inside:avoid}\
+.hand h3,.curtain h3,.stock h3{font-size:12pt;margin:0 0 2mm}\
+.suit{white-space:nowrap;font-size:13pt}.red{color:#c00}\
+.stock{margin-top:4mm}.stock ol{columns:4;margin:0;padding-left:8mm}\
+.curtains{display:grid;grid-template-columns:1fr 1fr;gap:6mm}\
+.curtain{min-height:80mm}.note{font-size:10pt;color:#333}\
+@media screen{body{max-width:210mm;margin:8mm auto;padding:0 4mm}}";
+
+/// How the page shows the cards of a game.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Playing cards, suit by suit.
+    Suited,
+    /// P.M.'s signed values.
+    Values,
+    /// Members Only's categories.
+    Categories,
+}
+
+fn kind_of(game: &str) -> Kind {
+    match game {
+        "plus-minus" => Kind::Values,
+        "members-only" => Kind::Categories,
+        _ => Kind::Suited,
+    }
+}
+
+/// One card as the page prints it: `Q♥` (red suits red), `PLUS 7`, `MINUS 7` (red, as the
+/// MINUS cards are), `Big Ben`, `Hat NO!`.
+fn card_html(kind: Kind, label: &str) -> String {
+    match kind {
+        Kind::Values => match label.parse::<i32>() {
+            Ok(v) if v < 0 => format!("<span class=\"red\">MINUS {}</span>", v.unsigned_abs()),
+            Ok(v) => format!("PLUS {v}"),
+            Err(_) => label.to_string(),
+        },
+        Kind::Categories => match label.parse::<members_only::Card>() {
+            Ok(c) if c.no => format!("{} NO!", c.category.words()),
+            Ok(c) => c.category.words().to_string(),
+            Err(_) => label.to_string(),
+        },
+        Kind::Suited => match label.parse::<Card>() {
+            Ok(c) => {
+                let (sym, red) = symbol(&c.suit().letter().to_string());
+                let rank = rank_of(c);
+                let rank = if rank == "T" { "10" } else { rank.as_str() };
+                if red {
+                    format!("{rank}<span class=\"red\">{sym}</span>")
+                } else {
+                    format!("{rank}{sym}")
+                }
+            }
+            Err(_) => label.to_string(),
+        },
+    }
+}
+
+fn cards_html(kind: Kind, cards: &[String]) -> String {
+    cards
+        .iter()
+        .map(|c| card_html(kind, c))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// A hand's lines on the sheet and the curtain card: suit by suit; P.M.'s PLUS then MINUS
+/// values; Members Only's categories in track order with how many of each (— for none).
+fn hand_lines(kind: Kind, h: &HandView) -> String {
+    match kind {
+        Kind::Suited => suit_lines(h),
+        Kind::Values => {
+            let values: Vec<i32> = h.cards.iter().filter_map(|c| c.parse().ok()).collect();
+            let line = |vals: Vec<String>| {
+                if vals.is_empty() {
+                    "—".to_string()
+                } else {
+                    vals.join(" ")
+                }
+            };
+            let plus = line(
+                values
+                    .iter()
+                    .filter(|v| **v > 0)
+                    .map(|v| v.to_string())
+                    .collect(),
+            );
+            let mut minus: Vec<u32> = values
+                .iter()
+                .filter(|v| **v < 0)
+                .map(|v| v.unsigned_abs())
+                .collect();
+            minus.sort_unstable();
+            let minus = line(minus.iter().map(|v| v.to_string()).collect());
+            format!(
+                "<div class=\"suit\">PLUS {plus}</div>\
+                 <div class=\"suit\"><span class=\"red\">MINUS</span> {minus}</div>"
+            )
+        }
+        Kind::Categories => {
+            let cards: Vec<members_only::Card> =
+                h.cards.iter().filter_map(|c| c.parse().ok()).collect();
+            members_only::Category::ALL
+                .iter()
+                .map(|&cat| {
+                    let normal = cards.iter().filter(|c| c.category == cat && !c.no).count();
+                    let no = cards.iter().filter(|c| c.category == cat && c.no).count();
+                    let held = match (normal, no) {
+                        (0, 0) => "—".to_string(),
+                        (n, 0) => format!("× {n}"),
+                        (0, k) => format!("NO! × {k}"),
+                        (n, k) => format!("× {n}, NO! × {k}"),
+                    };
+                    format!("<div class=\"suit\">{} {held}</div>", cat.words())
+                })
+                .collect()
+        }
+    }
+}
+
 /// The suit's symbol and whether it prints red.
 fn symbol(suit: &str) -> (&'static str, bool) {
     match suit {
@@ -152,20 +305,6 @@ fn symbol(suit: &str) -> (&'static str, bool) {
         _ => ("♣", false),
     }
 }
-
-/// The print CSS: A4, one board's deal sheet a page, then the curtain cards, six a page.
-const CSS: &str = "@page{size:A4;margin:12mm}\
-body{font:12pt/1.35 system-ui,sans-serif;color:#000;background:#fff;margin:0}\
-h1{font-size:16pt;margin:0 0 4mm}h2{font-size:14pt;margin:0 0 3mm}\
-.sheet{break-after:page;page-break-after:always}\
-.sheet:last-child{break-after:auto;page-break-after:auto}\
-.hands{display:grid;grid-template-columns:1fr 1fr;gap:4mm}\
-.hand,.curtain{border:0.4mm solid #000;border-radius:2mm;padding:3mm;break-inside:avoid;page-break-inside:avoid}\
-.hand h3,.curtain h3{font-size:12pt;margin:0 0 2mm}\
-.suit{white-space:nowrap;font-size:13pt}.red{color:#c00}\
-.curtains{display:grid;grid-template-columns:1fr 1fr;gap:6mm}\
-.curtain{min-height:80mm}.note{font-size:10pt;color:#333}\
-@media screen{body{max-width:210mm;margin:8mm auto;padding:0 4mm}}";
 
 fn suit_lines(h: &HandView) -> String {
     h.suits
@@ -189,11 +328,22 @@ fn suit_lines(h: &HandView) -> String {
         .collect()
 }
 
+/// What the sheet calls the cards dealt to no seat.
+fn undealt_words(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Values => "Out of play (stay in the wallet face down, unseen)",
+        Kind::Categories => "Out of the heat (stay in the wallet face down, unseen)",
+        Kind::Suited => "Dealt to no seat",
+    }
+}
+
 /// The print-ready page: per board a deal sheet (which cards go to which seat, sorted by suit,
-/// for pre-dealing into the wallets), then a curtain card per seat and board. Every text on it
+/// value or category, for pre-dealing into the wallets; Members Only's two layout cards;
+/// Bonus-Malus's stock in its order), then a curtain card per seat and board. Every text on it
 /// is the service's own (ids, numbers, seat names, cards): nothing a user typed, so nothing to
 /// escape.
 pub fn html(b: &RoundBoards) -> String {
+    let kind = kind_of(&b.game);
     let mut out = String::with_capacity(16 * 1024);
     out.push_str("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">");
@@ -219,14 +369,38 @@ pub fn html(b: &RoundBoards) -> String {
                 "<div class=\"hand\"><h3>{} ({} cards)</h3>{}</div>",
                 h.seat_name,
                 h.cards.len(),
-                suit_lines(h)
+                hand_lines(kind, h)
             ));
         }
         out.push_str("</div>");
+        if !board.layout.is_empty() {
+            out.push_str(&format!(
+                "<p class=\"layout\">Face up into the layout: {}</p>",
+                cards_html(kind, &board.layout)
+            ));
+        }
+        if !board.stock.is_empty() {
+            out.push_str(&format!(
+                "<div class=\"stock\"><h3>Stock ({} cards), top card first</h3>\
+                 <p class=\"note\">Stack it face down in this order, card 1 on top: its \
+                 back shows the first trump.{}</p><ol>",
+                board.stock.len(),
+                if b.seats == 3 {
+                    " At three the last card is set aside unseen."
+                } else {
+                    ""
+                }
+            ));
+            for c in &board.stock {
+                out.push_str(&format!("<li>{}</li>", card_html(kind, c)));
+            }
+            out.push_str("</ol></div>");
+        }
         if !board.undealt.is_empty() {
             out.push_str(&format!(
-                "<p>Dealt to no seat: {}</p>",
-                board.undealt.join(" ")
+                "<p class=\"undealt\">{}: {}</p>",
+                undealt_words(kind),
+                cards_html(kind, &board.undealt)
             ));
         }
         out.push_str("</section>");
@@ -242,7 +416,7 @@ pub fn html(b: &RoundBoards) -> String {
                  Check your cards against this card before play.</p></div>",
                 board.board,
                 h.seat_name,
-                suit_lines(h),
+                hand_lines(kind, h),
                 b.round
             ));
         }

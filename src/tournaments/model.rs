@@ -71,9 +71,14 @@ pub struct FouledPlay {
     /// The seat that played it.
     #[schema(example = 2)]
     pub seat: usize,
-    /// The card, rank then suit.
+    /// The card, as the game's actions write it (`KS`, a P.M. value such as `-7`, a Members
+    /// Only card such as `hat:no`).
     #[schema(example = "KS")]
     pub card: String,
+    /// Members Only: the card was recorded face up into the layout at the deal (`seat` is the
+    /// dealer's). Absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub face_up: bool,
 }
 
 /// A fouled board in the standings: at which table, and the first card that fouled it.
@@ -85,11 +90,16 @@ pub struct FouledBoard {
     pub table: u32,
     /// The board (deal number, from 1).
     pub board: u32,
-    /// The seat that played a card it was not dealt (the first such play on the board).
+    /// The seat that played (Members Only: revealed) a card it did not hold by the board (the
+    /// first such on the board).
     pub seat: usize,
-    /// That card.
+    /// That card, as the game's actions write it (`KS`, `-7`, `hat:no`).
     #[schema(example = "KS")]
     pub card: String,
+    /// Members Only: that card was recorded face up into the layout at the deal (`seat` is the
+    /// dealer's). Absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub face_up: bool,
 }
 
 /// What a table whose board is fouled scores on it (duplicate play with real cards). The board

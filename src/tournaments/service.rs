@@ -177,7 +177,7 @@ fn settle_table_size(
 
 /// Duplicate play's conditions: a shuffled game, dealt by the service when matches record the
 /// results (or by the tables from the printed boards, in a game whose boards the service checks
-/// card by card: Dump, Clubs), and at least two tables to compare.
+/// card by card: every game that plays duplicate), and at least two tables to compare.
 fn check_duplicate(
     game: &str,
     config: &Value,
@@ -754,6 +754,7 @@ impl Tournaments {
                 board: f.board,
                 seat: f.seat,
                 card: f.card.to_string(),
+                face_up: f.face_up,
             })
             .collect();
         Ok(Some(TableResult {
@@ -974,7 +975,16 @@ impl Tournaments {
         // The round only: its view and tokens need nothing of the others.
         let t = self.load_part(id, round, None).await?;
         let organiser_token = t.organiser(token)?;
-        with_tokens(&t, round, organiser_token)
+        let mut answer = with_tokens(&t, round, organiser_token)?;
+        // Duplicate play with real cards: the fouls recorded so far, to the organiser alone
+        // while the round is played (a table's own tokens see none: `Entry::shown_fouls`).
+        let spec = &t.spec;
+        if spec.duplicate && spec.dealing == Dealing::Table && spec.record == Record::Matches {
+            for tb in &mut answer.tokens {
+                tb.fouls = self.matches.fouls(&tb.match_id).await?;
+            }
+        }
+        Ok(answer)
     }
 
     /// Boards `from` to `from + count - 1` of round `round` (organiser only), for duplicate play
@@ -1354,6 +1364,7 @@ fn with_tokens(
                 seat_tokens: (0..tb.players.len())
                     .map(|s| table_token(organiser_token, m, Some(s)))
                     .collect(),
+                fouls: vec![],
             })
         })
         .collect();

@@ -398,6 +398,7 @@ fn fouled_boards(results: &[TableResult]) -> Vec<FouledBoard> {
                     board: f.board,
                     seat: f.seat,
                     card: f.card.clone(),
+                    face_up: f.face_up,
                 });
             }
         }
@@ -592,6 +593,7 @@ mod tests {
             board,
             seat,
             card: card.into(),
+            face_up: false,
         };
         let mut r = vec![
             result(1, 1, vec![0, 1], vec![30, 0], vec![vec![30, 0], vec![0, 0]]),
@@ -638,14 +640,16 @@ mod tests {
                     table: 3,
                     board: 2,
                     seat: 1,
-                    card: "7D".into()
+                    card: "7D".into(),
+                    face_up: false,
                 },
                 FouledBoard {
                     round: 1,
                     table: 4,
                     board: 1,
                     seat: 0,
-                    card: "AS".into()
+                    card: "AS".into(),
+                    face_up: false,
                 },
             ]
         );

@@ -79,9 +79,9 @@ pub struct CreateTournament {
     /// Match options for every table (omitted ones take the game's defaults).
     #[schema(value_type = Option<Object>)]
     pub config: Option<serde_json::Map<String, Value>>,
-    /// Who deals at the tables: `table` (default) or `service`. Duplicate play recorded by
-    /// matches needs `service`, except in Dump and Clubs, whose tables may deal real cards from
-    /// the printed boards (`GET .../rounds/{round}/boards`).
+    /// Who deals at the tables: `table` (default) or `service`. In duplicate play recorded by
+    /// matches, `table` means the tables deal real cards from the printed boards (`GET
+    /// .../rounds/{round}/boards`), and the service checks every card a seat shows against them.
     pub dealing: Option<Dealing>,
     /// Round robin or Swiss.
     pub format: Format,
@@ -100,8 +100,8 @@ pub struct CreateTournament {
     /// Where results come from (default `matches`).
     pub record: Option<Record>,
     /// Duplicate play at tables that deal real cards (`duplicate`, `dealing: table`, `record:
-    /// matches`; Dump and Clubs): what a table that fouled a board (a seat played a card the
-    /// printed board did not deal it) scores on that board. Default `average`. Anywhere else 422
+    /// matches`): what a table that fouled a board (a seat played or revealed a card the printed
+    /// board did not give it) scores on that board. Default `average`. Anywhere else 422
     /// `fouled_board_not_applicable`.
     pub fouled_board: Option<crate::tournaments::model::FouledBoardRule>,
     /// The entrants, in entry order (the last tie-break): names (registered as new players) or
@@ -235,6 +235,14 @@ pub struct TableTokens {
     pub host_token: String,
     /// One token per seat, in seat order.
     pub seat_tokens: Vec<String>,
+    /// Duplicate play with real cards (`GET /v1/tournaments/{id}/rounds/{round}` only): every
+    /// standing play at this table so far that showed a card its seat did not hold by the
+    /// round's board, in order (docs/tournaments.md#duplicate-with-real-cards). The organiser
+    /// reads them here while the round is played; nobody else sees a foul until the round is
+    /// complete (then in the table's log and the standings' `fouled_boards`). Absent when there
+    /// are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fouls: Vec<crate::matches::views::Foul>,
 }
 
 /// A round with its tables' tokens (organiser only). The tokens derive from the organiser's

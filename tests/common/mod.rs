@@ -3,6 +3,8 @@
 //! and typed helpers for each call.
 #![allow(dead_code)]
 
+pub mod probe;
+
 use std::net::TcpListener;
 
 use reqwest::{Client, Method, StatusCode};

@@ -1474,6 +1474,64 @@ impl Game for MembersOnly {
         matches!(action, Action::Deal { .. })
     }
 
+    /// Duplicate with real cards: heat `deal` as service dealing deals it (11 / 9 / 7 each from
+    /// the starter on, the next two face up into the layout, the rest out of the heat unseen:
+    /// docs/rules.md#members-only, Rule One), each list by category in track order, normal
+    /// cards before NO! cards.
+    fn board(&self, deal: u32, seed: &Seed) -> Option<super::Board> {
+        let d = deal_from_seed(seed, self.players, self.starter_of(deal));
+        let written = |mut cards: Vec<Card>| -> Vec<String> {
+            cards.sort();
+            cards.iter().map(ToString::to_string).collect()
+        };
+        Some(super::Board {
+            dealer: self.dealer_of(deal),
+            hands: d.hands.into_iter().map(written).collect(),
+            undealt: written(d.unused),
+            layout: written(d.face_up.to_vec()),
+            stock: vec![],
+        })
+    }
+
+    /// The two cards the table records face up at the deal are the board's layout: another card
+    /// there fouls the board (named with the dealer's seat, who turned it). Then the seats'
+    /// reveals, counted against their hands.
+    fn board_fouls(board: &super::Board, actions: &[(Actor, Action)]) -> Vec<super::BoardFoul> {
+        let mut out = vec![];
+        for (index, (actor, action)) in actions.iter().enumerate() {
+            if let (Actor::Table, Action::Deal { face_up }) = (actor, action) {
+                let mut layout = board.layout.clone();
+                for card in face_up.iter().map(ToString::to_string) {
+                    match layout.iter().position(|c| *c == card) {
+                        Some(i) => {
+                            layout.remove(i);
+                        }
+                        None => out.push(super::BoardFoul {
+                            index,
+                            seat: board.dealer,
+                            card,
+                            face_up: true,
+                        }),
+                    }
+                }
+            }
+        }
+        out.extend(super::seat_fouls::<Self>(board, actions));
+        out.sort_by_key(|f| f.index);
+        out
+    }
+
+    /// The cards a seat reveals, in a turn or at the end of the heat. The discard is face down
+    /// for good (Rule Three): it is not checked, so no foul ever tells anything of it.
+    fn cards_shown(action: &Action) -> Vec<String> {
+        match action {
+            Action::Turn { reveal, .. } | Action::Final { reveal, .. } => {
+                reveal.iter().map(ToString::to_string).collect()
+            }
+            _ => vec![],
+        }
+    }
+
     fn apply(
         &mut self,
         actor: Actor,

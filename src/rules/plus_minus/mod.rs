@@ -1060,6 +1060,41 @@ impl Game for PlusMinus {
         matches!(action, Action::Deal {})
     }
 
+    /// Duplicate with real cards: the packs shuffled and dealt as service dealing deals game
+    /// `deal` (eleven each from the leader on), each hand by value, lowest first; the rest of
+    /// the packs stays out of play unseen (docs/rules.md#plus-minus: "undealt cards stay
+    /// hidden"). Cards are written as a play writes them: `11`, `-7` (MINUS 7).
+    fn board(&self, deal: u32, seed: &Seed) -> Option<super::Board> {
+        let dealer = self.dealer_of(deal);
+        let leader = (dealer + 1) % self.players;
+        let order = shuffled(self.canonical_cards(), seed);
+        let dealt = HAND_SIZE * self.players;
+        let mut hands = vec![Vec::with_capacity(HAND_SIZE); self.players];
+        for (k, card) in order.iter().take(dealt).enumerate() {
+            hands[(leader + k) % self.players].push(*card);
+        }
+        let mut undealt = order[dealt.min(order.len())..].to_vec();
+        undealt.sort_unstable();
+        let written = |mut cards: Vec<PmCard>| -> Vec<String> {
+            cards.sort_unstable();
+            cards.iter().map(|c| c.0.to_string()).collect()
+        };
+        Some(super::Board {
+            dealer,
+            hands: hands.into_iter().map(written).collect(),
+            undealt: written(undealt),
+            layout: vec![],
+            stock: vec![],
+        })
+    }
+
+    fn cards_shown(action: &Action) -> Vec<String> {
+        match action {
+            Action::Play { card, .. } => vec![card.0.to_string()],
+            _ => vec![],
+        }
+    }
+
     fn apply(
         &mut self,
         actor: Actor,
