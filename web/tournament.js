@@ -114,6 +114,17 @@ function openLinks(t, table, tokens) {
     h("button", { class: "secondary small", "data-qr": table.table, onclick: qr }, "QR codes"));
 }
 
+// Real-card duplicate: the plays of a table that showed a card its seat was not dealt on the
+// board, which only the organiser sees while the round is played (docs/tournaments.md).
+function foulsNote(table, tokens) {
+  const fouls = (tokens && tokens.fouls) || [];
+  if (!fouls.length) return null;
+  const size = table.players.length;
+  return h("div", { class: "msg bad fouls", role: "note", "data-fouls": fouls.length },
+    h("strong", {}, `Fouled board${fouls.length === 1 ? "" : "s"}: `),
+    fouls.map((f) => `board ${f.board}, ${f.face_up ? "face-up card" : `seat ${seatName(size, f.seat)}`} ${f.card} (not on the board; event ${f.seq})`).join("; "));
+}
+
 // ---------- where to sit ----------
 
 // Seat names (docs/tournaments.md#running-a-club-night): a table of four sits North, East, South,
@@ -446,8 +457,10 @@ export async function tournamentPage(id, token) {
       // Duplicate play: a finished table's result shows once every table of the round is done.
       table.finished ? "Finished: the result shows once every table of the round has finished."
         : t.record === "matches" ? "Playing…" : "No result yet."),
-    token ? openLinks(t, table, (P.tokens.get(round.round) || []).find((x) => x.table === table.table)) : null,
+    token ? openLinks(t, table, tokensOf(round, table)) : null,
+    token ? foulsNote(table, tokensOf(round, table)) : null,
     token && !table.finished ? quickLog(t, round, table) : null);
+  const tokensOf = (round, table) => (P.tokens.get(round.round) || []).find((x) => x.table === table.table);
 
   const roundBlock = (t, round) => h("section", { class: "panel round", "data-round": round.round },
     h("h2", {}, `Round ${round.round}`, h("span", { class: "muted small" }, round.complete ? " · complete" : " · in play")),
@@ -458,7 +471,8 @@ export async function tournamentPage(id, token) {
     const mine = ++P.drawn;
     if (token) {
       for (const r of t.rounds) {
-        if (P.tokens.has(r.round)) continue;
+        // A round in play is asked again at each drawing: its fouls (real-card duplicate) grow.
+        if (P.tokens.has(r.round) && r.complete) continue;
         const a = await api("GET", `/v1/tournaments/${id}/rounds/${r.round}`, { token }).catch(() => null);
         if (a && a.ok) P.tokens.set(r.round, a.json.tokens);
         else if (a && a.status === 403) { say(msg, "bad", problemText(a)); break; } // not this tournament's organiser token
