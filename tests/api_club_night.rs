@@ -645,7 +645,7 @@ async fn late_entry_and_withdrawal_refuse_what_a_club_night_cannot_do() {
     assert!(s.contains(&"3 Fay 0 1 0 0 1/2 0".to_string()), "{s:?}");
     // Withdrawing four more would leave one: too few for a table.
     for p in &ids[..3] {
-        let w = entrant(&app, &id, &org, &p, "withdraw").await;
+        let w = entrant(&app, &id, &org, p, "withdraw").await;
         assert_eq!(w.status, StatusCode::OK, "{}", w.text);
     }
     let w = entrant(&app, &id, &org, &ids[3], "withdraw").await;
@@ -707,7 +707,7 @@ async fn a_round_robin_takes_no_late_entry_nor_withdrawal() {
         (late.status, late.code()),
         (StatusCode::UNPROCESSABLE_ENTITY, "swiss_only")
     );
-    let w = entrant(&app, &id, org, &p, "withdraw").await;
+    let w = entrant(&app, id, org, p, "withdraw").await;
     assert_eq!(
         (w.status, w.code()),
         (StatusCode::UNPROCESSABLE_ENTITY, "swiss_only")
