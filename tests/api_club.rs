@@ -821,7 +821,10 @@ async fn an_entered_result_and_its_rating_are_one_commit_refused_whole_when_the_
     assert_eq!(e.body["code"], "internal_error");
     let r = ok(&app, &round).await;
     assert_eq!(
-        (r["tables"][0]["finished"].clone(), r["tables"][0]["result"].clone()),
+        (
+            r["tables"][0]["finished"].clone(),
+            r["tables"][0]["result"].clone()
+        ),
         (json!(false), Value::Null)
     );
     assert_eq!(board(&app, "dump").await, vec![]);
@@ -862,8 +865,8 @@ async fn an_entered_result_and_its_rating_are_one_commit_refused_whole_when_the_
 }
 
 #[actix_web::test]
-async fn a_table_marker_left_by_an_earlier_version_is_taken_in_at_the_next_start_as_last_corrected(
-) {
+async fn a_table_marker_left_by_an_earlier_version_is_taken_in_at_the_next_start_as_last_corrected()
+{
     let app = TestApp::spawn().await;
     let (id, _org, seats) = heads_up_tournament(&app).await;
     // What an earlier version (the entry's commit, then the club's in a second transaction)
@@ -909,6 +912,9 @@ async fn a_table_marker_left_by_an_earlier_version_is_taken_in_at_the_next_start
         json!({"id": id, "round": 1, "table": 1})
     );
     assert_eq!(s["recent"][0]["total"], 110);
-    assert_eq!(s["games"][0]["rating_history"][0]["at"], "2026-11-27T10:05:00Z");
+    assert_eq!(
+        s["games"][0]["rating_history"][0]["at"],
+        "2026-11-27T10:05:00Z"
+    );
     assert_eq!(pending_markers(&app.database_url).await, vec![]);
 }
