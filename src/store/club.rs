@@ -867,17 +867,27 @@ async fn write_moves(
     let mut last: HashMap<&String, Rating> = HashMap::new();
     for (num, result) in nums.iter().zip(moves) {
         for (p, before, after) in result.iter().flatten() {
-            sqlx::query(
-                "UPDATE club_result_players SET rating_before = $1, rating_after = $2, uncertainty_after = $3 \
-                 WHERE result_num = $4 AND player_id = $5",
-            )
-            .bind(before.rating)
-            .bind(after.rating)
-            .bind(after.uncertainty)
-            .bind(*num)
-            .bind(p)
-            .execute(&mut *c)
-            .await?;
+            // No uncertainty (Elo) is a literal NULL, never a bound `None::<f64>`: sqlx 0.8.6's
+            // Any driver binds that as a FLOAT4 null on PostgreSQL (`AnyTypeInfoKind::Double`
+            // → `Option::<f32>::None`, sqlx-core's any/arguments.rs), the statement is cached on
+            // the connection with that type, and a later Weng-Lin FLOAT8 value on the same
+            // connection is refused ("incorrect binary data format in bind parameter 3").
+            let q = match after.uncertainty {
+                Some(u) => sqlx::query(
+                    "UPDATE club_result_players SET rating_before = $1, rating_after = $2, uncertainty_after = $3 \
+                     WHERE result_num = $4 AND player_id = $5",
+                )
+                .bind(before.rating)
+                .bind(after.rating)
+                .bind(u),
+                None => sqlx::query(
+                    "UPDATE club_result_players SET rating_before = $1, rating_after = $2, uncertainty_after = NULL \
+                     WHERE result_num = $3 AND player_id = $4",
+                )
+                .bind(before.rating)
+                .bind(after.rating),
+            };
+            q.bind(*num).bind(p).execute(&mut *c).await?;
             last.insert(p, *after);
         }
     }
@@ -910,18 +920,27 @@ async fn upsert_rating(
     .bind(p)
     .fetch_one(&mut *c)
     .await?;
-    sqlx::query(
-        "INSERT INTO club_ratings (game, player_id, rating, uncertainty, rated) VALUES ($1, $2, $3, $4, $5) \
-         ON CONFLICT (game, player_id) DO UPDATE SET rating = excluded.rating, \
-         uncertainty = excluded.uncertainty, rated = excluded.rated",
-    )
-    .bind(game)
-    .bind(p)
-    .bind(r.rating)
-    .bind(r.uncertainty)
-    .bind(count)
-    .execute(&mut *c)
-    .await?;
+    // No uncertainty: a literal NULL (see `write_moves`).
+    let q = match r.uncertainty {
+        Some(u) => sqlx::query(
+            "INSERT INTO club_ratings (game, player_id, rating, uncertainty, rated) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (game, player_id) DO UPDATE SET rating = excluded.rating, \
+             uncertainty = excluded.uncertainty, rated = excluded.rated",
+        )
+        .bind(game)
+        .bind(p)
+        .bind(r.rating)
+        .bind(u),
+        None => sqlx::query(
+            "INSERT INTO club_ratings (game, player_id, rating, uncertainty, rated) VALUES ($1, $2, $3, NULL, $4) \
+             ON CONFLICT (game, player_id) DO UPDATE SET rating = excluded.rating, \
+             uncertainty = excluded.uncertainty, rated = excluded.rated",
+        )
+        .bind(game)
+        .bind(p)
+        .bind(r.rating),
+    };
+    q.bind(count).execute(&mut *c).await?;
     Ok(())
 }
 
