@@ -753,12 +753,28 @@ async fn a_result_the_club_failed_to_take_in_after_the_commit_is_taken_in_at_the
     );
 }
 
-#[actix_web::test]
-async fn an_entered_result_the_club_missed_is_taken_in_at_the_next_start_as_last_corrected() {
-    let app = TestApp::spawn().await;
+/// Runs `statements` on the database at `url` (either backend), as a tool outside the service.
+async fn run_sql(url: &str, statements: &[String]) {
+    use sqlx::Connection;
+    if url.starts_with("postgres") {
+        let mut c = sqlx::PgConnection::connect(url).await.unwrap();
+        for s in statements {
+            sqlx::query(s).execute(&mut c).await.unwrap();
+        }
+    } else {
+        let mut c = sqlx::SqliteConnection::connect(url).await.unwrap();
+        for s in statements {
+            sqlx::query(s).execute(&mut c).await.unwrap();
+        }
+    }
+}
+
+/// A round-robin Dump tournament of two guests with its first round paired: (id, organiser
+/// token, the seat players of its one table).
+async fn heads_up_tournament(app: &TestApp) -> (String, String, Vec<String>) {
     let players: Vec<Value> = (0..2).map(|i| json!({"name": format!("P{i}")})).collect();
     let a = post(
-        &app,
+        app,
         "/v1/tournaments",
         None,
         json!({"name": "Club night", "game": "dump", "format": "round_robin",
@@ -769,7 +785,7 @@ async fn an_entered_result_the_club_missed_is_taken_in_at_the_next_start_as_last
     let id = a.body["tournament"]["id"].as_str().unwrap().to_string();
     let org = a.body["organiser_token"].as_str().unwrap().to_string();
     let r = post(
-        &app,
+        app,
         &format!("/v1/tournaments/{id}/rounds"),
         Some(&org),
         json!({}),
@@ -782,9 +798,42 @@ async fn an_entered_result_the_club_missed_is_taken_in_at_the_next_start_as_last
         .iter()
         .map(|p| p["player_id"].as_str().unwrap().to_string())
         .collect();
-    club_down(&app.database_url, true).await;
+    (id, org, seats)
+}
+
+#[actix_web::test]
+async fn an_entered_result_and_its_rating_are_one_commit_refused_whole_when_the_club_fails() {
+    let app = TestApp::spawn().await;
+    let (id, org, seats) = heads_up_tournament(&app).await;
     let url = format!("/v1/tournaments/{id}/rounds/1/tables/1/result");
-    // Seat 0 wins, then a correction: seat 1 won (both missed by the club).
+    let round = format!("/v1/tournaments/{id}/rounds/1");
+    // The club's write fails inside the entry's transaction: nothing is recorded, neither the
+    // entry nor a marker, and the organiser is told so.
+    club_down(&app.database_url, true).await;
+    let e = put(
+        &app,
+        &url,
+        Some(&org),
+        json!({"deals": [[40, 0], [0, 20], [70, 0]]}),
+    )
+    .await;
+    assert_eq!(e.status, StatusCode::INTERNAL_SERVER_ERROR, "{}", e.text);
+    assert_eq!(e.body["code"], "internal_error");
+    let r = app.get(&round, Some(&org)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let r = r.body;
+    assert_eq!(
+        (
+            r["tables"][0]["finished"].clone(),
+            r["tables"][0]["result"].clone()
+        ),
+        (json!(false), Value::Null)
+    );
+    assert_eq!(board(&app, "dump").await, vec![]);
+    assert_eq!(pending_markers(&app.database_url).await, vec![]);
+    club_down(&app.database_url, false).await;
+    // Entered again: the entry (version 1) and its rating, at once, with no marker; then a
+    // correction (version 2), replayed at once.
     let e = put(
         &app,
         &url,
@@ -793,6 +842,12 @@ async fn an_entered_result_the_club_missed_is_taken_in_at_the_next_start_as_last
     )
     .await;
     assert_eq!(e.status, StatusCode::OK, "{}", e.text);
+    assert_eq!(e.body["result"]["totals"], json!([110, 20]));
+    assert_eq!(
+        board(&app, "dump").await,
+        vec![(seats[0].clone(), 1016.0), (seats[1].clone(), 984.0)]
+    );
+    assert_eq!(pending_markers(&app.database_url).await, vec![]);
     let e = put(
         &app,
         &url,
@@ -801,12 +856,53 @@ async fn an_entered_result_the_club_missed_is_taken_in_at_the_next_start_as_last
     )
     .await;
     assert_eq!(e.status, StatusCode::OK, "{}", e.text);
-    assert_eq!(board(&app, "dump").await, vec![]);
     assert_eq!(
-        pending_markers(&app.database_url).await,
-        vec![(format!("table:{id}:1:1"), "2".to_string())]
+        board(&app, "dump").await,
+        vec![(seats[1].clone(), 1016.0), (seats[0].clone(), 984.0)]
     );
-    club_down(&app.database_url, false).await;
+    assert_eq!(pending_markers(&app.database_url).await, vec![]);
+    let s = ok(&app, &format!("/v1/players/{}/stats", seats[1])).await;
+    assert_eq!(s["games"][0]["played"], 1);
+    assert_eq!(s["recent"][0]["total"], 110);
+}
+
+#[actix_web::test]
+async fn a_table_marker_left_by_an_earlier_version_is_taken_in_at_the_next_start_as_last_corrected()
+{
+    let app = TestApp::spawn().await;
+    let (id, _org, seats) = heads_up_tournament(&app).await;
+    // What an earlier version (the entry's commit, then the club's in a second transaction)
+    // left when it stopped between the two: two versions of the table's entry (seat 0 won,
+    // then the correction: seat 1 won) and the marker of the latest; nothing in the club.
+    let row = |version: i64, totals: [i64; 2], deals: &str, at: &str| {
+        format!(
+            "INSERT INTO tournament_results (tournament_id, round, table_no, version, result, entered_at) \
+             VALUES ('{id}', 1, 1, {version}, '{{\"totals\": [{}, {}], \"deals\": {deals}, \"match_id\": null}}', '{at}')",
+            totals[0], totals[1]
+        )
+    };
+    run_sql(
+        &app.database_url,
+        &[
+            row(
+                1,
+                [110, 20],
+                "[[40, 0], [0, 20], [70, 0]]",
+                "2026-11-27T10:00:00Z",
+            ),
+            row(
+                2,
+                [20, 110],
+                "[[0, 40], [20, 0], [0, 70]]",
+                "2026-11-27T10:05:00Z",
+            ),
+            format!(
+                "INSERT INTO club_pending (source, mark, at) VALUES ('table:{id}:1:1', '2', '2026-11-27T10:05:00Z')"
+            ),
+        ],
+    )
+    .await;
+    assert_eq!(board(&app, "dump").await, vec![]);
     let restarted = TestApp::on(&app.database_url).await;
     assert_eq!(
         board(&restarted, "dump").await,
@@ -818,5 +914,9 @@ async fn an_entered_result_the_club_missed_is_taken_in_at_the_next_start_as_last
         json!({"id": id, "round": 1, "table": 1})
     );
     assert_eq!(s["recent"][0]["total"], 110);
+    assert_eq!(
+        s["games"][0]["rating_history"][0]["at"],
+        "2026-11-27T10:05:00Z"
+    );
     assert_eq!(pending_markers(&app.database_url).await, vec![]);
 }

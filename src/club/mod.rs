@@ -2,12 +2,15 @@
 //! casual matches and tournament tables; per player and game statistics; club ratings per game
 //! that last ([`rating`]); leaderboards, seasons, merging two records of one person.
 //!
-//! Results come in through two hooks: [`match_status_changed`] (from the match write path, when
-//! a match finishes or an undo reopens it) and [`table_entered`] (from the tournament service,
-//! when an organiser enters or corrects a table's result). Both run after the event or entry
-//! is committed together with a durable marker (`club_pending`); the hook deletes the marker
-//! once the club has taken the result in. A marker left behind (a crash between the two, or a
-//! failure of the club's write, logged) is replayed at the next start ([`recover`]).
+//! Results come in two ways. A match's, through the hook [`match_status_changed`] (from the
+//! match write path, when a match finishes or an undo reopens it), run after the event is
+//! committed together with a durable marker (`club_pending`); the hook deletes the marker once
+//! the club has taken the result in. A marker left behind (a crash between the two, or a
+//! failure of the club's write, logged) is replayed at the next start ([`recover`]). A
+//! tournament table's entered (or corrected) result, in the entry's own transaction: the
+//! tournament service builds it ([`table_result`]) and `Store::insert_result` records and rates
+//! it with the entry, one durable commit (issue 25, part 4), so no marker is needed; markers of
+//! tables left by an earlier version are still replayed ([`table_entered`]).
 
 mod error;
 pub mod rating;
@@ -203,57 +206,63 @@ pub struct TableEntry<'a> {
     pub duplicate: bool,
 }
 
-/// Hook of the tournament service (`src/tournaments/service.rs`), run after the entry is
-/// committed with its `club_pending` marker, and at start-up for a marker left behind
-/// ([`recover`]): a table's entered result (or its correction: the same table again) is
-/// recorded, rated, if it is still the table's latest entry. Done, the marker goes; on a
-/// failure it stays for the next start (logged).
-pub async fn table_entered(store: &Store, e: TableEntry<'_>) {
-    let TableEntry {
-        tournament_id,
-        game,
-        round,
-        table,
-        version,
-        at,
-        seat_players,
-        sides,
-        totals,
-        duplicate,
-    } = e;
-    let units = totals
+/// A tournament table's entered result (or its correction: the same `source` again) as the
+/// club records it: rated, its units' registered players and totals; a duplicate round's table
+/// held until the round is complete.
+pub fn table_result(e: &TableEntry<'_>) -> ClubResult {
+    let units = e
+        .totals
         .iter()
         .enumerate()
         .map(|(u, &t)| {
-            let seats: Vec<usize> = match sides {
+            let seats: Vec<usize> = match e.sides {
                 Some(s) => s.get(u).cloned().unwrap_or_default(),
                 None => vec![u],
             };
             (
                 seats
                     .iter()
-                    .map(|&s| seat_players.get(s).cloned())
+                    .map(|&s| e.seat_players.get(s).cloned())
                     .collect(),
                 t,
             )
         })
         .collect();
     let link = TournamentLink {
-        id: tournament_id.to_string(),
-        round,
-        table,
+        id: e.tournament_id.to_string(),
+        round: e.round,
+        table: e.table,
     };
-    let source = format!("table:{tournament_id}:{round}:{table}");
-    let r = ClubResult {
-        source: source.clone(),
-        game: game.to_string(),
+    ClubResult {
+        source: format!("table:{}:{}:{}", e.tournament_id, e.round, e.table),
+        game: e.game.to_string(),
         rated: true,
         match_id: None,
         tournament: serde_json::to_string(&link).ok(),
         units,
-        finished_at: at.to_string(),
-        hold_key: duplicate.then(|| format!("{tournament_id}:{round}")),
-    };
+        finished_at: e.at.to_string(),
+        hold_key: e
+            .duplicate
+            .then(|| format!("{}:{}", e.tournament_id, e.round)),
+    }
+}
+
+/// A `club_pending` marker of a table left by an earlier version of the service (which
+/// recorded an entry in a second transaction after the entry's; an entry is now recorded in
+/// its own transaction, `Store::insert_result`), replayed at start-up ([`recover`]): the
+/// table's latest entered result is recorded, rated, if it is still the table's latest entry.
+/// Done, the marker goes; on a failure it stays for the next start (logged).
+pub async fn table_entered(store: &Store, e: TableEntry<'_>) {
+    let r = table_result(&e);
+    let TableEntry {
+        tournament_id,
+        round,
+        table,
+        version,
+        duplicate,
+        ..
+    } = e;
+    let source = r.source.clone();
     let guard = ClubGuard::EntryAt {
         tournament: tournament_id.to_string(),
         round: i64::from(round),

@@ -99,6 +99,78 @@ pub(super) async fn mark_in(
     Ok(())
 }
 
+/// On PostgreSQL, takes the transaction-scoped advisory lock of each of `games`, in sorted
+/// order (SQLite has one writer: nothing to take). Taken first in a transaction, before any row
+/// lock, as every transaction that changes the club takes it.
+pub(super) async fn lock_games_in(
+    c: &mut AnyConnection,
+    backend: Backend,
+    games: &[String],
+) -> Result<(), sqlx::Error> {
+    if backend == Backend::Postgres {
+        let mut games = games.to_vec();
+        games.sort();
+        for g in games {
+            sqlx::query("SELECT 1 AS one FROM (SELECT pg_advisory_xact_lock(hashtext($1))) AS l")
+                .bind(format!("clubroom-club:{g}"))
+                .execute(&mut *c)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Records a tournament table's entered (or corrected) result `r` inside the entry's own
+/// transaction (issue 25, part 4: one durable commit for the entry and the club's ratings), the
+/// game's lock already taken ([`lock_games_in`]): the entry just written is the table's latest,
+/// so no guard is read. A deleted tournament's results stay out of the club's memory. A
+/// duplicate round's table is held; the entry that completes the round releases the round's
+/// results, rated from the first of them (as [`Store::club_release`] does), in the same
+/// transaction. Any leftover marker of the table (an earlier version's) goes: the club is up to
+/// date with the table once this commits.
+pub(super) async fn record_entry_in(
+    c: &mut AnyConnection,
+    r: &ClubResult,
+    tournament_id: &str,
+    round: u32,
+) -> Result<(), sqlx::Error> {
+    let deleted: Option<(Option<String>,)> =
+        sqlx::query_as("SELECT deleted_at FROM tournaments WHERE id = $1")
+            .bind(tournament_id)
+            .fetch_optional(&mut *c)
+            .await?;
+    if !matches!(deleted, Some((None,))) {
+        return Ok(());
+    }
+    sqlx::query("DELETE FROM club_pending WHERE source = $1")
+        .bind(&r.source)
+        .execute(&mut *c)
+        .await?;
+    record(c, r.clone()).await?;
+    let Some(key) = &r.hold_key else {
+        return Ok(());
+    };
+    if !super::tournaments::round_complete_in(c, tournament_id, round).await? {
+        return Ok(());
+    }
+    let first: Option<(i64,)> = sqlx::query_as(
+        "SELECT MIN(num) AS first FROM club_results WHERE hold_key = $1 AND game = $2 HAVING COUNT(*) > 0",
+    )
+    .bind(key)
+    .bind(&r.game)
+    .fetch_optional(&mut *c)
+    .await?;
+    let Some((first,)) = first else {
+        return Ok(());
+    };
+    sqlx::query("UPDATE club_results SET hold_key = NULL WHERE hold_key = $1 AND game = $2")
+        .bind(key)
+        .bind(&r.game)
+        .execute(&mut *c)
+        .await?;
+    replay_from(c, &r.game, first, &[]).await
+}
+
 /// Whether `guard` still holds (read in the club's transaction).
 async fn holds(c: &mut AnyConnection, guard: &ClubGuard) -> Result<bool, sqlx::Error> {
     match guard {
@@ -260,18 +332,7 @@ impl Store {
         let backend = self.backend;
         let result = async {
             let mut tx = conn.begin().await?;
-            if backend == Backend::Postgres {
-                let mut games = games.to_vec();
-                games.sort();
-                for g in games {
-                    sqlx::query(
-                        "SELECT 1 AS one FROM (SELECT pg_advisory_xact_lock(hashtext($1))) AS l",
-                    )
-                    .bind(format!("clubroom-club:{g}"))
-                    .execute(&mut *tx)
-                    .await?;
-                }
-            }
+            lock_games_in(&mut tx, backend, games).await?;
             let out = f(&mut tx).await?;
             tx.commit().await?;
             Ok(out)
@@ -806,17 +867,27 @@ async fn write_moves(
     let mut last: HashMap<&String, Rating> = HashMap::new();
     for (num, result) in nums.iter().zip(moves) {
         for (p, before, after) in result.iter().flatten() {
-            sqlx::query(
-                "UPDATE club_result_players SET rating_before = $1, rating_after = $2, uncertainty_after = $3 \
-                 WHERE result_num = $4 AND player_id = $5",
-            )
-            .bind(before.rating)
-            .bind(after.rating)
-            .bind(after.uncertainty)
-            .bind(*num)
-            .bind(p)
-            .execute(&mut *c)
-            .await?;
+            // No uncertainty (Elo) is a literal NULL, never a bound `None::<f64>`: sqlx 0.8.6's
+            // Any driver binds that as a FLOAT4 null on PostgreSQL (`AnyTypeInfoKind::Double`
+            // → `Option::<f32>::None`, sqlx-core's any/arguments.rs), the statement is cached on
+            // the connection with that type, and a later Weng-Lin FLOAT8 value on the same
+            // connection is refused ("incorrect binary data format in bind parameter 3").
+            let q = match after.uncertainty {
+                Some(u) => sqlx::query(
+                    "UPDATE club_result_players SET rating_before = $1, rating_after = $2, uncertainty_after = $3 \
+                     WHERE result_num = $4 AND player_id = $5",
+                )
+                .bind(before.rating)
+                .bind(after.rating)
+                .bind(u),
+                None => sqlx::query(
+                    "UPDATE club_result_players SET rating_before = $1, rating_after = $2, uncertainty_after = NULL \
+                     WHERE result_num = $3 AND player_id = $4",
+                )
+                .bind(before.rating)
+                .bind(after.rating),
+            };
+            q.bind(*num).bind(p).execute(&mut *c).await?;
             last.insert(p, *after);
         }
     }
@@ -849,18 +920,27 @@ async fn upsert_rating(
     .bind(p)
     .fetch_one(&mut *c)
     .await?;
-    sqlx::query(
-        "INSERT INTO club_ratings (game, player_id, rating, uncertainty, rated) VALUES ($1, $2, $3, $4, $5) \
-         ON CONFLICT (game, player_id) DO UPDATE SET rating = excluded.rating, \
-         uncertainty = excluded.uncertainty, rated = excluded.rated",
-    )
-    .bind(game)
-    .bind(p)
-    .bind(r.rating)
-    .bind(r.uncertainty)
-    .bind(count)
-    .execute(&mut *c)
-    .await?;
+    // No uncertainty: a literal NULL (see `write_moves`).
+    let q = match r.uncertainty {
+        Some(u) => sqlx::query(
+            "INSERT INTO club_ratings (game, player_id, rating, uncertainty, rated) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (game, player_id) DO UPDATE SET rating = excluded.rating, \
+             uncertainty = excluded.uncertainty, rated = excluded.rated",
+        )
+        .bind(game)
+        .bind(p)
+        .bind(r.rating)
+        .bind(u),
+        None => sqlx::query(
+            "INSERT INTO club_ratings (game, player_id, rating, uncertainty, rated) VALUES ($1, $2, $3, NULL, $4) \
+             ON CONFLICT (game, player_id) DO UPDATE SET rating = excluded.rating, \
+             uncertainty = excluded.uncertainty, rated = excluded.rated",
+        )
+        .bind(game)
+        .bind(p)
+        .bind(r.rating),
+    };
+    q.bind(count).execute(&mut *c).await?;
     Ok(())
 }
 

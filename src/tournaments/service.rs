@@ -1120,9 +1120,30 @@ impl Tournaments {
             _ => None,
         };
         let organiser_hash = sha256_hex(organiser_token.as_bytes());
+        // Answered from what was loaded and the entry to be stored.
+        let result = t.spec.entered_result(round, table, &tb.seats, &row)?;
+        // The club (issue 24): the entered (or corrected) result, recorded and rated in the
+        // entry's own transaction (issue 25, part 4: one durable commit).
+        let seat_players: Vec<String> = result
+            .seats
+            .iter()
+            .map(|&e| t.spec.entrants[e].player_id.clone())
+            .collect();
+        let club = crate::club::table_result(&crate::club::TableEntry {
+            tournament_id: id,
+            game: &t.spec.game,
+            round,
+            table,
+            version: row.version,
+            at: &row.entered_at,
+            seat_players: &seat_players,
+            sides: result.sides.as_deref(),
+            totals: &result.totals,
+            duplicate: t.spec.duplicate,
+        });
         match self
             .store
-            .insert_result(id, &row, &outbox, &organiser_hash, change.as_ref())
+            .insert_result(id, &row, &outbox, &organiser_hash, change.as_ref(), &club)
             .await
         {
             Ok(()) => {}
@@ -1131,31 +1152,6 @@ impl Tournaments {
             Err(StoreError::Conflict) => return Err(TournamentError::ResultChanged { table }),
             Err(e) => return Err(e.into()),
         }
-        // Answered from what was loaded and the entry just stored.
-        let result = t.spec.entered_result(round, table, &tb.seats, &row)?;
-        // --- club hook (issue 24): the entered (or corrected) result, for the club's memory.
-        let seat_players: Vec<String> = result
-            .seats
-            .iter()
-            .map(|&e| t.spec.entrants[e].player_id.clone())
-            .collect();
-        crate::club::table_entered(
-            &self.store,
-            crate::club::TableEntry {
-                tournament_id: id,
-                game: &t.spec.game,
-                round,
-                table,
-                version: row.version,
-                at: &row.entered_at,
-                seat_players: &seat_players,
-                sides: result.sides.as_deref(),
-                totals: &result.totals,
-                duplicate: t.spec.duplicate,
-            },
-        )
-        .await;
-        // --- end of the club hook.
         // (The table was found above: its round and number are in range; the round is the only
         // one loaded.)
         let tb = &mut t.rounds[0].tables[table as usize - 1];
