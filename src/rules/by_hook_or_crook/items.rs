@@ -285,7 +285,7 @@ pub fn all_sets(hand: &BTreeSet<Item>, cap: usize) -> Vec<Vec<Item>> {
 }
 
 /// `BINOMIAL[n][k]`: n choose k, for n up to a whole deck (45); every entry fits a u64.
-const BINOMIAL: [[u64; DECK_SIZE + 1]; DECK_SIZE + 1] = {
+static BINOMIAL: [[u64; DECK_SIZE + 1]; DECK_SIZE + 1] = {
     let mut t = [[0u64; DECK_SIZE + 1]; DECK_SIZE + 1];
     let mut n = 0;
     while n <= DECK_SIZE {
@@ -975,7 +975,8 @@ mod tests {
             let counter = SetCounter::new(&hand).expect("at most 45 cards");
             proptest::prop_assert_eq!(counter.count(cap), listed.len());
             for (k, set) in listed.iter().enumerate() {
-                proptest::prop_assert_eq!(counter.nth(k).as_ref(), Some(set), "hand {:?}, k {}", hand, k);
+                let got = counter.nth(k);
+                proptest::prop_assert_eq!(got.as_ref(), Some(set), "hand {:?}, k {}", hand, k);
             }
             if listed.len() < cap {
                 proptest::prop_assert_eq!(counter.nth(listed.len()), None);
