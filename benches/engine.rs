@@ -2,16 +2,19 @@
 //!
 //! `dump/random_legal_deal_4p_service`: whole Dump deals per second, from the `deal` (service
 //! dealing, a different seed every iteration) through 40 random legal plays to the scored deal.
-//! Each play is chosen among `legal_actions` by a cheap deterministic generator, so the figure
-//! includes listing the legal cards as a client would. Throughput is reported in deals/s.
+//! Each play is chosen by a cheap deterministic generator among the legal ones through
+//! `Game::legal_pick` (the index into `legal_actions`' list, same order and cap; a game may count
+//! and unrank instead of listing, as By Hook or Crook does its exhibits). Throughput is reported
+//! in deals/s.
 //!
 //! `<game>/random_legal_round_4p_service`, for each of the six games: a new 4-player match in
 //! service dealing, then random legal actions (the table's deal with a fresh seed, every seat's
 //! choices, simultaneous ones in random order) until the first round (deal, rubber game, heat,
-//! By Hook or Crook's round) is scored. Generic over [`Game`], with legality listed at every
-//! step. Throughput is reported in rounds/s.
+//! By Hook or Crook's round) is scored. Generic over [`Game`], an action picked through
+//! `legal_pick` at every step. Throughput is reported in rounds/s.
 //!
-//! Then, when OpenSpiel's Python package is installed (`pip install open_spiel`; skipped
+//! Then, when OpenSpiel's Python package is installed (`pip install open_spiel`, for the Python
+//! in `PYTHON` or in the venv `~/.cache/clubroom-ci/openspiel`, else `python3`'s; skipped
 //! otherwise, or with `ENGINE_OPENSPIEL=0`), the comparison the issue asks for (issue 25, item
 //! 3): three alternating runs of OpenSpiel's hearts at random legal play
 //! (`benches/openspiel_hearts.py`, whole deals through `pyspiel`) and of each game's random legal
@@ -54,9 +57,10 @@ fn random_dump_deal(n: u64) -> Dump {
     g.apply(Actor::Table, &Action::Deal {}, Some(&rng.seed()))
         .expect("the first deal");
     while let &[seat] = g.to_act().seats.as_slice() {
-        let legal = g.legal_actions(Actor::Seat(seat));
-        let action = &legal[(rng.next_u64() % legal.len() as u64) as usize];
-        g.apply(Actor::Seat(seat), action, None)
+        let action = g
+            .legal_pick(Actor::Seat(seat), |n| (rng.next_u64() % n as u64) as usize)
+            .expect("a legal play");
+        g.apply(Actor::Seat(seat), &action, None)
             .expect("a legal play");
     }
     debug_assert_eq!(g.rounds_completed(), 1);
@@ -88,10 +92,11 @@ fn random_round<G: Game>(n: u64) -> G {
             [] => break, // finished
             seats => Actor::Seat(seats[(rng.next_u64() % seats.len() as u64) as usize]),
         };
-        let legal = g.legal_actions(actor);
-        let action = &legal[(rng.next_u64() % legal.len() as u64) as usize];
-        let seed = g.needs_seed(action).then(|| rng.seed());
-        g.apply(actor, action, seed.as_ref())
+        let action = g
+            .legal_pick(actor, |n| (rng.next_u64() % n as u64) as usize)
+            .expect("something legal");
+        let seed = g.needs_seed(&action).then(|| rng.seed());
+        g.apply(actor, &action, seed.as_ref())
             .expect("a legal action");
     }
     g
@@ -125,7 +130,16 @@ fn rate(seconds: f64, mut play: impl FnMut(u64)) -> f64 {
 /// OpenSpiel hearts' deals per second, None when pyspiel is missing (or Python fails).
 fn hearts_rate(seconds: f64) -> Option<f64> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/openspiel_hearts.py");
-    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    // `PYTHON`, else the venv `pip install open_spiel` went into (docs/performance.md), else
+    // the system's python3.
+    let venv = std::env::var("HOME")
+        .map(|h| format!("{h}/.cache/clubroom-ci/openspiel/bin/python"))
+        .ok()
+        .filter(|p| std::path::Path::new(p).exists());
+    let python = std::env::var("PYTHON")
+        .ok()
+        .or(venv)
+        .unwrap_or_else(|| "python3".into());
     let out = Command::new(python)
         .arg(script)
         .arg(seconds.to_string())

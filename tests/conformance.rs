@@ -1,6 +1,7 @@
 //! One conformance suite that every game runs in one line (issue 13): random legal playouts in
 //! both dealing modes, and at every step
 //! - whoever is to act has a legal action, and every listed action is accepted;
+//! - `legal_pick` at an index is the listed action there (told the list's length);
 //! - legal ⇔ accepted over the actions any actor could take now: each is accepted for an actor
 //!   exactly when that actor's list holds it (so nobody may take another's turn or choice);
 //! - a refusal changes nothing observable (views, scores, legal lists);
@@ -83,6 +84,25 @@ fn conformance<G: Game>(
                         "{} {dealing:?} step {step}: seat {s} is to act with nothing legal",
                         G::ID
                     );
+                }
+                // `legal_pick` is the list's action at the index picked, told the list's length.
+                for (i, &actor) in actors.iter().enumerate() {
+                    let n = lists[i].len();
+                    for k in (0..n).step_by((n / 16).max(1)).chain(n.checked_sub(1)) {
+                        let mut told = None;
+                        let got = p.game.legal_pick(actor, |len| {
+                            told = Some(len);
+                            k
+                        });
+                        assert_eq!(told, Some(n), "{} {dealing:?} step {step}", G::ID);
+                        assert_eq!(
+                            got.as_ref(),
+                            Some(&lists[i][k]),
+                            "{} {dealing:?} step {step}: {actor:?}'s pick {k} of {n}",
+                            G::ID
+                        );
+                    }
+                    assert!(p.game.legal_pick(actor, |len| len).is_none());
                 }
                 // Legal ⇔ accepted.
                 if step % stride == 0 {

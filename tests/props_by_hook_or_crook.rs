@@ -124,6 +124,35 @@ fn look_everywhere(g: &ByHookOrCrook) {
     let _ = g.legal_actions(Actor::Table);
 }
 
+/// `legal_pick` (exhibits counted and unranked, not listed) agrees with the list: it is told
+/// the list's length and gives the list's action at the index picked (the first and last few and
+/// others spread over a long list), none past the end.
+fn picks_agree(g: &ByHookOrCrook, actor: Actor, legal: &[Action]) -> Result<(), TestCaseError> {
+    let n = legal.len();
+    let step = (n / 24).max(1);
+    let ks = (0..n.min(4))
+        .chain((0..n).step_by(step))
+        .chain(n.saturating_sub(4)..n);
+    for k in ks {
+        let mut told = None;
+        let got = g.legal_pick(actor, |len| {
+            told = Some(len);
+            k
+        });
+        prop_assert_eq!(told, Some(n));
+        prop_assert_eq!(
+            got.as_ref(),
+            Some(&legal[k]),
+            "{:?} index {} of {}",
+            actor,
+            k,
+            n
+        );
+    }
+    prop_assert_eq!(g.legal_pick(actor, |len| len), None);
+    Ok(())
+}
+
 /// Plays a random legal game; calls `each` before every action. Returns the log.
 #[allow(clippy::type_complexity)]
 fn playout(
@@ -155,6 +184,7 @@ fn playout(
             !legal.is_empty(),
             "{actor:?} must act but has nothing legal"
         );
+        picks_agree(&g, actor, &legal)?;
         let action = pick(&legal, &mut dice);
         each(&g, actor, &action, log.len(), &mut dice)?;
         g.apply(actor, &action, None)
@@ -628,6 +658,36 @@ proptest! {
         dice in any::<u64>(),
     ) {
         table_follows_service(players, two, seed, dice)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// Uniformly random play through `legal_pick` alone (as the engine bench plays), checked
+    /// against the listing at every step: the hands grow big and their lists long.
+    #[test]
+    fn uniform_play_through_legal_pick_agrees_with_the_lists(
+        players in 2usize..=5,
+        seed in any::<[u8; 32]>(),
+        dice_seed in any::<u64>(),
+    ) {
+        let mut g = new_game(players, TwoPlayer::Combined, Dealing::Service);
+        let mut dice = Dice::new(dice_seed);
+        g.apply(Actor::Table, &Action::Deal { pile_sizes: None }, Some(&Seed(seed))).unwrap();
+        let mut steps = 0;
+        while let Some(actor) = actor_to_move(&g, &mut dice) {
+            prop_assert!(steps < MAX_ACTIONS, "no end after {} actions", MAX_ACTIONS);
+            let legal = g.legal_actions(actor);
+            picks_agree(&g, actor, &legal)?;
+            let action = g
+                .legal_pick(actor, |n| dice.below(n))
+                .expect("something legal");
+            g.apply(actor, &action, None)
+                .map_err(|e| TestCaseError::fail(format!("picked {action:?} refused: {e}")))?;
+            steps += 1;
+        }
+        prop_assert!(g.is_finished());
     }
 }
 

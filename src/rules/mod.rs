@@ -401,6 +401,20 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     fn to_act(&self) -> ToAct;
     /// What `actor` may do now (`apply` accepts exactly these, for enumerable games).
     fn legal_actions(&self, actor: Actor) -> Vec<Self::Action>;
+    /// One of [`Game::legal_actions`] chosen by its index, without building the whole list where
+    /// the game can help it: `pick` is told how many actions the list holds (never 0) and returns
+    /// an index below that; the answer is the list's action at that index (same order, same cap).
+    /// None when the list is empty (`pick` is not called) or the index is past its end. For
+    /// random play (the engine bench, simulations); a game whose lists can be long (By Hook or
+    /// Crook's exhibits) counts and unranks instead of listing.
+    fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Self::Action> {
+        let mut legal = self.legal_actions(actor);
+        if legal.is_empty() {
+            return None;
+        }
+        let k = pick(legal.len());
+        (k < legal.len()).then(|| legal.swap_remove(k))
+    }
     /// The form of the `tally` the table may send now (score-only play, `legal.tally`), or None
     /// when the engine would refuse any tally now. Only public facts (see [`tally::TallyForm`]).
     fn tally_form(&self) -> Option<tally::TallyForm> {

@@ -119,6 +119,13 @@ pub fn default_deck() -> Vec<Item> {
     deck
 }
 
+/// Whether `card` is in the default deck ([`default_deck`] holds it), without building the deck.
+pub fn in_default_deck(card: Item) -> bool {
+    let letter = usize::from(card.letter);
+    let offset = card.year.checked_sub(1500 + 7 * card.letter as u16);
+    letter < 6 && offset.is_some_and(|o| o % 60 == 0 && o / 60 < DEFAULT_COUNTS[letter])
+}
+
 /// Cards per letter.
 pub fn letter_counts<'a>(cards: impl IntoIterator<Item = &'a Item>) -> [usize; 6] {
     let mut counts = [0usize; 6];
@@ -275,6 +282,201 @@ pub fn all_sets(hand: &BTreeSet<Item>, cap: usize) -> Vec<Vec<Item>> {
         }
     }
     out
+}
+
+/// `BINOMIAL[n][k]`: n choose k, for n up to a whole deck (45); every entry fits a u64.
+static BINOMIAL: [[u64; DECK_SIZE + 1]; DECK_SIZE + 1] = {
+    let mut t = [[0u64; DECK_SIZE + 1]; DECK_SIZE + 1];
+    let mut n = 0;
+    while n <= DECK_SIZE {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+fn choose(n: usize, k: usize) -> u64 {
+    if k > n {
+        0
+    } else {
+        BINOMIAL[n][k]
+    }
+}
+
+/// The sets of a hand counted rather than built: how many [`all_sets`] lists, and its `k`-th
+/// set, each at the cost of a few small polynomial products (no set is built but the one asked
+/// for, and nothing is allocated but it). The order is [`all_sets`]'s: bigger first, then by the
+/// ranks of the cards in age order (0 = oldest), compared as ascending lists. Property-tested
+/// against [`all_sets`].
+///
+/// Counting: a set of size `s` inside the interval of letters `a..=b` takes at least one card of
+/// each of those letters, so their number is the coefficient of `x^s` in the product over the
+/// letters of `(1 + x)^c - 1` (`c` cards of the letter). Unranking: the `k`-th set's cards are
+/// chosen in rank order, each the first rank whose completions (same product over the cards after
+/// it, a letter already taken free to stay empty) reach `k`; the ranks tried over the whole set
+/// are at most the hand's cards.
+pub struct SetCounter {
+    /// The hand's cards in age order (`cards` of them).
+    aged: [Item; DECK_SIZE],
+    cards: usize,
+    /// `after[r][l]`: the hand's cards of letter `l` with rank `r` or later.
+    after: [[u8; 6]; DECK_SIZE + 1],
+    /// Intervals of letters all present in the hand: (first, last, cards).
+    intervals: [(u8, u8, u8); 21],
+    interval_count: usize,
+    /// Sets of each size, over every interval (`by_size[s]`), saturating.
+    by_size: [u64; DECK_SIZE + 1],
+}
+
+/// Coefficients of the product over the letters `first..=last` of `(1 + x)^m - 1` (or of
+/// `(1 + x)^m` for a letter already `covered`), `m` the cards of the letter in `counts`, up to
+/// degree `top` (higher ones dropped): the ways to take `t` cards so that every letter of the
+/// interval is taken.
+fn completions(
+    counts: &[u8; 6],
+    first: u8,
+    last: u8,
+    covered: u8,
+    top: usize,
+) -> [u64; DECK_SIZE + 1] {
+    let mut dp = [0u64; DECK_SIZE + 1];
+    dp[0] = 1;
+    let mut high = 0; // highest degree so far
+    for l in first..=last {
+        let c = counts[l as usize] as usize;
+        let free = covered & (1 << l) != 0;
+        if c == 0 {
+            if free {
+                continue;
+            }
+            return [0; DECK_SIZE + 1];
+        }
+        let new_high = (high + c).min(top);
+        // dp *= (1 + x)^c (less 1 when the letter must be taken), degrees above top dropped.
+        for deg in (0..=new_high).rev() {
+            let lo = deg.saturating_sub(high).max(usize::from(!free));
+            let hi = deg.min(c);
+            let mut sum = 0u64;
+            for j in lo..=hi {
+                sum = sum.saturating_add(dp[deg - j].saturating_mul(choose(c, j)));
+            }
+            dp[deg] = sum;
+        }
+        high = new_high;
+    }
+    dp
+}
+
+impl SetCounter {
+    /// Counts the sets of `hand`; None for a hand of more cards than a printed deck has (only an
+    /// open deck can deal one: list its sets with [`all_sets`]).
+    pub fn new(hand: &BTreeSet<Item>) -> Option<SetCounter> {
+        let n = hand.len();
+        if n > DECK_SIZE {
+            return None;
+        }
+        let mut aged = [Item { letter: 0, year: 0 }; DECK_SIZE];
+        for (slot, c) in aged.iter_mut().zip(hand) {
+            *slot = *c;
+        }
+        aged[..n].sort_unstable_by_key(|c| c.age_key());
+        let mut after = [[0u8; 6]; DECK_SIZE + 1];
+        for r in (0..n).rev() {
+            after[r] = after[r + 1];
+            after[r][aged[r].letter as usize] += 1;
+        }
+        let counts = after[0];
+        let mut s = SetCounter {
+            aged,
+            cards: n,
+            after,
+            intervals: [(0, 0, 0); 21],
+            interval_count: 0,
+            by_size: [0; DECK_SIZE + 1],
+        };
+        if n < 3 {
+            return Some(s);
+        }
+        for a in 0..6 {
+            let mut cards = 0u8;
+            for b in a..6 {
+                if counts[b] == 0 {
+                    break;
+                }
+                cards += counts[b];
+                s.intervals[s.interval_count] = (a as u8, b as u8, cards);
+                s.interval_count += 1;
+                if cards >= 3 {
+                    let ways = completions(&counts, a as u8, b as u8, 0, n);
+                    for (total, w) in s.by_size.iter_mut().zip(ways).skip(3) {
+                        *total = total.saturating_add(w);
+                    }
+                }
+            }
+        }
+        Some(s)
+    }
+
+    /// How many sets the hand holds, at most `cap`: `all_sets(hand, cap).len()`.
+    pub fn count(&self, cap: usize) -> usize {
+        let total = self
+            .by_size
+            .iter()
+            .fold(0u64, |acc, &c| acc.saturating_add(c));
+        usize::try_from(total).unwrap_or(usize::MAX).min(cap)
+    }
+
+    /// The `k`-th set, best first (`all_sets(hand, usize::MAX)[k]`), in hand order; None past
+    /// the last.
+    pub fn nth(&self, k: usize) -> Option<Vec<Item>> {
+        let mut k = k as u64;
+        let size = (3..=self.cards).rev().find(|&s| {
+            if k < self.by_size[s] {
+                true
+            } else {
+                k -= self.by_size[s];
+                false
+            }
+        })?;
+        let intervals = &self.intervals[..self.interval_count];
+        let mut picked: Vec<Item> = Vec::with_capacity(size);
+        let mut covered = 0u8;
+        let (mut low, mut high) = (6u8, 0u8); // the picked letters' span
+        let mut from = 0;
+        while picked.len() < size {
+            let left = size - picked.len() - 1;
+            let mut chosen = None;
+            for r in from..self.cards {
+                let l = self.aged[r].letter;
+                let now = covered | (1 << l);
+                let (lo, hi) = (low.min(l), high.max(l));
+                let mut ways = 0u64;
+                for &(first, last, cards) in intervals {
+                    if first <= lo && hi <= last && usize::from(cards) >= size {
+                        let w = completions(&self.after[r + 1], first, last, now, left)[left];
+                        ways = ways.saturating_add(w);
+                    }
+                }
+                if k < ways {
+                    chosen = Some(r);
+                    covered = now;
+                    (low, high) = (lo, hi);
+                    break;
+                }
+                k -= ways;
+            }
+            let r = chosen?;
+            picked.push(self.aged[r]);
+            from = r + 1;
+        }
+        picked.sort_unstable();
+        Some(picked)
+    }
 }
 
 /// An unbroken run of letters `first..=last`, each present in the hand, and its cards.
@@ -583,6 +785,19 @@ mod tests {
     }
 
     #[test]
+    fn the_default_deck_is_recognised_without_building_it() {
+        let deck = default_deck();
+        for letter in 0..6u8 {
+            for year in 1400..2000u16 {
+                let c = Item::new(letter, year).unwrap();
+                assert_eq!(in_default_deck(c), deck.contains(&c), "{c}");
+            }
+        }
+        assert!(!in_default_deck(Item::new(0, 0).unwrap()));
+        assert!(!in_default_deck(Item::new(5, MAX_YEAR).unwrap()));
+    }
+
+    #[test]
     fn cards_parse_and_print() {
         assert_eq!("c1710".parse::<Item>().unwrap().to_string(), "C1710");
         assert_eq!("A0".parse::<Item>().unwrap().to_string(), "A0");
@@ -735,6 +950,63 @@ mod tests {
             proptest::prop_assert_eq!(&lazy, &reference, "hand {:?}, cap {}", hand, cap);
             proptest::prop_assert_eq!(has_set(&hand), best_set(&hand).is_some());
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Counting and unranking agree with the listing: `count(cap)` is the capped list's
+        /// length and `nth(k)` its `k`-th set, on printed-deck hands of every size up to 45 cards
+        /// and on open-deck hands with shared years.
+        #[test]
+        fn counted_sets_equal_the_listing(
+            mask in proptest::prelude::any::<u64>(),
+            keep in 0u32..46,
+            open in proptest::prelude::any::<bool>(),
+            years in proptest::collection::vec(1490u16..1510, 0..20),
+            cap in proptest::prop_oneof![1usize..5, 5usize..300, proptest::strategy::Just(LEGAL_CAP)],
+        ) {
+            let mut m = mask & ((1u64 << 45) - 1);
+            while m.count_ones() > keep {
+                m &= m - 1;
+            }
+            let hand = random_hand(m, open, &years);
+            let listed = all_sets(&hand, cap);
+            let counter = SetCounter::new(&hand).expect("at most 45 cards");
+            proptest::prop_assert_eq!(counter.count(cap), listed.len());
+            for (k, set) in listed.iter().enumerate() {
+                let got = counter.nth(k);
+                proptest::prop_assert_eq!(got.as_ref(), Some(set), "hand {:?}, k {}", hand, k);
+            }
+            if listed.len() < cap {
+                proptest::prop_assert_eq!(counter.nth(listed.len()), None);
+            }
+        }
+    }
+
+    #[test]
+    fn counted_sets_of_small_hands_are_exact() {
+        // Uncapped: the count is the brute force's number of sets.
+        let deck = default_deck();
+        for (step, take) in [(5, 9), (4, 10), (7, 7), (2, 11), (1, 8), (1, 15)] {
+            let hand: BTreeSet<Item> = deck.iter().copied().step_by(step).take(take).collect();
+            let cards: Vec<Item> = hand.iter().copied().collect();
+            let brute = every_set(&cards).len();
+            let counter = SetCounter::new(&hand).unwrap();
+            assert_eq!(counter.count(usize::MAX), brute, "hand {hand:?}");
+            assert_eq!(counter.nth(0), best_set(&hand));
+            assert_eq!(counter.nth(brute), None);
+        }
+        let whole: BTreeSet<Item> = deck.iter().copied().collect();
+        let counter = SetCounter::new(&whole).unwrap();
+        assert_eq!(counter.count(LEGAL_CAP), LEGAL_CAP);
+        let listed = all_sets(&whole, LEGAL_CAP);
+        for k in [0, 1, 44, 45, 46, 500, LEGAL_CAP - 1] {
+            assert_eq!(counter.nth(k).as_ref(), Some(&listed[k]), "k {k}");
+        }
+        assert_eq!(counter.nth(0).unwrap().len(), 45);
+        let big: BTreeSet<Item> = (0..46).map(|y| Item::new(0, y).unwrap()).collect();
+        assert!(SetCounter::new(&big).is_none(), "an open deck's 46 cards");
     }
 
     /// The cap the legal lists use (mod.rs's `LEGAL_SETS_CAP`).

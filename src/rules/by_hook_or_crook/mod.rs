@@ -408,6 +408,12 @@ impl Game for ByHookOrCrook {
         self.legal(actor)
     }
 
+    /// Exhibits are counted and unranked ([`items::SetCounter`]), not listed: the same set as
+    /// `legal_actions` at that index (property-tested, `tests/props_by_hook_or_crook.rs`).
+    fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Action> {
+        self.pick_legal(actor, pick)
+    }
+
     fn dealing(&self) -> Dealing {
         self.dealing
     }

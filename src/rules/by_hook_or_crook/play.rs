@@ -119,8 +119,8 @@ impl ByHookOrCrook {
     }
 
     fn check_exists(&self, card: Item) -> R<()> {
-        match self.deck() {
-            Some(deck) if !deck.contains(&card) => Err(BhocError::NoSuchCard {
+        match self.config.collection {
+            Collection::Default if !items::in_default_deck(card) => Err(BhocError::NoSuchCard {
                 card: card.into(),
                 message: format!(
                     "{card} is not in the default collection (the k-th card of letter i is dated 1500 + 60k + 7i; use collection \"open\" for a table's own deck)"
@@ -1376,6 +1376,39 @@ impl ByHookOrCrook {
     fn enumerable_sets(&self, seat: usize) -> Option<Vec<Vec<Item>>> {
         (self.hand_sizes[seat] == self.hands[seat].len())
             .then(|| items::all_sets(&self.hands[seat], LEGAL_SETS_CAP))
+    }
+
+    /// [`crate::rules::Game::legal_pick`]: an exhibit by counting the hand's sets and building
+    /// only the one picked; every other list is short and built.
+    pub(super) fn pick_legal(
+        &self,
+        actor: Actor,
+        pick: impl FnOnce(usize) -> usize,
+    ) -> Option<Action> {
+        if let (Phase::Exhibits, Actor::Seat(s)) = (self.phase, actor) {
+            if s < self.players
+                && self.hand_sizes[s] == self.hands[s].len()
+                && self.expected().seats.contains(&s)
+            {
+                if let Some(counter) = items::SetCounter::new(&self.hands[s]) {
+                    let count = counter.count(LEGAL_SETS_CAP);
+                    if count == 0 {
+                        return None;
+                    }
+                    let k = pick(count);
+                    return (k < count)
+                        .then(|| counter.nth(k))
+                        .flatten()
+                        .map(|cards| Action::Exhibit { cards });
+                }
+            }
+        }
+        let mut legal = self.legal(actor);
+        if legal.is_empty() {
+            return None;
+        }
+        let k = pick(legal.len());
+        (k < legal.len()).then(|| legal.swap_remove(k))
     }
 
     pub(super) fn legal(&self, actor: Actor) -> Vec<Action> {

@@ -1251,22 +1251,32 @@ impl MembersOnly {
         out
     }
 
+    /// The bets `check_bet` accepts, in board order: the spaces taken are marked once, not
+    /// searched for each bet.
     fn bet_options(&self, heat: &Heat, seat: usize) -> Vec<Bet> {
-        let mut out = vec![];
+        let mut taken = 0u64; // bit category * 8 + space
+        for b in &heat.bets {
+            taken |= 1 << (b.bet.category as usize * Space::ALL.len() + b.bet.space as usize);
+        }
+        let pieces = [Piece::Single, Piece::Double].map(|p| self.stocks[seat].has(p));
+        let mut out = Vec::with_capacity(2 * Category::ALL.len() * Space::ALL.len());
         for category in Category::ALL {
             for space in Space::ALL {
-                for piece in [Piece::Single, Piece::Double] {
-                    let bet = Bet {
-                        category,
-                        space,
-                        piece,
-                    };
-                    if self.check_bet(heat, seat, &bet).is_ok() {
-                        out.push(bet);
+                if taken & (1 << (category as usize * Space::ALL.len() + space as usize)) != 0 {
+                    continue;
+                }
+                for (piece, has) in [Piece::Single, Piece::Double].into_iter().zip(pieces) {
+                    if has {
+                        out.push(Bet {
+                            category,
+                            space,
+                            piece,
+                        });
                     }
                 }
             }
         }
+        debug_assert!(out.iter().all(|b| self.check_bet(heat, seat, b).is_ok()));
         out
     }
 
@@ -1464,6 +1474,57 @@ impl Game for MembersOnly {
             },
             _ => vec![],
         }
+    }
+
+    /// A betting turn is picked without cloning its reveal into every bet's action (the list
+    /// holds one per free space and piece); any other list is built.
+    fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Action> {
+        if let (false, Ok(()), Some(heat), Actor::Seat(seat)) =
+            (self.finished, self.check_seat(actor), &self.heat, actor)
+        {
+            if let Phase::Betting {
+                to_play,
+                betting_round,
+            } = heat.phase
+            {
+                if to_play == seat {
+                    let mut reveals = if betting_round == 1 {
+                        vec![vec![]]
+                    } else {
+                        self.reveal_options(heat, seat)
+                    };
+                    if reveals.is_empty() {
+                        return None;
+                    }
+                    let bets = self.bet_options(heat, seat);
+                    // As listed: no bet, then each bet, with the first reveal; then the other
+                    // reveals without a bet.
+                    let count = 1 + bets.len() + reveals.len() - 1;
+                    let k = pick(count);
+                    return match k {
+                        0 => Some(Action::Turn {
+                            bet: None,
+                            reveal: reveals.swap_remove(0),
+                        }),
+                        k if k <= bets.len() => Some(Action::Turn {
+                            bet: Some(bets[k - 1]),
+                            reveal: reveals.swap_remove(0),
+                        }),
+                        k if k < count => Some(Action::Turn {
+                            bet: None,
+                            reveal: reveals.swap_remove(k - bets.len()),
+                        }),
+                        _ => None,
+                    };
+                }
+            }
+        }
+        let mut legal = self.legal_actions(actor);
+        if legal.is_empty() {
+            return None;
+        }
+        let k = pick(legal.len());
+        (k < legal.len()).then(|| legal.swap_remove(k))
     }
 
     fn dealing(&self) -> Dealing {

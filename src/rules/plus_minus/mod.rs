@@ -1031,8 +1031,19 @@ impl Game for PlusMinus {
                         continue;
                     }
                     let total = Self::total_with(g, card);
-                    let legal = legal_from(board, total);
-                    if legal.is_empty() {
+                    // `legal_from` without its list: the board is sorted, so a position's
+                    // repeats are adjacent (and move alike).
+                    let before = out.len();
+                    let mut last = None;
+                    for p in board.iter().copied() {
+                        if last.replace(p) != Some(p) && destination(board, total, p).is_ok() {
+                            out.push(Action::Play {
+                                card,
+                                from: Some(p as i64),
+                            });
+                        }
+                    }
+                    if out.len() == before {
                         out.push(Action::Play { card, from: None });
                         if destination(board, total, STARS) == Err(MoveFault::StarsBustHarmless) {
                             out.push(Action::Play {
@@ -1041,10 +1052,6 @@ impl Game for PlusMinus {
                             });
                         }
                     }
-                    out.extend(legal.into_iter().map(|p| Action::Play {
-                        card,
-                        from: Some(p as i64),
-                    }));
                 }
                 out
             }
