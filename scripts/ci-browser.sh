@@ -80,7 +80,7 @@ run_one() {
   [ "$rc" -eq 0 ] || touch "$WORK/failed"
 }
 export -f run_one
-TESTS=${BROWSER_TESTS:-pictures scoreonly polish tablefeel games director tournament privacy clubs tabletalk reach a11y players player fouls load}
+TESTS=${BROWSER_TESTS:-pictures scoreonly polish tablefeel games director tournament privacy clubs tabletalk reach a11y players player fouls clubnight load}
 LANES=${BROWSER_LANES:-2}
 rest=$(printf '%s\n' $TESTS | grep -vx load || true)
 printf '%s\n' $rest | xargs -r -P "$LANES" -I{} bash -c 'run_one "$1"' _ {}

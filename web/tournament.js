@@ -398,6 +398,43 @@ function resultForm(t, round, table, send) {
   return form;
 }
 
+// The organiser's club-night controls (Swiss, in progress; docs/tournaments.md#running-a-club-night):
+// a late entrant (before the next round is paired; the rounds missed score nothing, or count as
+// byes), and each entrant's withdrawal or reinstatement. Each change goes to the server at once;
+// its refusal (a table of the round in play without a result, too few left to pair) is shown as
+// the server words it.
+function entrantsPanel(t, act) {
+  if (t.format !== "swiss" || t.status === "finished") return null;
+  const box = h("div", { class: "qmsg", id: "entrants-msg", "aria-live": "polite" });
+  const gone = new Set(t.withdrawn || []);
+  const name = h("input", { type: "text", id: "late-name", autocomplete: "off", maxlength: 80, "aria-label": "The late entrant's name" });
+  const missed = h("select", { id: "late-missed", "aria-label": "The rounds already paired score" },
+    h("option", { value: "zero" }, "missed rounds score nothing"),
+    h("option", { value: "bye" }, "missed rounds count as byes"));
+  const add = async (e) => {
+    e.preventDefault();
+    if (!name.value.trim()) { say(box, "bad", "Type the late entrant's name first."); return; }
+    if (await act("POST", "entrants", { name: name.value.trim(), missed_rounds: missed.value }, box, `${name.value.trim()} is entered.`)) name.value = "";
+  };
+  const sorted = [...t.players].sort((a, b) => a.name.localeCompare(b.name));
+  return h("section", { class: "panel" }, h("details", { id: "entrants" },
+    h("summary", {}, h("strong", {}, `Entrants: ${t.players.length - gone.size} playing${gone.size ? `, ${gone.size} withdrawn` : ""}`)),
+    h("p", { class: "small muted" }, "A late entry joins from the next round paired; a withdrawn player is not paired again and keeps their results."),
+    h("form", { id: "late-entry", class: "row wrap", onsubmit: add, novalidate: true },
+      h("label", { for: "late-name", class: "small" }, "Late entry"), name, missed,
+      h("button", { type: "submit", class: "secondary" }, "Enter")),
+    box,
+    h("ul", { class: "results entrants" }, sorted.map((p) => {
+      const out = gone.has(p.player_id);
+      return h("li", { "data-player": p.player_id, "data-withdrawn": out ? "yes" : "no" },
+        h("span", { class: "grow" }, p.name, out ? h("span", { class: "muted small" }, " · withdrawn") : null),
+        h("button", { type: "button", class: out ? "secondary small" : "danger small", "data-entrant": out ? "reinstate" : "withdraw",
+          onclick: () => act("POST", `entrants/${p.player_id}/${out ? "reinstate" : "withdraw"}`, null, box,
+            out ? `${p.name} is back from the next round.` : `${p.name} is withdrawn: not paired again, results kept.`) },
+          out ? "Reinstate" : "Withdraw"));
+    }))));
+}
+
 export async function tournamentPage(id, token) {
   setConn("", "");
   await games();
@@ -411,6 +448,16 @@ export async function tournamentPage(id, token) {
   const rounds = h("div", { id: "rounds" });
   const msg = h("div", { id: "pair-msg" });
   const refreshAll = () => { live.now(); P.watch.now(); };
+  const entrants = h("div", { id: "entrants-box" });
+  // An organiser's change to the field: true once the server took it.
+  const act = async (method, path, body, box, done) => {
+    say(box, "", "");
+    const a = await api(method, `/v1/tournaments/${id}/${path}`, { token, body }).catch(offline("the change"));
+    if (!a.ok) { say(box, "bad", problemText(a)); return false; }
+    refreshAll();
+    say(box, "ok", done);
+    return true;
+  };
 
   const pair = async () => {
     say(msg, "", "");
@@ -491,6 +538,20 @@ export async function tournamentPage(id, token) {
     rounds.replaceChildren(...(t.rounds.length ? [...t.rounds].reverse().map((r) => roundBlock(t, r))
       : [h("p", { class: "muted" }, "No round is paired yet.")]));
     fill(seats, player ? playerPanel(t, player) : seatsPanel(t));
+    if (token) {
+      // Redrawn with the tournament, but kept open (and its message kept) while in use.
+      const open = $("#entrants")?.open;
+      const said = $("#entrants-msg")?.cloneNode(true);
+      const typed = $("#late-name")?.value, missed = $("#late-missed")?.value;
+      const typing = document.activeElement && document.activeElement.id === "late-name";
+      fill(entrants, entrantsPanel(t, act));
+      if (open && $("#entrants")) $("#entrants").open = true;
+      // (The new box keeps its place: the new panel's buttons write to it.)
+      if (said && $("#entrants-msg")) { $("#entrants-msg").className = said.className; $("#entrants-msg").replaceChildren(...said.childNodes); }
+      if (typed && $("#late-name")) $("#late-name").value = typed;
+      if (missed && $("#late-missed")) $("#late-missed").value = missed;
+      if (typing && $("#late-name")) $("#late-name").focus();
+    }
     const btn = $("#pair");
     if (btn) {
       const all = t.rounds.length >= t.rounds_planned;
@@ -507,6 +568,7 @@ export async function tournamentPage(id, token) {
       h("input", { type: "text", id: "public-url", readonly: true, value: `${location.origin}/#tournament=${id}`, onclick: (e) => e.target.select() }),
       h("button", { id: "pair", onclick: pair, class: "wide mt" }, "Pair next round"),
       msg) : null,
+    token ? entrants : null,
     token ? null : seats,
     h("section", { class: "panel", id: "standings" },
       h("div", { class: "row" }, h("h2", { class: "grow" }, "Standings"),
