@@ -39,49 +39,13 @@ async fn duplicate_round_dealt(
     table_size: usize,
     dealing: &str,
 ) -> (String, String, Value, Vec<Match>) {
-    let a = app
-        .request(
-            Method::POST,
-            "/v1/tournaments",
-            None,
-            &[],
-            Some(
-                json!({"name": "Duplicate night", "game": game, "config": config,
-                        "dealing": dealing, "format": "swiss", "rounds": 1,
-                        "table_size": table_size, "duplicate": true, "players": names(players)}),
-            ),
-        )
-        .await;
-    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
-    let id = a.body["tournament"]["id"].as_str().unwrap().to_string();
-    let org = a.body["organiser_token"].as_str().unwrap().to_string();
-    let r = app
-        .request(
-            Method::POST,
-            &format!("/v1/tournaments/{id}/rounds"),
-            Some(&org),
-            &[],
-            None,
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
-    let tables = r.body["tokens"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| Match {
-            id: t["match_id"].as_str().unwrap().to_string(),
-            host: t["host_token"].as_str().unwrap().to_string(),
-            seats: t["seat_tokens"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|s| s.as_str().unwrap().to_string())
-                .collect(),
-            body: Value::Null,
-        })
-        .collect();
-    (id, org, r.body, tables)
+    common::tournament_round_one(
+        app,
+        json!({"name": "Duplicate night", "game": game, "config": config,
+                "dealing": dealing, "format": "swiss", "rounds": 1,
+                "table_size": table_size, "duplicate": true, "players": names(players)}),
+    )
+    .await
 }
 
 /// The messages of a stream opened with `?once=true&last_event_id=0`: (status, data of each

@@ -44,35 +44,9 @@ async fn real_card_round(
     if let Some(rule) = rule {
         body["fouled_board"] = json!(rule);
     }
-    let a = app
-        .request(Method::POST, "/v1/tournaments", None, &[], Some(body))
-        .await;
-    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
-    let id = a.body["tournament"]["id"].as_str().unwrap().to_string();
-    let org = a.body["organiser_token"].as_str().unwrap().to_string();
-    let r = app
-        .request(
-            Method::POST,
-            &format!("/v1/tournaments/{id}/rounds"),
-            Some(&org),
-            &[],
-            None,
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
-    let tables: Vec<Match> = r.body["tokens"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| Match {
-            id: t["match_id"].as_str().unwrap().to_string(),
-            host: t["host_token"].as_str().unwrap().to_string(),
-            seats: strings(&t["seat_tokens"]),
-            body: Value::Null,
-        })
-        .collect();
-    assert_eq!(tables.len(), 3);
-    (id, org, r.body, tables)
+    let round = common::tournament_round_one(app, body).await;
+    assert_eq!(round.3.len(), 3);
+    round
 }
 
 /// One printed board as the test reads the sheet.

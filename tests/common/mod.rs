@@ -481,3 +481,39 @@ impl Sse {
         out
     }
 }
+
+/// Creates the tournament `body` describes and pairs its round 1 with the organiser's token:
+/// (tournament id, organiser token, the pairing's answer, each table's match with its tokens).
+pub async fn tournament_round_one(
+    app: &TestApp,
+    body: Value,
+) -> (String, String, Value, Vec<Match>) {
+    let a = app
+        .request(Method::POST, "/v1/tournaments", None, &[], Some(body))
+        .await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    let id = a.body["tournament"]["id"].as_str().unwrap().to_string();
+    let org = a.body["organiser_token"].as_str().unwrap().to_string();
+    let path = format!("/v1/tournaments/{id}/rounds");
+    let r = app
+        .request(Method::POST, &path, Some(&org), &[], None)
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let tables = r.body["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| Match {
+            id: t["match_id"].as_str().unwrap().to_string(),
+            host: t["host_token"].as_str().unwrap().to_string(),
+            seats: t["seat_tokens"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_str().unwrap().to_string())
+                .collect(),
+            body: Value::Null,
+        })
+        .collect();
+    (id, org, r.body, tables)
+}
