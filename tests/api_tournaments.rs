@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Match, TestApp};
+use common::{round_matches, TestApp};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -31,26 +31,6 @@ async fn tournament(app: &TestApp, body: Value) -> (String, String, Value) {
 
 fn names(n: usize) -> Vec<Value> {
     (0..n).map(|i| json!({"name": format!("P{i}")})).collect()
-}
-
-/// The tables' matches of a paired round, with their tokens.
-fn round_matches(round: &Value) -> Vec<Match> {
-    round["tokens"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| Match {
-            id: t["match_id"].as_str().unwrap().to_string(),
-            host: t["host_token"].as_str().unwrap().to_string(),
-            seats: t["seat_tokens"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|s| s.as_str().unwrap().to_string())
-                .collect(),
-            body: Value::Null,
-        })
-        .collect()
 }
 
 #[actix_web::test]

@@ -499,7 +499,14 @@ pub async fn tournament_round_one(
         .request(Method::POST, &path, Some(&org), &[], None)
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
-    let tables = r.body["tokens"]
+    let tables = round_matches(&r.body);
+    (id, org, r.body, tables)
+}
+
+/// The tables' matches of a paired round (the pairing's answer, or the round read with the
+/// organiser's token), with their tokens.
+pub fn round_matches(round: &Value) -> Vec<Match> {
+    round["tokens"]
         .as_array()
         .unwrap()
         .iter()
@@ -514,6 +521,5 @@ pub async fn tournament_round_one(
                 .collect(),
             body: Value::Null,
         })
-        .collect();
-    (id, org, r.body, tables)
+        .collect()
 }
