@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use clubroom::rules::{
     by_hook_or_crook::{
         items::{default_deck, is_set, Item},
-        Action, ActionCard, BhocConfig, ByHookOrCrook, Place, TwoPlayer, LEGAL_SETS_CAP,
+        Action, ActionCard, BhocConfig, ByHookOrCrook, ByHookOrCrookOutcome, Place, TwoPlayer,
+        LEGAL_SETS_CAP,
     },
     Actor, AnyGame, Dealing, Game, Seed,
 };
@@ -373,8 +374,8 @@ fn legal_iff_accepted(g: &ByHookOrCrook, dice: &mut Dice) -> Result<(), TestCase
     Ok(())
 }
 
-fn is_sealed_outcome(out: &[Value]) -> bool {
-    out.len() == 1 && out[0]["type"] == "sealed"
+fn is_sealed_outcome(out: &[ByHookOrCrookOutcome]) -> bool {
+    matches!(out, [ByHookOrCrookOutcome::Sealed { .. }])
 }
 
 /// Everything another seat (or the public) can observe.

@@ -9,7 +9,7 @@
 use clubroom::rules::{
     cards::{deck_without_ranks, full_deck, Card, CardSet, Seed, Suit},
     dump::{Action, Dump, DumpConfig, DumpError, MAX_TARGET},
-    Actor, AnyGame, Dealing, Game, RuleError,
+    outcomes_json, Actor, AnyGame, Dealing, Game, RuleError,
 };
 use proptest::prelude::*;
 use serde_json::Value;
@@ -148,7 +148,7 @@ fn check_legal_is_accepted(
         for action in &candidates {
             let mut probe = g.clone();
             let s = (dealing == Dealing::Service).then_some(seed);
-            let result = probe.apply(actor, action, s);
+            let result = probe.apply(actor, action, s).map(|o| outcomes_json(&o));
             prop_assert_eq!(
                 result.is_ok(),
                 legal.contains(action),
@@ -231,6 +231,7 @@ fn play_random_deal(
     }
     let out = g
         .apply(Actor::Table, &Action::Deal {}, deal_seed.as_ref())
+        .map(|o| outcomes_json(&o))
         .map_err(|e| TestCaseError::fail(format!("deal refused: {e}")))?;
     log.push((Actor::Table, Action::Deal {}, deal_seed));
     let leader = (dealer + 1) % players;
@@ -268,6 +269,7 @@ fn play_random_deal(
         };
         let out = g
             .apply(Actor::Seat(seat), &action, None)
+            .map(|o| outcomes_json(&o))
             .map_err(|e| TestCaseError::fail(format!("legal play refused: {e}")))?;
         log.push((Actor::Seat(seat), action, None));
         let trick_no = sh.tricks_done + 1;

@@ -256,10 +256,13 @@ impl Playout {
         let seed = (self.dealing == Dealing::Service && matches!(action, Action::Deal { .. }))
             .then(|| rng.seed());
         let before = self.game.rounds_completed();
-        let out = self
-            .game
-            .apply(actor, &action, seed.as_ref())
-            .unwrap_or_else(|e| panic!("legal {action:?} by {actor:?} refused: {e}"));
+        // The outcomes as the log writes them.
+        let out = serde_json::to_value(
+            self.game
+                .apply(actor, &action, seed.as_ref())
+                .unwrap_or_else(|e| panic!("legal {action:?} by {actor:?} refused: {e}")),
+        )
+        .expect("outcomes are JSON");
         self.accepted.push((actor, action.clone(), seed));
         let n = self.players;
         match (&action, actor) {

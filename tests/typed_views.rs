@@ -174,13 +174,18 @@ impl Schemas {
         }
     }
 
-    fn check_outcomes(&mut self, outcomes: &[Value]) {
-        for o in outcomes {
+    /// `outcomes` as the log writes them (JSON) against the spec's schemas.
+    fn check_outcomes<O: serde::Serialize>(&mut self, outcomes: &[O]) {
+        let outcomes: Vec<Value> = outcomes
+            .iter()
+            .map(|o| serde_json::to_value(o).expect("an outcome is JSON"))
+            .collect();
+        for o in &outcomes {
             self.check(&self.outcome, o, "outcome");
         }
         self.check(
             &self.event_outcome,
-            &Value::from(outcomes.to_vec()),
+            &Value::from(outcomes.clone()),
             "outcome list",
         );
         self.counts[4] += outcomes.len();

@@ -21,7 +21,7 @@ use super::{
     tally::{self, TallyFault, TallyForm, TallyUnit},
     to_json,
     trick::{service_deal, Play, PlayError, Revoke, SeedProblem, Trick, TrickPlay},
-    Actor, Dealing, Game, Outcomes, ProblemFields, RuleError, SeedReveal, ToAct,
+    Actor, Dealing, Game, ProblemFields, RuleError, SeedReveal, ToAct,
 };
 
 /// The largest `target` accepted.
@@ -514,7 +514,7 @@ pub struct BonusMalusSeat {
 }
 
 /// What a Bonus-Malus action produced (`outcome` in the log).
-#[derive(Serialize, ToSchema)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum BonusMalusOutcome {
     /// A deal started.
@@ -813,7 +813,7 @@ impl BonusMalus {
             })
     }
 
-    fn play(&mut self, seat: usize, card: Card) -> Result<Outcomes, BonusMalusError> {
+    fn play(&mut self, seat: usize, card: Card) -> Result<Vec<BonusMalusOutcome>, BonusMalusError> {
         let revoke = self.check_play(seat, card)?;
         let players = self.players;
         let cards_in_play = self.cards_in_play();
@@ -821,11 +821,11 @@ impl BonusMalus {
         let mut out = Vec::new();
         let d = self.deal.as_mut().expect("checked");
         if let Some(r) = &revoke {
-            out.push(to_json(&BonusMalusOutcome::Revoke {
+            out.push(BonusMalusOutcome::Revoke {
                 seat: r.seat,
                 card: r.card,
                 shown_out_in_trick: r.shown_out_in_trick,
-            }));
+            });
         }
         let trick_no = d.tp.trick_number();
         let trump = d.trump;
@@ -843,12 +843,12 @@ impl BonusMalus {
             return Ok(out);
         };
         let winner = t.winner;
-        out.push(to_json(&BonusMalusOutcome::Trick {
+        out.push(BonusMalusOutcome::Trick {
             number: trick_no,
             winner,
             trump,
             value: t.note.value,
-        }));
+        });
         // The draws: the winner first, then the others in turn from his left, while the stock
         // can serve everyone (docs/rules.md#bonus-malus-draws; with 3 players the odd last card is set aside).
         if d.stock_left >= players {
@@ -868,17 +868,17 @@ impl BonusMalus {
                 d.hand_sizes[s] += 1;
             }
             d.stock_left -= players;
-            out.push(to_json(&BonusMalusOutcome::Drawn {
+            out.push(BonusMalusOutcome::Drawn {
                 order,
                 stock: d.stock_left,
-            }));
+            });
         }
         if d.stock_left > 0 && d.stock_left < players {
             // 3 players: the last card cannot serve all three; it is set aside unseen.
             d.set_aside = true;
             d.set_aside_card = d.stock.as_mut().and_then(|st| st.pop());
             d.stock_left = 0;
-            out.push(to_json(&BonusMalusOutcome::SetAside {}));
+            out.push(BonusMalusOutcome::SetAside {});
         }
         d.trump = None;
         if d.stock_left > 0 {
@@ -914,7 +914,7 @@ impl BonusMalus {
         tallied: bool,
         revokes: usize,
         set_aside: Option<Card>,
-    ) -> Outcomes {
+    ) -> Vec<BonusMalusOutcome> {
         let values: Vec<i64> = taken.iter().map(SuitCounts::value).collect();
         // 3 players: the suit of the card set aside is the one short of 13 in the captures.
         let set_aside_suit = (self.players == 3)
@@ -944,7 +944,7 @@ impl BonusMalus {
         revokes: usize,
         set_aside: Option<Card>,
         set_aside_suit: Option<Suit>,
-    ) -> Outcomes {
+    ) -> Vec<BonusMalusOutcome> {
         let multiplier = self.round as i64;
         // Only a plus total scores (equal totals of two sides are 0 and score nothing); deal n
         // counts n times.
@@ -952,7 +952,7 @@ impl BonusMalus {
         for (t, p) in self.totals.iter_mut().zip(&points) {
             *t += p;
         }
-        let mut out = vec![to_json(&BonusMalusOutcome::DealScored {
+        let mut out = vec![BonusMalusOutcome::DealScored {
             round: self.round,
             multiplier,
             taken: taken.clone(),
@@ -961,7 +961,7 @@ impl BonusMalus {
             totals: self.totals.clone(),
             set_aside,
             set_aside_suit,
-        })];
+        }];
         self.results.push(DealResult {
             taken,
             values,
@@ -976,10 +976,7 @@ impl BonusMalus {
         if self.totals.iter().any(|&t| t >= self.config.target) {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals);
-            out.push(to_json(&BonusMalusOutcome::MatchFinished {
-                winners,
-                margin,
-            }));
+            out.push(BonusMalusOutcome::MatchFinished { winners, margin });
         }
         out
     }
@@ -988,7 +985,7 @@ impl BonusMalus {
         &mut self,
         trump: Option<Suit>,
         seed: Option<&Seed>,
-    ) -> Result<Outcomes, BonusMalusError> {
+    ) -> Result<Vec<BonusMalusOutcome>, BonusMalusError> {
         let round = self.round + 1;
         let dealer = self.dealer_of(round);
         let leader = (dealer + 1) % self.players;
@@ -1027,14 +1024,14 @@ impl BonusMalus {
             played_by: vec![[0; 4]; self.players],
             commitment: seed.map(|s| s.commitment()),
         });
-        Ok(vec![to_json(&BonusMalusOutcome::Dealt {
+        Ok(vec![BonusMalusOutcome::Dealt {
             round,
             dealer,
             leader,
             trump,
             stock: 52 - HAND * self.players,
             commitment: seed.map(|s| s.commitment()),
-        })])
+        }])
     }
 
     /// Whether `suit` can be on top of the stock: not if all 13 of it are known to be outside
@@ -1121,7 +1118,7 @@ impl BonusMalus {
 
     /// A tally of plus totals per side (the score-only contract; RULES.md "Bonus-Malus": cards
     /// are worth multiples of 5, one side takes at most all ♠ and ♥, 130 + 65 = 195).
-    fn tally_points(&mut self, points: &[i64]) -> Result<Outcomes, BonusMalusError> {
+    fn tally_points(&mut self, points: &[i64]) -> Result<Vec<BonusMalusOutcome>, BonusMalusError> {
         if self.dealing == Dealing::Service {
             return Err(BonusMalusError::TallyNeedsTableDealing);
         }
@@ -1163,7 +1160,7 @@ impl BonusMalus {
         Ok(self.record_deal(Vec::new(), points.to_vec(), true, 0, None, None))
     }
 
-    fn tally(&mut self, taken: &[SuitCounts]) -> Result<Outcomes, BonusMalusError> {
+    fn tally(&mut self, taken: &[SuitCounts]) -> Result<Vec<BonusMalusOutcome>, BonusMalusError> {
         self.check_tally(taken)?;
         if self.deal.is_none() {
             self.round += 1;
@@ -1391,7 +1388,7 @@ impl Game for BonusMalus {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Outcomes, BonusMalusError> {
+    ) -> Result<Vec<BonusMalusOutcome>, BonusMalusError> {
         if self.finished {
             return Err(BonusMalusError::MatchFinished);
         }
@@ -1415,7 +1412,7 @@ impl Game for BonusMalus {
                 let d = self.deal.as_mut().expect("checked");
                 d.awaiting_stock_top = false;
                 d.trump = Some(*suit);
-                Ok(vec![to_json(&BonusMalusOutcome::Trump { trump: *suit })])
+                Ok(vec![BonusMalusOutcome::Trump { trump: *suit }])
             }
             (Action::Tally { taken, points }, Actor::Table) => match (taken, points) {
                 (Some(taken), None) => self.tally(taken),

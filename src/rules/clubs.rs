@@ -21,7 +21,7 @@ use super::{
     tally::{self, TallyFault, TallyForm, TallyUnit},
     to_json,
     trick::{service_deal, Play, PlayError, Revoke, SeedProblem, TrickPlay},
-    Actor, Dealing, Game, Outcomes, ProblemFields, RuleError, SeedReveal, ToAct,
+    Actor, Dealing, Game, ProblemFields, RuleError, SeedReveal, ToAct,
 };
 
 /// What every deal's tallies sum to, under either formula (docs/rules.md#clubs-tally).
@@ -411,7 +411,7 @@ pub struct ClubsSeat {
 }
 
 /// What a Clubs action produced (`outcome` in the log).
-#[derive(Serialize, ToSchema)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClubsOutcome {
     /// A deal started.
@@ -760,7 +760,7 @@ impl Clubs {
         seat: usize,
         card: Card,
         declare: Option<Suit>,
-    ) -> Result<Outcomes, ClubsError> {
+    ) -> Result<Vec<ClubsOutcome>, ClubsError> {
         let revoke = self.check_play(seat, card, declare)?;
         let open_to_all = self.deal.as_ref().is_some_and(|d| self.open_to_all(d));
         let players = self.players;
@@ -779,11 +779,11 @@ impl Clubs {
             d.opening = vec![card];
         }
         if let Some(r) = &revoke {
-            out.push(to_json(&ClubsOutcome::Revoke {
+            out.push(ClubsOutcome::Revoke {
                 seat: r.seat,
                 card: r.card,
                 shown_out_in_trick: r.shown_out_in_trick,
-            }));
+            });
         }
         let trick_no = d.tp.trick_number();
         if d.tp.trick().plays.is_empty() {
@@ -794,11 +794,11 @@ impl Clubs {
         let done =
             d.tp.complete(|c| rank_key(called, c), |_, _| TrickNote { called });
         if let Some(t) = done {
-            out.push(to_json(&ClubsOutcome::Trick {
+            out.push(ClubsOutcome::Trick {
                 number: trick_no,
                 winner: t.winner,
                 called,
-            }));
+            });
             d.called = None;
             if d.tp.played().len() == cards_in_play {
                 let last_winner = d.tp.leader();
@@ -811,10 +811,10 @@ impl Clubs {
                         .or_else(|| full_deck().difference(d.tp.played()).iter().next());
                     if let Some(fd) = fd {
                         taken[last_winner].insert(fd);
-                        out.push(to_json(&ClubsOutcome::FaceDown {
+                        out.push(ClubsOutcome::FaceDown {
                             card: fd,
                             to: last_winner,
-                        }));
+                        });
                     }
                     fd.map(|c| (c, last_winner))
                 } else {
@@ -834,7 +834,7 @@ impl Clubs {
         tallied: bool,
         revokes: usize,
         face_down: Option<(Card, usize)>,
-    ) -> Outcomes {
+    ) -> Vec<ClubsOutcome> {
         let (points, scrambled) = score(&taken);
         self.record_deal(taken, points, scrambled, tallied, revokes, face_down)
     }
@@ -847,7 +847,7 @@ impl Clubs {
         tallied: bool,
         revokes: usize,
         face_down: Option<(Card, usize)>,
-    ) -> Outcomes {
+    ) -> Vec<ClubsOutcome> {
         debug_assert_eq!(
             points.iter().sum::<i64>(),
             DEAL_SUM,
@@ -856,13 +856,13 @@ impl Clubs {
         for (t, p) in self.totals.iter_mut().zip(&points) {
             *t += p;
         }
-        let mut out = vec![to_json(&ClubsOutcome::DealScored {
+        let mut out = vec![ClubsOutcome::DealScored {
             round: self.round,
             taken: taken.clone(),
             scrambled,
             points: points.clone(),
             totals: self.totals.clone(),
-        })];
+        }];
         self.results.push(DealResult {
             taken,
             points,
@@ -875,12 +875,12 @@ impl Clubs {
         if self.totals.iter().any(|&t| t <= END_AT) {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals);
-            out.push(to_json(&ClubsOutcome::MatchFinished { winners, margin }));
+            out.push(ClubsOutcome::MatchFinished { winners, margin });
         }
         out
     }
 
-    fn start_deal(&mut self, seed: Option<&Seed>) -> Result<Outcomes, ClubsError> {
+    fn start_deal(&mut self, seed: Option<&Seed>) -> Result<Vec<ClubsOutcome>, ClubsError> {
         let round = self.round + 1;
         let dealer = self.dealer_of(round);
         let dealt = service_deal(
@@ -923,13 +923,13 @@ impl Clubs {
             face_down_public,
             commitment: seed.map(|s| s.commitment()),
         });
-        Ok(vec![to_json(&ClubsOutcome::Dealt {
+        Ok(vec![ClubsOutcome::Dealt {
             round,
             dealer,
             leader,
             opening,
             commitment: seed.map(|s| s.commitment()),
-        })])
+        }])
     }
 
     fn check_tally(&self, taken: &[Taken]) -> Result<(), ClubsError> {
@@ -985,7 +985,7 @@ impl Clubs {
         Ok(())
     }
 
-    fn tally(&mut self, taken: &[Taken]) -> Result<Outcomes, ClubsError> {
+    fn tally(&mut self, taken: &[Taken]) -> Result<Vec<ClubsOutcome>, ClubsError> {
         self.check_tally(taken)?;
         if self.deal.is_none() {
             self.round += 1;
@@ -996,7 +996,7 @@ impl Clubs {
     /// A tally of final points per seat (the score-only contract): one entry per seat, each a
     /// score one seat can make (RULES.md "Clubs": −1 a card, +3 a club, J♣ −11 net; the recount
     /// −3 a club, +10 for J♣), summing to −26.
-    fn tally_points(&mut self, points: &[i64]) -> Result<Outcomes, ClubsError> {
+    fn tally_points(&mut self, points: &[i64]) -> Result<Vec<ClubsOutcome>, ClubsError> {
         if self.dealing == Dealing::Service {
             return Err(ClubsError::TallyNeedsTableDealing);
         }
@@ -1240,7 +1240,7 @@ impl Game for Clubs {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Outcomes, ClubsError> {
+    ) -> Result<Vec<ClubsOutcome>, ClubsError> {
         if self.finished {
             return Err(ClubsError::MatchFinished);
         }

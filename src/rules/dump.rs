@@ -17,7 +17,7 @@ use super::{
     tally::{self, TallyForm, TallyUnit},
     to_json,
     trick::{service_deal, Play, PlayError, SeedProblem, TrickPlay},
-    Actor, Dealing, Game, Outcomes, ProblemFields, RuleError, SeedReveal, ToAct,
+    Actor, Dealing, Game, ProblemFields, RuleError, SeedReveal, ToAct,
 };
 
 /// Card points in one deal, all 40 cards together.
@@ -323,7 +323,7 @@ pub struct DumpSeat {
 }
 
 /// What a Dump action produced (`outcome` in the log).
-#[derive(Serialize, ToSchema)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum DumpOutcome {
     /// A deal started.
@@ -485,16 +485,16 @@ impl Dump {
         })
     }
 
-    fn play(&mut self, seat: usize, card: Card) -> Result<Outcomes, DumpError> {
+    fn play(&mut self, seat: usize, card: Card) -> Result<Vec<DumpOutcome>, DumpError> {
         let revoke = self.check_play(seat, card)?;
         let mut out = Vec::new();
         let d = self.deal.as_mut().expect("checked");
         if let Some(r) = &revoke {
-            out.push(to_json(&DumpOutcome::Revoke {
+            out.push(DumpOutcome::Revoke {
                 seat: r.seat,
                 card: r.card,
                 shown_out_in_trick: r.shown_out_in_trick,
-            }));
+            });
         }
         let duty = Self::duty(d);
         d.tp.record(seat, card, &duty, revoke);
@@ -509,11 +509,11 @@ impl Dump {
         if let Some(t) = done {
             let (winner, points) = (t.winner, t.note.points);
             d.captured[winner % 2] += points;
-            out.push(to_json(&DumpOutcome::Trick {
+            out.push(DumpOutcome::Trick {
                 number: trick_no,
                 winner,
                 points,
-            }));
+            });
             if d.tp.played().len() == deck().len() {
                 let captured = d.captured;
                 let revokes = d.tp.revokes().len();
@@ -523,7 +523,12 @@ impl Dump {
         Ok(out)
     }
 
-    fn score_deal(&mut self, captured: [u32; 2], tallied: bool, revokes: usize) -> Outcomes {
+    fn score_deal(
+        &mut self,
+        captured: [u32; 2],
+        tallied: bool,
+        revokes: usize,
+    ) -> Vec<DumpOutcome> {
         let mut points = [0i64; 2];
         for side in 0..2 {
             if captured[side] > 80 {
@@ -539,21 +544,21 @@ impl Dump {
             revokes,
         });
         self.deal = None;
-        let mut out = vec![to_json(&DumpOutcome::DealScored {
+        let mut out = vec![DumpOutcome::DealScored {
             round: self.round,
             captured,
             points,
             totals: self.totals,
-        })];
+        }];
         if self.totals.iter().any(|&t| t >= self.config.target) {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals);
-            out.push(to_json(&DumpOutcome::MatchFinished { winners, margin }));
+            out.push(DumpOutcome::MatchFinished { winners, margin });
         }
         out
     }
 
-    fn start_deal(&mut self, seed: Option<&Seed>) -> Result<Outcomes, DumpError> {
+    fn start_deal(&mut self, seed: Option<&Seed>) -> Result<Vec<DumpOutcome>, DumpError> {
         let round = self.round + 1;
         let dealer = self.dealer_of(round);
         let leader = (dealer + 1) % self.players;
@@ -577,15 +582,15 @@ impl Dump {
             captured: [0, 0],
             commitment: commitment.clone(),
         });
-        Ok(vec![to_json(&DumpOutcome::Dealt {
+        Ok(vec![DumpOutcome::Dealt {
             round,
             dealer,
             leader,
             commitment,
-        })])
+        }])
     }
 
-    fn tally(&mut self, points: [u32; 2]) -> Result<Outcomes, DumpError> {
+    fn tally(&mut self, points: [u32; 2]) -> Result<Vec<DumpOutcome>, DumpError> {
         if self.dealing == Dealing::Service {
             return Err(DumpError::TallyNeedsTableDealing);
         }
@@ -753,7 +758,7 @@ impl Game for Dump {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Outcomes, DumpError> {
+    ) -> Result<Vec<DumpOutcome>, DumpError> {
         if self.finished {
             return Err(DumpError::MatchFinished);
         }

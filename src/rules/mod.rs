@@ -289,6 +289,11 @@ impl Told {
 /// Each entry is one of the game's typed outcomes (`DumpOutcome`, ...) as JSON.
 pub type Outcomes = Vec<Value>;
 
+/// A game's typed outcomes (what [`Game::apply`] returns) as the log writes them.
+pub fn outcomes_json<O: Serialize>(outcomes: &[O]) -> Outcomes {
+    outcomes.iter().map(to_json).collect()
+}
+
 /// A sealed choice as the log shows it to anyone but the seat that made it, until it is revealed
 /// (and for ever once retracted): only its type.
 #[derive(Clone, Debug, Serialize, ToSchema)]
@@ -380,8 +385,9 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     /// The model of [`Game::seat_view`]. It has a required `seat` field, the seat it shows: the
     /// table page tells a seat's view from the host's by it (checked by `tests/typed_views.rs`).
     type Seat: Serialize + utoipa::ToSchema;
-    /// The model of one outcome of an action.
-    type Outcome: utoipa::ToSchema;
+    /// The model of one outcome of an action (the log's `outcome` entries, written as JSON by
+    /// the service; a random playout never writes them).
+    type Outcome: Serialize + Debug + utoipa::ToSchema;
     /// The model of a scored round's `detail` in the score sheet.
     type RoundDetail: utoipa::ToSchema;
     /// The game's illegal-action enum.
@@ -434,7 +440,7 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
         actor: Actor,
         action: &Self::Action,
         seed: Option<&Seed>,
-    ) -> Result<Outcomes, Self::Error>;
+    ) -> Result<Vec<Self::Outcome>, Self::Error>;
     /// The public state (`table` in the match view).
     fn table(&self) -> Self::Table;
     /// The private state of `seat` (`you` in the match view), `seat` included; None for a seat
@@ -860,6 +866,7 @@ fn apply_json<G: Game>(
 ) -> Result<Outcomes, ActionError> {
     let a: G::Action = parse_action::<G>(action)?;
     g.apply(actor, &a, seed)
+        .map(|outcomes| outcomes_json(&outcomes))
         .map_err(|e| ActionError::Illegal(Rejection::from_rule(e)))
 }
 

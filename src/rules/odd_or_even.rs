@@ -14,7 +14,7 @@ use utoipa::ToSchema;
 use super::{
     entered::{self, Entered, EntryError},
     sheet::RoundScore,
-    to_json, Actor, Dealing, Game, Outcomes, RuleError, ScoreSheet, Seed, ToAct,
+    to_json, Actor, Dealing, Game, RuleError, ScoreSheet, Seed, ToAct,
 };
 
 /// Odd or Even's options.
@@ -73,7 +73,7 @@ pub struct OddOrEvenSeat {
 }
 
 /// What an Odd or Even action produced.
-#[derive(Serialize, ToSchema)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum OddOrEvenOutcome {
     /// A round started.
@@ -285,7 +285,7 @@ impl Game for OddOrEven {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Outcomes, OddOrEvenError> {
+    ) -> Result<Vec<OddOrEvenOutcome>, OddOrEvenError> {
         if self.finished() {
             return Err(OddOrEvenError::MatchFinished);
         }
@@ -303,10 +303,10 @@ impl Game for OddOrEven {
                     (Dealing::Table, _) => self.results.len() % self.players,
                 };
                 self.current = Some((first, vec![]));
-                Ok(vec![to_json(&OddOrEvenOutcome::Dealt {
+                Ok(vec![OddOrEvenOutcome::Dealt {
                     round: self.results.len() as u32 + 1,
                     first,
-                })])
+                }])
             }
             Action::Call { n } => {
                 let Actor::Seat(s) = actor else {
@@ -334,11 +334,11 @@ impl Game for OddOrEven {
                 self.current = None;
                 let points = Self::points(&in_seat_order);
                 self.results.push(in_seat_order);
-                let mut out = vec![to_json(&OddOrEvenOutcome::Scored { points })];
+                let mut out = vec![OddOrEvenOutcome::Scored { points }];
                 if self.finished() {
-                    out.push(to_json(&OddOrEvenOutcome::MatchFinished {
+                    out.push(OddOrEvenOutcome::MatchFinished {
                         winners: self.score_sheet().winners,
-                    }));
+                    });
                 }
                 Ok(out)
             }

@@ -43,7 +43,7 @@ pub use self::{
 use super::entered::{self, Entered, EntryError};
 use super::{
     tally::{TallyForm, TallyUnit},
-    Actor, Dealing, Game, Outcomes, ScoreSheet, Seed, ToAct,
+    Actor, Dealing, Game, ScoreSheet, Seed, ToAct,
 };
 
 /// Most sets `legal_actions` lists for one exhibit (best first); bigger hands are rare.
@@ -427,7 +427,7 @@ impl Game for ByHookOrCrook {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Outcomes, BhocError> {
+    ) -> Result<Vec<ByHookOrCrookOutcome>, BhocError> {
         let out = self.dispatch(actor, action, seed)?;
         self.applied += 1;
         Ok(out)
@@ -507,9 +507,10 @@ mod tests {
     use super::*;
     use crate::rules::RuleError;
 
-    fn act(g: &mut ByHookOrCrook, seat: usize, v: Value) -> Outcomes {
+    /// Applies `v` for `seat`; the outcomes as the log writes them.
+    fn act(g: &mut ByHookOrCrook, seat: usize, v: Value) -> Value {
         let a: Action = serde_json::from_value(v).unwrap();
-        g.apply(Actor::Seat(seat), &a, None).unwrap()
+        serde_json::to_value(g.apply(Actor::Seat(seat), &a, None).unwrap()).unwrap()
     }
 
     #[test]

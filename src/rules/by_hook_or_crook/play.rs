@@ -3,8 +3,6 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
-
 use super::view::{
     ByHookOrCrookAdvance, ByHookOrCrookDetective, ByHookOrCrookDetectiveMove,
     ByHookOrCrookExhibitShown, ByHookOrCrookOutcome as O, ByHookOrCrookTurnDetail,
@@ -18,7 +16,7 @@ use super::{
     AuctionResult, ByHookOrCrook, DetectiveAdvance, FinalRecord, Phase, Pile, Theft, Turn,
     TurnRecord, LEGAL_SETS_CAP,
 };
-use crate::rules::{cards::shuffled, to_json, Actor, Dealing, Outcomes, Seed, ToAct};
+use crate::rules::{cards::shuffled, Actor, Dealing, Seed, ToAct};
 
 type R<T> = Result<T, BhocError>;
 
@@ -263,7 +261,7 @@ impl ByHookOrCrook {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> R<Outcomes> {
+    ) -> R<Vec<O>> {
         if self.phase == Phase::Finished {
             return Err(BhocError::MatchFinished);
         }
@@ -315,7 +313,7 @@ impl ByHookOrCrook {
 
     // ----- the deal ----------------------------------------------------------------------
 
-    fn deal(&mut self, pile_sizes: Option<[u32; 2]>, seed: Option<&Seed>) -> R<Outcomes> {
+    fn deal(&mut self, pile_sizes: Option<[u32; 2]>, seed: Option<&Seed>) -> R<Vec<O>> {
         if self.phase != Phase::AwaitingDeal {
             return Err(BhocError::AlreadyDealt);
         }
@@ -379,15 +377,15 @@ impl ByHookOrCrook {
         self.start_turn(1);
         let tops: Vec<Option<Item>> = self.piles.iter().map(|p| p.top).collect();
         let sizes: Vec<usize> = self.piles.iter().map(|p| p.size).collect();
-        Ok(vec![to_json(&O::Dealt {
+        Ok(vec![O::Dealt {
             hand_sizes: self.hand_sizes.clone(),
             piles: tops,
             pile_sizes: sizes,
             commitment: self.commitment.clone(),
-        })])
+        }])
     }
 
-    fn reveal_pile(&mut self, pile: usize, card: Item) -> R<Outcomes> {
+    fn reveal_pile(&mut self, pile: usize, card: Item) -> R<Vec<O>> {
         if self.dealing == Dealing::Service {
             return Err(BhocError::TableDealingOnly);
         }
@@ -421,7 +419,7 @@ impl ByHookOrCrook {
             return Err(BhocError::CardElsewhere { card, place });
         }
         self.piles[pile].top = Some(card);
-        Ok(vec![to_json(&O::PileTurned { pile, card })])
+        Ok(vec![O::PileTurned { pile, card }])
     }
 
     /// Clears the turn's choices for turn `number` (0 before the deal).
@@ -449,7 +447,7 @@ impl ByHookOrCrook {
             .find(|&s| self.turn.locations[s].is_none())
     }
 
-    fn location(&mut self, seat: usize, place: Place) -> R<Outcomes> {
+    fn location(&mut self, seat: usize, place: Place) -> R<Vec<O>> {
         if self.phase != Phase::Locations {
             return Err(self.wrong_phase("location"));
         }
@@ -476,7 +474,7 @@ impl ByHookOrCrook {
         }
         self.turn.locations[seat] = Some(place);
         if self.is_alternate() {
-            let mut out = vec![to_json(&O::Location { seat, place })];
+            let mut out = vec![O::Location { seat, place }];
             if self.turn.locations.iter().all(Option::is_some) {
                 out.push(self.reveal_locations());
             }
@@ -486,7 +484,7 @@ impl ByHookOrCrook {
         self.after_sealed(seat, Sealed::Location)
     }
 
-    fn choose(&mut self, seat: usize, card: ActionCard) -> R<Outcomes> {
+    fn choose(&mut self, seat: usize, card: ActionCard) -> R<Vec<O>> {
         let combined = self.is_combined();
         match self.phase {
             Phase::Cards => {}
@@ -554,7 +552,7 @@ impl ByHookOrCrook {
 
     /// After a sealed location or card: reveal when the set is complete, else say who is awaited
     /// (never what was chosen).
-    fn after_sealed(&mut self, seat: usize, what: Sealed) -> R<Outcomes> {
+    fn after_sealed(&mut self, seat: usize, what: Sealed) -> R<Vec<O>> {
         let all_locations = self.turn.locations.iter().all(Option::is_some);
         let all_cards = self.turn.cards.iter().all(Option::is_some);
         let complete = if self.is_combined() {
@@ -570,11 +568,11 @@ impl ByHookOrCrook {
                 Sealed::Location => Choice::Location,
                 Sealed::Card => Choice::Card,
             };
-            return Ok(vec![to_json(&O::Sealed {
+            return Ok(vec![O::Sealed {
                 seat,
                 choice,
                 waiting_for: self.waiting_for(),
-            })]);
+            }]);
         }
         self.hidden.clear();
         if matches!(what, Sealed::Location) {
@@ -582,23 +580,23 @@ impl ByHookOrCrook {
         }
         self.turn.locations_public = true;
         self.turn.cards_public = true;
-        let mut out = vec![to_json(&O::CardsRevealed {
+        let mut out = vec![O::CardsRevealed {
             turn: self.turn.number,
             locations: self.turn.locations.clone(),
             cards: self.turn.cards.clone(),
-        })];
+        }];
         out.extend(self.resolve_auction());
         Ok(out)
     }
 
-    fn reveal_locations(&mut self) -> Value {
+    fn reveal_locations(&mut self) -> O {
         self.hidden.clear();
         self.turn.locations_public = true;
         self.phase = Phase::Cards;
-        to_json(&O::LocationsRevealed {
+        O::LocationsRevealed {
             turn: self.turn.number,
             locations: self.turn.locations.clone(),
-        })
+        }
     }
 
     // ----- the auction ------------------------------------------------------------------
@@ -620,7 +618,7 @@ impl ByHookOrCrook {
             .collect()
     }
 
-    fn resolve_auction(&mut self) -> Outcomes {
+    fn resolve_auction(&mut self) -> Vec<O> {
         let bids: Vec<(usize, u32)> = self
             .played_at(Place::Auction)
             .into_iter()
@@ -649,25 +647,25 @@ impl ByHookOrCrook {
             result.winner = Some(w);
             self.turn.auction = Some(result);
             self.phase = Phase::Buy(w.0);
-            return vec![to_json(&O::AuctionWon {
+            return vec![O::AuctionWon {
                 seat: w.0,
                 check: w.1,
                 thieves: thieves.iter().map(|t| t.1).collect(),
-            })];
+            }];
         }
         self.turn.auction = Some(result);
         let mut out = Vec::new();
         if !bids.is_empty() || !thieves.is_empty() {
-            out.push(to_json(&O::Auction {
+            out.push(O::Auction {
                 result: note,
                 checks_returned: bids.iter().map(|b| b.1).collect(),
-            }));
+            });
         }
         out.extend(self.start_castle());
         out
     }
 
-    fn buy(&mut self, seat: usize, pile: usize) -> R<Outcomes> {
+    fn buy(&mut self, seat: usize, pile: usize) -> R<Vec<O>> {
         let Phase::Buy(winner) = self.phase else {
             return Err(self.wrong_phase("buy"));
         };
@@ -723,18 +721,18 @@ impl ByHookOrCrook {
             a.bought = Some((pile, card));
             a.check_to = check_to;
         }
-        let mut out = vec![to_json(&O::Bought {
+        let mut out = vec![O::Bought {
             seat,
             pile,
             card,
             check: value,
             check_stolen_by: check_to,
             thieves: thieves.iter().map(|t| t.1).collect(),
-        })];
+        }];
         if let Some(top) = new_top {
-            out.push(to_json(&O::PileTurned { pile, card: top }));
+            out.push(O::PileTurned { pile, card: top });
         } else if new_size == 0 {
-            out.push(to_json(&O::PileEmpty { pile }));
+            out.push(O::PileEmpty { pile });
         }
         out.extend(self.start_castle());
         Ok(out)
@@ -750,16 +748,16 @@ impl ByHookOrCrook {
             .collect()
     }
 
-    fn start_castle(&mut self) -> Outcomes {
+    fn start_castle(&mut self) -> Vec<O> {
         let exhibitors = self.exhibitors();
         if exhibitors.is_empty() {
             return self.finish_castle();
         }
         self.phase = Phase::Exhibits;
-        vec![to_json(&O::ExhibitsExpected {
+        vec![O::ExhibitsExpected {
             exhibitors,
             thieves: self.thieves_at(Place::Castle).iter().map(|t| t.1).collect(),
-        })]
+        }]
     }
 
     /// Table dealing: a card that another sealed exhibit of this step also claims.
@@ -777,7 +775,7 @@ impl ByHookOrCrook {
         })
     }
 
-    fn exhibit(&mut self, seat: usize, cards: &[Item]) -> R<Outcomes> {
+    fn exhibit(&mut self, seat: usize, cards: &[Item]) -> R<Vec<O>> {
         if self.phase != Phase::Exhibits {
             return Err(self.wrong_phase("exhibit"));
         }
@@ -814,16 +812,16 @@ impl ByHookOrCrook {
         self.turn.exhibits[seat] = Some(cards.to_vec());
         self.hidden.push((self.applied, seat));
         if !last {
-            return Ok(vec![to_json(&O::Sealed {
+            return Ok(vec![O::Sealed {
                 seat,
                 choice: Choice::Exhibit,
                 waiting_for: self.waiting_for(),
-            })]);
+            }]);
         }
         Ok(self.reveal_exhibits())
     }
 
-    fn reveal_exhibits(&mut self) -> Outcomes {
+    fn reveal_exhibits(&mut self) -> Vec<O> {
         self.hidden.clear();
         self.turn.exhibits_public = true;
         let exhibitors = self.exhibitors();
@@ -864,13 +862,13 @@ impl ByHookOrCrook {
                 cards: self.turn.shown[s].clone(),
             })
             .collect();
-        let mut out = vec![to_json(&O::ExhibitsRevealed {
+        let mut out = vec![O::ExhibitsRevealed {
             exhibits,
             ranking,
             castle: castle + 1,
             advances,
             positions: self.positions.clone(),
-        })];
+        }];
         // Thieves steal in descending number order, one card from each exhibit.
         let mut queue: Vec<(u32, usize)> = self
             .thieves_at(Place::Castle)
@@ -893,7 +891,7 @@ impl ByHookOrCrook {
     }
 
     /// Moves on to the first thief who still has something to take, or finishes the castle.
-    fn next_thief(&mut self) -> Outcomes {
+    fn next_thief(&mut self) -> Vec<O> {
         while !self.turn.steal_queue.is_empty() {
             if !self.owed_exhibits().is_empty() {
                 self.phase = Phase::Steals;
@@ -905,7 +903,7 @@ impl ByHookOrCrook {
         self.finish_castle()
     }
 
-    fn steal(&mut self, seat: usize, from: usize, card: Item) -> R<Outcomes> {
+    fn steal(&mut self, seat: usize, from: usize, card: Item) -> R<Vec<O>> {
         if self.phase != Phase::Steals {
             return Err(self.wrong_phase("steal"));
         }
@@ -951,19 +949,19 @@ impl ByHookOrCrook {
             from,
             card,
         });
-        let mut out = vec![to_json(&O::Stolen {
+        let mut out = vec![O::Stolen {
             thief,
             seat: owner,
             from,
             card,
-        })];
+        }];
         out.extend(self.next_thief());
         Ok(out)
     }
 
     /// Exhibits go home; detectives catch the thieves (after they delivered their loot) and
     /// advance by their standing; the turn ends.
-    fn finish_castle(&mut self) -> Outcomes {
+    fn finish_castle(&mut self) -> Vec<O> {
         let mut out = Vec::new();
         for s in 0..self.players {
             if let Some(d) = self.turn.display[s].take() {
@@ -1007,13 +1005,13 @@ impl ByHookOrCrook {
             }
             self.turn.caught = caught.clone();
             self.turn.released = released.clone();
-            out.push(to_json(&O::ThievesCaught {
+            out.push(O::ThievesCaught {
                 thieves: caught,
                 released,
                 detectives: moves,
                 prison: self.prison.clone(),
                 positions: self.positions.clone(),
-            }));
+            });
         }
         out.extend(self.end_turn());
         out
@@ -1034,22 +1032,22 @@ impl ByHookOrCrook {
         }
     }
 
-    fn end_turn(&mut self) -> Outcomes {
+    fn end_turn(&mut self) -> Vec<O> {
         let record = self.turn_record();
         let number = self.turn.number;
         self.records.push(std::sync::Arc::new(record));
-        let mut out = vec![to_json(&O::TurnOver {
+        let mut out = vec![O::TurnOver {
             turn: number,
             advances: self.turn.advances.clone(),
             positions: self.positions.clone(),
-        })];
+        }];
         if self.end_triggered {
             self.phase = Phase::FinalExhibition;
             self.final_shown = vec![None; self.players];
             self.start_turn(number);
-            out.push(to_json(&O::FinalExhibitionExpected {
+            out.push(O::FinalExhibitionExpected {
                 reason: "a pawn entered a pink space",
-            }));
+            });
         } else {
             self.phase = Phase::Locations;
             self.start_turn(number + 1);
@@ -1114,7 +1112,7 @@ impl ByHookOrCrook {
 
     // ----- the end ----------------------------------------------------------------------
 
-    fn final_exhibit(&mut self, seat: usize, cards: &[Item]) -> R<Outcomes> {
+    fn final_exhibit(&mut self, seat: usize, cards: &[Item]) -> R<Vec<O>> {
         if self.phase != Phase::FinalExhibition {
             return Err(self.wrong_phase("final_exhibit"));
         }
@@ -1151,16 +1149,16 @@ impl ByHookOrCrook {
         self.final_shown[seat] = Some(cards.to_vec());
         self.hidden.push((self.applied, seat));
         if !last {
-            return Ok(vec![to_json(&O::Sealed {
+            return Ok(vec![O::Sealed {
                 seat,
                 choice: Choice::FinalExhibit,
                 waiting_for: self.waiting_for(),
-            })]);
+            }]);
         }
         Ok(self.score_final())
     }
 
-    fn score_final(&mut self) -> Outcomes {
+    fn score_final(&mut self) -> Vec<O> {
         self.hidden.clear();
         let shown: Vec<Vec<Item>> = self
             .final_shown
@@ -1214,13 +1212,13 @@ impl ByHookOrCrook {
         }));
         self.phase = Phase::Finished;
         vec![
-            to_json(&O::FinalExhibition {
+            O::FinalExhibition {
                 exhibits: shown,
                 ranking,
                 advances: moves,
                 positions: self.positions.clone(),
-            }),
-            to_json(&O::MatchFinished { winners, margin }),
+            },
+            O::MatchFinished { winners, margin },
         ]
     }
 
@@ -1232,7 +1230,7 @@ impl ByHookOrCrook {
     /// played game's (the furthest minus the best of the others).
     ///
     /// [`Board::last_space`]: super::config::Board::last_space
-    fn tally(&mut self, positions: &[i64], tiebreak: &[usize]) -> R<Outcomes> {
+    fn tally(&mut self, positions: &[i64], tiebreak: &[usize]) -> R<Vec<O>> {
         if !self.config.scores_only || self.dealing != Dealing::Table {
             return Err(BhocError::TallyNotAllowed(
                 "a By Hook or Crook tally is for score-only matches (config scores_only, table dealing)",
@@ -1306,14 +1304,14 @@ impl ByHookOrCrook {
         }));
         self.phase = Phase::Finished;
         Ok(vec![
-            to_json(&O::Tallied {
+            O::Tallied {
                 positions,
                 tiebreak: tiebreak.to_vec(),
-            }),
-            to_json(&O::MatchFinished {
+            },
+            O::MatchFinished {
                 winners: vec![winner],
                 margin,
-            }),
+            },
         ])
     }
 

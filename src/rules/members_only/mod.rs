@@ -30,7 +30,7 @@ const TALLY_PARTS: [&str; 5] = ["umbrella", "crown", "teacup", "big_ben", "hat"]
 use super::{
     cards::Seed,
     sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
-    spec_shapes, to_json, Actor, Dealing, Game, Outcomes, SealedAction, ToAct,
+    spec_shapes, to_json, Actor, Dealing, Game, SealedAction, ToAct,
 };
 
 type Err = MembersOnlyError;
@@ -544,7 +544,7 @@ pub struct MembersOnlySeat {
 }
 
 /// What a Members Only action produced (`outcome` in the log).
-#[derive(Serialize, ToSchema)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum MembersOnlyOutcome {
     /// A heat was dealt.
@@ -833,7 +833,12 @@ impl MembersOnly {
         self.check_cards(heat, seat, reveal, None)
     }
 
-    fn turn(&mut self, seat: usize, bet: Option<&Bet>, reveal: &[Card]) -> Result<Outcomes, Err> {
+    fn turn(
+        &mut self,
+        seat: usize,
+        bet: Option<&Bet>,
+        reveal: &[Card],
+    ) -> Result<Vec<MembersOnlyOutcome>, Err> {
         self.check_turn(seat, bet, reveal)?;
         let players = self.players;
         let index = self.applied;
@@ -861,14 +866,14 @@ impl MembersOnly {
             };
             heat.bets.push(placed);
             let b = placed.view();
-            out.push(to_json(&MembersOnlyOutcome::Bet {
+            out.push(MembersOnlyOutcome::Bet {
                 seat: b.seat,
                 category: b.category,
                 space: b.space,
                 piece: b.piece,
                 risk: b.risk,
                 points: b.points,
-            }));
+            });
         }
         if !reveal.is_empty() {
             let c = counts_of(reveal);
@@ -880,10 +885,10 @@ impl MembersOnly {
             }
             heat.hand_sizes[seat] = heat.hand_sizes[seat].saturating_sub(reveal.len() as u8);
             heat.turn_reveals += reveal.len();
-            out.push(to_json(&MembersOnlyOutcome::Revealed {
+            out.push(MembersOnlyOutcome::Revealed {
                 seat,
                 cards: reveal.to_vec(),
-            }));
+            });
         }
         let next = (to_play + 1) % players;
         let round = if next == heat.starter {
@@ -897,9 +902,7 @@ impl MembersOnly {
                 from_action: index + 1,
                 choices: vec![None; players],
             };
-            out.push(to_json(&MembersOnlyOutcome::BettingClosed {
-                round: self.round,
-            }));
+            out.push(MembersOnlyOutcome::BettingClosed { round: self.round });
         } else {
             heat.phase = Phase::Betting {
                 to_play: next,
@@ -973,7 +976,7 @@ impl MembersOnly {
         seat: usize,
         discard: Option<Card>,
         reveal: &[Card],
-    ) -> Result<Outcomes, Err> {
+    ) -> Result<Vec<MembersOnlyOutcome>, Err> {
         let shown = self.check_final(seat, discard, reveal)?;
         let Some(heat) = self.heat.as_mut() else {
             return Err(Err::DealExpected);
@@ -989,20 +992,20 @@ impl MembersOnly {
             discard,
             reveal: shown,
         });
-        let mut out = vec![to_json(&MembersOnlyOutcome::FinalRecorded { seat })];
+        let mut out = vec![MembersOnlyOutcome::FinalRecorded { seat }];
         if choices.iter().all(Option::is_some) {
             let reveals: Vec<[Card; 2]> = choices.iter().flatten().map(|c| c.reveal).collect();
             for r in &reveals {
                 add(&mut heat.layout, &counts_of(r));
             }
-            out.push(to_json(&MembersOnlyOutcome::FinalsRevealed { reveals }));
+            out.push(MembersOnlyOutcome::FinalsRevealed { reveals });
             out.extend(self.score_heat());
         }
         Ok(out)
     }
 
     /// Rule Five: scores the heat, returns pieces, advances markers; Rule Six and the game end.
-    fn score_heat(&mut self) -> Outcomes {
+    fn score_heat(&mut self) -> Vec<MembersOnlyOutcome> {
         let Some(heat) = self.heat.take() else {
             return vec![];
         };
@@ -1052,7 +1055,7 @@ impl MembersOnly {
     /// Moves the markers to `tracks` (the heat's result, each marker at or past where it stood),
     /// records the heat and says so; Rule Six and the game's end (docs/rules.md#members-only):
     /// the one ending of a heat, played or tallied.
-    fn close_heat(&mut self, facts: HeatFacts, tracks: Vec<[u8; 5]>) -> Outcomes {
+    fn close_heat(&mut self, facts: HeatFacts, tracks: Vec<[u8; 5]>) -> Vec<MembersOnlyOutcome> {
         let n = self.players;
         let advanced: Vec<[u8; 5]> = (0..n)
             .map(|s| std::array::from_fn(|c| tracks[s][c].saturating_sub(self.tracks[s][c])))
@@ -1087,7 +1090,7 @@ impl MembersOnly {
             .iter()
             .map(|a| a.iter().map(|&x| i64::from(x)).sum())
             .collect();
-        let mut out = vec![to_json(&MembersOnlyOutcome::HeatScored {
+        let mut out = vec![MembersOnlyOutcome::HeatScored {
             round: self.round,
             counts: facts
                 .layout
@@ -1095,20 +1098,15 @@ impl MembersOnly {
             points,
             tracks: self.tracks.iter().map(MembersOnlyTracks::of).collect(),
             totals: self.totals(),
-        })];
+        }];
         if !restored.is_empty() {
-            out.push(to_json(&MembersOnlyOutcome::PiecesRestored {
-                seats: restored,
-            }));
+            out.push(MembersOnlyOutcome::PiecesRestored { seats: restored });
         }
         self.results.push(result);
         if game_over {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals());
-            out.push(to_json(&MembersOnlyOutcome::MatchFinished {
-                winners,
-                margin,
-            }));
+            out.push(MembersOnlyOutcome::MatchFinished { winners, margin });
         }
         out
     }
@@ -1118,7 +1116,7 @@ impl MembersOnly {
     /// back (docs/rules.md#members-only: markers only advance), then scored as a played heat
     /// ends ([`MembersOnly::close_heat`]). What the layout and the pieces were is not known:
     /// achievability by pieces is not checked.
-    fn tally(&mut self, markers: &[Vec<i64>]) -> Result<Outcomes, Err> {
+    fn tally(&mut self, markers: &[Vec<i64>]) -> Result<Vec<MembersOnlyOutcome>, Err> {
         if !self.config.scores_only || self.dealing != Dealing::Table {
             return Err(Err::TallyNotAllowed);
         }
@@ -1180,7 +1178,11 @@ impl MembersOnly {
         Ok(self.close_heat(facts, tracks))
     }
 
-    fn start_heat(&mut self, face_up: &[Card], seed: Option<&Seed>) -> Result<Outcomes, Err> {
+    fn start_heat(
+        &mut self,
+        face_up: &[Card],
+        seed: Option<&Seed>,
+    ) -> Result<Vec<MembersOnlyOutcome>, Err> {
         if self.heat.is_some() {
             return Err(Err::HeatInProgress(self.round));
         }
@@ -1223,14 +1225,14 @@ impl MembersOnly {
             },
             commitment: commitment.clone(),
         });
-        Ok(vec![to_json(&MembersOnlyOutcome::Dealt {
+        Ok(vec![MembersOnlyOutcome::Dealt {
             round: number,
             dealer,
             starter,
             hand_size: per_hand,
             face_up: face,
             commitment,
-        })])
+        }])
     }
 
     fn reveal_options(&self, heat: &Heat, seat: usize) -> Vec<Vec<Card>> {
@@ -1598,7 +1600,7 @@ impl Game for MembersOnly {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Outcomes, MembersOnlyError> {
+    ) -> Result<Vec<MembersOnlyOutcome>, MembersOnlyError> {
         if self.finished {
             return Err(Err::MatchFinished);
         }

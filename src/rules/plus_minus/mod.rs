@@ -34,7 +34,7 @@ use super::{
     cards::{shuffled, Seed},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyFault, TallyForm, TallyUnit},
-    to_json, Actor, Dealing, Game, Outcomes, SeedReveal, ToAct,
+    to_json, Actor, Dealing, Game, SeedReveal, ToAct,
 };
 
 /// How a game of the rubber ended.
@@ -223,7 +223,7 @@ pub struct PlusMinusSeat {
 }
 
 /// What a P.M. action produced (`outcome` in the log).
-#[derive(Serialize, ToSchema)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PlusMinusOutcome {
     /// A game started.
@@ -538,7 +538,7 @@ impl PlusMinus {
         seat: usize,
         card: PmCard,
         from: Option<i64>,
-    ) -> Result<Outcomes, PlusMinusError> {
+    ) -> Result<Vec<PlusMinusOutcome>, PlusMinusError> {
         let checked = self.check_play(seat, card, from)?;
         let players = self.players;
         let g = self.game.as_mut().expect("checked");
@@ -571,7 +571,7 @@ impl PlusMinus {
             to,
             result,
         });
-        let mut out = vec![to_json(&PlusMinusOutcome::Played {
+        let mut out = vec![PlusMinusOutcome::Played {
             seat,
             card,
             top,
@@ -579,7 +579,7 @@ impl PlusMinus {
             from,
             to,
             result,
-        })];
+        }];
         // "The FINISH of the Game is when one of the players has moved his FOUR men on to 25, or
         // ALTERNATIVELY when the last player has played his last card."
         let four_home = g.boards[seat].iter().all(|&p| p == HOME);
@@ -593,7 +593,7 @@ impl PlusMinus {
         Ok(out)
     }
 
-    fn end_game(&mut self, ending: Ending, home_seat: Option<usize>) -> Outcomes {
+    fn end_game(&mut self, ending: Ending, home_seat: Option<usize>) -> Vec<PlusMinusOutcome> {
         let boards = self
             .game
             .take()
@@ -606,7 +606,7 @@ impl PlusMinus {
         boards: Vec<Board>,
         ending: Ending,
         home_seat: Option<usize>,
-    ) -> Outcomes {
+    ) -> Vec<PlusMinusOutcome> {
         let points: Vec<i64> = boards.iter().map(board_points).collect();
         self.record_game(boards, points, ending, home_seat)
     }
@@ -619,7 +619,7 @@ impl PlusMinus {
         points: Vec<i64>,
         ending: Ending,
         home_seat: Option<usize>,
-    ) -> Outcomes {
+    ) -> Vec<PlusMinusOutcome> {
         for (t, p) in self.totals.iter_mut().zip(&points) {
             *t += p;
         }
@@ -633,21 +633,18 @@ impl PlusMinus {
             self.last_boards = boards.clone();
         }
         self.game = None;
-        let mut out = vec![to_json(&PlusMinusOutcome::GameScored {
+        let mut out = vec![PlusMinusOutcome::GameScored {
             round: self.round,
             ended_by: ending.word(),
             home_seat,
             boards,
             points,
             totals: self.totals.clone(),
-        })];
+        }];
         if self.results.len() as u32 >= self.config.rubber_games {
             self.finished = true;
             let (winners, margin) = winners_and_margin(&self.totals);
-            out.push(to_json(&PlusMinusOutcome::MatchFinished {
-                winners,
-                margin,
-            }));
+            out.push(PlusMinusOutcome::MatchFinished { winners, margin });
         }
         out
     }
@@ -660,7 +657,7 @@ impl PlusMinus {
             .collect()
     }
 
-    fn start_game(&mut self, seed: Option<&Seed>) -> Result<Outcomes, PlusMinusError> {
+    fn start_game(&mut self, seed: Option<&Seed>) -> Result<Vec<PlusMinusOutcome>, PlusMinusError> {
         let round = self.round + 1;
         let dealer = self.dealer_of(round);
         let leader = (dealer + 1) % self.players;
@@ -695,12 +692,12 @@ impl PlusMinus {
             last: None,
             commitment: commitment.clone(),
         });
-        Ok(vec![to_json(&PlusMinusOutcome::Dealt {
+        Ok(vec![PlusMinusOutcome::Dealt {
             round,
             dealer,
             leader,
             commitment,
-        })])
+        }])
     }
 
     fn check_tally(&self, men: &[Vec<i64>]) -> Result<Vec<Board>, PlusMinusError> {
@@ -752,7 +749,7 @@ impl PlusMinus {
         Ok(boards)
     }
 
-    fn tally(&mut self, men: &[Vec<i64>]) -> Result<Outcomes, PlusMinusError> {
+    fn tally(&mut self, men: &[Vec<i64>]) -> Result<Vec<PlusMinusOutcome>, PlusMinusError> {
         let boards = self.check_tally(men)?;
         if self.game.is_none() {
             self.round += 1;
@@ -775,7 +772,7 @@ impl PlusMinus {
     /// −20 a man on the stars, the number of a man on 1 to 24, two men never on one number
     /// below 25; the game ends at once when a fourth man reaches 25, so one seat at most has
     /// 200). The round detail's `boards` is empty: the positions are not known.
-    fn tally_points(&mut self, points: &[i64]) -> Result<Outcomes, PlusMinusError> {
+    fn tally_points(&mut self, points: &[i64]) -> Result<Vec<PlusMinusOutcome>, PlusMinusError> {
         if self.dealing == Dealing::Service {
             return Err(PlusMinusError::TallyNeedsTableDealing);
         }
@@ -1107,7 +1104,7 @@ impl Game for PlusMinus {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Outcomes, PlusMinusError> {
+    ) -> Result<Vec<PlusMinusOutcome>, PlusMinusError> {
         if self.finished {
             return Err(PlusMinusError::MatchFinished);
         }
@@ -1340,7 +1337,7 @@ mod tests {
         seat: usize,
         card: i32,
         from: Option<i64>,
-    ) -> Result<Outcomes, PlusMinusError> {
+    ) -> Result<Vec<PlusMinusOutcome>, PlusMinusError> {
         g.apply(
             Actor::Seat(seat),
             &Action::Play {
