@@ -8,6 +8,9 @@
 #   PG=postgres://postgres@127.0.0.1:5432/postgres scripts/stream-fanout.sh    PostgreSQL
 #   PG=... INSTANCES=2 scripts/stream-fanout.sh     two servers on one database, watchers split
 #   CLUBROOM_BIN=/path/to/clubroom scripts/stream-fanout.sh    another build (a baseline)
+#   ACTION=play SCORES=changed scripts/stream-fanout.sh   a card at a time (table dealing: the
+#     sheet changes once a deal), streams opened with ?scores=changed (ACTION=tally, the
+#     default, scores a deal every write; SCORES=full, the default, sends the sheet every view)
 . "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-3}
 if [ -z "${CLUBROOM_BIN:-}" ]; then
@@ -17,7 +20,8 @@ fi
 OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT
 ARGS=(--bin "$CLUBROOM_BIN" --runs "$RUNS" --streams "${STREAMS:-10,100,1000,4000}"
-  --layouts "${LAYOUTS:-one,many}" --writes "${WRITES:-50}" --instances "${INSTANCES:-1}")
+  --layouts "${LAYOUTS:-one,many}" --writes "${WRITES:-50}" --instances "${INSTANCES:-1}"
+  --action "${ACTION:-tally}" --scores "${SCORES:-full}")
 if [ -n "${PG:-}" ]; then ARGS+=(--pg "$PG"); fi
 python3 scripts/stream_fanout.py "${ARGS[@]}" | tee "$OUT"
 echo "== $RUNS runs: min / median / max"

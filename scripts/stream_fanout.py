@@ -10,7 +10,11 @@ Driven by scripts/stream-fanout.sh (Python stdlib only; `psql` for PostgreSQL). 
     between both (LISTEN/NOTIFY carries the writes across);
   - opens N tokenless streams from 32 loopback addresses (127.0.0.1 ..), on one match (`one`) or
     spread ten to a match over N/10 matches (`many`), and reads each to its first view;
-  - records --writes Dump tallies one after another (`many`: round-robin over the matches), each
+  - records --writes actions one after another (`many`: round-robin over the matches): Dump
+    tallies (--action tally: every write scores a deal, the score sheet grows a line each time)
+    or, at a table dealing its own cards, the deal and then each card (--action play: the sheet
+    changes once a deal); the streams are opened with --scores (full: every view carries the
+    sheet; changed: a view with the same sheet as the stream's last comes as `match_lite`), each
     sent on a keep-alive connection read in the same epoll loop as the streams: the latency of
     each watcher of the written match is the time from sending the POST to the poll that found
     that watcher's `event: match` for the new seq (a batch's time: an upper bound, the client
@@ -38,7 +42,7 @@ import tempfile
 import time
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-MATCH = re.compile(rb"id: (\d+)\nevent: match\n")
+MATCH = re.compile(rb"id: (\d+)\nevent: match(?:_lite)?\n")
 ADDRESSES = 32  # loopback addresses the streams come from (256 streams each at most by default)
 
 
@@ -91,15 +95,51 @@ def request(port, method, path, body=None, token=None):
     return int(head.split()[1]), json.loads(payload) if payload else None
 
 
-def create_match(port):
+def create_match(port, action):
     status, d = request(port, "POST", "/v1/matches", {
         "game": "dump", "players": [{"name": "A"}, {"name": "B"}],
+        "dealing": "table" if action == "play" else "service",
         "config": {"target": 100000}})
     assert status == 201, (status, d)
     return d["match"]["id"], d["host_token"]
 
 
 TALLY = {"seat": None, "action": {"type": "tally", "points": [80, 80]}}
+DEAL = {"seat": None, "action": {"type": "deal"}}
+
+
+class Table:
+    """The writes of one match: `tally` (score-only play: every write scores a deal, so the
+    score sheet changes every time) or `play` (a table dealing its own cards records the deal,
+    then each card: the sheet changes once a deal). The host token writes; the seat to act and
+    the table's turn come from each write's answer."""
+
+    def __init__(self, port, match, host, action):
+        self.port, self.match, self.host, self.action = port, match, host, action
+        self.view = None
+        self.unplayed = []
+
+    def next_body(self):
+        if self.action == "tally":
+            return TALLY
+        v = self.view
+        if v is None or v["table_to_act"]:
+            return DEAL
+        seat = v["to_act"][0]
+        if not self.unplayed:
+            # The deal's first card: the host's legal list is every card of the deck (the
+            # table's hands are not known); each play then takes a card not yet down.
+            status, legal = request(self.port, "GET",
+                                    f"/v1/matches/{self.match}/legal?seat={seat}", None, self.host)
+            assert status == 200, (status, legal)
+            self.unplayed = [a["card"] for a in legal["actions"] if a["type"] == "play"]
+        return {"seat": seat, "action": {"type": "play", "card": self.unplayed.pop(0)}}
+
+    def answered(self, view, body):
+        """The write's answer (the match view)."""
+        if body is DEAL:
+            self.unplayed = []
+        self.view = view
 
 
 class Watcher:
@@ -118,7 +158,7 @@ class Watcher:
         self.tail = seen[-48:]
 
 
-def open_streams(ports, matches, n, layout):
+def open_streams(ports, matches, n, layout, scores):
     watchers = []
     for i in range(n):
         match = matches[0] if layout == "one" else matches[i % len(matches)]
@@ -127,7 +167,8 @@ def open_streams(ports, matches, n, layout):
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind((f"127.0.0.{1 + i % ADDRESSES}", 0))
         s.connect(("127.0.0.1", port))
-        s.sendall(f"GET /v1/matches/{match}/stream HTTP/1.1\r\nhost: x\r\n\r\n".encode())
+        s.sendall(f"GET /v1/matches/{match}/stream?scores={scores} HTTP/1.1\r\nhost: x\r\n\r\n"
+                  .encode())
         s.setblocking(False)
         watchers.append(Watcher(s, match))
     return watchers
@@ -187,16 +228,19 @@ def run_case(args, run, n, layout, workdir):
             procs.append(start_server(args.bin, url, workdir, n))
         ports = [p for _, p in procs]
         nmatches = 1 if layout == "one" else max(1, n // 10)
-        made = [create_match(port) for _ in range(nmatches)]
+        made = [create_match(port, args.action) for _ in range(nmatches)]
         hosts = dict(made)
+        tables = {m: Table(port, m, h, args.action) for m, h in made}
         matches = [m for m, _ in made]
         seqs = {m: 0 for m in matches}
         # Warm up: one write each.
         for m in matches:
-            status, _ = request(port, "POST", f"/v1/matches/{m}/actions", TALLY, hosts[m])
-            assert status == 201
+            body = tables[m].next_body()
+            status, view = request(port, "POST", f"/v1/matches/{m}/actions", body, hosts[m])
+            assert status == 201, (status, view)
+            tables[m].answered(view, body)
             seqs[m] += 1
-        watchers = open_streams(ports, matches, n, layout)
+        watchers = open_streams(ports, matches, n, layout, args.scores)
         ep = select.epoll()
         by_fd = {}
         for w in watchers:
@@ -218,7 +262,8 @@ def run_case(args, run, n, layout, workdir):
             m = matches[k % len(matches)]
             seq = seqs[m] + 1
             mine = [w for w in watchers if w.match == m]
-            body = json.dumps(TALLY).encode()
+            write = tables[m].next_body()
+            body = json.dumps(write).encode()
             req = (f"POST /v1/matches/{m}/actions HTTP/1.1\r\nhost: x\r\n"
                    f"content-type: application/json\r\ncontent-length: {len(body)}\r\n"
                    f"authorization: Bearer {hosts[m]}\r\n\r\n").encode() + body
@@ -236,12 +281,14 @@ def run_case(args, run, n, layout, workdir):
                 missing = sum(w.seq < seq for w in mine)
                 sys.exit(f"stream_fanout: {missing} watchers never got seq {seq}")
             assert answer.startswith(b"HTTP/1.1 201"), answer[:200]
+            tables[m].answered(json.loads(answer.partition(b"\r\n\r\n")[2]), write)
             seqs[m] = seq
             post_ms.append((answered[0] - t0) * 1000)
             for w in mine:
                 lat.append((found.get(w.sock.fileno(), t0) - t0) * 1000)
         cpu = (sum(cpu_seconds(pid) for pid in pids) - c0) / args.writes * 1000
-        case = f"{'pg' if args.pg else 'sqlite'}{'x2' if args.instances == 2 else ''}_{layout}_{n}"
+        case = (f"{'pg' if args.pg else 'sqlite'}{'x2' if args.instances == 2 else ''}_{layout}_{n}"
+                f"_{args.action}_{args.scores}")
         print(f"run {run}: {case} receipt_p50_ms {pct(lat, 50):.2f}", flush=True)
         print(f"run {run}: {case} receipt_p99_ms {pct(lat, 99):.2f}", flush=True)
         print(f"run {run}: {case} post_p50_ms {pct(post_ms, 50):.2f}", flush=True)
@@ -293,6 +340,10 @@ def main():
     ap.add_argument("--streams", default="10,100,1000,4000")
     ap.add_argument("--layouts", default="one,many")
     ap.add_argument("--writes", type=int, default=50)
+    ap.add_argument("--action", default="tally", choices=["tally", "play"],
+                    help="tally: every write scores a deal; play: a card at a time")
+    ap.add_argument("--scores", default="full", choices=["full", "changed"],
+                    help="the streams' `scores` option")
     ap.add_argument("--stop-limit", type=float, default=60)
     args = ap.parse_args()
     if args.instances == 2 and not args.pg:

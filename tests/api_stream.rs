@@ -313,9 +313,11 @@ async fn the_table_page_and_its_files_are_served_by_the_binary() {
         app.get("/web/nope.js", None).await.status,
         StatusCode::NOT_FOUND
     );
-    // The page uses the stream with the token in the query (EventSource cannot set headers).
+    // The page uses the stream with the token in the query (EventSource cannot set headers),
+    // and keeps the score sheet between views that leave it as it was.
     let js = app.get("/web/app.js", None).await.text;
-    assert!(js.contains("/stream?token="));
+    assert!(js.contains("/stream?scores=changed&token="));
+    assert!(js.contains("\"match_lite\""));
 }
 
 /// Opens live streams of `m`: `per` of each viewer (no token, the host, each seat), the last of
@@ -455,4 +457,108 @@ async fn a_sealed_choice_reaches_no_other_seats_live_stream_before_the_reveal() 
             );
         }
     }
+}
+
+/// Messages until the next view (`match` or `match_lite`, included).
+async fn until_view(s: &mut Sse) -> Vec<Msg> {
+    let mut out = vec![];
+    loop {
+        let m = s.next().await.expect("a view");
+        let done = m.kind == "match" || m.kind == "match_lite";
+        out.push(m);
+        if done {
+            return out;
+        }
+    }
+}
+
+/// `view` without its score sheet: what a `match_lite` message carries.
+fn without_scores(mut view: Value) -> Value {
+    view.as_object_mut().unwrap().remove("scores");
+    view
+}
+
+#[actix_web::test]
+async fn with_scores_changed_a_view_carries_the_sheet_only_when_it_changed() {
+    let app = TestApp::spawn().await;
+    let m = service_clubs(&app).await;
+    let seat0 = format!("Bearer {}", m.seats[0]);
+    let mut lite = open(&app, &m, "?scores=changed", &[("authorization", &seat0)]).await;
+    let mut full = open(&app, &m, "", &[("authorization", &seat0)]).await;
+    // The first view of a stream always carries the sheet.
+    let first = until_view(&mut lite).await;
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].kind, "match");
+    assert_eq!(first[0].data, app.view(&m, Some(&m.seats[0])).await);
+    assert_eq!(until_view(&mut full).await[0].kind, "match");
+    let mut sheet = first[0].data["scores"].clone();
+    let (mut lites, mut fulls) = (0, 0);
+    // A whole deal (52 cards), the next deal and a card of it: the sheet changes once.
+    for _ in 0..54 {
+        let v = app.view(&m, None).await;
+        let a = if v["table_to_act"] == json!(true) {
+            app.act(&m, &m.host, None, json!({"type": "deal"})).await
+        } else {
+            let seat = v["to_act"][0].as_u64().expect("a seat to act") as usize;
+            let legal = app.legal(&m, seat, Some(&m.seats[seat])).await;
+            app.act(&m, &m.seats[seat], Some(seat), legal[0].clone())
+                .await
+        };
+        assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+        let now = app.view(&m, Some(&m.seats[0])).await;
+        let msgs = until_view(&mut lite).await;
+        let view = msgs.last().unwrap();
+        assert_eq!(view.id, now["seq"].as_i64());
+        let log = app.events(&m, Some(&m.seats[0])).await;
+        assert_eq!(events_of(&msgs), log[log.len() - 1..].to_vec());
+        if now["scores"] == sheet {
+            assert_eq!(view.kind, "match_lite", "the sheet did not change");
+            assert_eq!(view.data, without_scores(now.clone()));
+            lites += 1;
+        } else {
+            assert_eq!(view.kind, "match", "the sheet changed");
+            assert_eq!(view.data, now);
+            sheet = now["scores"].clone();
+            fulls += 1;
+        }
+    }
+    assert_eq!(fulls, 1, "the deal scored once");
+    assert_eq!(lites, 53);
+    assert_eq!(sheet["rounds"].as_array().unwrap().len(), 1);
+    // Without the option every view is a whole `match`.
+    let last = app.view(&m, None).await["seq"].as_i64();
+    loop {
+        let msgs = until_view(&mut full).await;
+        assert!(msgs.iter().all(|m| m.kind != "match_lite"));
+        if msgs.last().unwrap().id == last {
+            break;
+        }
+    }
+    // A resumed stream starts with the sheet again (it keeps nothing of an earlier one).
+    let mut again = open(
+        &app,
+        &m,
+        "?scores=changed&once=true&last_event_id=50",
+        &[("authorization", &seat0)],
+    )
+    .await;
+    let msgs = again.all().await;
+    assert_eq!(msgs.last().unwrap().kind, "match");
+    assert_eq!(
+        msgs.iter().filter(|m| m.kind.starts_with("match")).count(),
+        1
+    );
+    // Anything but `full` or `changed` is refused.
+    let r = app
+        .client
+        .get(format!(
+            "{}/v1/matches/{}/stream?scores=some",
+            app.base, m.id
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    let p: Value = r.json().await.unwrap();
+    assert_eq!(p["code"], "invalid_query");
 }

@@ -318,14 +318,16 @@ function showLinks(links) {
 function follow() {
   if (T.es) T.es.close();
   // EventSource cannot set headers: the token goes in the query (see the stream's docs).
-  const es = new EventSource(`/v1/matches/${T.id}/stream?token=${encodeURIComponent(T.token)}`);
+  // scores=changed: a view that leaves the score sheet as it was comes as `match_lite`, without
+  // it (most actions: a card, a bet), and keeps the sheet drawn from the last `match`.
+  const es = new EventSource(`/v1/matches/${T.id}/stream?scores=changed&token=${encodeURIComponent(T.token)}`);
   T.es = es;
   loadEvents().then(render);
   es.addEventListener("open", () => setConnState());
   // Each event comes before the view it leads to: the view's message draws it.
   es.addEventListener("event", (ev) => { try { noteEvent(JSON.parse(ev.data)); } catch { /* not an event */ } });
-  es.addEventListener("match", async (ev) => {
-    const v = JSON.parse(ev.data);
+  let sheet = null; // the score sheet of this stream's last `match` message
+  const onView = async (v) => {
     if (T.view && v.seq <= T.view.seq) { setConnState(); return; } // already drawn
     T.view = v;
     await refreshLegal();
@@ -335,7 +337,9 @@ function follow() {
     // A deal just ended at a trick table: its last trick is drawn from the log (endedDeal).
     else if (!T.events.has(v.seq) && isTrickTable(v.table || {}) && !(v.table.trick || []).length) await loadEvents();
     render();
-  });
+  };
+  es.addEventListener("match", (ev) => { const v = JSON.parse(ev.data); sheet = v.scores; return onView(v); });
+  es.addEventListener("match_lite", (ev) => { const v = JSON.parse(ev.data); v.scores = sheet; return onView(v); });
   es.addEventListener("error", () => {
     setConn("offline", navigator.onLine ? "reconnecting…" : "offline");
     // A refused reconnection (503, a restart) closes an EventSource for good: open a new one.

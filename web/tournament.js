@@ -409,8 +409,8 @@ function entrantsPanel(t, act) {
   const gone = new Set(t.withdrawn || []);
   const name = h("input", { type: "text", id: "late-name", autocomplete: "off", maxlength: 80, "aria-label": "The late entrant's name" });
   const missed = h("select", { id: "late-missed", "aria-label": "The rounds already paired score" },
-    h("option", { value: "zero" }, "missed rounds score nothing"),
-    h("option", { value: "bye" }, "missed rounds count as byes"));
+    h("option", { value: "zero" }, "missed rounds: 0"),
+    h("option", { value: "bye" }, "missed rounds: byes"));
   const add = async (e) => {
     e.preventDefault();
     if (!name.value.trim()) { say(box, "bad", "Type the late entrant's name first."); return; }

@@ -204,6 +204,7 @@ fn finish_once(api: &mut utoipa::openapi::OpenApi) {
     // is put back afterwards.
     let orders = media_type_orders(api);
     let mut doc = serde_json::to_value(&*api).expect("the spec serializes");
+    lite_view(&mut doc);
     typed_unions(&mut doc);
     // The tournament feed's events: one model per `type`, discriminated.
     hoist_variants(obj(&mut doc["components"]["schemas"]), "TournamentEvent");
@@ -1251,10 +1252,39 @@ fn typed_unions(doc: &mut Value) {
     }
 }
 
+/// `MatchViewLite`, a stream's `match_lite` message (`scores=changed`): the match view without
+/// `scores`, derived here from `MatchView` so the two cannot drift apart (and split per game
+/// with it, [`ENVELOPES`]).
+fn lite_view(doc: &mut Value) {
+    let schemas = obj(&mut doc["components"]["schemas"]);
+    let mut lite = schemas["MatchView"].clone();
+    if let Some(props) = lite.get_mut("properties").and_then(Value::as_object_mut) {
+        props.remove("scores");
+    }
+    if let Some(required) = lite.get_mut("required").and_then(Value::as_array_mut) {
+        required.retain(|r| r != "scores");
+    }
+    lite["description"] = json!("The match view without its score sheet (`scores`): a stream's `match_lite` message (`scores=changed`), sent when the sheet is the one of the stream's previous view.");
+    schemas.insert("MatchViewLite".into(), lite);
+    // What a stream message's `data` text holds, by its `event:`.
+    if let Some(data) = schemas
+        .get_mut("StreamMessage")
+        .and_then(|m| m.pointer_mut("/properties/data"))
+    {
+        data["contentSchema"] = json!({"oneOf": [
+            {"$ref": schema_ref("EventView")},
+            {"$ref": schema_ref("MatchView")},
+            {"$ref": schema_ref("MatchViewLite")},
+            {"type": "object", "description": "`error`, `reconnect`: `{code, detail}`.", "required": ["code", "detail"], "properties": {"code": {"type": "string"}, "detail": {"type": "string"}}},
+        ]});
+    }
+}
+
 /// The documents split per game by [`typed_unions`]: each has a `game` (the discriminator),
 /// but `RoundScore`, a line of a `ScoreSheet`, which has only the games' own models.
 const ENVELOPES: &[&str] = &[
     "MatchView",
+    "MatchViewLite",
     "Legal",
     "EventView",
     "RoundScore",

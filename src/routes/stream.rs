@@ -30,7 +30,7 @@ use super::{
 use crate::{
     error::{ApiError, Problem},
     limits::{too_many, Gate, Quotas, STREAM_RETRY_AFTER_SECS},
-    matches::{live::Room, Matches},
+    matches::{live::Room, views::MatchView, Matches},
     tournaments::service::Tournaments,
 };
 
@@ -59,6 +59,26 @@ pub struct StreamQuery {
     /// `true`: send what is there now (the missed events and the view) and end the stream
     /// instead of following the match.
     pub once: Option<bool>,
+    /// `full` (the default): every view is a `match` message, score sheet included. `changed`:
+    /// a view whose score sheet is the one this stream's previous view carried is sent as a
+    /// `match_lite` message, the view without `scores` (the client keeps the sheet it has); the
+    /// first view of a stream, and every one whose sheet changed, is a `match`. The sheet grows
+    /// a line a round, and most actions (a card played, a bet) leave it as it was, so a client
+    /// that keeps the sheet receives a fraction of the bytes. Any other value is 400
+    /// `invalid_query`.
+    #[param(inline)]
+    pub scores: Option<ScoresMode>,
+}
+
+/// How a stream sends the score sheet (`scores` in [`StreamQuery`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ScoresMode {
+    /// In every view (`match` messages only).
+    #[default]
+    Full,
+    /// Only when it changed (`match_lite` for a view whose sheet is unchanged).
+    Changed,
 }
 
 /// The kinds of message on a stream.
@@ -70,6 +90,10 @@ pub enum StreamMessageKind {
     Event,
     /// The match view after the change: `data` is a `MatchView`.
     Match,
+    /// The match view after the change, on a stream opened with `scores=changed` when the score
+    /// sheet is the one of the stream's previous view: `data` is a `MatchViewLite` (the view
+    /// without `scores`).
+    MatchLite,
     /// The stream failed and ends: `data` is `{code, detail}`.
     Error,
     /// The server is stopping: the stream ends, and the client reconnects (after the `retry:`
@@ -89,8 +113,8 @@ pub struct StreamMessage {
     pub id: Option<String>,
     /// What `data` holds.
     pub event: StreamMessageKind,
-    /// JSON text: an `EventView` (`event`), a `MatchView` (`match`) or `{code, detail}` (`error`,
-    /// `reconnect`).
+    /// JSON text: an `EventView` (`event`), a `MatchView` (`match`), a `MatchViewLite`
+    /// (`match_lite`) or `{code, detail}` (`error`, `reconnect`).
     #[schema(content_media_type = "application/json")]
     pub data: String,
 }
@@ -398,6 +422,11 @@ struct Rendered {
     bytes: Bytes,
     /// Ends with the view at `to` (else: only events, more to read).
     complete: bool,
+    /// When complete (a match's): the same events, then the view as `match_lite` (for a
+    /// `scores=changed` stream whose previous view had the same sheet).
+    lite: Option<Bytes>,
+    /// A fingerprint of the view's score sheet (its JSON text's hash), when complete.
+    sheet: u64,
 }
 
 impl Rendered {
@@ -537,6 +566,8 @@ pub async fn stream(
         cursor: after.map_or(view.seq, |a| a.min(view.seq)),
         wanted: 0,
         once: q.once.unwrap_or(false),
+        scores: q.scores.unwrap_or_default(),
+        sheet: None,
         feed,
         room,
         end,
@@ -604,6 +635,10 @@ struct Follower {
     /// A seq announced that the client must reach.
     wanted: i64,
     once: bool,
+    /// How views carry the score sheet.
+    scores: ScoresMode,
+    /// The fingerprint of the sheet in the last view sent (None: no view yet).
+    sheet: Option<u64>,
     feed: Arc<Feed>,
     room: Room,
     /// Resolves when the stream is evicted or the server stops.
@@ -666,8 +701,20 @@ impl Follower {
                                     Phase::Follow
                                 };
                             }
-                            if !r.bytes.is_empty() {
-                                return Some(r.bytes.clone());
+                            let bytes = match &r.lite {
+                                Some(lite)
+                                    if self.scores == ScoresMode::Changed
+                                        && self.sheet == Some(r.sheet) =>
+                                {
+                                    lite.clone()
+                                }
+                                _ => r.bytes.clone(),
+                            };
+                            if r.complete {
+                                self.sheet = Some(r.sheet);
+                            }
+                            if !bytes.is_empty() {
+                                return Some(bytes);
                             }
                         }
                     }
@@ -750,19 +797,44 @@ async fn read(
         let data = serde_json::to_string(ev).map_err(|e| ApiError::internal(&e))?;
         out.extend_from_slice(&message("event", ev.seq, &data));
     }
-    let complete = match &frame.view {
-        Some(view) => {
-            let data = serde_json::to_string(view).map_err(|e| ApiError::internal(&e))?;
-            out.extend_from_slice(&message("match", frame.to, &data));
-            true
-        }
-        None => false,
+    let Some(view) = &frame.view else {
+        return Ok(Rendered {
+            to: frame.to,
+            bytes: Bytes::from(out),
+            complete: false,
+            lite: None,
+            sheet: 0,
+        });
     };
+    let data = serde_json::to_string(view).map_err(|e| ApiError::internal(&e))?;
+    let mut lite = out.clone();
+    out.extend_from_slice(&message("match", frame.to, &data));
+    lite.extend_from_slice(&message("match_lite", frame.to, &lite_view(view)?));
     Ok(Rendered {
         to: frame.to,
         bytes: Bytes::from(out),
-        complete,
+        complete: true,
+        lite: Some(Bytes::from(lite)),
+        sheet: fingerprint(view.scores.get()),
     })
+}
+
+/// `view` without its score sheet, as JSON text (a `MatchViewLite`).
+fn lite_view(view: &MatchView) -> Result<String, ApiError> {
+    let mut lite = serde_json::to_value(view).map_err(|e| ApiError::internal(&e))?;
+    if let Some(fields) = lite.as_object_mut() {
+        fields.remove("scores");
+    }
+    serde_json::to_string(&lite).map_err(|e| ApiError::internal(&e))
+}
+
+/// A fingerprint of a score sheet's JSON text: two views with equal fingerprints carry the
+/// same sheet (a 64-bit hash; a collision is as likely as a hardware fault).
+fn fingerprint(sheet: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    sheet.hash(&mut h);
+    h.finish()
 }
 
 /// A tournament feed's events after `cursor` (a page at most), as SSE messages: complete when
@@ -778,6 +850,8 @@ async fn read_feed(svc: &Tournaments, id: &str, cursor: i64) -> Result<Rendered,
         to: page.events.last().map_or(cursor, |e| e.seq()),
         bytes: Bytes::from(out),
         complete: page.next_after.is_none(),
+        lite: None,
+        sheet: 0,
     })
 }
 
@@ -884,6 +958,8 @@ pub async fn tournament_stream(
         cursor: after.unwrap_or(0).min(version),
         wanted: 0,
         once: q.once.unwrap_or(false),
+        scores: ScoresMode::Full,
+        sheet: None,
         feed,
         room,
         end,

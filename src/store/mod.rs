@@ -676,7 +676,7 @@ async fn commit_batch(
 
 /// Whether `e` is PostgreSQL's deadlock (40P01) or serialization failure (40001): the server
 /// rolled the transaction back, and running it again is safe.
-fn is_retryable(e: &sqlx::Error) -> bool {
+pub(super) fn is_retryable(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d)
         if d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
             .is_some_and(|p| p.code() == "40P01" || p.code() == "40001"))

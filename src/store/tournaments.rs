@@ -717,7 +717,9 @@ impl Store {
     ) -> Result<(), StoreError> {
         let mut conn = self.writer.acquire().await?;
         let backend = self.backend;
-        let result = async {
+        let mut attempt = 1;
+        let result = loop {
+            let result = async {
             // Webhooks: the result and its outbox rows (`result.entered`, perhaps
             // `round.complete`) are one transaction; so is the club's recording of it (issue 25,
             // part 4: one durable commit per entry), its game's lock taken first.
@@ -749,6 +751,16 @@ impl Store {
             Ok(Ok(announced))
         }
         .await;
+            match &result {
+                // Rolled back by PostgreSQL as a deadlock's victim (or a serialization failure):
+                // nothing of it stands, so it is run again (as the group commit does).
+                Err(e) if super::is_retryable(e) && attempt < 5 => {
+                    tracing::warn!(error = %e, attempt, "result entry rolled back by the database; retrying");
+                    attempt += 1;
+                }
+                _ => break result,
+            }
+        };
         self.finish_announced(result, &mut conn, None)
     }
     /// Whether every table of round `round` of tournament `tournament_id` has its result: an
