@@ -10,7 +10,8 @@
 #   CLUBROOM_BIN=/path/to/clubroom scripts/stream-fanout.sh    another build (a baseline)
 #   ACTION=play SCORES=changed scripts/stream-fanout.sh   a card at a time (table dealing: the
 #     sheet changes once a deal), streams opened with ?scores=changed (ACTION=tally, the
-#     default, scores a deal every write; SCORES=full, the default, sends the sheet every view)
+#     default, scores a deal every write; SCORES=full, the default, sends the sheet every view);
+#     SHEET=100: a match 100 deals old (tallied before the streams open)
 . "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-3}
 if [ -z "${CLUBROOM_BIN:-}" ]; then
@@ -21,7 +22,7 @@ OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT
 ARGS=(--bin "$CLUBROOM_BIN" --runs "$RUNS" --streams "${STREAMS:-10,100,1000,4000}"
   --layouts "${LAYOUTS:-one,many}" --writes "${WRITES:-50}" --instances "${INSTANCES:-1}"
-  --action "${ACTION:-tally}" --scores "${SCORES:-full}")
+  --action "${ACTION:-tally}" --scores "${SCORES:-full}" --sheet "${SHEET:-0}")
 if [ -n "${PG:-}" ]; then ARGS+=(--pg "$PG"); fi
 python3 scripts/stream_fanout.py "${ARGS[@]}" | tee "$OUT"
 echo "== $RUNS runs: min / median / max"

@@ -95,10 +95,10 @@ def request(port, method, path, body=None, token=None):
     return int(head.split()[1]), json.loads(payload) if payload else None
 
 
-def create_match(port, action):
+def create_match(port):
     status, d = request(port, "POST", "/v1/matches", {
         "game": "dump", "players": [{"name": "A"}, {"name": "B"}],
-        "dealing": "table" if action == "play" else "service",
+        "dealing": "table",
         "config": {"target": 100000}})
     assert status == 201, (status, d)
     return d["match"]["id"], d["host_token"]
@@ -135,11 +135,11 @@ class Table:
             self.unplayed = [a["card"] for a in legal["actions"] if a["type"] == "play"]
         return {"seat": seat, "action": {"type": "play", "card": self.unplayed.pop(0)}}
 
-    def answered(self, view, body):
-        """The write's answer (the match view)."""
+    def answered(self, recorded, body):
+        """The write's answer (`{event, match}`)."""
         if body is DEAL:
             self.unplayed = []
-        self.view = view
+        self.view = recorded["match"]
 
 
 class Watcher:
@@ -228,13 +228,18 @@ def run_case(args, run, n, layout, workdir):
             procs.append(start_server(args.bin, url, workdir, n))
         ports = [p for _, p in procs]
         nmatches = 1 if layout == "one" else max(1, n // 10)
-        made = [create_match(port, args.action) for _ in range(nmatches)]
+        made = [create_match(port) for _ in range(nmatches)]
         hosts = dict(made)
         tables = {m: Table(port, m, h, args.action) for m, h in made}
         matches = [m for m, _ in made]
         seqs = {m: 0 for m in matches}
-        # Warm up: one write each.
+        # Warm up: --sheet tallies (a score sheet of that many lines), then one write each.
         for m in matches:
+            for _ in range(args.sheet):
+                status, view = request(port, "POST", f"/v1/matches/{m}/actions", TALLY, hosts[m])
+                assert status == 201, (status, view)
+                tables[m].answered(view, TALLY)
+                seqs[m] += 1
             body = tables[m].next_body()
             status, view = request(port, "POST", f"/v1/matches/{m}/actions", body, hosts[m])
             assert status == 201, (status, view)
@@ -288,7 +293,7 @@ def run_case(args, run, n, layout, workdir):
                 lat.append((found.get(w.sock.fileno(), t0) - t0) * 1000)
         cpu = (sum(cpu_seconds(pid) for pid in pids) - c0) / args.writes * 1000
         case = (f"{'pg' if args.pg else 'sqlite'}{'x2' if args.instances == 2 else ''}_{layout}_{n}"
-                f"_{args.action}_{args.scores}")
+                f"_{args.action}_{args.scores}_sheet{args.sheet}")
         print(f"run {run}: {case} receipt_p50_ms {pct(lat, 50):.2f}", flush=True)
         print(f"run {run}: {case} receipt_p99_ms {pct(lat, 99):.2f}", flush=True)
         print(f"run {run}: {case} post_p50_ms {pct(post_ms, 50):.2f}", flush=True)
@@ -344,6 +349,8 @@ def main():
                     help="tally: every write scores a deal; play: a card at a time")
     ap.add_argument("--scores", default="full", choices=["full", "changed"],
                     help="the streams' `scores` option")
+    ap.add_argument("--sheet", type=int, default=0,
+                    help="tallies before the streams open: a score sheet of that many lines")
     ap.add_argument("--stop-limit", type=float, default=60)
     args = ap.parse_args()
     if args.instances == 2 and not args.pg:
