@@ -783,39 +783,11 @@ pub(super) async fn round_complete_in(
     tournament_id: &str,
     round: u32,
 ) -> Result<bool, sqlx::Error> {
-    let Some(match_ids) = sqlx::query_scalar::<_, String>(
-        "SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1 AND round = $2",
+    Ok(
+        super::webhooks::round_state_in(c, tournament_id, i64::from(round))
+            .await?
+            .is_some(),
     )
-    .bind(tournament_id)
-    .bind(i64::from(round))
-    .fetch_optional(&mut *c)
-    .await?
-    else {
-        return Ok(false);
-    };
-    let match_ids: Vec<Option<String>> =
-        serde_json::from_str(&match_ids).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-    let entered: Vec<i64> = sqlx::query_scalar(
-        "SELECT DISTINCT table_no FROM tournament_results WHERE tournament_id = $1 AND round = $2",
-    )
-    .bind(tournament_id)
-    .bind(i64::from(round))
-    .fetch_all(&mut *c)
-    .await?;
-    for (i, m) in match_ids.iter().enumerate() {
-        if entered.contains(&(i as i64 + 1)) {
-            continue;
-        }
-        let Some(m) = m else { return Ok(false) };
-        let status: Option<String> = sqlx::query_scalar("SELECT status FROM matches WHERE id = $1")
-            .bind(m)
-            .fetch_optional(&mut *c)
-            .await?;
-        if status.as_deref() != Some("finished") {
-            return Ok(false);
-        }
-    }
-    Ok(true)
 }
 
 /// Appends `c` to tournament `id`'s change log.

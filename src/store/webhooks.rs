@@ -309,17 +309,39 @@ pub async fn round_state_in(
     };
     let match_ids: Vec<Option<String>> =
         serde_json::from_str(&match_ids).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-    let entered: Vec<(i64,)> = sqlx::query_as(
+    // Counted first: a round whose every table has an entry, or whose tables without one have no
+    // match either (quick log), is settled without reading its entries (an entry at a national
+    // open's 2,048 tables reads a number, not 2,048 rows).
+    let (entered,): (i64,) = sqlx::query_as(
+        "SELECT COUNT(DISTINCT table_no) FROM tournament_results WHERE tournament_id = $1 AND round = $2",
+    )
+    .bind(tournament_id)
+    .bind(round)
+    .fetch_one(&mut *conn)
+    .await?;
+    if usize::try_from(entered).is_ok_and(|n| n >= match_ids.len()) {
+        return Ok(Some(match_ids));
+    }
+    if match_ids.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let mut has_entry = vec![false; match_ids.len()];
+    let tables: Vec<(i64,)> = sqlx::query_as(
         "SELECT DISTINCT table_no FROM tournament_results WHERE tournament_id = $1 AND round = $2",
     )
     .bind(tournament_id)
     .bind(round)
     .fetch_all(&mut *conn)
     .await?;
-    for (i, m) in match_ids.iter().enumerate() {
-        if entered.iter().any(|(t,)| *t == i as i64 + 1) {
-            continue;
+    for (t,) in tables {
+        if let Some(e) = usize::try_from(t - 1)
+            .ok()
+            .and_then(|i| has_entry.get_mut(i))
+        {
+            *e = true;
         }
+    }
+    for (m, _) in match_ids.iter().zip(&has_entry).filter(|(_, e)| !**e) {
         let Some(m) = m else { return Ok(None) };
         let status: Option<(String,)> = sqlx::query_as("SELECT status FROM matches WHERE id = $1")
             .bind(m)
