@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 
 use super::entered::{self, Entered, EntryError};
 use super::{
-    cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
+    cards::{full_deck, Card, CardSet, Commitment, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyFault, TallyForm, TallyUnit},
     to_json,
@@ -532,8 +532,8 @@ pub enum BonusMalusOutcome {
         /// Cards in the stock.
         stock: usize,
         /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
-        #[schema(required = true)]
-        commitment: Option<String>,
+        #[schema(value_type = Option<String>, required = true)]
+        commitment: Option<Commitment>,
     },
     /// Table dealing: the suit of the stock's new top card, the trump.
     #[schema(title = "BonusMalusTrump")]
@@ -656,7 +656,7 @@ struct DealState {
     /// draws the card whose back made the trump) and cards of each suit played.
     drawn_known: Vec<[u32; 4]>,
     played_by: Vec<[u32; 4]>,
-    commitment: Option<String>,
+    commitment: Option<Commitment>,
 }
 
 #[derive(Clone, Debug)]
@@ -1022,7 +1022,7 @@ impl BonusMalus {
             hand_sizes: vec![HAND; self.players],
             drawn_known: vec![[0; 4]; self.players],
             played_by: vec![[0; 4]; self.players],
-            commitment: seed.map(|s| s.commitment()),
+            commitment: seed.map(Commitment::of),
         });
         Ok(vec![BonusMalusOutcome::Dealt {
             round,
@@ -1030,7 +1030,7 @@ impl BonusMalus {
             leader,
             trump,
             stock: 52 - HAND * self.players,
-            commitment: seed.map(|s| s.commitment()),
+            commitment: seed.map(Commitment::of),
         }])
     }
 
@@ -1475,7 +1475,7 @@ impl Game for BonusMalus {
             v.cards_left = Some(d.hand_sizes.clone());
             v.backs = Some(backs);
             v.revokes = d.tp.revokes().to_vec();
-            v.commitment = Some(d.commitment.clone());
+            v.commitment = Some(d.commitment.map(|c| c.to_string()));
         }
         v
     }

@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 
 use super::entered::{self, Entered, EntryError};
 use super::{
-    cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
+    cards::{full_deck, Card, CardSet, Commitment, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyFault, TallyForm, TallyUnit},
     to_json,
@@ -428,8 +428,8 @@ pub enum ClubsOutcome {
         #[schema(value_type = Vec<String>)]
         opening: Vec<Card>,
         /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
-        #[schema(required = true)]
-        commitment: Option<String>,
+        #[schema(value_type = Option<String>, required = true)]
+        commitment: Option<Commitment>,
     },
     /// A play broke the following rule, proven by this card (table dealing).
     #[schema(title = "ClubsRevoke")]
@@ -521,7 +521,7 @@ struct DealState {
     face_down: Option<Card>,
     /// Whether the face-down card is public (3♣ opened the deal).
     face_down_public: bool,
-    commitment: Option<String>,
+    commitment: Option<Commitment>,
 }
 
 #[derive(Clone, Debug)]
@@ -921,14 +921,14 @@ impl Clubs {
             opening: opening.clone(),
             face_down,
             face_down_public,
-            commitment: seed.map(|s| s.commitment()),
+            commitment: seed.map(Commitment::of),
         });
         Ok(vec![ClubsOutcome::Dealt {
             round,
             dealer,
             leader,
             opening,
-            commitment: seed.map(|s| s.commitment()),
+            commitment: seed.map(Commitment::of),
         }])
     }
 
@@ -1310,7 +1310,7 @@ impl Game for Clubs {
                 None
             });
             v.revokes = d.tp.revokes().to_vec();
-            v.commitment = Some(d.commitment.clone());
+            v.commitment = Some(d.commitment.map(|c| c.to_string()));
         }
         v
     }

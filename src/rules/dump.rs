@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::entered::{self, Entered, EntryError};
 use super::{
-    cards::{deck_without_ranks, Card, CardSet, Seed, Suit, SuitSet},
+    cards::{deck_without_ranks, Card, CardSet, Commitment, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyForm, TallyUnit},
     to_json,
@@ -336,8 +336,8 @@ pub enum DumpOutcome {
         /// Who leads the first trick.
         leader: usize,
         /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
-        #[schema(required = true)]
-        commitment: Option<String>,
+        #[schema(value_type = Option<String>, required = true)]
+        commitment: Option<Commitment>,
     },
     /// A play broke the following rule, proven by this card (table dealing).
     #[schema(title = "DumpRevoke")]
@@ -400,7 +400,7 @@ struct DealState {
     /// The shared trick bookkeeping: turn, hands or cards seen, tricks, revokes.
     tp: TrickPlay<TrickNote>,
     captured: [u32; 2],
-    commitment: Option<String>,
+    commitment: Option<Commitment>,
 }
 
 #[derive(Clone, Debug)]
@@ -575,12 +575,12 @@ impl Dump {
             SeedProblem::NotTaken => DumpError::SeedNotTaken,
         })?
         .map(|(hands, _)| hands);
-        let commitment = seed.map(|s| s.commitment());
+        let commitment = seed.map(Commitment::of);
         self.round = round;
         self.deal = Some(DealState {
             tp: TrickPlay::new(self.players, deck(), leader, hands),
             captured: [0, 0],
-            commitment: commitment.clone(),
+            commitment,
         });
         Ok(vec![DumpOutcome::Dealt {
             round,
@@ -810,7 +810,7 @@ impl Game for Dump {
             v.captured = Some(d.captured);
             v.cards_left = Some(cards_left);
             v.revokes = d.tp.revokes().to_vec();
-            v.commitment = Some(d.commitment.clone());
+            v.commitment = Some(d.commitment.map(|c| c.to_string()));
         }
         v
     }
