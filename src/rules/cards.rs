@@ -450,11 +450,13 @@ pub fn printed(mut cards: Vec<Card>) -> Vec<String> {
 /// SHA-256(seed ‖ i as 4 bytes big-endian) modulo i+1, and items i and j are swapped.
 /// The README shows the same steps in a few lines of Python.
 pub fn shuffled<T>(mut items: Vec<T>, seed: &Seed) -> Vec<T> {
+    // The seed's bytes are fed once; each step hashes on from a copy.
+    let seeded = Sha256::new_with_prefix(seed.0);
     for i in (1..items.len()).rev() {
-        let mut h = Sha256::new();
-        h.update(seed.0);
-        h.update((i as u32).to_be_bytes());
-        let digest = h.finalize();
+        let digest = seeded
+            .clone()
+            .chain_update((i as u32).to_be_bytes())
+            .finalize();
         let word = u64::from_be_bytes(digest[..8].try_into().expect("8 bytes"));
         let j = (word % (i as u64 + 1)) as usize;
         items.swap(i, j);
@@ -514,7 +516,10 @@ mod tests {
             serde_json::to_value(c).unwrap(),
             serde_json::json!(seed.commitment())
         );
-        assert_eq!(format!("{c:?}"), format!("Commitment({})", seed.commitment()));
+        assert_eq!(
+            format!("{c:?}"),
+            format!("Commitment({})", seed.commitment())
+        );
         assert!(!format!("{c:?}{c}").contains(&seed.to_hex()));
     }
 

@@ -28,7 +28,7 @@ use super::tally::{TallyForm, TallyUnit};
 /// Big Ben, hat).
 const TALLY_PARTS: [&str; 5] = ["umbrella", "crown", "teacup", "big_ben", "hat"];
 use super::{
-    cards::{Commitment, Seed},
+    cards::{shuffled, Commitment, Seed},
     sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
     spec_shapes, to_json, Actor, Dealing, Game, SealedAction, ToAct,
 };
@@ -1215,11 +1215,15 @@ impl MembersOnly {
             (Dealing::Service, _) if !face_up.is_empty() => return Err(Err::FaceUpNotTaken),
             (Dealing::Service, None) => return Err(Err::SeedMissing),
             (Dealing::Service, Some(seed)) => {
-                let d = deal_from_seed(seed, n, starter);
-                (
-                    Some(d.hands.iter().map(|h| counts_of(h)).collect::<Vec<_>>()),
-                    d.face_up,
-                )
+                // `deal_from_seed`'s deal, counted by kind as it is dealt (no hand lists).
+                let order = shuffled(deck(), seed);
+                let dealt = n * per_hand as usize;
+                let mut hands = vec![[0u8; KINDS]; n];
+                for (k, card) in order.iter().take(dealt).enumerate() {
+                    let hand = &mut hands[(starter + k) % n][card.kind()];
+                    *hand = hand.saturating_add(1);
+                }
+                (Some(hands), [order[dealt], order[dealt + 1]])
             }
             (Dealing::Table, Some(_)) => return Err(Err::SeedNotTaken),
             (Dealing::Table, None) => match face_up {
@@ -1291,28 +1295,19 @@ impl MembersOnly {
         if k >= count {
             return (count, None);
         }
-        // The k-th free space in board order, then the piece.
+        // The k-th free space in board order (bit category * 8 + space), then the piece.
         let (nth, piece) = (k / held, pieces[k % held]);
-        let mut seen = 0;
-        for category in Category::ALL {
-            for space in Space::ALL {
-                if taken & (1 << (category as usize * Space::ALL.len() + space as usize)) != 0 {
-                    continue;
-                }
-                if seen == nth {
-                    return (
-                        count,
-                        Some(Bet {
-                            category,
-                            space,
-                            piece,
-                        }),
-                    );
-                }
-                seen += 1;
-            }
+        let mut free = !taken & ((1u64 << (Category::ALL.len() * Space::ALL.len())) - 1);
+        for _ in 0..nth {
+            free &= free - 1;
         }
-        (count, None)
+        let bit = free.trailing_zeros() as usize;
+        let bet = Bet {
+            category: Category::ALL[bit / Space::ALL.len()],
+            space: Space::ALL[bit % Space::ALL.len()],
+            piece,
+        };
+        (count, Some(bet))
     }
 
     /// The bets `check_bet` accepts, in board order: the spaces taken are marked once, not
@@ -1567,7 +1562,8 @@ impl Game for MembersOnly {
                     if reveals == 0 {
                         return None;
                     }
-                    let reveal_vec = |pair: Option<[Card; 2]>| pair.map_or_else(Vec::new, Vec::from);
+                    let reveal_vec =
+                        |pair: Option<[Card; 2]>| pair.map_or_else(Vec::new, Vec::from);
                     let (bets, _) = self.bet_at(heat, seat, usize::MAX);
                     // As listed: no bet, then each bet, with the first reveal; then the other
                     // reveals without a bet.

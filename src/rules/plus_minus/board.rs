@@ -121,9 +121,9 @@ pub fn movable(board: &Board, total: i32) -> u8 {
         return 0;
     }
     // The numbers the player's men stand on (positions are 0..=25).
-    let occupied = board
-        .iter()
-        .fold(0u64, |m, &p| m | 1u64.checked_shl(u32::from(p)).unwrap_or(0));
+    let occupied = board.iter().fold(0u64, |m, &p| {
+        m | 1u64.checked_shl(u32::from(p)).unwrap_or(0)
+    });
     let mut bits = 0u8;
     for (i, &p) in board.iter().enumerate() {
         if i > 0 && board[i - 1] == p {

@@ -1112,21 +1112,58 @@ impl Game for PlusMinus {
     fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Action> {
         match (actor, &self.game) {
             (Actor::Seat(s), Some(g)) if !self.finished && s == g.to_play => {
+                // `each_play`'s plays, card by card: the card, its movable men and how many
+                // plays it lists (each movable man; else `None` and maybe the `0` alias).
+                let board = &g.boards[s];
+                let mut cards = [(PmCard(0), 0u8, 0usize); SPAN];
+                let mut n = 0;
                 let mut count = 0;
-                self.each_play(g, s, |_, _| count += 1);
+                self.each_candidate(g, s, |card| {
+                    if !self.card_ok(g, card) {
+                        return;
+                    }
+                    let total = Self::total_with(g, card);
+                    let men = movable(board, total);
+                    let listed = if men != 0 {
+                        men.count_ones() as usize
+                    } else if destination(board, total, STARS) == Err(MoveFault::StarsBustHarmless)
+                    {
+                        2
+                    } else {
+                        1
+                    };
+                    // Candidates are distinct values of the packs: at most SPAN of them.
+                    if let Some(entry) = cards.get_mut(n) {
+                        *entry = (card, men, listed);
+                        n += 1;
+                        count += listed;
+                    }
+                });
                 if count == 0 {
                     return None;
                 }
-                let k = pick(count);
-                let mut i = 0;
-                let mut chosen = None;
-                self.each_play(g, s, |card, from| {
-                    if i == k {
-                        chosen = Some(Action::Play { card, from });
+                let mut k = pick(count);
+                for &(card, men, listed) in &cards[..n] {
+                    if k >= listed {
+                        k -= listed;
+                        continue;
                     }
-                    i += 1;
-                });
-                chosen
+                    if men == 0 {
+                        let from = (k == 1).then_some(STARS as i64);
+                        return Some(Action::Play { card, from });
+                    }
+                    // The k-th movable man, in board order.
+                    let mut bits = men;
+                    for _ in 0..k {
+                        bits &= bits - 1;
+                    }
+                    let from = board[bits.trailing_zeros() as usize];
+                    return Some(Action::Play {
+                        card,
+                        from: Some(from as i64),
+                    });
+                }
+                None
             }
             _ => {
                 let mut legal = self.legal_actions(actor);
