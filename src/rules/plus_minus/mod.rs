@@ -310,8 +310,9 @@ pub struct PlusMinusRoundDetail {
 /// Card values `-MAX_CARD..=MAX_CARD` as indices `0..SPAN` (index 0 is MINUS 25).
 const SPAN: usize = 2 * MAX_CARD as usize + 1;
 
-/// How many cards of each value (indexed by [`slot`]): the packs' stock, the cards played.
-type ValueCounts = [u32; SPAN];
+/// How many cards of each value (indexed by [`slot`]): the packs' stock, the cards played (at
+/// most two packs of `MAX_PACK` cards: a u16 holds any count, and keeps the match small).
+type ValueCounts = [u16; SPAN];
 
 /// The index of `card`'s value in a [`ValueCounts`]; None for a value no pack can hold.
 fn slot(card: PmCard) -> Option<usize> {
@@ -321,7 +322,7 @@ fn slot(card: PmCard) -> Option<usize> {
 
 /// How many of `card` `counts` holds (0 for a value no pack can hold).
 fn count_of(counts: &ValueCounts, card: PmCard) -> u32 {
-    slot(card).map_or(0, |i| counts[i])
+    slot(card).map_or(0, |i| u32::from(counts[i]))
 }
 
 /// The card of index `i` of a [`ValueCounts`].
@@ -608,7 +609,7 @@ impl PlusMinus {
             }
         }
         if let Some(i) = slot(card) {
-            g.played[i] += 1;
+            g.played[i] = g.played[i].saturating_add(1);
         }
         g.top = Some(card);
         g.plays += 1;
@@ -712,7 +713,7 @@ impl PlusMinus {
 
     /// The packs' cards in canonical (ascending) order, as service dealing shuffles them.
     pub fn canonical_cards(&self) -> Vec<PmCard> {
-        let mut cards = Vec::with_capacity(self.stock.iter().sum::<u32>() as usize);
+        let mut cards = Vec::with_capacity(self.stock.iter().map(|&n| usize::from(n)).sum());
         for (i, &n) in self.stock.iter().enumerate() {
             cards.extend(std::iter::repeat_n(card_at(i), n as usize));
         }
@@ -1049,7 +1050,7 @@ impl Game for PlusMinus {
         for c in &config.deck {
             // Every value was checked to be 1..=MAX_CARD in size above.
             if let Some(i) = slot(*c) {
-                stock[i] += packs as u32;
+                stock[i] += packs as u16;
             }
         }
         Ok(PlusMinus {
