@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 
 use super::entered::{self, Entered, EntryError};
 use super::{
-    cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
+    cards::{full_deck, Card, CardSet, Commitment, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyFault, TallyForm, TallyUnit},
     to_json,
@@ -532,8 +532,8 @@ pub enum BonusMalusOutcome {
         /// Cards in the stock.
         stock: usize,
         /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
-        #[schema(required = true)]
-        commitment: Option<String>,
+        #[schema(value_type = Option<String>, required = true)]
+        commitment: Option<Commitment>,
     },
     /// Table dealing: the suit of the stock's new top card, the trump.
     #[schema(title = "BonusMalusTrump")]
@@ -656,7 +656,7 @@ struct DealState {
     /// draws the card whose back made the trump) and cards of each suit played.
     drawn_known: Vec<[u32; 4]>,
     played_by: Vec<[u32; 4]>,
-    commitment: Option<String>,
+    commitment: Option<Commitment>,
 }
 
 #[derive(Clone, Debug)]
@@ -779,12 +779,34 @@ impl BonusMalus {
         if d.awaiting_stock_top {
             return Err(BonusMalusError::StockTopExpected);
         }
+        Self::check_play_in(d, seat, card, &Self::duty_of(d))
+    }
+
+    /// The cards of `candidates` that [`Self::check_play`] accepts for `seat` (the following
+    /// rule worked out once, not once a card).
+    fn legal_cards(&self, d: &DealState, seat: usize) -> CardSet {
+        if d.awaiting_stock_top {
+            return CardSet::EMPTY;
+        }
+        let duty = Self::duty_of(d);
+        d.tp.candidates(seat)
+            .iter()
+            .filter(|c| Self::check_play_in(d, seat, *c, &duty).is_ok())
+            .collect()
+    }
+
+    /// [`Self::check_play`] in a deal waiting for no stock top, under the trick's `duty`.
+    fn check_play_in(
+        d: &DealState,
+        seat: usize,
+        card: Card,
+        duty: &[SuitSet],
+    ) -> Result<Option<Revoke>, BonusMalusError> {
         // The public checks, then the following rule (public here: the backs show every hand's
         // suits), and only then whether the seat holds the card: a card it does not hold is
         // refused for following exactly as one it holds would be.
-        let duty = Self::duty_of(d);
         d.tp.check_public(seat, card)
-            .and_then(|()| d.tp.check_duty(seat, card, &duty))
+            .and_then(|()| d.tp.check_duty(seat, card, duty))
             .and_then(|()| d.tp.check_holding(seat, card))
             .map_err(|e| match e {
                 PlayError::MustFollow {
@@ -1022,7 +1044,7 @@ impl BonusMalus {
             hand_sizes: vec![HAND; self.players],
             drawn_known: vec![[0; 4]; self.players],
             played_by: vec![[0; 4]; self.players],
-            commitment: seed.map(|s| s.commitment()),
+            commitment: seed.map(Commitment::of),
         });
         Ok(vec![BonusMalusOutcome::Dealt {
             round,
@@ -1030,7 +1052,7 @@ impl BonusMalus {
             leader,
             trump,
             stock: 52 - HAND * self.players,
-            commitment: seed.map(|s| s.commitment()),
+            commitment: seed.map(Commitment::of),
         }])
     }
 
@@ -1283,14 +1305,35 @@ impl Game for BonusMalus {
                 .filter(|s| self.check_stock_top(*s).is_ok())
                 .map(|suit| Action::StockTop { suit })
                 .collect(),
-            (Actor::Seat(s), Some(d)) if Some(s) == self.to_play() => {
-                d.tp.candidates(s)
-                    .iter()
-                    .filter(|c| self.check_play(s, *c).is_ok())
-                    .map(|card| Action::Play { card })
-                    .collect()
-            }
+            (Actor::Seat(s), Some(d)) if Some(s) == self.to_play() => self
+                .legal_cards(d, s)
+                .iter()
+                .map(|card| Action::Play { card })
+                .collect(),
             _ => vec![],
+        }
+    }
+
+    /// The seat to play is picked from its legal cards (a bitset, in the list's order) without
+    /// the list; any other list is built.
+    fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Action> {
+        match (actor, &self.deal) {
+            (Actor::Seat(s), Some(d)) if !self.finished && Some(s) == self.to_play() => {
+                let legal = self.legal_cards(d, s);
+                if legal.is_empty() {
+                    return None;
+                }
+                let k = pick(legal.len());
+                legal.iter().nth(k).map(|card| Action::Play { card })
+            }
+            _ => {
+                let mut legal = self.legal_actions(actor);
+                if legal.is_empty() {
+                    return None;
+                }
+                let k = pick(legal.len());
+                (k < legal.len()).then(|| legal.swap_remove(k))
+            }
         }
     }
 
@@ -1475,7 +1518,7 @@ impl Game for BonusMalus {
             v.cards_left = Some(d.hand_sizes.clone());
             v.backs = Some(backs);
             v.revokes = d.tp.revokes().to_vec();
-            v.commitment = Some(d.commitment.clone());
+            v.commitment = Some(d.commitment.map(|c| c.to_string()));
         }
         v
     }

@@ -393,6 +393,41 @@ impl Seed {
     }
 }
 
+/// A service deal's published commitment, hashed when it is written: the SHA-256 of the deal's
+/// seed, as lowercase hex (what [`Seed::commitment`] returns). It keeps the seed and hashes it
+/// only when shown (serialized, displayed), so a deal nobody looks at does not pay for the hash.
+/// Every way of showing it shows only the hash, never the seed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Commitment(Seed);
+
+impl Commitment {
+    /// The commitment to `seed`.
+    pub fn of(seed: &Seed) -> Commitment {
+        Commitment(*seed)
+    }
+}
+
+impl fmt::Display for Commitment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for b in Sha256::digest(self.0 .0) {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Commitment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Commitment({self})")
+    }
+}
+
+impl Serialize for Commitment {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl fmt::Debug for Seed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Seed(..)")
@@ -415,11 +450,13 @@ pub fn printed(mut cards: Vec<Card>) -> Vec<String> {
 /// SHA-256(seed ‖ i as 4 bytes big-endian) modulo i+1, and items i and j are swapped.
 /// The README shows the same steps in a few lines of Python.
 pub fn shuffled<T>(mut items: Vec<T>, seed: &Seed) -> Vec<T> {
+    // The seed's bytes are fed once; each step hashes on from a copy.
+    let seeded = Sha256::new_with_prefix(seed.0);
     for i in (1..items.len()).rev() {
-        let mut h = Sha256::new();
-        h.update(seed.0);
-        h.update((i as u32).to_be_bytes());
-        let digest = h.finalize();
+        let digest = seeded
+            .clone()
+            .chain_update((i as u32).to_be_bytes())
+            .finalize();
         let word = u64::from_be_bytes(digest[..8].try_into().expect("8 bytes"));
         let j = (word % (i as u64 + 1)) as usize;
         items.swap(i, j);
@@ -468,6 +505,22 @@ mod tests {
         assert_eq!(d.len(), 40);
         assert!(!d.contains("5H".parse().unwrap()));
         assert!(d.contains("7H".parse().unwrap()));
+    }
+
+    #[test]
+    fn a_commitment_shows_the_seeds_hash_only() {
+        let seed = Seed([7; 32]);
+        let c = Commitment::of(&seed);
+        assert_eq!(c.to_string(), seed.commitment());
+        assert_eq!(
+            serde_json::to_value(c).unwrap(),
+            serde_json::json!(seed.commitment())
+        );
+        assert_eq!(
+            format!("{c:?}"),
+            format!("Commitment({})", seed.commitment())
+        );
+        assert!(!format!("{c:?}{c}").contains(&seed.to_hex()));
     }
 
     #[test]

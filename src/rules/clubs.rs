@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 
 use super::entered::{self, Entered, EntryError};
 use super::{
-    cards::{full_deck, Card, CardSet, Seed, Suit, SuitSet},
+    cards::{full_deck, Card, CardSet, Commitment, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyFault, TallyForm, TallyUnit},
     to_json,
@@ -428,8 +428,8 @@ pub enum ClubsOutcome {
         #[schema(value_type = Vec<String>)]
         opening: Vec<Card>,
         /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
-        #[schema(required = true)]
-        commitment: Option<String>,
+        #[schema(value_type = Option<String>, required = true)]
+        commitment: Option<Commitment>,
     },
     /// A play broke the following rule, proven by this card (table dealing).
     #[schema(title = "ClubsRevoke")]
@@ -521,7 +521,7 @@ struct DealState {
     face_down: Option<Card>,
     /// Whether the face-down card is public (3♣ opened the deal).
     face_down_public: bool,
-    commitment: Option<String>,
+    commitment: Option<Commitment>,
 }
 
 #[derive(Clone, Debug)]
@@ -610,6 +610,9 @@ pub fn score(taken: &[Taken]) -> (Vec<i64>, bool) {
         (normal, false)
     }
 }
+
+/// The suits a club lead may declare, in the order the legal lists give them.
+const CLUB_DECLARES: [Suit; 4] = [Suit::H, Suit::S, Suit::D, Suit::C];
 
 impl Clubs {
     fn dealer_of(&self, round: u32) -> usize {
@@ -721,6 +724,64 @@ impl Clubs {
             return vec![];
         }
         let leading = d.tp.trick().plays.is_empty();
+        let allowed = Self::service_allowed(d, hand);
+        let mut out = Vec::with_capacity(allowed.len() + 3);
+        for card in allowed.iter() {
+            if leading && card.suit() == Suit::C {
+                out.extend(CLUB_DECLARES.map(|x| Action::Play {
+                    card,
+                    declare: Some(x),
+                }));
+            } else {
+                out.push(Action::Play {
+                    card,
+                    declare: None,
+                });
+            }
+        }
+        out
+    }
+
+    /// The action of [`Self::service_legal`] at the index `pick` chooses (told the list's
+    /// length), counted and found without the list.
+    fn service_pick(
+        d: &DealState,
+        s: usize,
+        hand: CardSet,
+        pick: impl FnOnce(usize) -> usize,
+    ) -> Option<Action> {
+        if d.tp.to_play() != s {
+            return None;
+        }
+        let leading = d.tp.trick().plays.is_empty();
+        let allowed = Self::service_allowed(d, hand);
+        // A club lead is listed once per declared suit.
+        let per = |card: Card| {
+            if leading && card.suit() == Suit::C {
+                CLUB_DECLARES.len()
+            } else {
+                1
+            }
+        };
+        let count: usize = allowed.iter().map(per).sum();
+        if count == 0 {
+            return None;
+        }
+        let mut k = pick(count);
+        for card in allowed.iter() {
+            let n = per(card);
+            if k < n {
+                let declare = (n > 1).then(|| CLUB_DECLARES[k]);
+                return Some(Action::Play { card, declare });
+            }
+            k -= n;
+        }
+        None
+    }
+
+    /// The cards `service_legal` lists for the seat to play with `hand` (service dealing).
+    fn service_allowed(d: &DealState, hand: CardSet) -> CardSet {
+        let leading = d.tp.trick().plays.is_empty();
         let mut allowed = CardSet::default();
         if d.tp.played().is_empty() {
             for &c in &d.opening {
@@ -738,21 +799,7 @@ impl Clubs {
         if let (true, Some(fd)) = (d.face_down_public, d.face_down) {
             allowed.remove(fd);
         }
-        let mut out = Vec::with_capacity(allowed.len() + 3);
-        for card in allowed.iter() {
-            if leading && card.suit() == Suit::C {
-                out.extend([Suit::H, Suit::S, Suit::D, Suit::C].map(|x| Action::Play {
-                    card,
-                    declare: Some(x),
-                }));
-            } else {
-                out.push(Action::Play {
-                    card,
-                    declare: None,
-                });
-            }
-        }
-        out
+        allowed
     }
 
     fn play(
@@ -921,14 +968,14 @@ impl Clubs {
             opening: opening.clone(),
             face_down,
             face_down_public,
-            commitment: seed.map(|s| s.commitment()),
+            commitment: seed.map(Commitment::of),
         });
         Ok(vec![ClubsOutcome::Dealt {
             round,
             dealer,
             leader,
             opening,
-            commitment: seed.map(|s| s.commitment()),
+            commitment: seed.map(Commitment::of),
         }])
     }
 
@@ -1210,6 +1257,24 @@ impl Game for Clubs {
         }
     }
 
+    /// Service dealing's seat to play is picked from its allowed cards without the list; any
+    /// other list is built.
+    fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Action> {
+        if let (false, Actor::Seat(s), Some(d), Dealing::Service) =
+            (self.finished, actor, &self.deal, self.dealing)
+        {
+            if let (true, Some(hand)) = (s < self.players, d.tp.hand(s)) {
+                return Self::service_pick(d, s, hand, pick);
+            }
+        }
+        let mut legal = self.legal_actions(actor);
+        if legal.is_empty() {
+            return None;
+        }
+        let k = pick(legal.len());
+        (k < legal.len()).then(|| legal.swap_remove(k))
+    }
+
     fn dealing(&self) -> Dealing {
         self.dealing
     }
@@ -1310,7 +1375,7 @@ impl Game for Clubs {
                 None
             });
             v.revokes = d.tp.revokes().to_vec();
-            v.commitment = Some(d.commitment.clone());
+            v.commitment = Some(d.commitment.map(|c| c.to_string()));
         }
         v
     }

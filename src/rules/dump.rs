@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::entered::{self, Entered, EntryError};
 use super::{
-    cards::{deck_without_ranks, Card, CardSet, Seed, Suit, SuitSet},
+    cards::{deck_without_ranks, Card, CardSet, Commitment, Seed, Suit, SuitSet},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyForm, TallyUnit},
     to_json,
@@ -336,8 +336,8 @@ pub enum DumpOutcome {
         /// Who leads the first trick.
         leader: usize,
         /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
-        #[schema(required = true)]
-        commitment: Option<String>,
+        #[schema(value_type = Option<String>, required = true)]
+        commitment: Option<Commitment>,
     },
     /// A play broke the following rule, proven by this card (table dealing).
     #[schema(title = "DumpRevoke")]
@@ -400,7 +400,7 @@ struct DealState {
     /// The shared trick bookkeeping: turn, hands or cards seen, tricks, revokes.
     tp: TrickPlay<TrickNote>,
     captured: [u32; 2],
-    commitment: Option<String>,
+    commitment: Option<Commitment>,
 }
 
 #[derive(Clone, Debug)]
@@ -466,7 +466,27 @@ impl Dump {
     /// Checks a play by `seat` without changing anything; returns whether it is a revoke.
     fn check_play(&self, seat: usize, card: Card) -> Result<Option<Revoke>, DumpError> {
         let d = self.deal.as_ref().ok_or(DumpError::DealExpected)?;
-        d.tp.check(seat, card, &Self::duty(d)).map_err(|e| match e {
+        Self::check_play_in(d, seat, card, &Self::duty(d))
+    }
+
+    /// The cards of `candidates` that [`Self::check_play`] accepts for `seat` (the following
+    /// rule worked out once, not once a card).
+    fn legal_cards(&self, d: &DealState, seat: usize) -> CardSet {
+        let duty = Self::duty(d);
+        d.tp.candidates(seat)
+            .iter()
+            .filter(|c| Self::check_play_in(d, seat, *c, &duty).is_ok())
+            .collect()
+    }
+
+    /// [`Self::check_play`] in the deal `d`, under the trick's `duty`.
+    fn check_play_in(
+        d: &DealState,
+        seat: usize,
+        card: Card,
+        duty: &[SuitSet],
+    ) -> Result<Option<Revoke>, DumpError> {
+        d.tp.check(seat, card, duty).map_err(|e| match e {
             PlayError::NotYourTurn { expected, got } => DumpError::NotYourTurn { expected, got },
             PlayError::NoSuchCard(c) => DumpError::NoSuchCard(c),
             PlayError::CardAlreadyPlayed(c) => DumpError::CardAlreadyPlayed(c),
@@ -575,12 +595,12 @@ impl Dump {
             SeedProblem::NotTaken => DumpError::SeedNotTaken,
         })?
         .map(|(hands, _)| hands);
-        let commitment = seed.map(|s| s.commitment());
+        let commitment = seed.map(Commitment::of);
         self.round = round;
         self.deal = Some(DealState {
             tp: TrickPlay::new(self.players, deck(), leader, hands),
             captured: [0, 0],
-            commitment: commitment.clone(),
+            commitment,
         });
         Ok(vec![DumpOutcome::Dealt {
             round,
@@ -717,14 +737,35 @@ impl Game for Dump {
         }
         match (actor, &self.deal) {
             (Actor::Table, None) => vec![Action::Deal {}],
-            (Actor::Seat(s), Some(d)) if Some(s) == self.to_play() => {
-                d.tp.candidates(s)
-                    .iter()
-                    .filter(|c| self.check_play(s, *c).is_ok())
-                    .map(|card| Action::Play { card })
-                    .collect()
-            }
+            (Actor::Seat(s), Some(d)) if Some(s) == self.to_play() => self
+                .legal_cards(d, s)
+                .iter()
+                .map(|card| Action::Play { card })
+                .collect(),
             _ => vec![],
+        }
+    }
+
+    /// The seat to play is picked from its legal cards (a bitset, in the list's order) without
+    /// the list; any other list is built.
+    fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Action> {
+        match (actor, &self.deal) {
+            (Actor::Seat(s), Some(d)) if !self.finished && Some(s) == self.to_play() => {
+                let legal = self.legal_cards(d, s);
+                if legal.is_empty() {
+                    return None;
+                }
+                let k = pick(legal.len());
+                legal.iter().nth(k).map(|card| Action::Play { card })
+            }
+            _ => {
+                let mut legal = self.legal_actions(actor);
+                if legal.is_empty() {
+                    return None;
+                }
+                let k = pick(legal.len());
+                (k < legal.len()).then(|| legal.swap_remove(k))
+            }
         }
     }
 
@@ -810,7 +851,7 @@ impl Game for Dump {
             v.captured = Some(d.captured);
             v.cards_left = Some(cards_left);
             v.revokes = d.tp.revokes().to_vec();
-            v.commitment = Some(d.commitment.clone());
+            v.commitment = Some(d.commitment.map(|c| c.to_string()));
         }
         v
     }

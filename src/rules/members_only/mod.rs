@@ -28,7 +28,7 @@ use super::tally::{TallyForm, TallyUnit};
 /// Big Ben, hat).
 const TALLY_PARTS: [&str; 5] = ["umbrella", "crown", "teacup", "big_ben", "hat"];
 use super::{
-    cards::Seed,
+    cards::{shuffled, Commitment, Seed},
     sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
     spec_shapes, to_json, Actor, Dealing, Game, SealedAction, ToAct,
 };
@@ -153,7 +153,7 @@ struct Heat {
     bets: Vec<PlacedBet>,
     risk_used: Vec<bool>,
     phase: Phase,
-    commitment: Option<String>,
+    commitment: Option<Commitment>,
 }
 
 impl Heat {
@@ -250,6 +250,26 @@ pub struct MembersOnly {
     finished: bool,
     /// Accepted actions so far (the index of the next one).
     applied: usize,
+}
+
+/// Calls `f` with each pair of cards `available` allows to reveal, by kind `a <= b` in kind
+/// order (the order of the legal lists), until `f` returns false.
+fn each_reveal(available: &Counts, mut f: impl FnMut(Card, Card) -> bool) {
+    for a in 0..KINDS {
+        if available[a] == 0 {
+            continue;
+        }
+        for b in a..KINDS {
+            let ok = if a == b {
+                available[a] >= 2
+            } else {
+                available[b] >= 1
+            };
+            if ok && !f(Card::from_kind(a), Card::from_kind(b)) {
+                return;
+            }
+        }
+    }
 }
 
 /// Count per category: normal cards minus NO! cards, never below 0 (Rule Four).
@@ -561,8 +581,8 @@ pub enum MembersOnlyOutcome {
         /// The two cards dealt face up.
         face_up: [Card; 2],
         /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
-        #[schema(required = true)]
-        commitment: Option<String>,
+        #[schema(value_type = Option<String>, required = true)]
+        commitment: Option<Commitment>,
     },
     /// A bet was placed.
     #[schema(title = "MembersOnlyBetPlaced")]
@@ -1195,11 +1215,15 @@ impl MembersOnly {
             (Dealing::Service, _) if !face_up.is_empty() => return Err(Err::FaceUpNotTaken),
             (Dealing::Service, None) => return Err(Err::SeedMissing),
             (Dealing::Service, Some(seed)) => {
-                let d = deal_from_seed(seed, n, starter);
-                (
-                    Some(d.hands.iter().map(|h| counts_of(h)).collect::<Vec<_>>()),
-                    d.face_up,
-                )
+                // `deal_from_seed`'s deal, counted by kind as it is dealt (no hand lists).
+                let order = shuffled(deck(), seed);
+                let dealt = n * per_hand as usize;
+                let mut hands = vec![[0u8; KINDS]; n];
+                for (k, card) in order.iter().take(dealt).enumerate() {
+                    let hand = &mut hands[(starter + k) % n][card.kind()];
+                    *hand = hand.saturating_add(1);
+                }
+                (Some(hands), [order[dealt], order[dealt + 1]])
             }
             (Dealing::Table, Some(_)) => return Err(Err::SeedNotTaken),
             (Dealing::Table, None) => match face_up {
@@ -1207,7 +1231,7 @@ impl MembersOnly {
                 _ => return Err(Err::WrongFaceUpCount(face_up.len())),
             },
         };
-        let commitment = seed.map(Seed::commitment);
+        let commitment = seed.map(Commitment::of);
         self.round = number;
         self.heat = Some(Heat {
             starter,
@@ -1223,7 +1247,7 @@ impl MembersOnly {
                 to_play: starter,
                 betting_round: 1,
             },
-            commitment: commitment.clone(),
+            commitment,
         });
         Ok(vec![MembersOnlyOutcome::Dealt {
             round: number,
@@ -1236,30 +1260,60 @@ impl MembersOnly {
     }
 
     fn reveal_options(&self, heat: &Heat, seat: usize) -> Vec<Vec<Card>> {
-        let avail = heat.available(seat);
         let mut out = vec![];
-        for a in 0..KINDS {
-            for b in a..KINDS {
-                let ok = if a == b {
-                    avail[a] >= 2
-                } else {
-                    avail[a] >= 1 && avail[b] >= 1
-                };
-                if ok {
-                    out.push(vec![Card::from_kind(a), Card::from_kind(b)]);
-                }
+        each_reveal(&heat.available(seat), |a, b| {
+            out.push(vec![a, b]);
+            true
+        });
+        out
+    }
+
+    /// The spaces taken on the board: bit `category * 8 + space`.
+    fn taken(heat: &Heat) -> u64 {
+        let mut taken = 0u64;
+        for b in &heat.bets {
+            taken |= 1 << (b.bet.category as usize * Space::ALL.len() + b.bet.space as usize);
+        }
+        taken
+    }
+
+    /// The `k`-th bet of [`Self::bet_options`] (same order), without the list; also returns
+    /// how many there are.
+    fn bet_at(&self, heat: &Heat, seat: usize, k: usize) -> (usize, Option<Bet>) {
+        let taken = Self::taken(heat);
+        // The pieces the seat holds, single first (each free space lists them in this order).
+        let mut pieces = [Piece::Single; 2];
+        let mut held = 0;
+        for p in [Piece::Single, Piece::Double] {
+            if self.stocks[seat].has(p) {
+                pieces[held] = p;
+                held += 1;
             }
         }
-        out
+        let free = (Category::ALL.len() * Space::ALL.len()) - taken.count_ones() as usize;
+        let count = free * held;
+        if k >= count {
+            return (count, None);
+        }
+        // The k-th free space in board order (bit category * 8 + space), then the piece.
+        let (nth, piece) = (k / held, pieces[k % held]);
+        let mut free = !taken & ((1u64 << (Category::ALL.len() * Space::ALL.len())) - 1);
+        for _ in 0..nth {
+            free &= free - 1;
+        }
+        let bit = free.trailing_zeros() as usize;
+        let bet = Bet {
+            category: Category::ALL[bit / Space::ALL.len()],
+            space: Space::ALL[bit % Space::ALL.len()],
+            piece,
+        };
+        (count, Some(bet))
     }
 
     /// The bets `check_bet` accepts, in board order: the spaces taken are marked once, not
     /// searched for each bet.
     fn bet_options(&self, heat: &Heat, seat: usize) -> Vec<Bet> {
-        let mut taken = 0u64; // bit category * 8 + space
-        for b in &heat.bets {
-            taken |= 1 << (b.bet.category as usize * Space::ALL.len() + b.bet.space as usize);
-        }
+        let taken = Self::taken(heat); // bit category * 8 + space
         let pieces = [Piece::Single, Piece::Double].map(|p| self.stocks[seat].has(p));
         let mut out = Vec::with_capacity(2 * Category::ALL.len() * Space::ALL.len());
         for category in Category::ALL {
@@ -1490,32 +1544,56 @@ impl Game for MembersOnly {
             } = heat.phase
             {
                 if to_play == seat {
-                    let mut reveals = if betting_round == 1 {
-                        vec![vec![]]
+                    // The reveals counted (and the first one kept) without a list: none in
+                    // round 1, else each pair the seat can show.
+                    let available = heat.available(seat);
+                    let (reveals, first) = if betting_round == 1 {
+                        (1, None)
                     } else {
-                        self.reveal_options(heat, seat)
+                        let mut n = 0;
+                        let mut first = None;
+                        each_reveal(&available, |a, b| {
+                            first.get_or_insert([a, b]);
+                            n += 1;
+                            true
+                        });
+                        (n, first)
                     };
-                    if reveals.is_empty() {
+                    if reveals == 0 {
                         return None;
                     }
-                    let bets = self.bet_options(heat, seat);
+                    let reveal_vec =
+                        |pair: Option<[Card; 2]>| pair.map_or_else(Vec::new, Vec::from);
+                    let (bets, _) = self.bet_at(heat, seat, usize::MAX);
                     // As listed: no bet, then each bet, with the first reveal; then the other
                     // reveals without a bet.
-                    let count = 1 + bets.len() + reveals.len() - 1;
+                    let count = 1 + bets + reveals - 1;
                     let k = pick(count);
                     return match k {
                         0 => Some(Action::Turn {
                             bet: None,
-                            reveal: reveals.swap_remove(0),
+                            reveal: reveal_vec(first),
                         }),
-                        k if k <= bets.len() => Some(Action::Turn {
-                            bet: Some(bets[k - 1]),
-                            reveal: reveals.swap_remove(0),
+                        k if k <= bets => Some(Action::Turn {
+                            bet: self.bet_at(heat, seat, k - 1).1,
+                            reveal: reveal_vec(first),
                         }),
-                        k if k < count => Some(Action::Turn {
-                            bet: None,
-                            reveal: reveals.swap_remove(k - bets.len()),
-                        }),
+                        k if k < count => {
+                            let mut nth = k - bets;
+                            let mut chosen = None;
+                            each_reveal(&available, |a, b| {
+                                if nth == 0 {
+                                    chosen = Some([a, b]);
+                                    return false;
+                                }
+                                nth -= 1;
+                                true
+                            });
+                            chosen.map(|pair| Action::Turn {
+                                bet: None,
+                                reveal: Vec::from(pair),
+                            })
+                        }
                         _ => None,
                     };
                 }
@@ -1680,7 +1758,7 @@ impl Game for MembersOnly {
                 v.hand_sizes = Some(h.hand_sizes.clone());
                 v.finals_in = Some(finals_in);
                 v.unused = Some(DECK_SIZE - dealt);
-                v.commitment = Some(h.commitment.clone());
+                v.commitment = Some(h.commitment.map(|c| c.to_string()));
             }
             None => {
                 if !self.finished {

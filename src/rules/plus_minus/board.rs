@@ -108,6 +108,46 @@ pub fn legal_from(board: &Board, total: i32) -> Vec<u8> {
     out
 }
 
+/// Whether some man can really move by `total` (`legal_from` is not empty), without the list.
+pub fn any_legal(board: &Board, total: i32) -> bool {
+    movable(board, total) != 0
+}
+
+/// The men of a sorted `board` that can really move by `total`, as bits over the board's slots
+/// (bit `i` for `board[i]`; of a position's repeats, only its first slot): exactly the
+/// positions `destination` accepts, in the board's order, without building its answers.
+pub fn movable(board: &Board, total: i32) -> u8 {
+    if total == 0 {
+        return 0;
+    }
+    // The numbers the player's men stand on (positions are 0..=25).
+    let occupied = board.iter().fold(0u64, |m, &p| {
+        m | 1u64.checked_shl(u32::from(p)).unwrap_or(0)
+    });
+    let mut bits = 0u8;
+    for (i, &p) in board.iter().enumerate() {
+        if i > 0 && board[i - 1] == p {
+            continue;
+        }
+        let ok = if p == HOME || (p == STARS && total < 0) {
+            false
+        } else {
+            let to = i32::from(p) + total;
+            if to < 1 || to == HOME as i32 {
+                true
+            } else if to > HOME as i32 {
+                p != STARS
+            } else {
+                occupied & (1u64 << to) == 0
+            }
+        };
+        if ok {
+            bits |= 1 << i;
+        }
+    }
+    bits
+}
+
 /// Score of one man at the end of a game: 50 on 25, −20 on the stars, else the number.
 pub fn man_points(p: u8) -> i64 {
     match p {

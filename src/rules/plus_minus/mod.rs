@@ -23,15 +23,13 @@ mod board;
 pub use actions::*;
 pub use board::*;
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use utoipa::ToSchema;
 
 use super::entered::{self, Entered, EntryError};
 use super::{
-    cards::{shuffled, Seed},
+    cards::{shuffled, Commitment, Seed},
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyFault, TallyForm, TallyUnit},
     to_json, Actor, Dealing, Game, SeedReveal, ToAct,
@@ -236,8 +234,8 @@ pub enum PlusMinusOutcome {
         /// Who lays the first card.
         leader: usize,
         /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
-        #[schema(required = true)]
-        commitment: Option<String>,
+        #[schema(value_type = Option<String>, required = true)]
+        commitment: Option<Commitment>,
     },
     /// A card was laid.
     #[schema(title = "PlusMinusPlayed")]
@@ -309,6 +307,29 @@ pub struct PlusMinusRoundDetail {
     tallied: bool,
 }
 
+/// Card values `-MAX_CARD..=MAX_CARD` as indices `0..SPAN` (index 0 is MINUS 25).
+const SPAN: usize = 2 * MAX_CARD as usize + 1;
+
+/// How many cards of each value (indexed by [`slot`]): the packs' stock, the cards played (at
+/// most two packs of `MAX_PACK` cards: a u16 holds any count, and keeps the match small).
+type ValueCounts = [u16; SPAN];
+
+/// The index of `card`'s value in a [`ValueCounts`]; None for a value no pack can hold.
+fn slot(card: PmCard) -> Option<usize> {
+    let i = card.0.checked_add(MAX_CARD)?;
+    usize::try_from(i).ok().filter(|&i| i < SPAN)
+}
+
+/// How many of `card` `counts` holds (0 for a value no pack can hold).
+fn count_of(counts: &ValueCounts, card: PmCard) -> u32 {
+    slot(card).map_or(0, |i| u32::from(counts[i]))
+}
+
+/// The card of index `i` of a [`ValueCounts`].
+fn card_at(i: usize) -> PmCard {
+    PmCard(i as i32 - MAX_CARD)
+}
+
 /// One game of the rubber in progress.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct GameState {
@@ -322,9 +343,9 @@ struct GameState {
     /// Service dealing: each seat's remaining cards, ascending.
     hands: Option<Vec<Vec<PmCard>>>,
     /// Cards played this game, by value (table dealing checks them against the packs).
-    played: BTreeMap<PmCard, u32>,
+    played: ValueCounts,
     last: Option<LastPlay>,
-    commitment: Option<String>,
+    commitment: Option<Commitment>,
 }
 
 /// One finished (or tallied) game.
@@ -350,8 +371,8 @@ pub struct PlusMinus {
     players: usize,
     dealing: Dealing,
     packs: usize,
-    /// How many of each card the packs in use hold.
-    stock: BTreeMap<PmCard, u32>,
+    /// How many of each card the packs in use hold, by value.
+    stock: ValueCounts,
     round: u32,
     game: Option<GameState>,
     /// The boards shown between games: the last game's final positions.
@@ -416,16 +437,19 @@ impl PlusMinus {
     /// What anyone at the table can check about the card: the packs hold it, (table dealing)
     /// not every copy has been played, and the leader does not lead a MINUS card.
     fn check_card(&self, g: &GameState, seat: usize, card: PmCard) -> Result<(), PlusMinusError> {
-        let held = self.stock.get(&card).copied().unwrap_or(0);
+        let held = count_of(&self.stock, card);
         if held == 0 {
-            let values: Vec<String> = self.stock.keys().map(|c| c.0.to_string()).collect();
+            let values: Vec<String> = (0..SPAN)
+                .filter(|&i| self.stock[i] > 0)
+                .map(|i| card_at(i).0.to_string())
+                .collect();
             return Err(PlusMinusError::NoSuchCard {
                 card,
                 packs: self.packs,
                 detail: format!("{} holds {}", self.packs_word(), values.join(" ")),
             });
         }
-        if g.hands.is_none() && g.played.get(&card).copied().unwrap_or(0) >= held {
+        if g.hands.is_none() && count_of(&g.played, card) >= held {
             return Err(PlusMinusError::CardAlreadyPlayed {
                 card,
                 count: held,
@@ -436,6 +460,42 @@ impl PlusMinus {
             return Err(PlusMinusError::MinusCardLead { seat, card });
         }
         Ok(())
+    }
+
+    /// Whether [`Self::check_card`] accepts `card` (without building its refusal).
+    fn card_ok(&self, g: &GameState, card: PmCard) -> bool {
+        let held = count_of(&self.stock, card);
+        held > 0
+            && (g.hands.is_some() || count_of(&g.played, card) < held)
+            && !(g.plays == 0 && card.is_minus())
+    }
+
+    /// Calls `f` with each `(card, from)` play `legal_actions` lists for `seat` (the seat to
+    /// play in `g`), in its order: each candidate card `check_card` accepts, with each position
+    /// (once) whose man can move by the total, or else `None` and, for a harmless bust from the
+    /// stars, its `from: 0` alias.
+    fn each_play(&self, g: &GameState, seat: usize, mut f: impl FnMut(PmCard, Option<i64>)) {
+        let board = &g.boards[seat];
+        self.each_candidate(g, seat, |card| {
+            if !self.card_ok(g, card) {
+                return;
+            }
+            let total = Self::total_with(g, card);
+            // `legal_from` without its list: the board is sorted, so a position's repeats are
+            // adjacent (and move alike).
+            let men = movable(board, total);
+            for (i, &p) in board.iter().enumerate() {
+                if men & (1 << i) != 0 {
+                    f(card, Some(p as i64));
+                }
+            }
+            if men == 0 {
+                f(card, None);
+                if destination(board, total, STARS) == Err(MoveFault::StarsBustHarmless) {
+                    f(card, Some(STARS as i64));
+                }
+            }
+        });
     }
 
     /// Checks a play by `seat` without changing anything.
@@ -476,16 +536,16 @@ impl PlusMinus {
     ) -> Result<CheckedPlay, PlusMinusError> {
         let board = &g.boards[seat];
         let total = Self::total_with(g, card);
-        let legal = legal_from(board, total);
+        // The list of legal positions is only built for a refusal.
         let facts = || MoveFacts {
             seat,
             card,
             total,
-            legal: LegalFrom(legal.clone()),
+            legal: LegalFrom(legal_from(board, total)),
         };
         let Some(from) = from else {
             // "any possible move MUST be made even though it may 'bust' a man."
-            return if legal.is_empty() {
+            return if !any_legal(board, total) {
                 Ok(CheckedPlay { total, moved: None })
             } else {
                 Err(PlusMinusError::MoveRequired(facts()))
@@ -508,7 +568,7 @@ impl PlusMinus {
                 moved: Some((p, l)),
             }),
             // API.md: `from: 0` is accepted for a harmless bust from the stars (no move).
-            Err(MoveFault::StarsBustHarmless) if legal.is_empty() => {
+            Err(MoveFault::StarsBustHarmless) if !any_legal(board, total) => {
                 Ok(CheckedPlay { total, moved: None })
             }
             Err(fault) => Err(match fault {
@@ -548,7 +608,9 @@ impl PlusMinus {
                 h[seat].remove(i);
             }
         }
-        *g.played.entry(card).or_insert(0) += 1;
+        if let Some(i) = slot(card) {
+            g.played[i] = g.played[i].saturating_add(1);
+        }
         g.top = Some(card);
         g.plays += 1;
         g.played_by[seat] += 1;
@@ -651,10 +713,11 @@ impl PlusMinus {
 
     /// The packs' cards in canonical (ascending) order, as service dealing shuffles them.
     pub fn canonical_cards(&self) -> Vec<PmCard> {
-        self.stock
-            .iter()
-            .flat_map(|(&c, &n)| std::iter::repeat_n(c, n as usize))
-            .collect()
+        let mut cards = Vec::with_capacity(self.stock.iter().map(|&n| usize::from(n)).sum());
+        for (i, &n) in self.stock.iter().enumerate() {
+            cards.extend(std::iter::repeat_n(card_at(i), n as usize));
+        }
+        cards
     }
 
     fn start_game(&mut self, seed: Option<&Seed>) -> Result<Vec<PlusMinusOutcome>, PlusMinusError> {
@@ -677,7 +740,7 @@ impl PlusMinus {
             (Dealing::Table, Some(_)) => return Err(PlusMinusError::SeedNotTaken),
             (Dealing::Table, None) => None,
         };
-        let commitment = seed.map(|s| s.commitment());
+        let commitment = seed.map(Commitment::of);
         self.round = round;
         self.game = Some(GameState {
             dealer,
@@ -688,9 +751,9 @@ impl PlusMinus {
             plays: 0,
             played_by: vec![0; self.players],
             hands,
-            played: BTreeMap::new(),
+            played: [0; SPAN],
             last: None,
-            commitment: commitment.clone(),
+            commitment,
         });
         Ok(vec![PlusMinusOutcome::Dealt {
             round,
@@ -814,17 +877,30 @@ impl PlusMinus {
     /// The cards `seat` could lay now: its hand (service dealing) or every card the packs still
     /// hold (table dealing), each value once, ascending.
     fn candidate_cards(&self, g: &GameState, seat: usize) -> Vec<PmCard> {
-        let mut cards: Vec<PmCard> = match &g.hands {
-            Some(h) => h[seat].clone(),
-            None => self
-                .stock
-                .iter()
-                .filter(|(c, &n)| g.played.get(c).copied().unwrap_or(0) < n)
-                .map(|(&c, _)| c)
-                .collect(),
-        };
-        cards.dedup();
+        let mut cards = Vec::new();
+        self.each_candidate(g, seat, |c| cards.push(c));
         cards
+    }
+
+    /// [`Self::candidate_cards`] one at a time, without a list.
+    fn each_candidate(&self, g: &GameState, seat: usize, mut f: impl FnMut(PmCard)) {
+        match &g.hands {
+            Some(h) => {
+                let mut last = None;
+                for &c in &h[seat] {
+                    if last.replace(c) != Some(c) {
+                        f(c);
+                    }
+                }
+            }
+            None => {
+                for (i, (&n, &played)) in self.stock.iter().zip(&g.played).enumerate() {
+                    if played < n {
+                        f(card_at(i));
+                    }
+                }
+            }
+        }
     }
 
     /// The guide for a seat: for each card it could lay now, the total and every legal move.
@@ -970,9 +1046,12 @@ impl Game for PlusMinus {
                 got: config.first_dealer,
             });
         }
-        let mut stock = BTreeMap::new();
+        let mut stock = [0; SPAN];
         for c in &config.deck {
-            *stock.entry(*c).or_insert(0u32) += packs as u32;
+            // Every value was checked to be 1..=MAX_CARD in size above.
+            if let Some(i) = slot(*c) {
+                stock[i] += packs as u16;
+            }
         }
         Ok(PlusMinus {
             config,
@@ -1021,38 +1100,80 @@ impl Game for PlusMinus {
         match (actor, &self.game) {
             (Actor::Table, None) => vec![Action::Deal {}],
             (Actor::Seat(s), Some(g)) if s == g.to_play => {
-                let board = &g.boards[s];
                 let mut out = vec![];
-                for card in self.candidate_cards(g, s) {
-                    if self.check_card(g, s, card).is_err() {
-                        continue;
-                    }
-                    let total = Self::total_with(g, card);
-                    // `legal_from` without its list: the board is sorted, so a position's
-                    // repeats are adjacent (and move alike).
-                    let before = out.len();
-                    let mut last = None;
-                    for p in board.iter().copied() {
-                        if last.replace(p) != Some(p) && destination(board, total, p).is_ok() {
-                            out.push(Action::Play {
-                                card,
-                                from: Some(p as i64),
-                            });
-                        }
-                    }
-                    if out.len() == before {
-                        out.push(Action::Play { card, from: None });
-                        if destination(board, total, STARS) == Err(MoveFault::StarsBustHarmless) {
-                            out.push(Action::Play {
-                                card,
-                                from: Some(STARS as i64),
-                            });
-                        }
-                    }
-                }
+                self.each_play(g, s, |card, from| out.push(Action::Play { card, from }));
                 out
             }
             _ => vec![],
+        }
+    }
+
+    /// A seat's play is picked by counting the listed plays, then walking to the chosen one:
+    /// no list is built.
+    fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Action> {
+        match (actor, &self.game) {
+            (Actor::Seat(s), Some(g)) if !self.finished && s == g.to_play => {
+                // `each_play`'s plays, card by card: the card, its movable men and how many
+                // plays it lists (each movable man; else `None` and maybe the `0` alias).
+                let board = &g.boards[s];
+                let mut cards = [(PmCard(0), 0u8, 0usize); SPAN];
+                let mut n = 0;
+                let mut count = 0;
+                self.each_candidate(g, s, |card| {
+                    if !self.card_ok(g, card) {
+                        return;
+                    }
+                    let total = Self::total_with(g, card);
+                    let men = movable(board, total);
+                    let listed = if men != 0 {
+                        men.count_ones() as usize
+                    } else if destination(board, total, STARS) == Err(MoveFault::StarsBustHarmless)
+                    {
+                        2
+                    } else {
+                        1
+                    };
+                    // Candidates are distinct values of the packs: at most SPAN of them.
+                    if let Some(entry) = cards.get_mut(n) {
+                        *entry = (card, men, listed);
+                        n += 1;
+                        count += listed;
+                    }
+                });
+                if count == 0 {
+                    return None;
+                }
+                let mut k = pick(count);
+                for &(card, men, listed) in &cards[..n] {
+                    if k >= listed {
+                        k -= listed;
+                        continue;
+                    }
+                    if men == 0 {
+                        let from = (k == 1).then_some(STARS as i64);
+                        return Some(Action::Play { card, from });
+                    }
+                    // The k-th movable man, in board order.
+                    let mut bits = men;
+                    for _ in 0..k {
+                        bits &= bits - 1;
+                    }
+                    let from = board[bits.trailing_zeros() as usize];
+                    return Some(Action::Play {
+                        card,
+                        from: Some(from as i64),
+                    });
+                }
+                None
+            }
+            _ => {
+                let mut legal = self.legal_actions(actor);
+                if legal.is_empty() {
+                    return None;
+                }
+                let k = pick(legal.len());
+                (k < legal.len()).then(|| legal.swap_remove(k))
+            }
         }
     }
 
@@ -1161,7 +1282,7 @@ impl Game for PlusMinus {
             v.last_play = g.last.clone();
             v.cards_played = Some(g.plays);
             v.cards_left = g.played_by.iter().map(|n| HAND_SIZE - n).collect();
-            v.commitment = Some(g.commitment.clone());
+            v.commitment = Some(g.commitment.map(|c| c.to_string()));
         }
         v
     }
@@ -1326,6 +1447,27 @@ mod tests {
                     let board = sorted([0, a, b, 25]);
                     if b != a || b == 0 || b == 25 {
                         assert!(!legal_from(&board, t).is_empty(), "{board:?} {t}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn movable_agrees_with_destination_on_every_board() {
+        for a in 0..=HOME {
+            for b in a..=HOME {
+                for c in b..=HOME {
+                    for d in c..=HOME {
+                        let board = [a, b, c, d];
+                        for total in -30..=40 {
+                            let bits = movable(&board, total);
+                            let got: Vec<u8> = (0..MEN)
+                                .filter(|&i| bits & (1 << i) != 0)
+                                .map(|i| board[i])
+                                .collect();
+                            assert_eq!(got, legal_from(&board, total), "{board:?} {total}");
+                        }
                     }
                 }
             }
