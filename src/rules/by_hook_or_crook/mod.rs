@@ -38,7 +38,7 @@ pub use self::{
     actions::{Action, ActionCard, Place},
     config::{BhocConfig, Board, Castle, Collection, DetectiveRanking, TwoPlayer},
     error::BhocError,
-    items::Item,
+    items::{CardSet, Item},
 };
 use super::entered::{self, Entered, EntryError};
 use super::{
@@ -166,7 +166,7 @@ struct Turn {
     /// What each exhibit showed when revealed, by seat.
     shown: Vec<Option<Vec<Item>>>,
     /// Cards still on display, by seat.
-    display: Vec<Option<BTreeSet<Item>>>,
+    display: Vec<Option<CardSet>>,
     ranking: Vec<usize>,
     castle: Option<usize>,
     advances: Vec<u32>,
@@ -213,10 +213,10 @@ pub struct ByHookOrCrook {
     positions: Vec<u32>,
     /// Cards known to be in each hand: all of them in service dealing, those learned so far in
     /// table dealing.
-    hands: Vec<BTreeSet<Item>>,
+    hands: Vec<CardSet>,
     hand_sizes: Vec<usize>,
     /// Cards every player has seen go into each hand (bought, stolen, shown).
-    public: Vec<BTreeSet<Item>>,
+    public: Vec<CardSet>,
     piles: [Pile; 2],
     /// Checks each seat holds.
     checks: Vec<BTreeSet<u32>>,
@@ -361,9 +361,9 @@ impl Game for ByHookOrCrook {
             phase: Phase::AwaitingDeal,
             commitment: None,
             positions: vec![0; players],
-            hands: vec![BTreeSet::new(); players],
+            hands: vec![CardSet::default(); players],
             hand_sizes: vec![0; players],
-            public: vec![BTreeSet::new(); players],
+            public: vec![CardSet::default(); players],
             piles: Default::default(),
             checks,
             register: Vec::new(),
