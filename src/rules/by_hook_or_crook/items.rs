@@ -453,6 +453,41 @@ fn completions(
     dp
 }
 
+/// The coefficient of `x^top` in [`completions`] (same arguments), by inclusion-exclusion over
+/// the letters that must be taken: the ways to take `top` of the interval's cards, less those
+/// leaving out one such letter, plus those leaving out two, and so on. Exact (the DP saturates
+/// only beyond `2^64`; a hand of at most 45 cards has fewer than `2^45` subsets).
+fn completions_of(counts: &[u8; 6], first: u8, last: u8, covered: u8, top: usize) -> u64 {
+    let mut total = 0usize;
+    let mut needed = [0usize; 6];
+    let mut m = 0;
+    for l in first..=last {
+        let c = usize::from(counts[l as usize]);
+        total += c;
+        if covered & (1 << l) == 0 {
+            if c == 0 {
+                return 0;
+            }
+            needed[m] = c;
+            m += 1;
+        }
+    }
+    if m > top || total < top {
+        return 0;
+    }
+    // `left_out[u]`: the cards of the needed letters in `u`, a subset of them as bits.
+    let mut left_out = [0usize; 1 << 6];
+    let mut sum = 0i64;
+    for u in 0usize..1 << m {
+        if u > 0 {
+            left_out[u] = left_out[u & (u - 1)] + needed[u.trailing_zeros() as usize];
+        }
+        let term = choose(total - left_out[u], top) as i64;
+        sum += if u.count_ones() % 2 == 0 { term } else { -term };
+    }
+    u64::try_from(sum).unwrap_or(0)
+}
+
 impl SetCounter {
     /// Counts the sets of `hand`; None for a hand of more cards than a printed deck has (only an
     /// open deck can deal one: list its sets with [`all_sets`]).
@@ -540,7 +575,7 @@ impl SetCounter {
                 let mut ways = 0u64;
                 for &(first, last, cards) in intervals {
                     if first <= lo && hi <= last && usize::from(cards) >= size {
-                        let w = completions(&self.after[r + 1], first, last, now, left)[left];
+                        let w = completions_of(&self.after[r + 1], first, last, now, left);
                         ways = ways.saturating_add(w);
                     }
                 }
@@ -563,7 +598,7 @@ impl SetCounter {
 
 /// Hands of at most this many cards have their sets counted and unranked by walking every subset
 /// of the hand ([`SmallSets`], at most `2^SMALL_HAND` of them), bigger ones by [`SetCounter`].
-pub const SMALL_HAND: usize = 10;
+pub const SMALL_HAND: usize = 6;
 
 /// The sets of a hand of at most [`SMALL_HAND`] cards, counted by walking every subset: each
 /// subset is a bit mask, the oldest card (rank 0) the highest bit, so that among sets of one size
@@ -576,6 +611,8 @@ pub struct SmallSets {
     cards: usize,
     /// Sets of each size.
     by_size: [u32; SMALL_HAND + 1],
+    /// The letters of each subset, as letter bits ([`Self::letters`]).
+    letters: [u8; 1 << SMALL_HAND],
 }
 
 impl SmallSets {
@@ -612,13 +649,13 @@ impl SmallSets {
             aged,
             cards: n,
             by_size: [0; SMALL_HAND + 1],
+            letters: [0; 1 << SMALL_HAND],
         };
         if n < 3 {
             return Some(s);
         }
-        let mut letters = [0u8; 1 << SMALL_HAND];
-        Self::letters(&aged[..n], &mut letters);
-        for (m, &l) in letters.iter().enumerate().take(1 << n) {
+        Self::letters(&aged[..n], &mut s.letters);
+        for (m, &l) in s.letters.iter().enumerate().take(1 << n) {
             let size = m.count_ones();
             if Self::is_set(size, l) {
                 s.by_size[size as usize] += 1;
@@ -646,10 +683,8 @@ impl SmallSets {
                 false
             }
         })? as u32;
-        let mut letters = [0u8; 1 << SMALL_HAND];
-        Self::letters(&self.aged[..n], &mut letters);
         let mask = (1usize..1 << n).rev().find(|&m| {
-            if m.count_ones() != size || !Self::is_set(size, letters[m]) {
+            if m.count_ones() != size || !Self::is_set(size, self.letters[m]) {
                 return false;
             }
             if k == 0 {
@@ -1280,6 +1315,19 @@ mod tests {
         assert!(set.contains(&deck[1]) && set.remove(&deck[1]) && !set.remove(&deck[1]));
         assert_eq!(set.len(), tree.len());
         assert!(SmallSets::new(&set).is_none(), "12 cards");
+        // Inclusion-exclusion equals the product's coefficient.
+        let counts = [3u8, 0, 2, 4, 1, 5];
+        for (first, last) in [(0u8, 0u8), (0, 5), (2, 5), (3, 4), (1, 2)] {
+            for covered in [0u8, 1, 0b100, 0b11_1111, 0b10_1010] {
+                for top in 0..16 {
+                    assert_eq!(
+                        completions_of(&counts, first, last, covered, top),
+                        completions(&counts, first, last, covered, top)[top],
+                        "{first}..={last}, covered {covered:b}, {top} cards"
+                    );
+                }
+            }
+        }
         assert_eq!(pick_set(&set, LEGAL_CAP, |_| 0), all_sets(&tree, 1).pop());
     }
 

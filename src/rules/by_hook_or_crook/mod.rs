@@ -541,6 +541,44 @@ mod tests {
         assert_eq!(g.render_action(1, &a, Actor::Seat(1), Some(2)), castle);
     }
 
+    /// The cards offered by the legal lists are judged without building refusals
+    /// (`card_ok`): the same verdict as `check_card` for every seat, place and card (owned,
+    /// someone else's, spent, in prison, unknown) at every step of random games.
+    #[test]
+    fn card_ok_agrees_with_check_card() {
+        let mut cards: Vec<ActionCard> = (0..=13).map(ActionCard::Thief).collect();
+        cards.extend([ActionCard::Exhibit, ActionCard::Detective, ActionCard::Check(1)]);
+        for row in &BhocConfig::default().checks {
+            cards.extend(row.iter().map(|&v| ActionCard::Check(v)));
+        }
+        for n in 0..40u64 {
+            let players = 2 + (n % 4) as usize;
+            let mut g = ByHookOrCrook::new(BhocConfig::default(), players, Dealing::Service).unwrap();
+            let mut rng = crate::rng::SplitMix64::new(n);
+            g.apply(Actor::Table, &Action::Deal { pile_sizes: None }, Some(&rng.seed()))
+                .unwrap();
+            while !g.is_finished() {
+                for seat in 0..players {
+                    for place in [Place::Castle, Place::Auction] {
+                        for &card in &cards {
+                            assert_eq!(
+                                g.card_ok(seat, card, place),
+                                g.check_card(seat, card, place).is_ok(),
+                                "seat {seat}, {card} at {place:?}"
+                            );
+                        }
+                    }
+                }
+                let to = g.to_act();
+                let seat = to.seats[(rng.next_u64() % to.seats.len() as u64) as usize];
+                let a = g
+                    .legal_pick(Actor::Seat(seat), |k| (rng.next_u64() % k as u64) as usize)
+                    .unwrap();
+                g.apply(Actor::Seat(seat), &a, None).unwrap();
+            }
+        }
+    }
+
     #[test]
     fn nothing_panics_on_odd_input() {
         let mut g = ByHookOrCrook::new(BhocConfig::default(), 5, Dealing::Table).unwrap();

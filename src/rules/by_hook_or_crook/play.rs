@@ -45,6 +45,13 @@ fn one(cards: &[Item]) -> Option<Item> {
 
 /// No card listed twice.
 fn check_listed(cards: &[Item]) -> R<()> {
+    if cards.len() <= 64 {
+        // Short lists (every set of a printed deck): the first card listed before.
+        return match (1..cards.len()).find(|&i| cards[..i].contains(&cards[i])) {
+            Some(i) => Err(BhocError::DuplicateCard(cards[i])),
+            None => Ok(()),
+        };
+    }
     let mut seen = BTreeSet::new();
     match cards.iter().find(|c| !seen.insert(**c)) {
         Some(&c) => Err(BhocError::DuplicateCard(c)),
@@ -656,11 +663,10 @@ impl ByHookOrCrook {
 
     // ----- the auction ------------------------------------------------------------------
 
-    fn played_at(&self, place: Place) -> Vec<(usize, ActionCard)> {
+    fn played_at(&self, place: Place) -> impl Iterator<Item = (usize, ActionCard)> + '_ {
         (0..self.players)
-            .filter(|&s| self.turn.locations[s] == Some(place))
+            .filter(move |&s| self.turn.locations[s] == Some(place))
             .filter_map(|s| self.turn.cards[s].map(|c| (s, c)))
-            .collect()
     }
 
     fn thieves_at(&self, place: Place) -> Vec<(usize, u32)> {
@@ -1432,7 +1438,21 @@ impl ByHookOrCrook {
                     .map(ActionCard::Thief),
             )
             .chain([ActionCard::Exhibit, ActionCard::Detective])
-            .filter(move |&c| self.check_card(seat, c, place).is_ok())
+            .filter(move |&c| self.card_ok(seat, c, place))
+    }
+
+    /// `check_card(seat, card, place).is_ok()`, without building the refusal.
+    pub(super) fn card_ok(&self, seat: usize, card: ActionCard, place: Place) -> bool {
+        let owned = match card {
+            ActionCard::Check(v) => self.checks[seat].contains(&v),
+            ActionCard::Thief(n) => {
+                self.thief_owner(n) == Some(seat) && !self.prison.contains(&n)
+            }
+            ActionCard::Exhibit | ActionCard::Detective => true,
+        };
+        owned
+            && card.allowed_at(place)
+            && (card != ActionCard::Exhibit || self.may_hold_set(seat))
     }
 
     /// Whether [`Self::expected`] names `seat`, without building its list.
