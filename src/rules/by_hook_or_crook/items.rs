@@ -5,9 +5,9 @@
 //! A SET is at least three cards whose letters form one unbroken run ("AABB, CCD, EEE, DEF are
 //! sets; AAC, BCF, DE, AAACE are not"); the biggest set wins, ties broken by the oldest card.
 
-use std::{cmp::Ordering, fmt, str::FromStr};
 #[cfg(test)]
 use std::collections::BTreeSet;
+use std::{cmp::Ordering, fmt, str::FromStr};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -475,15 +475,25 @@ fn completions_of(counts: &[u8; 6], first: u8, last: u8, covered: u8, top: usize
     if m > top || total < top {
         return 0;
     }
-    // `left_out[u]`: the cards of the needed letters in `u`, a subset of them as bits.
-    let mut left_out = [0usize; 1 << 6];
-    let mut sum = 0i64;
-    for u in 0usize..1 << m {
-        if u > 0 {
-            left_out[u] = left_out[u & (u - 1)] + needed[u.trailing_zeros() as usize];
+    // The subsets of the needed letters in Gray-code order: each step leaves one more letter
+    // out or takes one back, so `kept` (the cards still allowed) and the sign follow along.
+    let mut kept = total;
+    let mut left_out = 0u32;
+    let mut sum = choose(kept, top) as i64;
+    for step in 1u32..1 << m {
+        let j = step.trailing_zeros() as usize;
+        if left_out & (1 << j) == 0 {
+            kept -= needed[j];
+        } else {
+            kept += needed[j];
         }
-        let term = choose(total - left_out[u], top) as i64;
-        sum += if u.count_ones() % 2 == 0 { term } else { -term };
+        left_out ^= 1 << j;
+        let term = choose(kept, top) as i64;
+        sum += if left_out.count_ones().is_multiple_of(2) {
+            term
+        } else {
+            -term
+        };
     }
     u64::try_from(sum).unwrap_or(0)
 }

@@ -547,16 +547,25 @@ mod tests {
     #[test]
     fn card_ok_agrees_with_check_card() {
         let mut cards: Vec<ActionCard> = (0..=13).map(ActionCard::Thief).collect();
-        cards.extend([ActionCard::Exhibit, ActionCard::Detective, ActionCard::Check(1)]);
+        cards.extend([
+            ActionCard::Exhibit,
+            ActionCard::Detective,
+            ActionCard::Check(1),
+        ]);
         for row in &BhocConfig::default().checks {
             cards.extend(row.iter().map(|&v| ActionCard::Check(v)));
         }
         for n in 0..40u64 {
             let players = 2 + (n % 4) as usize;
-            let mut g = ByHookOrCrook::new(BhocConfig::default(), players, Dealing::Service).unwrap();
+            let mut g =
+                ByHookOrCrook::new(BhocConfig::default(), players, Dealing::Service).unwrap();
             let mut rng = crate::rng::SplitMix64::new(n);
-            g.apply(Actor::Table, &Action::Deal { pile_sizes: None }, Some(&rng.seed()))
-                .unwrap();
+            g.apply(
+                Actor::Table,
+                &Action::Deal { pile_sizes: None },
+                Some(&rng.seed()),
+            )
+            .unwrap();
             while !g.is_finished() {
                 for seat in 0..players {
                     for place in [Place::Castle, Place::Auction] {

@@ -61,15 +61,38 @@ fn check_listed(cards: &[Item]) -> R<()> {
 
 /// The `k`-th item of `items`, `k` chosen by `pick` from their number (called only when there is
 /// one or more): what `pick` would choose in the collected list.
-fn pick_in<T>(
+/// The first ones are kept on the stack while counting, so that a short list is walked once.
+fn pick_in<T: Copy>(
     mut items: impl Iterator<Item = T> + Clone,
     pick: impl FnOnce(usize) -> usize,
 ) -> Option<T> {
-    let count = items.clone().count();
+    const KEPT: usize = 16;
+    let mut kept: [Option<T>; KEPT] = [None; KEPT];
+    let mut count = 0;
+    for item in items.clone() {
+        if let Some(slot) = kept.get_mut(count) {
+            *slot = Some(item);
+        }
+        count += 1;
+    }
     if count == 0 {
         return None;
     }
-    items.nth(pick(count))
+    let k = pick(count);
+    if count <= KEPT {
+        kept.get(k).copied().flatten()
+    } else {
+        items.nth(k)
+    }
+}
+
+/// [`pick_in`] for a list already built.
+fn pick_from<T>(mut list: Vec<T>, pick: impl FnOnce(usize) -> usize) -> Option<T> {
+    if list.is_empty() {
+        return None;
+    }
+    let k = pick(list.len());
+    (k < list.len()).then(|| list.swap_remove(k))
 }
 
 fn seats_text(seats: &[usize]) -> String {
@@ -671,7 +694,6 @@ impl ByHookOrCrook {
 
     fn thieves_at(&self, place: Place) -> Vec<(usize, u32)> {
         self.played_at(place)
-            .into_iter()
             .filter_map(|(s, c)| match c {
                 ActionCard::Thief(n) => Some((s, n)),
                 _ => None,
@@ -682,7 +704,6 @@ impl ByHookOrCrook {
     fn resolve_auction(&mut self) -> Vec<O> {
         let bids: Vec<(usize, u32)> = self
             .played_at(Place::Auction)
-            .into_iter()
             .filter_map(|(s, c)| match c {
                 ActionCard::Check(v) => Some((s, v)),
                 _ => None,
@@ -803,7 +824,6 @@ impl ByHookOrCrook {
 
     fn exhibitors(&self) -> Vec<usize> {
         self.played_at(Place::Castle)
-            .into_iter()
             .filter(|(_, c)| *c == ActionCard::Exhibit)
             .map(|(s, _)| s)
             .collect()
@@ -900,8 +920,9 @@ impl ByHookOrCrook {
             self.turn.shown[s] = Some(cards);
         }
         let mut ranking = exhibitors.clone();
-        ranking
-            .sort_by_key(|&s| std::cmp::Reverse(SetValue::of(self.turn.shown[s].iter().flatten())));
+        ranking.sort_by_cached_key(|&s| {
+            std::cmp::Reverse(SetValue::of(self.turn.shown[s].iter().flatten()))
+        });
         // Rewards come from the castle of the leading pawn, before anyone advances.
         let lead = self.positions.iter().copied().max().unwrap_or(0);
         let castle = self.config.board.castle_at(lead);
@@ -1034,7 +1055,6 @@ impl ByHookOrCrook {
         let thieves = self.thieves_at(Place::Castle);
         let detectives: Vec<usize> = self
             .played_at(Place::Castle)
-            .into_iter()
             .filter(|(_, c)| *c == ActionCard::Detective)
             .map(|(s, _)| s)
             .collect();
@@ -1396,9 +1416,9 @@ impl ByHookOrCrook {
             Phase::Cards => (0..n).filter(|&s| self.turn.cards[s].is_none()).collect(),
             Phase::Buy(w) => vec![w],
             Phase::Exhibits => self
-                .exhibitors()
-                .into_iter()
-                .filter(|&s| self.turn.exhibits[s].is_none())
+                .played_at(Place::Castle)
+                .filter(|&(s, c)| c == ActionCard::Exhibit && self.turn.exhibits[s].is_none())
+                .map(|(s, _)| s)
                 .collect(),
             Phase::Steals => self
                 .turn
@@ -1422,11 +1442,7 @@ impl ByHookOrCrook {
 
     /// [`Self::playable_cards`] without the list: its checks in value order, its thieves not in
     /// prison, the exhibit and the detective, those `check_card` allows at `place`.
-    fn playable(
-        &self,
-        seat: usize,
-        place: Place,
-    ) -> impl Iterator<Item = ActionCard> + Clone + '_ {
+    fn playable(&self, seat: usize, place: Place) -> impl Iterator<Item = ActionCard> + Clone + '_ {
         self.checks[seat]
             .iter()
             .map(|&v| ActionCard::Check(v))
@@ -1445,14 +1461,10 @@ impl ByHookOrCrook {
     pub(super) fn card_ok(&self, seat: usize, card: ActionCard, place: Place) -> bool {
         let owned = match card {
             ActionCard::Check(v) => self.checks[seat].contains(&v),
-            ActionCard::Thief(n) => {
-                self.thief_owner(n) == Some(seat) && !self.prison.contains(&n)
-            }
+            ActionCard::Thief(n) => self.thief_owner(n) == Some(seat) && !self.prison.contains(&n),
             ActionCard::Exhibit | ActionCard::Detective => true,
         };
-        owned
-            && card.allowed_at(place)
-            && (card != ActionCard::Exhibit || self.may_hold_set(seat))
+        owned && card.allowed_at(place) && (card != ActionCard::Exhibit || self.may_hold_set(seat))
     }
 
     /// Whether [`Self::expected`] names `seat`, without building its list.
@@ -1497,7 +1509,7 @@ impl ByHookOrCrook {
         pick: impl FnOnce(usize) -> usize,
     ) -> Option<Action> {
         let Actor::Seat(s) = actor else {
-            return pick_in(self.legal(actor).into_iter(), pick);
+            return pick_from(self.legal(actor), pick);
         };
         if !self.awaits(s) {
             return None;
@@ -1534,11 +1546,11 @@ impl ByHookOrCrook {
                     self.turn.display[from]
                         .iter()
                         .flatten()
-                        .map(move |&card| Action::Steal { from, card })
+                        .map(move |&card| (from, card))
                 });
-                pick_in(steals, pick)
+                pick_in(steals, pick).map(|(from, card)| Action::Steal { from, card })
             }
-            _ => pick_in(self.legal(actor).into_iter(), pick),
+            _ => pick_from(self.legal(actor), pick),
         }
     }
 
