@@ -390,8 +390,8 @@ fn choose(n: usize, k: usize) -> u64 {
 }
 
 /// The sets of a hand counted rather than built: how many [`all_sets`] lists, and its `k`-th
-/// set, each at the cost of a few small polynomial products (no set is built but the one asked
-/// for, and nothing is allocated but it). The order is [`all_sets`]'s: bigger first, then by the
+/// set, each at the cost of a few small polynomial products or inclusion-exclusion sums (no set
+/// is built but the one asked for, and nothing is allocated but it). The order is [`all_sets`]'s: bigger first, then by the
 /// ranks of the cards in age order (0 = oldest), compared as ascending lists. Property-tested
 /// against [`all_sets`].
 ///
@@ -399,8 +399,9 @@ fn choose(n: usize, k: usize) -> u64 {
 /// each of those letters, so their number is the coefficient of `x^s` in the product over the
 /// letters of `(1 + x)^c - 1` (`c` cards of the letter). Unranking: the `k`-th set's cards are
 /// chosen in rank order, each the first rank whose completions (same product over the cards after
-/// it, a letter already taken free to stay empty) reach `k`; the ranks tried over the whole set
-/// are at most the hand's cards.
+/// it, a letter already taken free to stay empty; its one coefficient needed is counted by
+/// inclusion-exclusion, [`completions_of`]) reach `k`; the ranks tried over the whole set are at
+/// most the hand's cards.
 pub struct SetCounter {
     /// The hand's cards in age order (`cards` of them).
     aged: [Item; DECK_SIZE],

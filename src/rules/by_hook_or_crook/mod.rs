@@ -408,7 +408,8 @@ impl Game for ByHookOrCrook {
         self.legal(actor)
     }
 
-    /// Exhibits are counted and unranked ([`items::SetCounter`]), not listed: the same set as
+    /// Exhibits are counted and unranked ([`items::pick_set`]), not listed, and the short lists
+    /// are walked without being built: the same action as
     /// `legal_actions` at that index (property-tested, `tests/props_by_hook_or_crook.rs`).
     fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Action> {
         self.pick_legal(actor, pick)
