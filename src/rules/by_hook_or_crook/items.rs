@@ -503,6 +503,14 @@ impl SetCounter {
     /// Counts the sets of `hand`; None for a hand of more cards than a printed deck has (only an
     /// open deck can deal one: list its sets with [`all_sets`]).
     pub fn new<'a>(hand: impl IntoIterator<Item = &'a Item>) -> Option<SetCounter> {
+        Self::capped(hand, usize::MAX)
+    }
+
+    /// As [`Self::new`], but counting the sizes only from the biggest down until `cap` sets are
+    /// counted (each size by inclusion-exclusion, [`completions_of`]): `count(cap)` and `nth(k)`
+    /// for `k < count(cap)` are those of [`Self::new`]; the smaller sizes are left uncounted, so
+    /// `count` with a bigger cap is not.
+    pub fn capped<'a>(hand: impl IntoIterator<Item = &'a Item>, cap: usize) -> Option<SetCounter> {
         let mut aged = [Item { letter: 0, year: 0 }; DECK_SIZE];
         let mut n = 0;
         for c in hand {
@@ -539,11 +547,34 @@ impl SetCounter {
                 cards += counts[b];
                 s.intervals[s.interval_count] = (a as u8, b as u8, cards);
                 s.interval_count += 1;
-                if cards >= 3 {
+                if cards >= 3 && cap == usize::MAX {
                     let ways = completions(&counts, a as u8, b as u8, 0, n);
                     for (total, w) in s.by_size.iter_mut().zip(ways).skip(3) {
                         *total = total.saturating_add(w);
                     }
+                }
+            }
+        }
+        if cap != usize::MAX {
+            let intervals = &s.intervals[..s.interval_count];
+            let biggest = intervals
+                .iter()
+                .map(|i| usize::from(i.2))
+                .max()
+                .unwrap_or(0);
+            let cap = u64::try_from(cap).unwrap_or(u64::MAX);
+            let mut counted = 0u64;
+            for size in (3..=biggest).rev() {
+                let ways = intervals.iter().filter(|i| usize::from(i.2) >= size).fold(
+                    0u64,
+                    |acc, &(first, last, _)| {
+                        acc.saturating_add(completions_of(&counts, first, last, 0, size))
+                    },
+                );
+                s.by_size[size] = ways;
+                counted = counted.saturating_add(ways);
+                if counted >= cap {
+                    break;
                 }
             }
         }
@@ -729,7 +760,7 @@ where
         let k = pick(count);
         return (k < count).then(|| small.nth(k)).flatten();
     }
-    if let Some(counter) = SetCounter::new(hand) {
+    if let Some(counter) = SetCounter::capped(hand, cap) {
         let count = counter.count(cap);
         if count == 0 {
             return None;
@@ -1250,6 +1281,12 @@ mod tests {
             }
             if listed.len() < cap {
                 proptest::prop_assert_eq!(counter.nth(listed.len()), None);
+            }
+            let capped = SetCounter::capped(&hand, cap).expect("at most 45 cards");
+            proptest::prop_assert_eq!(capped.count(cap), listed.len());
+            for (k, set) in listed.iter().enumerate() {
+                let got = capped.nth(k);
+                proptest::prop_assert_eq!(got.as_ref(), Some(set), "capped: hand {:?}, k {}", hand, k);
             }
         }
     }
