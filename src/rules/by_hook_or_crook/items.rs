@@ -5,7 +5,9 @@
 //! A SET is at least three cards whose letters form one unbroken run ("AABB, CCD, EEE, DEF are
 //! sets; AAC, BCF, DE, AAACE are not"); the biggest set wins, ties broken by the oldest card.
 
-use std::{cmp::Ordering, collections::BTreeSet, fmt, str::FromStr};
+#[cfg(test)]
+use std::collections::BTreeSet;
+use std::{cmp::Ordering, fmt, str::FromStr};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -104,6 +106,82 @@ impl<'de> Deserialize<'de> for Item {
     }
 }
 
+/// A set of collection cards in canonical order (by letter, then year), each card once: a sorted
+/// vector, cheaper than a tree for the few cards a hand or an exhibit holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CardSet(Vec<Item>);
+
+impl CardSet {
+    /// How many cards.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether it holds no card.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether `card` is in it.
+    pub fn contains(&self, card: &Item) -> bool {
+        self.0.binary_search(card).is_ok()
+    }
+
+    /// Adds `card`; false when it was there already.
+    pub fn insert(&mut self, card: Item) -> bool {
+        match self.0.binary_search(&card) {
+            Ok(_) => false,
+            Err(at) => {
+                self.0.insert(at, card);
+                true
+            }
+        }
+    }
+
+    /// Takes `card` out; false when it was not there.
+    pub fn remove(&mut self, card: &Item) -> bool {
+        match self.0.binary_search(card) {
+            Ok(at) => {
+                self.0.remove(at);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The cards in canonical order.
+    pub fn iter(&self) -> std::slice::Iter<'_, Item> {
+        self.0.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a CardSet {
+    type Item = &'a Item;
+    type IntoIter = std::slice::Iter<'a, Item>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl IntoIterator for CardSet {
+    type Item = Item;
+    type IntoIter = std::vec::IntoIter<Item>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl FromIterator<Item> for CardSet {
+    fn from_iter<I: IntoIterator<Item = Item>>(iter: I) -> Self {
+        let mut cards: Vec<Item> = iter.into_iter().collect();
+        cards.sort_unstable();
+        cards.dedup();
+        CardSet(cards)
+    }
+}
+
 /// The default deck in canonical order (A1500, A1560, …, F1847): the k-th card of the i-th letter
 /// is dated 1500 + 60k + 7i.
 pub fn default_deck() -> Vec<Item> {
@@ -184,7 +262,7 @@ impl PartialOrd for SetValue {
 /// Whether `hand` holds a set: some unbroken run of letters present in it has three cards or
 /// more (the whole run is then a set). Same answer as `best_set(hand).is_some()`, without building
 /// a set.
-pub fn has_set(hand: &BTreeSet<Item>) -> bool {
+pub fn has_set<'a>(hand: impl IntoIterator<Item = &'a Item>) -> bool {
     let counts = letter_counts(hand);
     let mut run = 0;
     for count in counts {
@@ -199,7 +277,10 @@ pub fn has_set(hand: &BTreeSet<Item>) -> bool {
 /// The best set among `hand` (None when it holds no set). Every set lies inside one maximal run of
 /// letters present in the hand, and the whole run is itself a set and bigger than any part of it,
 /// so the best set is the best whole run.
-pub fn best_set(hand: &BTreeSet<Item>) -> Option<Vec<Item>> {
+pub fn best_set<'a, H>(hand: H) -> Option<Vec<Item>>
+where
+    H: IntoIterator<Item = &'a Item> + Copy,
+{
     let counts = letter_counts(hand);
     let mut best: Option<Vec<Item>> = None;
     let mut l = 0;
@@ -213,7 +294,7 @@ pub fn best_set(hand: &BTreeSet<Item>) -> Option<Vec<Item>> {
             l += 1;
         }
         let run: Vec<Item> = hand
-            .iter()
+            .into_iter()
             .copied()
             .filter(|c| (start..l).contains(&(c.letter as usize)))
             .collect();
@@ -238,14 +319,14 @@ pub fn best_set(hand: &BTreeSet<Item>) -> Option<Vec<Item>> {
 /// lists are merged; enumeration stops after `cap` sets. So a call costs about `cap` sets, never
 /// the hand's subsets, and nothing is sorted. Equal to the exhaustive enumeration kept in the
 /// tests (`all_sets_reference`, property-tested).
-pub fn all_sets(hand: &BTreeSet<Item>, cap: usize) -> Vec<Vec<Item>> {
+pub fn all_sets<'a>(hand: impl IntoIterator<Item = &'a Item>, cap: usize) -> Vec<Vec<Item>> {
     let mut out = Vec::new();
-    if cap == 0 || hand.len() < 3 {
+    let mut aged: Vec<Item> = hand.into_iter().copied().collect();
+    if cap == 0 || aged.len() < 3 {
         return out;
     }
-    let mut aged: Vec<Item> = hand.iter().copied().collect();
+    let counts = letter_counts(&aged);
     aged.sort_unstable_by_key(|c| c.age_key());
-    let counts = letter_counts(hand);
     // Intervals of letters all present in the hand, with the ranks of their cards (ascending).
     let mut intervals: Vec<Interval> = Vec::new();
     for a in 0..6 {
@@ -309,8 +390,8 @@ fn choose(n: usize, k: usize) -> u64 {
 }
 
 /// The sets of a hand counted rather than built: how many [`all_sets`] lists, and its `k`-th
-/// set, each at the cost of a few small polynomial products (no set is built but the one asked
-/// for, and nothing is allocated but it). The order is [`all_sets`]'s: bigger first, then by the
+/// set, each at the cost of a few small polynomial products or inclusion-exclusion sums (no set
+/// is built but the one asked for, and nothing is allocated but it). The order is [`all_sets`]'s: bigger first, then by the
 /// ranks of the cards in age order (0 = oldest), compared as ascending lists. Property-tested
 /// against [`all_sets`].
 ///
@@ -318,8 +399,9 @@ fn choose(n: usize, k: usize) -> u64 {
 /// each of those letters, so their number is the coefficient of `x^s` in the product over the
 /// letters of `(1 + x)^c - 1` (`c` cards of the letter). Unranking: the `k`-th set's cards are
 /// chosen in rank order, each the first rank whose completions (same product over the cards after
-/// it, a letter already taken free to stay empty) reach `k`; the ranks tried over the whole set
-/// are at most the hand's cards.
+/// it, a letter already taken free to stay empty; its one coefficient needed is counted by
+/// inclusion-exclusion, [`completions_of`]) reach `k`; the ranks tried over the whole set are at
+/// most the hand's cards.
 pub struct SetCounter {
     /// The hand's cards in age order (`cards` of them).
     aged: [Item; DECK_SIZE],
@@ -372,17 +454,71 @@ fn completions(
     dp
 }
 
+/// The coefficient of `x^top` in [`completions`] (same arguments), by inclusion-exclusion over
+/// the letters that must be taken: the ways to take `top` of the interval's cards, less those
+/// leaving out one such letter, plus those leaving out two, and so on. Exact (the DP saturates
+/// only beyond `2^64`; a hand of at most 45 cards has fewer than `2^45` subsets).
+fn completions_of(counts: &[u8; 6], first: u8, last: u8, covered: u8, top: usize) -> u64 {
+    let mut total = 0usize;
+    let mut needed = [0usize; 6];
+    let mut m = 0;
+    for l in first..=last {
+        let c = usize::from(counts[l as usize]);
+        total += c;
+        if covered & (1 << l) == 0 {
+            if c == 0 {
+                return 0;
+            }
+            needed[m] = c;
+            m += 1;
+        }
+    }
+    if m > top || total < top {
+        return 0;
+    }
+    // The subsets of the needed letters in Gray-code order: each step leaves one more letter
+    // out or takes one back, so `kept` (the cards still allowed) and the sign follow along.
+    let mut kept = total;
+    let mut left_out = 0u32;
+    let mut sum = choose(kept, top) as i64;
+    for step in 1u32..1 << m {
+        let j = step.trailing_zeros() as usize;
+        if left_out & (1 << j) == 0 {
+            kept -= needed[j];
+        } else {
+            kept += needed[j];
+        }
+        left_out ^= 1 << j;
+        let term = choose(kept, top) as i64;
+        sum += if left_out.count_ones().is_multiple_of(2) {
+            term
+        } else {
+            -term
+        };
+    }
+    u64::try_from(sum).unwrap_or(0)
+}
+
 impl SetCounter {
     /// Counts the sets of `hand`; None for a hand of more cards than a printed deck has (only an
     /// open deck can deal one: list its sets with [`all_sets`]).
-    pub fn new(hand: &BTreeSet<Item>) -> Option<SetCounter> {
-        let n = hand.len();
-        if n > DECK_SIZE {
-            return None;
-        }
+    pub fn new<'a>(hand: impl IntoIterator<Item = &'a Item>) -> Option<SetCounter> {
+        Self::capped(hand, usize::MAX)
+    }
+
+    /// As [`Self::new`], but counting the sizes only from the biggest down until `cap` sets are
+    /// counted (each size by inclusion-exclusion, [`completions_of`]): `count(cap)` and `nth(k)`
+    /// for `k < count(cap)` are those of [`Self::new`]; the smaller sizes are left uncounted, so
+    /// `count` with a bigger cap is not.
+    pub fn capped<'a>(hand: impl IntoIterator<Item = &'a Item>, cap: usize) -> Option<SetCounter> {
         let mut aged = [Item { letter: 0, year: 0 }; DECK_SIZE];
-        for (slot, c) in aged.iter_mut().zip(hand) {
-            *slot = *c;
+        let mut n = 0;
+        for c in hand {
+            if n == DECK_SIZE {
+                return None;
+            }
+            aged[n] = *c;
+            n += 1;
         }
         aged[..n].sort_unstable_by_key(|c| c.age_key());
         let mut after = [[0u8; 6]; DECK_SIZE + 1];
@@ -411,11 +547,34 @@ impl SetCounter {
                 cards += counts[b];
                 s.intervals[s.interval_count] = (a as u8, b as u8, cards);
                 s.interval_count += 1;
-                if cards >= 3 {
+                if cards >= 3 && cap == usize::MAX {
                     let ways = completions(&counts, a as u8, b as u8, 0, n);
                     for (total, w) in s.by_size.iter_mut().zip(ways).skip(3) {
                         *total = total.saturating_add(w);
                     }
+                }
+            }
+        }
+        if cap != usize::MAX {
+            let intervals = &s.intervals[..s.interval_count];
+            let biggest = intervals
+                .iter()
+                .map(|i| usize::from(i.2))
+                .max()
+                .unwrap_or(0);
+            let cap = u64::try_from(cap).unwrap_or(u64::MAX);
+            let mut counted = 0u64;
+            for size in (3..=biggest).rev() {
+                let ways = intervals.iter().filter(|i| usize::from(i.2) >= size).fold(
+                    0u64,
+                    |acc, &(first, last, _)| {
+                        acc.saturating_add(completions_of(&counts, first, last, 0, size))
+                    },
+                );
+                s.by_size[size] = ways;
+                counted = counted.saturating_add(ways);
+                if counted >= cap {
+                    break;
                 }
             }
         }
@@ -458,7 +617,7 @@ impl SetCounter {
                 let mut ways = 0u64;
                 for &(first, last, cards) in intervals {
                     if first <= lo && hi <= last && usize::from(cards) >= size {
-                        let w = completions(&self.after[r + 1], first, last, now, left)[left];
+                        let w = completions_of(&self.after[r + 1], first, last, now, left);
                         ways = ways.saturating_add(w);
                     }
                 }
@@ -477,6 +636,144 @@ impl SetCounter {
         picked.sort_unstable();
         Some(picked)
     }
+}
+
+/// Hands of at most this many cards have their sets counted and unranked by walking every subset
+/// of the hand ([`SmallSets`], at most `2^SMALL_HAND` of them), bigger ones by [`SetCounter`].
+pub const SMALL_HAND: usize = 6;
+
+/// The sets of a hand of at most [`SMALL_HAND`] cards, counted by walking every subset: each
+/// subset is a bit mask, the oldest card (rank 0) the highest bit, so that among sets of one size
+/// [`all_sets`]' order (the smaller list of ranks first) is the masks' descending order: where two
+/// such lists first differ, the one holding the smaller rank holds the highest bit of the two
+/// masks' difference.
+pub struct SmallSets {
+    /// The hand's cards in age order (`cards` of them).
+    aged: [Item; SMALL_HAND],
+    cards: usize,
+    /// Sets of each size.
+    by_size: [u32; SMALL_HAND + 1],
+    /// The letters of each subset, as letter bits ([`Self::letters`]).
+    letters: [u8; 1 << SMALL_HAND],
+}
+
+impl SmallSets {
+    /// The letters of each subset of `aged` (bit `cards - 1 - r` for rank `r`), as letter bits.
+    fn letters(aged: &[Item], out: &mut [u8; 1 << SMALL_HAND]) {
+        let n = aged.len();
+        out[0] = 0;
+        for m in 1usize..1 << n {
+            let low = m.trailing_zeros() as usize;
+            out[m] = out[m & (m - 1)] | (1 << aged[n - 1 - low].letter);
+        }
+    }
+
+    /// Whether a subset of `size` cards with these letters is a set: three cards or more whose
+    /// letters form one unbroken run.
+    fn is_set(size: u32, letters: u8) -> bool {
+        let l = u16::from(letters);
+        size >= 3 && (l + (l & l.wrapping_neg())) & l == 0
+    }
+
+    /// Counts the sets of `hand`; None for a hand of more than [`SMALL_HAND`] cards.
+    pub fn new<'a>(hand: impl IntoIterator<Item = &'a Item>) -> Option<SmallSets> {
+        let mut aged = [Item { letter: 0, year: 0 }; SMALL_HAND];
+        let mut n = 0;
+        for c in hand {
+            if n == SMALL_HAND {
+                return None;
+            }
+            aged[n] = *c;
+            n += 1;
+        }
+        aged[..n].sort_unstable_by_key(|c| c.age_key());
+        let mut s = SmallSets {
+            aged,
+            cards: n,
+            by_size: [0; SMALL_HAND + 1],
+            letters: [0; 1 << SMALL_HAND],
+        };
+        if n < 3 {
+            return Some(s);
+        }
+        Self::letters(&aged[..n], &mut s.letters);
+        for (m, &l) in s.letters.iter().enumerate().take(1 << n) {
+            let size = m.count_ones();
+            if Self::is_set(size, l) {
+                s.by_size[size as usize] += 1;
+            }
+        }
+        Some(s)
+    }
+
+    /// How many sets the hand holds, at most `cap`: `all_sets(hand, cap).len()`.
+    pub fn count(&self, cap: usize) -> usize {
+        let total: u32 = self.by_size.iter().sum();
+        usize::try_from(total).unwrap_or(usize::MAX).min(cap)
+    }
+
+    /// The `k`-th set, best first (`all_sets(hand, usize::MAX)[k]`), in hand order; None past
+    /// the last.
+    pub fn nth(&self, k: usize) -> Option<Vec<Item>> {
+        let n = self.cards;
+        let mut k = u32::try_from(k).ok()?;
+        let size = (3..=n).rev().find(|&s| {
+            if k < self.by_size[s] {
+                true
+            } else {
+                k -= self.by_size[s];
+                false
+            }
+        })? as u32;
+        let mask = (1usize..1 << n).rev().find(|&m| {
+            if m.count_ones() != size || !Self::is_set(size, self.letters[m]) {
+                return false;
+            }
+            if k == 0 {
+                return true;
+            }
+            k -= 1;
+            false
+        })?;
+        let mut picked: Vec<Item> = (0..n)
+            .filter(|&r| mask & (1 << (n - 1 - r)) != 0)
+            .map(|r| self.aged[r])
+            .collect();
+        picked.sort_unstable();
+        Some(picked)
+    }
+}
+
+/// One set of `hand` chosen by index in [`all_sets`]' list (capped at `cap`), without listing:
+/// `pick` gets the list's length (called only when it is not empty) and returns an index; None
+/// when the hand has no set or the index is past the end. Counted by [`SmallSets`] or
+/// [`SetCounter`], listed only for a hand bigger than a printed deck.
+pub fn pick_set<'a, H>(hand: H, cap: usize, pick: impl FnOnce(usize) -> usize) -> Option<Vec<Item>>
+where
+    H: IntoIterator<Item = &'a Item> + Copy,
+{
+    if let Some(small) = SmallSets::new(hand) {
+        let count = small.count(cap);
+        if count == 0 {
+            return None;
+        }
+        let k = pick(count);
+        return (k < count).then(|| small.nth(k)).flatten();
+    }
+    if let Some(counter) = SetCounter::capped(hand, cap) {
+        let count = counter.count(cap);
+        if count == 0 {
+            return None;
+        }
+        let k = pick(count);
+        return (k < count).then(|| counter.nth(k)).flatten();
+    }
+    let mut sets = all_sets(hand, cap);
+    if sets.is_empty() {
+        return None;
+    }
+    let k = pick(sets.len());
+    (k < sets.len()).then(|| sets.swap_remove(k))
 }
 
 /// An unbroken run of letters `first..=last`, each present in the hand, and its cards.
@@ -616,9 +913,13 @@ impl<'i> SetsOfSize<'i> {
 /// Whether a hand of `size` cards of which `known` are known could hold a set, given how many
 /// cards of each letter are still unaccounted for (`pool`; `usize::MAX` for an open deck). Any set
 /// contains a three-card set (XXX, XXY, XYY or XYZ on consecutive letters), so only those are tried.
-pub fn could_hold_set(known: &BTreeSet<Item>, size: usize, pool: &[usize; 6]) -> bool {
+pub fn could_hold_set<'a>(
+    known: impl IntoIterator<Item = &'a Item>,
+    size: usize,
+    pool: &[usize; 6],
+) -> bool {
     let have = letter_counts(known);
-    let unknown = size.saturating_sub(known.len());
+    let unknown = size.saturating_sub(have.iter().sum());
     let patterns: [&[usize]; 4] = [&[3], &[2, 1], &[1, 2], &[1, 1, 1]];
     for start in 0..6 {
         for pat in patterns {
@@ -981,6 +1282,12 @@ mod tests {
             if listed.len() < cap {
                 proptest::prop_assert_eq!(counter.nth(listed.len()), None);
             }
+            let capped = SetCounter::capped(&hand, cap).expect("at most 45 cards");
+            proptest::prop_assert_eq!(capped.count(cap), listed.len());
+            for (k, set) in listed.iter().enumerate() {
+                let got = capped.nth(k);
+                proptest::prop_assert_eq!(got.as_ref(), Some(set), "capped: hand {:?}, k {}", hand, k);
+            }
         }
     }
 
@@ -1007,6 +1314,69 @@ mod tests {
         assert_eq!(counter.nth(0).unwrap().len(), 45);
         let big: BTreeSet<Item> = (0..46).map(|y| Item::new(0, y).unwrap()).collect();
         assert!(SetCounter::new(&big).is_none(), "an open deck's 46 cards");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Small hands counted by walking their subsets: the same count and the same `k`-th set
+        /// as the listing, on printed-deck hands of up to SMALL_HAND cards and open-deck hands.
+        #[test]
+        fn small_hands_counted_equal_the_listing(
+            mask in proptest::prelude::any::<u64>(),
+            keep in 0u32..(SMALL_HAND as u32 + 1),
+            open in proptest::prelude::any::<bool>(),
+            years in proptest::collection::vec(1490u16..1510, 0..SMALL_HAND),
+            cap in proptest::prop_oneof![1usize..5, 5usize..300, proptest::strategy::Just(LEGAL_CAP)],
+        ) {
+            let mut m = mask & ((1u64 << 45) - 1);
+            while m.count_ones() > keep {
+                m &= m - 1;
+            }
+            let hand = random_hand(m, open, &years);
+            let cards: CardSet = hand.iter().copied().collect();
+            let listed = all_sets(&hand, cap);
+            let small = SmallSets::new(&cards).expect("a small hand");
+            proptest::prop_assert_eq!(small.count(cap), listed.len());
+            for (k, set) in listed.iter().enumerate() {
+                let got = small.nth(k);
+                proptest::prop_assert_eq!(got.as_ref(), Some(set), "hand {:?}, k {}", hand, k);
+                let picked = pick_set(&cards, cap, |_| k);
+                proptest::prop_assert_eq!(picked.as_ref(), Some(set));
+            }
+            if listed.len() < cap {
+                proptest::prop_assert_eq!(small.nth(listed.len()), None);
+            }
+            proptest::prop_assert_eq!(pick_set(&cards, cap, |n| n), None);
+            proptest::prop_assert_eq!(has_set(&cards), !listed.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_card_set_keeps_canonical_order_and_each_card_once() {
+        let deck = default_deck();
+        let mut set: CardSet = deck.iter().rev().step_by(4).copied().collect();
+        let tree: BTreeSet<Item> = deck.iter().rev().step_by(4).copied().collect();
+        assert!(set.iter().eq(tree.iter()));
+        assert!(!set.insert(deck[0]));
+        assert!(set.insert(deck[1]));
+        assert!(set.contains(&deck[1]) && set.remove(&deck[1]) && !set.remove(&deck[1]));
+        assert_eq!(set.len(), tree.len());
+        assert!(SmallSets::new(&set).is_none(), "12 cards");
+        // Inclusion-exclusion equals the product's coefficient.
+        let counts = [3u8, 0, 2, 4, 1, 5];
+        for (first, last) in [(0u8, 0u8), (0, 5), (2, 5), (3, 4), (1, 2)] {
+            for covered in [0u8, 1, 0b100, 0b11_1111, 0b10_1010] {
+                for top in 0..16 {
+                    assert_eq!(
+                        completions_of(&counts, first, last, covered, top),
+                        completions(&counts, first, last, covered, top)[top],
+                        "{first}..={last}, covered {covered:b}, {top} cards"
+                    );
+                }
+            }
+        }
+        assert_eq!(pick_set(&set, LEGAL_CAP, |_| 0), all_sets(&tree, 1).pop());
     }
 
     /// The cap the legal lists use (mod.rs's `LEGAL_SETS_CAP`).

@@ -38,7 +38,7 @@ pub use self::{
     actions::{Action, ActionCard, Place},
     config::{BhocConfig, Board, Castle, Collection, DetectiveRanking, TwoPlayer},
     error::BhocError,
-    items::Item,
+    items::{CardSet, Item},
 };
 use super::entered::{self, Entered, EntryError};
 use super::{
@@ -166,7 +166,7 @@ struct Turn {
     /// What each exhibit showed when revealed, by seat.
     shown: Vec<Option<Vec<Item>>>,
     /// Cards still on display, by seat.
-    display: Vec<Option<BTreeSet<Item>>>,
+    display: Vec<Option<CardSet>>,
     ranking: Vec<usize>,
     castle: Option<usize>,
     advances: Vec<u32>,
@@ -213,10 +213,10 @@ pub struct ByHookOrCrook {
     positions: Vec<u32>,
     /// Cards known to be in each hand: all of them in service dealing, those learned so far in
     /// table dealing.
-    hands: Vec<BTreeSet<Item>>,
+    hands: Vec<CardSet>,
     hand_sizes: Vec<usize>,
     /// Cards every player has seen go into each hand (bought, stolen, shown).
-    public: Vec<BTreeSet<Item>>,
+    public: Vec<CardSet>,
     piles: [Pile; 2],
     /// Checks each seat holds.
     checks: Vec<BTreeSet<u32>>,
@@ -361,9 +361,9 @@ impl Game for ByHookOrCrook {
             phase: Phase::AwaitingDeal,
             commitment: None,
             positions: vec![0; players],
-            hands: vec![BTreeSet::new(); players],
+            hands: vec![CardSet::default(); players],
             hand_sizes: vec![0; players],
-            public: vec![BTreeSet::new(); players],
+            public: vec![CardSet::default(); players],
             piles: Default::default(),
             checks,
             register: Vec::new(),
@@ -408,7 +408,8 @@ impl Game for ByHookOrCrook {
         self.legal(actor)
     }
 
-    /// Exhibits are counted and unranked ([`items::SetCounter`]), not listed: the same set as
+    /// Exhibits are counted and unranked ([`items::pick_set`]), not listed, and the short lists
+    /// are walked without being built: the same action as
     /// `legal_actions` at that index (property-tested, `tests/props_by_hook_or_crook.rs`).
     fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Action> {
         self.pick_legal(actor, pick)
@@ -539,6 +540,53 @@ mod tests {
         assert_eq!(out[0]["locations"], json!(["auction", "castle", "auction"]));
         assert_eq!(g.render_action(1, &a, Actor::Seat(1), None), castle);
         assert_eq!(g.render_action(1, &a, Actor::Seat(1), Some(2)), castle);
+    }
+
+    /// The cards offered by the legal lists are judged without building refusals
+    /// (`card_ok`): the same verdict as `check_card` for every seat, place and card (owned,
+    /// someone else's, spent, in prison, unknown) at every step of random games.
+    #[test]
+    fn card_ok_agrees_with_check_card() {
+        let mut cards: Vec<ActionCard> = (0..=13).map(ActionCard::Thief).collect();
+        cards.extend([
+            ActionCard::Exhibit,
+            ActionCard::Detective,
+            ActionCard::Check(1),
+        ]);
+        for row in &BhocConfig::default().checks {
+            cards.extend(row.iter().map(|&v| ActionCard::Check(v)));
+        }
+        for n in 0..40u64 {
+            let players = 2 + (n % 4) as usize;
+            let mut g =
+                ByHookOrCrook::new(BhocConfig::default(), players, Dealing::Service).unwrap();
+            let mut rng = crate::rng::SplitMix64::new(n);
+            g.apply(
+                Actor::Table,
+                &Action::Deal { pile_sizes: None },
+                Some(&rng.seed()),
+            )
+            .unwrap();
+            while !g.is_finished() {
+                for seat in 0..players {
+                    for place in [Place::Castle, Place::Auction] {
+                        for &card in &cards {
+                            assert_eq!(
+                                g.card_ok(seat, card, place),
+                                g.check_card(seat, card, place).is_ok(),
+                                "seat {seat}, {card} at {place:?}"
+                            );
+                        }
+                    }
+                }
+                let to = g.to_act();
+                let seat = to.seats[(rng.next_u64() % to.seats.len() as u64) as usize];
+                let a = g
+                    .legal_pick(Actor::Seat(seat), |k| (rng.next_u64() % k as u64) as usize)
+                    .unwrap();
+                g.apply(Actor::Seat(seat), &a, None).unwrap();
+            }
+        }
     }
 
     #[test]

@@ -45,11 +45,54 @@ fn one(cards: &[Item]) -> Option<Item> {
 
 /// No card listed twice.
 fn check_listed(cards: &[Item]) -> R<()> {
+    if cards.len() <= 64 {
+        // Short lists (every set of a printed deck): the first card listed before.
+        return match (1..cards.len()).find(|&i| cards[..i].contains(&cards[i])) {
+            Some(i) => Err(BhocError::DuplicateCard(cards[i])),
+            None => Ok(()),
+        };
+    }
     let mut seen = BTreeSet::new();
     match cards.iter().find(|c| !seen.insert(**c)) {
         Some(&c) => Err(BhocError::DuplicateCard(c)),
         None => Ok(()),
     }
+}
+
+/// The `k`-th item of `items`, `k` chosen by `pick` from their number (called only when there is
+/// one or more): what `pick` would choose in the collected list.
+/// The first ones are kept on the stack while counting, so that a short list is walked once.
+fn pick_in<T: Copy>(
+    mut items: impl Iterator<Item = T> + Clone,
+    pick: impl FnOnce(usize) -> usize,
+) -> Option<T> {
+    const KEPT: usize = 16;
+    let mut kept: [Option<T>; KEPT] = [None; KEPT];
+    let mut count = 0;
+    for item in items.clone() {
+        if let Some(slot) = kept.get_mut(count) {
+            *slot = Some(item);
+        }
+        count += 1;
+    }
+    if count == 0 {
+        return None;
+    }
+    let k = pick(count);
+    if count <= KEPT {
+        kept.get(k).copied().flatten()
+    } else {
+        items.nth(k)
+    }
+}
+
+/// [`pick_in`] for a list already built.
+fn pick_from<T>(mut list: Vec<T>, pick: impl FnOnce(usize) -> usize) -> Option<T> {
+    if list.is_empty() {
+        return None;
+    }
+    let k = pick(list.len());
+    (k < list.len()).then(|| list.swap_remove(k))
 }
 
 fn seats_text(seats: &[usize]) -> String {
@@ -92,7 +135,12 @@ impl ByHookOrCrook {
     pub(super) fn can_play_at(&self, seat: usize, place: Place) -> bool {
         match place {
             Place::Castle => true,
-            Place::Auction => !self.checks[seat].is_empty() || !self.free_thieves(seat).is_empty(),
+            Place::Auction => {
+                !self.checks[seat].is_empty()
+                    || self.config.thieves[seat]
+                        .iter()
+                        .any(|n| !self.prison.contains(n))
+            }
         }
     }
 
@@ -422,19 +470,56 @@ impl ByHookOrCrook {
         Ok(vec![O::PileTurned { pile, card }])
     }
 
-    /// Clears the turn's choices for turn `number` (0 before the deal).
+    /// Clears the turn's choices for turn `number` (0 before the deal), keeping the lists'
+    /// room: every field as a new [`Turn`] for `number` has it.
     pub(super) fn start_turn(&mut self, number: u32) {
         let n = self.players;
-        *self.turn = Turn {
-            number,
-            locations: vec![None; n],
-            cards: vec![None; n],
-            exhibits: vec![None; n],
-            shown: vec![None; n],
-            display: vec![None; n],
-            advances: vec![0; n],
-            ..Turn::default()
-        };
+        let Turn {
+            number: turn_number,
+            locations,
+            cards,
+            locations_public,
+            cards_public,
+            auction,
+            exhibits,
+            exhibits_public,
+            shown,
+            display,
+            ranking,
+            castle,
+            advances,
+            steal_queue,
+            stolen_from,
+            thefts,
+            caught,
+            released,
+            detectives,
+        } = &mut *self.turn;
+        *turn_number = number;
+        locations.clear();
+        locations.resize(n, None);
+        cards.clear();
+        cards.resize(n, None);
+        *locations_public = false;
+        *cards_public = false;
+        *auction = None;
+        for list in [exhibits, shown] {
+            list.clear();
+            list.resize(n, None);
+        }
+        *exhibits_public = false;
+        display.clear();
+        display.resize(n, None);
+        ranking.clear();
+        *castle = None;
+        advances.clear();
+        advances.resize(n, 0);
+        steal_queue.clear();
+        stolen_from.clear();
+        thefts.clear();
+        caught.clear();
+        released.clear();
+        detectives.clear();
     }
 
     // ----- sealed choices ---------------------------------------------------------------
@@ -601,16 +686,14 @@ impl ByHookOrCrook {
 
     // ----- the auction ------------------------------------------------------------------
 
-    fn played_at(&self, place: Place) -> Vec<(usize, ActionCard)> {
+    fn played_at(&self, place: Place) -> impl Iterator<Item = (usize, ActionCard)> + '_ {
         (0..self.players)
-            .filter(|&s| self.turn.locations[s] == Some(place))
+            .filter(move |&s| self.turn.locations[s] == Some(place))
             .filter_map(|s| self.turn.cards[s].map(|c| (s, c)))
-            .collect()
     }
 
     fn thieves_at(&self, place: Place) -> Vec<(usize, u32)> {
         self.played_at(place)
-            .into_iter()
             .filter_map(|(s, c)| match c {
                 ActionCard::Thief(n) => Some((s, n)),
                 _ => None,
@@ -621,7 +704,6 @@ impl ByHookOrCrook {
     fn resolve_auction(&mut self) -> Vec<O> {
         let bids: Vec<(usize, u32)> = self
             .played_at(Place::Auction)
-            .into_iter()
             .filter_map(|(s, c)| match c {
                 ActionCard::Check(v) => Some((s, v)),
                 _ => None,
@@ -742,7 +824,6 @@ impl ByHookOrCrook {
 
     fn exhibitors(&self) -> Vec<usize> {
         self.played_at(Place::Castle)
-            .into_iter()
             .filter(|(_, c)| *c == ActionCard::Exhibit)
             .map(|(s, _)| s)
             .collect()
@@ -839,8 +920,9 @@ impl ByHookOrCrook {
             self.turn.shown[s] = Some(cards);
         }
         let mut ranking = exhibitors.clone();
-        ranking
-            .sort_by_key(|&s| std::cmp::Reverse(SetValue::of(self.turn.shown[s].iter().flatten())));
+        ranking.sort_by_cached_key(|&s| {
+            std::cmp::Reverse(SetValue::of(self.turn.shown[s].iter().flatten()))
+        });
         // Rewards come from the castle of the leading pawn, before anyone advances.
         let lead = self.positions.iter().copied().max().unwrap_or(0);
         let castle = self.config.board.castle_at(lead);
@@ -973,7 +1055,6 @@ impl ByHookOrCrook {
         let thieves = self.thieves_at(Place::Castle);
         let detectives: Vec<usize> = self
             .played_at(Place::Castle)
-            .into_iter()
             .filter(|(_, c)| *c == ActionCard::Detective)
             .map(|(s, _)| s)
             .collect();
@@ -1335,9 +1416,9 @@ impl ByHookOrCrook {
             Phase::Cards => (0..n).filter(|&s| self.turn.cards[s].is_none()).collect(),
             Phase::Buy(w) => vec![w],
             Phase::Exhibits => self
-                .exhibitors()
-                .into_iter()
-                .filter(|&s| self.turn.exhibits[s].is_none())
+                .played_at(Place::Castle)
+                .filter(|&(s, c)| c == ActionCard::Exhibit && self.turn.exhibits[s].is_none())
+                .map(|(s, _)| s)
                 .collect(),
             Phase::Steals => self
                 .turn
@@ -1356,17 +1437,59 @@ impl ByHookOrCrook {
 
     /// Action cards `seat` may play at `place` now.
     pub(super) fn playable_cards(&self, seat: usize, place: Place) -> Vec<ActionCard> {
-        let mut cards: Vec<ActionCard> = self.checks[seat]
+        self.playable(seat, place).collect()
+    }
+
+    /// [`Self::playable_cards`] without the list: its checks in value order, its thieves not in
+    /// prison, the exhibit and the detective, those `check_card` allows at `place`.
+    fn playable(&self, seat: usize, place: Place) -> impl Iterator<Item = ActionCard> + Clone + '_ {
+        self.checks[seat]
             .iter()
             .map(|&v| ActionCard::Check(v))
-            .collect();
-        cards.extend(self.free_thieves(seat).into_iter().map(ActionCard::Thief));
-        cards.push(ActionCard::Exhibit);
-        cards.push(ActionCard::Detective);
-        cards
-            .into_iter()
-            .filter(|&c| self.check_card(seat, c, place).is_ok())
-            .collect()
+            .chain(
+                self.config.thieves[seat]
+                    .iter()
+                    .copied()
+                    .filter(|n| !self.prison.contains(n))
+                    .map(ActionCard::Thief),
+            )
+            .chain([ActionCard::Exhibit, ActionCard::Detective])
+            .filter(move |&c| self.card_ok(seat, c, place))
+    }
+
+    /// `check_card(seat, card, place).is_ok()`, without building the refusal.
+    pub(super) fn card_ok(&self, seat: usize, card: ActionCard, place: Place) -> bool {
+        let owned = match card {
+            ActionCard::Check(v) => self.checks[seat].contains(&v),
+            ActionCard::Thief(n) => self.thief_owner(n) == Some(seat) && !self.prison.contains(&n),
+            ActionCard::Exhibit | ActionCard::Detective => true,
+        };
+        owned && card.allowed_at(place) && (card != ActionCard::Exhibit || self.may_hold_set(seat))
+    }
+
+    /// Whether [`Self::expected`] names `seat`, without building its list.
+    fn awaits(&self, s: usize) -> bool {
+        if s >= self.players || self.pending_reveal().is_some() {
+            return false;
+        }
+        let t = &self.turn;
+        match self.phase {
+            Phase::AwaitingDeal | Phase::Finished => false,
+            Phase::Locations if self.is_alternate() => self.alternate_next() == Some(s),
+            Phase::Locations if self.is_combined() => {
+                t.locations[s].is_none() || t.cards[s].is_none()
+            }
+            Phase::Locations => t.locations[s].is_none(),
+            Phase::Cards => t.cards[s].is_none(),
+            Phase::Buy(w) => w == s,
+            Phase::Exhibits => {
+                t.locations[s] == Some(Place::Castle)
+                    && t.cards[s] == Some(ActionCard::Exhibit)
+                    && t.exhibits[s].is_none()
+            }
+            Phase::Steals => t.steal_queue.first().map(|t| t.1) == Some(s),
+            Phase::FinalExhibition => self.final_shown[s].is_none(),
+        }
     }
 
     /// Sets `seat` may show, when its whole hand is known (service dealing, or every card
@@ -1376,41 +1499,62 @@ impl ByHookOrCrook {
             .then(|| items::all_sets(&self.hands[seat], LEGAL_SETS_CAP))
     }
 
-    /// [`crate::rules::Game::legal_pick`]: an exhibit by counting the hand's sets and building
-    /// only the one picked; every other list is short and built.
+    /// [`crate::rules::Game::legal_pick`]: the `k`-th action of [`Self::legal`]'s list without
+    /// building it: short lists are walked (counted, then the one picked taken), an exhibit is
+    /// picked by counting the hand's sets and building only the one picked
+    /// ([`items::pick_set`]).
     pub(super) fn pick_legal(
         &self,
         actor: Actor,
         pick: impl FnOnce(usize) -> usize,
     ) -> Option<Action> {
-        if let (Phase::Exhibits, Actor::Seat(s)) = (self.phase, actor) {
-            if s < self.players
-                && self.hand_sizes[s] == self.hands[s].len()
-                && self.expected().seats.contains(&s)
-            {
-                if let Some(counter) = items::SetCounter::new(&self.hands[s]) {
-                    let count = counter.count(LEGAL_SETS_CAP);
-                    if count == 0 {
-                        return None;
-                    }
-                    let k = pick(count);
-                    return (k < count)
-                        .then(|| counter.nth(k))
-                        .flatten()
-                        .map(|cards| Action::Exhibit { cards });
-                }
-            }
-        }
-        let mut legal = self.legal(actor);
-        if legal.is_empty() {
+        let Actor::Seat(s) = actor else {
+            return pick_from(self.legal(actor), pick);
+        };
+        if !self.awaits(s) {
             return None;
         }
-        let k = pick(legal.len());
-        (k < legal.len()).then(|| legal.swap_remove(k))
+        match self.phase {
+            Phase::Locations if self.turn.locations[s].is_none() => pick_in(
+                [Place::Castle, Place::Auction]
+                    .into_iter()
+                    .filter(|&p| self.can_play_at(s, p)),
+                pick,
+            )
+            .map(|place| Action::Location { place }),
+            Phase::Locations | Phase::Cards => {
+                let place = self.turn.locations[s]?;
+                pick_in(self.playable(s, place), pick).map(|card| Action::Choose { card })
+            }
+            Phase::Buy(_) => pick_in((0..2).filter(|&p| self.piles[p].size > 0), pick)
+                .map(|pile| Action::Buy { pile }),
+            Phase::Exhibits => {
+                if self.hand_sizes[s] != self.hands[s].len() {
+                    return None;
+                }
+                items::pick_set(&self.hands[s], LEGAL_SETS_CAP, pick)
+                    .map(|cards| Action::Exhibit { cards })
+            }
+            Phase::Steals => {
+                let owed = |from: &usize| {
+                    !self.turn.stolen_from.contains(from)
+                        && self.turn.display[*from]
+                            .as_ref()
+                            .is_some_and(|d| !d.is_empty())
+                };
+                let steals = (0..self.players).filter(owed).flat_map(|from| {
+                    self.turn.display[from]
+                        .iter()
+                        .flatten()
+                        .map(move |&card| (from, card))
+                });
+                pick_in(steals, pick).map(|(from, card)| Action::Steal { from, card })
+            }
+            _ => pick_from(self.legal(actor), pick),
+        }
     }
 
     pub(super) fn legal(&self, actor: Actor) -> Vec<Action> {
-        let to_act = self.expected();
         match actor {
             Actor::Table => {
                 if self.phase == Phase::AwaitingDeal {
@@ -1432,7 +1576,7 @@ impl ByHookOrCrook {
                     })
                     .collect()
             }
-            Actor::Seat(s) if s < self.players && to_act.seats.contains(&s) => match self.phase {
+            Actor::Seat(s) if self.awaits(s) => match self.phase {
                 Phase::Locations if self.turn.locations[s].is_none() => {
                     [Place::Castle, Place::Auction]
                         .into_iter()
