@@ -1266,12 +1266,13 @@ fn lite_view(doc: &mut Value) {
     }
     lite["description"] = json!("The match view without its score sheet (`scores`): a stream's `match_lite` message (`scores=changed`), sent when the sheet is the one of the stream's previous view.");
     schemas.insert("MatchViewLite".into(), lite);
-    // What a stream message's `data` text holds, by its `event:`.
+    // What a stream message's `data` text holds, by its `event:` (anyOf: a whole view is also a
+    // lite one with a field more).
     if let Some(data) = schemas
         .get_mut("StreamMessage")
         .and_then(|m| m.pointer_mut("/properties/data"))
     {
-        data["contentSchema"] = json!({"oneOf": [
+        data["contentSchema"] = json!({"anyOf": [
             {"$ref": schema_ref("EventView")},
             {"$ref": schema_ref("MatchView")},
             {"$ref": schema_ref("MatchViewLite")},
