@@ -1318,22 +1318,11 @@ impl Game for BonusMalus {
     /// the list; any other list is built.
     fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Action> {
         match (actor, &self.deal) {
-            (Actor::Seat(s), Some(d)) if !self.finished && Some(s) == self.to_play() => {
-                let legal = self.legal_cards(d, s);
-                if legal.is_empty() {
-                    return None;
-                }
-                let k = pick(legal.len());
-                legal.iter().nth(k).map(|card| Action::Play { card })
-            }
-            _ => {
-                let mut legal = self.legal_actions(actor);
-                if legal.is_empty() {
-                    return None;
-                }
-                let k = pick(legal.len());
-                (k < legal.len()).then(|| legal.swap_remove(k))
-            }
+            (Actor::Seat(s), Some(d)) if !self.finished && Some(s) == self.to_play() => self
+                .legal_cards(d, s)
+                .pick(pick)
+                .map(|card| Action::Play { card }),
+            _ => crate::rules::pick_listed(self, actor, pick),
         }
     }
 

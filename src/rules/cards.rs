@@ -259,6 +259,16 @@ impl CardSet {
         CardSet(self.0 & !other.0)
     }
 
+    /// The card at the index `pick` chooses in [`CardSet::iter`]'s order (`pick` is told how
+    /// many cards there are, never 0): a random legal card without a list (`Game::legal_pick`).
+    /// None when the set is empty or the index is past its end.
+    pub fn pick(self, pick: impl FnOnce(usize) -> usize) -> Option<Card> {
+        if self.is_empty() {
+            return None;
+        }
+        self.iter().nth(pick(self.len()))
+    }
+
     /// The cards in canonical order (spades 2..A, hearts, diamonds, clubs).
     pub fn iter(self) -> impl Iterator<Item = Card> {
         // One step per card held (lowest bit first), not one per card of the deck.

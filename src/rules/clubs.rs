@@ -1267,12 +1267,7 @@ impl Game for Clubs {
                 return Self::service_pick(d, s, hand, pick);
             }
         }
-        let mut legal = self.legal_actions(actor);
-        if legal.is_empty() {
-            return None;
-        }
-        let k = pick(legal.len());
-        (k < legal.len()).then(|| legal.swap_remove(k))
+        crate::rules::pick_listed(self, actor, pick)
     }
 
     fn dealing(&self) -> Dealing {

@@ -348,6 +348,21 @@ pub(crate) fn raw_json<T: Serialize + ?Sized>(model: &T) -> Box<RawValue> {
         .unwrap_or_else(|_| serde_json::value::to_raw_value(&Value::Null).expect("null"))
 }
 
+/// [`Game::legal_pick`] by building the list and taking its entry: the default, and what a
+/// game's own `legal_pick` falls back on where it has no shortcut.
+pub fn pick_listed<G: Game>(
+    g: &G,
+    actor: Actor,
+    pick: impl FnOnce(usize) -> usize,
+) -> Option<G::Action> {
+    let mut legal = g.legal_actions(actor);
+    if legal.is_empty() {
+        return None;
+    }
+    let k = pick(legal.len());
+    (k < legal.len()).then(|| legal.swap_remove(k))
+}
+
 /// One game's rules. `apply` validates and applies in one step and leaves the state untouched
 /// when it refuses.
 pub trait Game: Clone + Send + Sync + Sized + 'static {
@@ -414,12 +429,7 @@ pub trait Game: Clone + Send + Sync + Sized + 'static {
     /// random play (the engine bench, simulations); a game whose lists can be long (By Hook or
     /// Crook's exhibits) counts and unranks instead of listing.
     fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Self::Action> {
-        let mut legal = self.legal_actions(actor);
-        if legal.is_empty() {
-            return None;
-        }
-        let k = pick(legal.len());
-        (k < legal.len()).then(|| legal.swap_remove(k))
+        pick_listed(self, actor, pick)
     }
     /// The form of the `tally` the table may send now (score-only play, `legal.tally`), or None
     /// when the engine would refuse any tally now. Only public facts (see [`tally::TallyForm`]).

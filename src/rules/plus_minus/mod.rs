@@ -1166,14 +1166,7 @@ impl Game for PlusMinus {
                 }
                 None
             }
-            _ => {
-                let mut legal = self.legal_actions(actor);
-                if legal.is_empty() {
-                    return None;
-                }
-                let k = pick(legal.len());
-                (k < legal.len()).then(|| legal.swap_remove(k))
-            }
+            _ => crate::rules::pick_listed(self, actor, pick),
         }
     }
 
