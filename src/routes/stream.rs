@@ -9,7 +9,7 @@ use std::{
     collections::{HashMap, VecDeque},
     net::IpAddr,
     pin::Pin,
-    sync::{Arc, Mutex},
+    sync::{Arc, Mutex, OnceLock},
     time::Duration,
 };
 
@@ -422,11 +422,46 @@ struct Rendered {
     bytes: Bytes,
     /// Ends with the view at `to` (else: only events, more to read).
     complete: bool,
-    /// When complete (a match's): the same events, then the view as `match_lite` (for a
-    /// `scores=changed` stream whose previous view had the same sheet).
-    lite: Option<Bytes>,
-    /// A fingerprint of the view's score sheet (its JSON text's hash), when complete.
-    sheet: u64,
+    /// A complete match frame's view, for the `scores=changed` streams (None otherwise).
+    view: Option<LiteView>,
+}
+
+/// The view of a rendered match frame as `scores=changed` streams need it: its sheet's
+/// fingerprint and its `match_lite` form, each worked out by the first such stream that asks
+/// (a viewer followed only by `scores=full` streams never pays for them).
+struct LiteView {
+    /// The length of the frame's events (the bytes before its `match` message).
+    events: usize,
+    view: MatchView,
+    sheet: OnceLock<u64>,
+    lite: OnceLock<Bytes>,
+}
+
+impl LiteView {
+    /// A fingerprint of the view's score sheet: two views with equal fingerprints carry the
+    /// same sheet (a 64-bit hash of its JSON text; a collision is as likely as a hardware fault).
+    fn sheet(&self) -> u64 {
+        *self.sheet.get_or_init(|| {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            self.view.scores.get().hash(&mut h);
+            h.finish()
+        })
+    }
+
+    /// The frame `r` with its view as `match_lite`: the view without `scores`.
+    fn lite(&self, r: &Rendered) -> Bytes {
+        self.lite
+            .get_or_init(|| {
+                let mut lite = r.bytes[..self.events].to_vec();
+                match lite_view(&self.view) {
+                    Ok(data) => lite.extend_from_slice(&message("match_lite", r.to, &data)),
+                    Err(_) => return r.bytes.clone(), // the whole view, then
+                }
+                Bytes::from(lite)
+            })
+            .clone()
+    }
 }
 
 impl Rendered {
@@ -637,7 +672,7 @@ struct Follower {
     once: bool,
     /// How views carry the score sheet.
     scores: ScoresMode,
-    /// The fingerprint of the sheet in the last view sent (None: no view yet).
+    /// `scores=changed`: the fingerprint of the sheet in the last view sent (None: no view yet).
     sheet: Option<u64>,
     feed: Arc<Feed>,
     room: Room,
@@ -701,18 +736,18 @@ impl Follower {
                                     Phase::Follow
                                 };
                             }
-                            let bytes = match &r.lite {
-                                Some(lite)
-                                    if self.scores == ScoresMode::Changed
-                                        && self.sheet == Some(r.sheet) =>
-                                {
-                                    lite.clone()
+                            let bytes = match (&r.view, self.scores) {
+                                (Some(v), ScoresMode::Changed) => {
+                                    let sheet = Some(v.sheet());
+                                    let same = std::mem::replace(&mut self.sheet, sheet) == sheet;
+                                    if same {
+                                        v.lite(&r)
+                                    } else {
+                                        r.bytes.clone()
+                                    }
                                 }
                                 _ => r.bytes.clone(),
                             };
-                            if r.complete {
-                                self.sheet = Some(r.sheet);
-                            }
                             if !bytes.is_empty() {
                                 return Some(bytes);
                             }
@@ -797,44 +832,40 @@ async fn read(
         let data = serde_json::to_string(ev).map_err(|e| ApiError::internal(&e))?;
         out.extend_from_slice(&message("event", ev.seq, &data));
     }
-    let Some(view) = &frame.view else {
+    let Some(view) = frame.view else {
         return Ok(Rendered {
             to: frame.to,
             bytes: Bytes::from(out),
             complete: false,
-            lite: None,
-            sheet: 0,
+            view: None,
         });
     };
-    let data = serde_json::to_string(view).map_err(|e| ApiError::internal(&e))?;
-    let mut lite = out.clone();
+    let data = serde_json::to_string(&view).map_err(|e| ApiError::internal(&e))?;
+    let events = out.len();
     out.extend_from_slice(&message("match", frame.to, &data));
-    lite.extend_from_slice(&message("match_lite", frame.to, &lite_view(view)?));
     Ok(Rendered {
         to: frame.to,
         bytes: Bytes::from(out),
         complete: true,
-        lite: Some(Bytes::from(lite)),
-        sheet: fingerprint(view.scores.get()),
+        view: Some(LiteView {
+            events,
+            view,
+            sheet: OnceLock::new(),
+            lite: OnceLock::new(),
+        }),
     })
 }
 
-/// `view` without its score sheet, as JSON text (a `MatchViewLite`).
-fn lite_view(view: &MatchView) -> Result<String, ApiError> {
-    let mut lite = serde_json::to_value(view).map_err(|e| ApiError::internal(&e))?;
+/// `view` without its score sheet, as JSON text (a `MatchViewLite`). The sheet is left out
+/// before the view becomes a tree, so its text is never parsed.
+fn lite_view(view: &MatchView) -> serde_json::Result<String> {
+    let mut view = view.clone();
+    view.scores = serde_json::value::RawValue::from_string("null".into())?;
+    let mut lite = serde_json::to_value(&view)?;
     if let Some(fields) = lite.as_object_mut() {
         fields.remove("scores");
     }
-    serde_json::to_string(&lite).map_err(|e| ApiError::internal(&e))
-}
-
-/// A fingerprint of a score sheet's JSON text: two views with equal fingerprints carry the
-/// same sheet (a 64-bit hash; a collision is as likely as a hardware fault).
-fn fingerprint(sheet: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    sheet.hash(&mut h);
-    h.finish()
+    serde_json::to_string(&lite)
 }
 
 /// A tournament feed's events after `cursor` (a page at most), as SSE messages: complete when
@@ -850,8 +881,7 @@ async fn read_feed(svc: &Tournaments, id: &str, cursor: i64) -> Result<Rendered,
         to: page.events.last().map_or(cursor, |e| e.seq()),
         bytes: Bytes::from(out),
         complete: page.next_after.is_none(),
-        lite: None,
-        sheet: 0,
+        view: None,
     })
 }
 
