@@ -123,7 +123,7 @@ pub(super) async fn lock_games_in(
 /// Records a tournament table's entered (or corrected) result `r` inside the entry's own
 /// transaction (issue 25, part 4: one durable commit for the entry and the club's ratings), the
 /// game's lock already taken ([`lock_games_in`]): the entry just written is the table's latest,
-/// so no guard is read. A deleted tournament's results stay out of the club's memory. A
+/// so no guard is read. The caller leaves a deleted tournament's results out. A
 /// duplicate round's table is held; the entry that completes the round releases the round's
 /// results, rated from the first of them (as [`Store::club_release`] does), in the same
 /// transaction. Any leftover marker of the table (an earlier version's) goes: the club is up to
@@ -134,14 +134,6 @@ pub(super) async fn record_entry_in(
     tournament_id: &str,
     round: u32,
 ) -> Result<(), sqlx::Error> {
-    let deleted: Option<(Option<String>,)> =
-        sqlx::query_as("SELECT deleted_at FROM tournaments WHERE id = $1")
-            .bind(tournament_id)
-            .fetch_optional(&mut *c)
-            .await?;
-    if !matches!(deleted, Some((None,))) {
-        return Ok(());
-    }
     sqlx::query("DELETE FROM club_pending WHERE source = $1")
         .bind(&r.source)
         .execute(&mut *c)
@@ -730,21 +722,42 @@ async fn players_of(c: &mut AnyConnection, num: i64) -> Result<Vec<String>, sqlx
     Ok(rows.into_iter().map(|(p,)| p).collect())
 }
 
-/// Reads ids through merges: a merged record counts as the player it was merged into.
+/// `$first, $first+1, ...`: `n` placeholders for an `IN (...)` list.
+fn placeholders(first: usize, n: usize) -> String {
+    (first..first + n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Reads ids through merges: a merged record counts as the player it was merged into (one
+/// query for the result's players).
 async fn resolve(
     c: &mut AnyConnection,
     units: &mut [(Vec<Option<String>>, i64)],
 ) -> Result<(), sqlx::Error> {
-    for (players, _) in units.iter_mut() {
-        for p in players.iter_mut().flatten() {
-            let m: Option<(Option<String>,)> =
-                sqlx::query_as("SELECT merged_into FROM players WHERE id = $1")
-                    .bind(&*p)
-                    .fetch_optional(&mut *c)
-                    .await?;
-            if let Some((Some(into),)) = m {
-                *p = into;
-            }
+    let ids: Vec<String> = units
+        .iter()
+        .flat_map(|(p, _)| p.iter().flatten().cloned())
+        .collect();
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let sql = format!(
+        "SELECT id, merged_into FROM players WHERE merged_into IS NOT NULL AND id IN ({})",
+        placeholders(1, ids.len())
+    );
+    let mut q = sqlx::query_as::<_, (String, String)>(&sql);
+    for id in &ids {
+        q = q.bind(id);
+    }
+    let merged: HashMap<String, String> = q.fetch_all(&mut *c).await?.into_iter().collect();
+    if merged.is_empty() {
+        return Ok(());
+    }
+    for p in units.iter_mut().flat_map(|(p, _)| p.iter_mut().flatten()) {
+        if let Some(into) = merged.get(p.as_str()) {
+            p.clone_from(into);
         }
     }
     Ok(())
@@ -759,102 +772,164 @@ async fn record(c: &mut AnyConnection, mut r: ClubResult) -> Result<(), sqlx::Er
             .collect::<Vec<_>>(),
     )
     .map_err(decode)?;
-    let known: Option<(i64,)> = sqlx::query_as("SELECT num FROM club_results WHERE source = $1")
+    // New (the usual case): inserted, its number returned. A source already recorded (a
+    // correction) returns no row and is rewritten in place below.
+    let inserted: Option<(i64,)> = sqlx::query_as(
+        "INSERT INTO club_results (source, game, rated, match_id, tournament, units, finished_at, hold_key) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (source) DO NOTHING RETURNING num",
+    )
+    .bind(&r.source)
+    .bind(&r.game)
+    .bind(i64::from(r.rated))
+    .bind(&r.match_id)
+    .bind(&r.tournament)
+    .bind(&units_json)
+    .bind(&r.finished_at)
+    .bind(&r.hold_key)
+    .fetch_optional(&mut *c)
+    .await?;
+    if let Some((num,)) = inserted {
+        return record_new(c, &r, num).await;
+    }
+    let (num,): (i64,) = sqlx::query_as("SELECT num FROM club_results WHERE source = $1")
         .bind(&r.source)
-        .fetch_optional(&mut *c)
+        .fetch_one(&mut *c)
         .await?;
-    let (num, old) = match known {
-        Some((num,)) => {
-            let old = players_of(c, num).await?;
-            sqlx::query("DELETE FROM club_result_players WHERE result_num = $1")
-                .bind(num)
-                .execute(&mut *c)
-                .await?;
-            sqlx::query(
-                "UPDATE club_results SET rated = $1, units = $2, hold_key = $3 WHERE num = $4",
-            )
-            .bind(i64::from(r.rated))
-            .bind(&units_json)
-            .bind(&r.hold_key)
-            .bind(num)
-            .execute(&mut *c)
-            .await?;
-            (num, Some(old))
+    let old = players_of(c, num).await?;
+    sqlx::query("DELETE FROM club_result_players WHERE result_num = $1")
+        .bind(num)
+        .execute(&mut *c)
+        .await?;
+    sqlx::query("UPDATE club_results SET rated = $1, units = $2, hold_key = $3 WHERE num = $4")
+        .bind(i64::from(r.rated))
+        .bind(&units_json)
+        .bind(&r.hold_key)
+        .bind(num)
+        .execute(&mut *c)
+        .await?;
+    insert_players(c, &r, num, &HashMap::new()).await?;
+    // A correction: replay from its place.
+    replay_from(c, &r.game, num, &old).await
+}
+
+/// A new result `num` (hence the last): its player rows, and when it is rated (and not held)
+/// the moves of its players' current ratings, written with them.
+async fn record_new(c: &mut AnyConnection, r: &ClubResult, num: i64) -> Result<(), sqlx::Error> {
+    if !r.rated || r.hold_key.is_some() {
+        return insert_players(c, r, num, &HashMap::new()).await;
+    }
+    let players: Vec<&String> = r
+        .units
+        .iter()
+        .flat_map(|(p, _)| p.iter().flatten())
+        .collect();
+    let mut current = HashMap::new();
+    if !players.is_empty() {
+        let sql = format!(
+            "SELECT player_id, rating, uncertainty FROM club_ratings WHERE game = $1 AND player_id IN ({})",
+            placeholders(2, players.len())
+        );
+        let mut q = sqlx::query_as::<_, (String, f64, Option<f64>)>(&sql).bind(&r.game);
+        for p in &players {
+            q = q.bind(*p);
         }
-        None => {
-            let (num,): (i64,) = sqlx::query_as(
-                "INSERT INTO club_results (source, game, rated, match_id, tournament, units, finished_at, hold_key) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING num",
-            )
-            .bind(&r.source)
-            .bind(&r.game)
-            .bind(i64::from(r.rated))
-            .bind(&r.match_id)
-            .bind(&r.tournament)
-            .bind(&units_json)
-            .bind(&r.finished_at)
-            .bind(&r.hold_key)
-            .fetch_one(&mut *c)
-            .await?;
-            (num, None)
+        for (p, rating, uncertainty) in q.fetch_all(&mut *c).await? {
+            current.insert(
+                p,
+                Rating {
+                    rating,
+                    uncertainty,
+                },
+            );
         }
-    };
+    }
+    let rated = vec![Rated {
+        units: r
+            .units
+            .iter()
+            .map(|(p, _)| p.iter().flatten().cloned().collect())
+            .collect(),
+        totals: r.units.iter().map(|(_, t)| *t).collect(),
+    }];
+    let moves = replay(ClubSystem::of_game(&r.game), &mut current, &rated);
+    let by_player: HashMap<&str, (Rating, Rating)> = moves
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|(p, before, after)| (p.as_str(), (*before, *after)))
+        .collect();
+    insert_players(c, r, num, &by_player).await?;
+    for (p, (_, after)) in &by_player {
+        upsert_rating(c, &r.game, p, Some(*after)).await?;
+    }
+    Ok(())
+}
+
+/// Writes result `num`'s player rows in one statement, each with its rating move when `moves`
+/// has one (else none: unrated).
+async fn insert_players(
+    c: &mut AnyConnection,
+    r: &ClubResult,
+    num: i64,
+    moves: &HashMap<&str, (Rating, Rating)>,
+) -> Result<(), sqlx::Error> {
     let totals: Vec<i64> = r.units.iter().map(|(_, t)| *t).collect();
-    for (u, (players, total)) in r.units.iter().enumerate() {
-        for p in players.iter().flatten() {
-            sqlx::query(
-                "INSERT INTO club_result_players (result_num, player_id, game, unit, total, place, won) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            )
-            .bind(num)
+    let rows: Vec<(usize, &String)> = r
+        .units
+        .iter()
+        .enumerate()
+        .flat_map(|(u, (players, _))| players.iter().flatten().map(move |p| (u, p)))
+        .collect();
+    if rows.is_empty() {
+        return Ok(());
+    }
+    // The statement's text, then its values in the same order. A missing rating or
+    // uncertainty is a literal NULL, never a bound `None::<f64>` (see `write_moves`).
+    let mut sql = String::from(
+        "INSERT INTO club_result_players (result_num, player_id, game, unit, total, place, won, \
+         rating_before, rating_after, uncertainty_after) VALUES ",
+    );
+    let mut n = 2; // $1: num, $2: game
+    for (i, (_, p)) in rows.iter().enumerate() {
+        let mut slot = || {
+            n += 1;
+            format!("${n}")
+        };
+        let (player, unit, total, place, won) = (slot(), slot(), slot(), slot(), slot());
+        let (before, after, sigma) = match moves.get(p.as_str()) {
+            Some((_, after)) => (
+                slot(),
+                slot(),
+                after
+                    .uncertainty
+                    .map_or_else(|| "NULL".to_owned(), |_| slot()),
+            ),
+            None => ("NULL".to_owned(), "NULL".to_owned(), "NULL".to_owned()),
+        };
+        if i > 0 {
+            sql.push_str(", ");
+        }
+        sql.push_str(&format!(
+            "($1, {player}, $2, {unit}, {total}, {place}, {won}, {before}, {after}, {sigma})"
+        ));
+    }
+    let mut q = sqlx::query(&sql).bind(num).bind(&r.game);
+    for &(u, p) in &rows {
+        q = q
             .bind(p)
-            .bind(&r.game)
             .bind(u as i64)
-            .bind(*total)
+            .bind(totals[u])
             .bind(place(&totals, u))
-            .bind(i64::from(won(&totals, u)))
-            .execute(&mut *c)
-            .await?;
-        }
-    }
-    match old {
-        // A correction: replay from its place.
-        Some(old) => replay_from(c, &r.game, num, &old).await,
-        // New, hence last: rated from its players' current ratings only (unless held).
-        None if r.rated && r.hold_key.is_none() => {
-            let system = ClubSystem::of_game(&r.game);
-            let mut current = HashMap::new();
-            for p in r.units.iter().flat_map(|(p, _)| p.iter().flatten()) {
-                let row: Option<(f64, Option<f64>)> = sqlx::query_as(
-                    "SELECT rating, uncertainty FROM club_ratings WHERE game = $1 AND player_id = $2",
-                )
-                .bind(&r.game)
-                .bind(p)
-                .fetch_optional(&mut *c)
-                .await?;
-                if let Some((rating, uncertainty)) = row {
-                    current.insert(
-                        p.clone(),
-                        Rating {
-                            rating,
-                            uncertainty,
-                        },
-                    );
-                }
+            .bind(i64::from(won(&totals, u)));
+        if let Some((before, after)) = moves.get(p.as_str()) {
+            q = q.bind(before.rating).bind(after.rating);
+            if let Some(sigma) = after.uncertainty {
+                q = q.bind(sigma);
             }
-            let rated = vec![Rated {
-                units: r
-                    .units
-                    .iter()
-                    .map(|(p, _)| p.iter().flatten().cloned().collect())
-                    .collect(),
-                totals,
-            }];
-            let moves = replay(system, &mut current, &rated);
-            write_moves(c, &r.game, &[num], &moves).await
         }
-        None => Ok(()),
     }
+    q.execute(&mut *c).await?;
+    Ok(())
 }
 
 /// Writes each result's moves on its player rows and the players' current ratings.
@@ -913,17 +988,13 @@ async fn upsert_rating(
             .await?;
         return Ok(());
     };
-    let (count,): (i64,) = sqlx::query_as(
-        "SELECT COUNT(*) FROM club_result_players WHERE game = $1 AND player_id = $2 AND rating_after IS NOT NULL",
-    )
-    .bind(game)
-    .bind(p)
-    .fetch_one(&mut *c)
-    .await?;
-    // No uncertainty: a literal NULL (see `write_moves`).
+    // With the count of their rated results, in the same statement. (SQLite needs the SELECT's
+    // WHERE to read the upsert's ON CONFLICT unambiguously; it has one.)
     let q = match r.uncertainty {
         Some(u) => sqlx::query(
-            "INSERT INTO club_ratings (game, player_id, rating, uncertainty, rated) VALUES ($1, $2, $3, $4, $5) \
+            "INSERT INTO club_ratings (game, player_id, rating, uncertainty, rated) \
+             SELECT $1, $2, $3, $4, COUNT(*) FROM club_result_players \
+             WHERE game = $1 AND player_id = $2 AND rating_after IS NOT NULL \
              ON CONFLICT (game, player_id) DO UPDATE SET rating = excluded.rating, \
              uncertainty = excluded.uncertainty, rated = excluded.rated",
         )
@@ -932,7 +1003,9 @@ async fn upsert_rating(
         .bind(r.rating)
         .bind(u),
         None => sqlx::query(
-            "INSERT INTO club_ratings (game, player_id, rating, uncertainty, rated) VALUES ($1, $2, $3, NULL, $4) \
+            "INSERT INTO club_ratings (game, player_id, rating, uncertainty, rated) \
+             SELECT $1, $2, $3, NULL, COUNT(*) FROM club_result_players \
+             WHERE game = $1 AND player_id = $2 AND rating_after IS NOT NULL \
              ON CONFLICT (game, player_id) DO UPDATE SET rating = excluded.rating, \
              uncertainty = excluded.uncertainty, rated = excluded.rated",
         )
@@ -940,7 +1013,7 @@ async fn upsert_rating(
         .bind(p)
         .bind(r.rating),
     };
-    q.bind(count).execute(&mut *c).await?;
+    q.execute(&mut *c).await?;
     Ok(())
 }
 

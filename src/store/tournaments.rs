@@ -17,14 +17,25 @@ async fn still_organiser_in(
     id: &str,
     organiser_hash: &str,
 ) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query(
-        "UPDATE tournaments SET organiser_hash = organiser_hash WHERE id = $1 AND organiser_hash = $2",
+    Ok(organiser_row_in(conn, id, organiser_hash).await?.is_some())
+}
+
+/// [`still_organiser_in`], saying also (when it is) whether the tournament is deleted: read in
+/// the same statement, with the row locked from then on.
+async fn organiser_row_in(
+    conn: &mut sqlx::AnyConnection,
+    id: &str,
+    organiser_hash: &str,
+) -> Result<Option<bool>, sqlx::Error> {
+    let row: Option<(Option<String>,)> = sqlx::query_as(
+        "UPDATE tournaments SET organiser_hash = organiser_hash WHERE id = $1 AND organiser_hash = $2 \
+         RETURNING deleted_at",
     )
     .bind(id)
     .bind(organiser_hash)
-    .execute(&mut *conn)
+    .fetch_optional(&mut *conn)
     .await?;
-    Ok(done.rows_affected() > 0)
+    Ok(row.map(|(deleted_at,)| deleted_at.is_some()))
 }
 
 /// Ends a keyed write: the transaction's refusal, or its commit recorded (the key's answer
@@ -725,9 +736,12 @@ impl Store {
             // part 4: one durable commit per entry), its game's lock taken first.
             let mut tx = conn.begin().await?;
             super::club::lock_games_in(&mut tx, backend, std::slice::from_ref(&club.game)).await?;
-            if !still_organiser_in(&mut tx, tournament_id, organiser_hash).await? {
+            // The tournament's row is locked from here on (on PostgreSQL): the feed and the
+            // webhooks below do not lock it again.
+            let Some(deleted) = organiser_row_in(&mut tx, tournament_id, organiser_hash).await?
+            else {
                 return Ok(Err(StoreError::Revoked));
-            }
+            };
             sqlx::query(
                 "INSERT INTO tournament_results (tournament_id, round, table_no, version, result, entered_at) VALUES ($1, $2, $3, $4, $5, $6)",
             )
@@ -743,10 +757,15 @@ impl Store {
             if let Some(c) = change {
                 insert_change_in(&mut tx, tournament_id, c).await?;
             }
-            let announced = super::webhooks::write_in(&mut tx, backend, outbox).await?;
-            // The club (issue 24): the entry recorded and rated, in its transaction.
+            let announced =
+                super::webhooks::write_held_in(&mut tx, backend, outbox, Some(tournament_id))
+                    .await?;
+            // The club (issue 24): the entry recorded and rated, in its transaction; a deleted
+            // tournament's results stay out of the club's memory.
             let round = u32::try_from(r.round).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-            super::club::record_entry_in(&mut tx, club, tournament_id, round).await?;
+            if !deleted {
+                super::club::record_entry_in(&mut tx, club, tournament_id, round).await?;
+            }
             tx.commit().await?;
             Ok(Ok(announced))
         }

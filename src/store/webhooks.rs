@@ -69,6 +69,19 @@ pub async fn write_in(
     backend: Backend,
     outbox: &Outbox,
 ) -> Result<super::feed::Announced, sqlx::Error> {
+    write_held_in(conn, backend, outbox, None).await
+}
+
+/// [`write_in`] in a transaction that already holds tournament `held`'s row locked (on
+/// PostgreSQL, by an `UPDATE` of it): that row is not locked again. (An `UPDATE`'s row lock
+/// conflicts with every other transaction's `FOR UPDATE` and `FOR SHARE`, as the locks taken
+/// here do.)
+pub async fn write_held_in(
+    conn: &mut sqlx::AnyConnection,
+    backend: Backend,
+    outbox: &Outbox,
+    held: Option<&str>,
+) -> Result<super::feed::Announced, sqlx::Error> {
     use super::feed::{self, FeedEvent};
     // The tournament's row first: its feed's seqs and its round completions, one writer at a time.
     let mut touched: Vec<&str> = outbox
@@ -79,6 +92,7 @@ pub async fn write_in(
     if let Some((t, _)) = &outbox.round_check {
         touched.push(t);
     }
+    touched.retain(|t| Some(*t) != held);
     feed::lock_in(&mut *conn, backend, &touched).await?;
     if backend == Backend::Postgres {
         // Then the owners' rows are locked (shared) before their webhooks are read: a
@@ -99,6 +113,10 @@ pub async fn write_in(
             .collect();
         owners.sort();
         owners.dedup();
+        // A tournament locked for update above (or held) is not locked again.
+        owners.retain(|&(kind, id)| {
+            kind != "tournament" || !(touched.contains(&id) || Some(id) == held)
+        });
         for (kind, id) in owners {
             lock_owner_in(&mut *conn, kind, id, "FOR SHARE").await?;
         }
@@ -279,16 +297,7 @@ pub async fn round_complete_in(
     tournament_id: &str,
     round: i64,
 ) -> Result<Option<Vec<Option<String>>>, sqlx::Error> {
-    if backend == Backend::Postgres {
-        sqlx::query(
-            "SELECT round FROM tournament_rounds WHERE tournament_id = $1 AND round = $2 FOR UPDATE",
-        )
-        .bind(tournament_id)
-        .bind(round)
-        .fetch_optional(&mut *conn)
-        .await?;
-    }
-    round_state_in(conn, tournament_id, round).await
+    round_state_locked_in(conn, tournament_id, round, backend == Backend::Postgres).await
 }
 
 /// [`round_complete_in`] without the lock: the round's match ids when it is complete.
@@ -297,13 +306,27 @@ pub async fn round_state_in(
     tournament_id: &str,
     round: i64,
 ) -> Result<Option<Vec<Option<String>>>, sqlx::Error> {
-    let Some((match_ids,)) = sqlx::query_as::<_, (String,)>(
-        "SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1 AND round = $2",
-    )
-    .bind(tournament_id)
-    .bind(round)
-    .fetch_optional(&mut *conn)
-    .await?
+    round_state_locked_in(conn, tournament_id, round, false).await
+}
+
+/// [`round_state_in`], the round's row read `FOR UPDATE` when `lock` (one statement locks and
+/// reads it).
+async fn round_state_locked_in(
+    conn: &mut sqlx::AnyConnection,
+    tournament_id: &str,
+    round: i64,
+    lock: bool,
+) -> Result<Option<Vec<Option<String>>>, sqlx::Error> {
+    let read = if lock {
+        "SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1 AND round = $2 FOR UPDATE"
+    } else {
+        "SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1 AND round = $2"
+    };
+    let Some((match_ids,)) = sqlx::query_as::<_, (String,)>(read)
+        .bind(tournament_id)
+        .bind(round)
+        .fetch_optional(&mut *conn)
+        .await?
     else {
         return Ok(None);
     };
