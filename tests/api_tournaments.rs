@@ -883,3 +883,120 @@ async fn a_national_open_entrant_list_fits_and_a_larger_body_is_refused() {
         a.body
     );
 }
+
+/// On PostgreSQL, an entry that the database rolls back as a deadlock's victim is run again
+/// (`Store::insert_result`), not answered as a failure. The deadlock is made on demand: another
+/// session holds the tournament's row, the entry takes the game's club lock and waits for the
+/// row, then the session asks for the club lock. The entry's backend, waiting longer, finds
+/// the cycle first (this session's `deadlock_timeout` is 30 s) and is the victim; the session
+/// then commits and the entry, run again, goes in: recorded once, rated once.
+#[actix_web::test]
+async fn an_entry_rolled_back_as_a_deadlock_victim_is_run_again() {
+    use sqlx::Connection;
+    let app = TestApp::spawn().await;
+    if !app.database_url.starts_with("postgres") {
+        eprintln!("NOTE: skipped: the deadlock is PostgreSQL's (set TEST_DATABASE_URL)");
+        return;
+    }
+    let (id, org, _) = tournament(
+        &app,
+        json!({"name": "Deadlock", "game": "dump", "config": {"target": 100},
+               "format": "round_robin", "table_size": 2, "record": "totals",
+               "players": names(2)}),
+    )
+    .await;
+    let r = post(
+        &app,
+        &format!("/v1/tournaments/{id}/rounds"),
+        Some(&org),
+        json!({}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let mut other = sqlx::PgConnection::connect(&app.database_url)
+        .await
+        .unwrap();
+    sqlx::query("SET deadlock_timeout = '30s'")
+        .execute(&mut other)
+        .await
+        .unwrap();
+    sqlx::query("BEGIN").execute(&mut other).await.unwrap();
+    sqlx::query("SELECT 1 FROM tournaments WHERE id = $1 FOR UPDATE")
+        .bind(&id)
+        .execute(&mut other)
+        .await
+        .unwrap();
+    let entry = {
+        let (base, org, id) = (app.base.clone(), org.clone(), id.clone());
+        tokio::spawn(async move {
+            let app = TestApp::at(&base, "");
+            put(
+                &app,
+                &format!("/v1/tournaments/{id}/rounds/1/tables/1/result"),
+                Some(&org),
+                json!({"totals": [100, 40]}),
+            )
+            .await
+        })
+    };
+    // The entry holds the club lock and waits for the row.
+    let mut waiting = false;
+    for _ in 0..200 {
+        let (n,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM pg_locks WHERE NOT granted AND locktype = 'transactionid' \
+             AND pid <> pg_backend_pid()",
+        )
+        .fetch_one(&mut other)
+        .await
+        .unwrap();
+        if n > 0 {
+            waiting = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    if !waiting {
+        if entry.is_finished() {
+            let a = entry.await.unwrap();
+            panic!(
+                "the entry was answered without waiting: {} {}",
+                a.status, a.text
+            );
+        }
+        let rows: Vec<(Option<String>, Option<String>, Option<String>)> = sqlx::query_as(
+            "SELECT wait_event_type, state, query FROM pg_stat_activity WHERE datname = current_database()",
+        )
+        .fetch_all(&mut other)
+        .await
+        .unwrap();
+        panic!("the entry never waited for the tournament's row: {rows:?}");
+    }
+    // The cycle: this session now waits for the club lock the entry holds. The entry is the
+    // victim; this session gets the lock (an error here would mean it was the victim instead).
+    sqlx::query(
+        "SELECT 1 AS one FROM (SELECT pg_advisory_xact_lock(hashtext('clubroom-club:dump'))) AS l",
+    )
+    .execute(&mut other)
+    .await
+    .expect("the entry, not this session, is the deadlock's victim");
+    sqlx::query("COMMIT").execute(&mut other).await.unwrap();
+    let answer = entry.await.unwrap();
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+    assert_eq!(answer.body["result"]["totals"], json!([100, 40]));
+    // Recorded once: version 1, one club result, both players rated once.
+    let (versions,): (i64,) =
+        sqlx::query_as("SELECT COUNT(*) FROM tournament_results WHERE tournament_id = $1")
+            .bind(&id)
+            .fetch_one(&mut other)
+            .await
+            .unwrap();
+    assert_eq!(versions, 1);
+    let board = app.get("/v1/games/dump/leaderboard", None).await;
+    assert_eq!(board.status, StatusCode::OK, "{}", board.text);
+    let rows = board.body["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{}", board.text);
+    assert_eq!(rows[0]["rating"], json!(1016.0));
+    assert_eq!(rows[0]["rated_results"], json!(1));
+    assert_eq!(rows[1]["rated_results"], json!(1));
+    assert_eq!(rows[1]["rating"], json!(984.0));
+}
