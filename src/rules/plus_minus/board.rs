@@ -58,9 +58,14 @@ pub enum MoveFault {
     StarsBustHarmless,
 }
 
+/// Whether a man of `board` stands on `p` (four compares; `contains` on bytes calls memchr).
+pub fn holds(board: &Board, p: u8) -> bool {
+    board.iter().any(|&x| x == p)
+}
+
 /// Where the man on `from` would land with `total`, under the legal destinations of docs/rules.md#plus-minus-destinations.
 pub fn destination(board: &Board, total: i32, from: u8) -> Result<Landing, MoveFault> {
-    if !board.contains(&from) {
+    if !holds(board, from) {
         return Err(MoveFault::NoManThere);
     }
     if from == HOME {
@@ -91,7 +96,7 @@ pub fn destination(board: &Board, total: i32, from: u8) -> Result<Landing, MoveF
         });
     }
     let to = to as u8;
-    if board.contains(&to) {
+    if holds(board, to) {
         return Err(MoveFault::Occupied(to));
     }
     Ok(Landing::Number(to))
@@ -121,29 +126,24 @@ pub fn movable(board: &Board, total: i32) -> u8 {
         return 0;
     }
     // The numbers the player's men stand on (positions are 0..=25).
-    let occupied = board.iter().fold(0u64, |m, &p| {
-        m | 1u64.checked_shl(u32::from(p)).unwrap_or(0)
+    let occupied = board.iter().fold(0u32, |m, &p| {
+        m | 1u32.checked_shl(u32::from(p)).unwrap_or(0)
     });
     let mut bits = 0u8;
+    let mut previous = None;
     for (i, &p) in board.iter().enumerate() {
-        if i > 0 && board[i - 1] == p {
-            continue;
-        }
-        let ok = if p == HOME || (p == STARS && total < 0) {
-            false
-        } else {
-            let to = i32::from(p) + total;
-            if to < 1 || to == HOME as i32 {
-                true
-            } else if to > HOME as i32 {
-                p != STARS
-            } else {
-                occupied & (1u64 << to) == 0
-            }
-        };
-        if ok {
-            bits |= 1 << i;
-        }
+        let to = i32::from(p) + total;
+        let ok = previous != Some(p)
+            && p != HOME
+            && match to {
+                ..=0 => p != STARS,
+                // Home (25) exactly; past it a bust, not from the stars.
+                25 => true,
+                26.. => p != STARS,
+                _ => occupied & (1u32 << to) == 0,
+            };
+        previous = Some(p);
+        bits |= u8::from(ok) << i;
     }
     bits
 }
