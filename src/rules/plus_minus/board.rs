@@ -148,6 +148,66 @@ pub fn movable(board: &Board, total: i32) -> u8 {
     bits
 }
 
+/// [`movable`] for one board and many totals (`legal_pick` tries every card of the hand): per
+/// man, the totals (-50..=50, bit `total + 50`) it can really move by, worked out once.
+pub struct Movers {
+    /// Bit `total + 50` of entry `i`: the man `board[i]` can move by `total`.
+    by_man: [u128; MEN],
+    /// The board, for a total past the masks.
+    board: Board,
+}
+
+impl Movers {
+    /// Offset of total 0 in the masks; every total of two cards is within ±2 × MAX_CARD.
+    const ZERO: i32 = 2 * MAX_CARD;
+
+    /// The masks of `board` (sorted, as [`movable`] takes it).
+    pub fn of(board: &Board) -> Movers {
+        // Numbers 1..24 held: a man cannot land on them.
+        let held = board
+            .iter()
+            .filter(|&&p| p != STARS && p != HOME)
+            .fold(0u128, |m, &p| m | (1u128 << p));
+        let every: u128 = (1u128 << (2 * Self::ZERO + 1)) - 1;
+        let zero = Self::ZERO as u32;
+        let mut by_man = [0u128; MEN];
+        for (i, &p) in board.iter().enumerate() {
+            if (i > 0 && board[i - 1] == p) || p == HOME {
+                continue;
+            }
+            // Landing on a held number q: total q - p, bit q - p + ZERO (p <= 24 < ZERO).
+            let blocked = held << (zero - u32::from(p));
+            by_man[i] = if p == STARS {
+                // Forwards only, up to 25 exactly (no bust from the stars).
+                (((1u128 << 25) - 1) << (zero + 1)) & !blocked
+            } else {
+                every & !(1u128 << zero) & !blocked
+            };
+        }
+        Movers {
+            by_man,
+            board: *board,
+        }
+    }
+
+    /// [`movable`] of the board for `total`.
+    #[inline]
+    pub fn movable(&self, total: i32) -> u8 {
+        let Some(bit) = total
+            .checked_add(Self::ZERO)
+            .and_then(|b| u32::try_from(b).ok())
+            .filter(|&b| b <= 2 * Self::ZERO as u32)
+        else {
+            return movable(&self.board, total);
+        };
+        let mut bits = 0u8;
+        for (i, m) in self.by_man.iter().enumerate() {
+            bits |= (((m >> bit) & 1) as u8) << i;
+        }
+        bits
+    }
+}
+
 /// Score of one man at the end of a game: 50 on 25, −20 on the stars, else the number.
 pub fn man_points(p: u8) -> i64 {
     match p {
@@ -165,4 +225,30 @@ pub fn board_points(b: &Board) -> i64 {
 pub(super) fn board_text(b: &Board) -> String {
     let parts: Vec<String> = b.iter().map(|p| p.to_string()).collect();
     format!("[{}]", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn movers_agree_with_movable_on_every_board_and_total() {
+        for a in 0..=HOME {
+            for b in a..=HOME {
+                for c in b..=HOME {
+                    for d in c..=HOME {
+                        let board = [a, b, c, d];
+                        let movers = Movers::of(&board);
+                        for total in -60..=60 {
+                            assert_eq!(
+                                movers.movable(total),
+                                movable(&board, total),
+                                "{board:?} by {total}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -430,6 +430,7 @@ impl PlusMinus {
     }
 
     /// The total `card` would make on the current top card.
+    #[inline]
     fn total_with(g: &GameState, card: PmCard) -> i32 {
         g.top.map_or(0, |t| t.0).saturating_add(card.0)
     }
@@ -463,6 +464,7 @@ impl PlusMinus {
     }
 
     /// Whether [`Self::check_card`] accepts `card` (without building its refusal).
+    #[inline]
     fn card_ok(&self, g: &GameState, card: PmCard) -> bool {
         let held = count_of(&self.stock, card);
         held > 0
@@ -1127,6 +1129,7 @@ impl Game for PlusMinus {
                 // Three bytes a card (its value, movable men, plays listed): the table is
                 // filled at every step of a playout, so it is kept small.
                 let board = &g.boards[s];
+                let movers = Movers::of(board);
                 let mut cards = [(0i8, 0u8, 0u8); SPAN];
                 let mut n = 0;
                 let mut count = 0usize;
@@ -1135,7 +1138,7 @@ impl Game for PlusMinus {
                         return;
                     }
                     let total = Self::total_with(g, card);
-                    let men = movable(board, total);
+                    let men = movers.movable(total);
                     let listed = if men != 0 {
                         men.count_ones() as u8
                     } else if destination(board, total, STARS) == Err(MoveFault::StarsBustHarmless)
