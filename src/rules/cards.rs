@@ -571,7 +571,9 @@ mod tests {
     #[test]
     fn the_one_block_shuffle_is_the_documented_one() {
         for k in 0u8..40 {
-            let seed = Seed(std::array::from_fn(|b| (b as u8).wrapping_mul(37) ^ k.wrapping_mul(101)));
+            let seed = Seed(std::array::from_fn(|b| {
+                (b as u8).wrapping_mul(37) ^ k.wrapping_mul(101)
+            }));
             for n in [0usize, 1, 2, 40, 44, 52, 88, 104] {
                 let items: Vec<usize> = (0..n).collect();
                 assert_eq!(

@@ -456,11 +456,9 @@ impl Dump {
 
     /// The following rule: the led suit, if able (docs/rules.md#dump-play).
     fn duty(d: &DealState) -> Duties {
-        d.tp.trick()
-            .lead()
-            .map_or_else(Duties::default, |c| {
-                Duties::default().then(SuitSet::of(&[c.suit()]))
-            })
+        d.tp.trick().lead().map_or_else(Duties::default, |c| {
+            Duties::default().then(SuitSet::of(&[c.suit()]))
+        })
     }
 
     /// Checks a play by `seat` without changing anything; returns whether it is a revoke.

@@ -604,10 +604,7 @@ mod tests {
         ];
         for k in 0u8..30 {
             let seed = Seed([k; 32]);
-            for hands in [
-                Some(deal_from_seed(full_deck(), &seed, 4, 13, 0).0),
-                None,
-            ] {
+            for hands in [Some(deal_from_seed(full_deck(), &seed, 4, 13, 0).0), None] {
                 let mut tp: TrickPlay<()> = TrickPlay::new(4, full_deck(), 0, hands);
                 // A few cards played first, whatever the rule, so the sets are partial.
                 for seat in 0..3 {
