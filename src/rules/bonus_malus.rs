@@ -20,7 +20,7 @@ use super::{
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyFault, TallyForm, TallyUnit},
     to_json,
-    trick::{service_deal, Play, PlayError, Revoke, SeedProblem, Trick, TrickPlay},
+    trick::{service_deal, Duties, Play, PlayError, Revoke, SeedProblem, Trick, TrickPlay},
     Actor, Dealing, Game, ProblemFields, RuleError, SeedReveal, ToAct,
 };
 
@@ -696,13 +696,15 @@ fn rank_key(led: Suit, trump: Option<Suit>, card: Card) -> Option<u32> {
 }
 
 /// The following rule: follow suit if able; else trump if able; else anything.
-fn duty(led: Option<Suit>, trump: Option<Suit>) -> Vec<SuitSet> {
-    let Some(led) = led else { return vec![] };
-    let mut d = vec![SuitSet::of(&[led])];
-    if let Some(t) = trump.filter(|t| *t != led) {
-        d.push(SuitSet::of(&[t]));
+fn duty(led: Option<Suit>, trump: Option<Suit>) -> Duties {
+    let Some(led) = led else {
+        return Duties::default();
+    };
+    let d = Duties::default().then(SuitSet::of(&[led]));
+    match trump.filter(|t| *t != led) {
+        Some(t) => d.then(SuitSet::of(&[t])),
+        None => d,
     }
-    d
 }
 
 fn trick_value(t: &Trick) -> i64 {
@@ -769,7 +771,7 @@ impl BonusMalus {
         (!d.awaiting_stock_top).then(|| d.tp.to_play())
     }
 
-    fn duty_of(d: &DealState) -> Vec<SuitSet> {
+    fn duty_of(d: &DealState) -> Duties {
         duty(d.tp.trick().lead().map(|c| c.suit()), d.trump)
     }
 
@@ -788,11 +790,8 @@ impl BonusMalus {
         if d.awaiting_stock_top {
             return CardSet::EMPTY;
         }
-        let duty = Self::duty_of(d);
-        d.tp.candidates(seat)
-            .iter()
-            .filter(|c| Self::check_play_in(d, seat, *c, &duty).is_ok())
-            .collect()
+        // `check_play_in` accepts exactly what the shared check does (the same three checks).
+        d.tp.legal(seat, &Self::duty_of(d))
     }
 
     /// [`Self::check_play`] in a deal waiting for no stock top, under the trick's `duty`.

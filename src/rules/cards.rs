@@ -7,7 +7,7 @@
 use std::{fmt, str::FromStr};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use sha2::{Digest, Sha256};
+use sha2::{digest::generic_array::GenericArray, Digest, Sha256};
 
 /// A suit. The order (S, H, D, C) is the canonical deck order.
 #[derive(
@@ -285,10 +285,12 @@ impl CardSet {
 
     /// The cards of the set in `suits`.
     pub fn of_suits(self, suits: SuitSet) -> CardSet {
-        let mask = Suit::ALL
-            .into_iter()
-            .filter(|s| suits.contains(*s))
-            .fold(0u64, |m, s| m | (0x1FFFu64 << (s.index() * 13)));
+        let mut mask = 0u64;
+        let mut bits = suits.0;
+        while bits != 0 {
+            mask |= 0x1FFFu64 << (bits.trailing_zeros() * 13);
+            bits &= bits - 1;
+        }
         CardSet(self.0 & mask)
     }
 
@@ -334,6 +336,11 @@ impl SuitSet {
     /// Whether the set is empty.
     pub fn is_empty(self) -> bool {
         self.0 == 0
+    }
+
+    /// The suits of either set.
+    pub fn union(self, other: SuitSet) -> SuitSet {
+        SuitSet(self.0 | other.0)
     }
 
     /// Removes `suit`.
@@ -460,19 +467,31 @@ pub fn printed(mut cards: Vec<Card>) -> Vec<String> {
 /// SHA-256(seed ‖ i as 4 bytes big-endian) modulo i+1, and items i and j are swapped.
 /// The README shows the same steps in a few lines of Python.
 pub fn shuffled<T>(mut items: Vec<T>, seed: &Seed) -> Vec<T> {
-    // The seed's bytes are fed once; each step hashes on from a copy.
-    let seeded = Sha256::new_with_prefix(seed.0);
+    // Each step's message is the 32 seed bytes and 4 bytes of `i`: 36 bytes, one SHA-256 block
+    // once padded. The block is laid out once (the seed, the padding's 0x80, the bit length 288)
+    // and only `i` changes, so each step is one compression from the initial state, without the
+    // hasher's buffering and finalization. Same digests as `Sha256::digest(seed ‖ i)`.
+    let mut block = [0u8; 64];
+    block[..32].copy_from_slice(&seed.0);
+    block[36] = 0x80;
+    block[56..].copy_from_slice(&(36u64 * 8).to_be_bytes());
+    let mut block = GenericArray::from(block);
     for i in (1..items.len()).rev() {
-        let digest = seeded
-            .clone()
-            .chain_update((i as u32).to_be_bytes())
-            .finalize();
-        let word = u64::from_be_bytes(digest[..8].try_into().expect("8 bytes"));
+        block[32..36].copy_from_slice(&(i as u32).to_be_bytes());
+        let mut state = SHA256_IV;
+        sha2::compress256(&mut state, std::slice::from_ref(&block));
+        // The digest's first 8 bytes, big-endian: its first two words.
+        let word = (u64::from(state[0]) << 32) | u64::from(state[1]);
         let j = (word % (i as u64 + 1)) as usize;
         items.swap(i, j);
     }
     items
 }
+
+/// SHA-256's initial hash value (FIPS 180-4, 5.3.3).
+const SHA256_IV: [u32; 8] = [
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+];
 
 /// Deals `deck` (canonical order, then shuffled by `seed`) one card at a time to `players` hands
 /// of `per_hand` cards, starting with the player left of `dealer`. Returns the hands (by seat) and
@@ -531,6 +550,42 @@ mod tests {
             format!("Commitment({})", seed.commitment())
         );
         assert!(!format!("{c:?}{c}").contains(&seed.to_hex()));
+    }
+
+    /// The shuffle as its docs (and the README's Python) state it, with the hasher.
+    fn shuffled_by_the_book<T>(mut items: Vec<T>, seed: &Seed) -> Vec<T> {
+        for i in (1..items.len()).rev() {
+            let mut h = Sha256::new();
+            h.update(seed.0);
+            h.update((i as u32).to_be_bytes());
+            let digest = h.finalize();
+            let word = u64::from_be_bytes(digest[..8].try_into().unwrap());
+            items.swap(i, (word % (i as u64 + 1)) as usize);
+        }
+        items
+    }
+
+    /// `shuffled((0..52), [0; 32])[..8]`, from the README's Python steps.
+    const FIRST_EIGHT_OF_SEED_ZERO: [u32; 8] = [3, 5, 22, 36, 47, 34, 6, 25];
+
+    #[test]
+    fn the_one_block_shuffle_is_the_documented_one() {
+        for k in 0u8..40 {
+            let seed = Seed(std::array::from_fn(|b| {
+                (b as u8).wrapping_mul(37) ^ k.wrapping_mul(101)
+            }));
+            for n in [0usize, 1, 2, 40, 44, 52, 88, 104] {
+                let items: Vec<usize> = (0..n).collect();
+                assert_eq!(
+                    shuffled(items.clone(), &seed),
+                    shuffled_by_the_book(items, &seed),
+                    "seed {k}, {n} items"
+                );
+            }
+        }
+        // A fixed deal, so that the mapping cannot drift with the reference above.
+        let first: Vec<u32> = shuffled((0..52).collect(), &Seed([0; 32]))[..8].to_vec();
+        assert_eq!(first, FIRST_EIGHT_OF_SEED_ZERO);
     }
 
     #[test]

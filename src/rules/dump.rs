@@ -16,7 +16,7 @@ use super::{
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyForm, TallyUnit},
     to_json,
-    trick::{service_deal, Play, PlayError, SeedProblem, TrickPlay},
+    trick::{service_deal, Duties, Play, PlayError, SeedProblem, TrickPlay},
     Actor, Dealing, Game, ProblemFields, RuleError, SeedReveal, ToAct,
 };
 
@@ -455,12 +455,10 @@ impl Dump {
     }
 
     /// The following rule: the led suit, if able (docs/rules.md#dump-play).
-    fn duty(d: &DealState) -> Vec<SuitSet> {
-        d.tp.trick()
-            .lead()
-            .map(|c| SuitSet::of(&[c.suit()]))
-            .into_iter()
-            .collect()
+    fn duty(d: &DealState) -> Duties {
+        d.tp.trick().lead().map_or_else(Duties::default, |c| {
+            Duties::default().then(SuitSet::of(&[c.suit()]))
+        })
     }
 
     /// Checks a play by `seat` without changing anything; returns whether it is a revoke.
@@ -472,11 +470,8 @@ impl Dump {
     /// The cards of `candidates` that [`Self::check_play`] accepts for `seat` (the following
     /// rule worked out once, not once a card).
     fn legal_cards(&self, d: &DealState, seat: usize) -> CardSet {
-        let duty = Self::duty(d);
-        d.tp.candidates(seat)
-            .iter()
-            .filter(|c| Self::check_play_in(d, seat, *c, &duty).is_ok())
-            .collect()
+        // `check_play_in` is the shared check.
+        d.tp.legal(seat, &Self::duty(d))
     }
 
     /// [`Self::check_play`] in the deal `d`, under the trick's `duty`.

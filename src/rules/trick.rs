@@ -99,6 +99,33 @@ pub struct Revoke {
 /// `[led suit, trump]`. The lead itself has no duty (`&[]`).
 pub type Duty<'a> = &'a [SuitSet];
 
+/// A [`Duty`] of at most two groups held without a list (Dump's and Bonus-Malus's: it is worked
+/// out at every play); it derefs to the groups.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Duties {
+    groups: [SuitSet; 2],
+    len: usize,
+}
+
+impl Duties {
+    /// The rule with `suits` as its next group (a third group is not kept: no game has one).
+    pub fn then(mut self, suits: SuitSet) -> Duties {
+        if let Some(g) = self.groups.get_mut(self.len) {
+            *g = suits;
+            self.len += 1;
+        }
+        self
+    }
+}
+
+impl std::ops::Deref for Duties {
+    type Target = [SuitSet];
+
+    fn deref(&self) -> &[SuitSet] {
+        &self.groups[..self.len]
+    }
+}
+
 /// Why the shared bookkeeping refused a play. Each game maps `MustFollow` to its own error
 /// (with its own code and message naming its rule); the others pass through.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -324,6 +351,34 @@ impl<N> TrickPlay<N> {
         }
     }
 
+    /// The cards of [`TrickPlay::candidates`] that [`TrickPlay::check`] accepts for `seat`
+    /// under `duty`, worked out on the sets at once instead of card by card: nothing when it is
+    /// not the seat's turn; else the unplayed cards of the deck it may hold, and in service
+    /// dealing only those of the duty groups up to the first one its hand holds a suit of.
+    pub fn legal(&self, seat: usize, duty: Duty) -> CardSet {
+        if seat != self.to_play() {
+            return CardSet::EMPTY;
+        }
+        let cards = self
+            .candidates(seat)
+            .intersection(self.deck)
+            .difference(self.played);
+        let Some(hands) = &self.hands else {
+            return cards;
+        };
+        // `check_duty`: a card passes at the first group holding its suit, and fails at an
+        // earlier group the hand holds a suit of.
+        let hand = hands[seat];
+        let mut allowed = SuitSet::EMPTY;
+        for suits in duty {
+            allowed = allowed.union(*suits);
+            if !hand.of_suits(*suits).is_empty() {
+                return cards.of_suits(allowed);
+            }
+        }
+        cards
+    }
+
     /// Checks a play by `seat` under `duty` without changing anything: the public checks
     /// ([`TrickPlay::check_public`]), then the hand or the revoke ([`TrickPlay::check_holding`]),
     /// then the following rule ([`TrickPlay::check_duty`]). Returns the revoke the play proves,
@@ -536,6 +591,42 @@ mod tests {
         );
         tp.forget_shown_out(2, Some(Suit::C));
         assert_eq!(tp.check(2, card("5C"), &[]).unwrap(), None);
+    }
+
+    #[test]
+    fn the_legal_set_is_what_check_accepts_card_by_card() {
+        use crate::rules::cards::Seed;
+        let groups = [
+            SuitSet::of(&[Suit::H]),
+            SuitSet::of(&[Suit::S, Suit::C]),
+            SuitSet::of(&[Suit::C]),
+            SuitSet::of(&[Suit::D, Suit::H]),
+        ];
+        for k in 0u8..30 {
+            let seed = Seed([k; 32]);
+            for hands in [Some(deal_from_seed(full_deck(), &seed, 4, 13, 0).0), None] {
+                let mut tp: TrickPlay<()> = TrickPlay::new(4, full_deck(), 0, hands);
+                // A few cards played first, whatever the rule, so the sets are partial.
+                for seat in 0..3 {
+                    let card = tp.candidates(seat).iter().nth(usize::from(k) % 7).unwrap();
+                    tp.record(seat, card, &[], None);
+                }
+                for duty in [
+                    &[][..],
+                    &groups[..1],
+                    &groups[1..3],
+                    &[groups[k as usize % 4], groups[(k as usize + 1) % 4]],
+                ] {
+                    for seat in 0..4 {
+                        let by_card: CardSet = full_deck()
+                            .iter()
+                            .filter(|c| tp.check(seat, *c, duty).is_ok())
+                            .collect();
+                        assert_eq!(tp.legal(seat, duty), by_card, "seed {k}, seat {seat}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

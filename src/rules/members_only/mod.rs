@@ -1550,14 +1550,16 @@ impl Game for MembersOnly {
                     let (reveals, first) = if betting_round == 1 {
                         (1, None)
                     } else {
-                        let mut n = 0;
+                        // `each_reveal`'s pairs counted, not walked: two different kinds the
+                        // seat shows (one of each), or two of one kind it holds twice.
+                        let one = available.iter().filter(|&&n| n >= 1).count();
+                        let two = available.iter().filter(|&&n| n >= 2).count();
                         let mut first = None;
                         each_reveal(&available, |a, b| {
-                            first.get_or_insert([a, b]);
-                            n += 1;
-                            true
+                            first = Some([a, b]);
+                            false
                         });
-                        (n, first)
+                        (one * one.saturating_sub(1) / 2 + two, first)
                     };
                     if reveals == 0 {
                         return None;

@@ -58,9 +58,16 @@ pub enum MoveFault {
     StarsBustHarmless,
 }
 
+/// Whether a man of `board` stands on `p` (four compares; `contains` on bytes calls memchr).
+// `contains` on a byte slice goes through memchr, a call for four bytes (a P.M. playout hot spot).
+#[allow(clippy::manual_contains)]
+pub fn holds(board: &Board, p: u8) -> bool {
+    board.iter().any(|&x| x == p)
+}
+
 /// Where the man on `from` would land with `total`, under the legal destinations of docs/rules.md#plus-minus-destinations.
 pub fn destination(board: &Board, total: i32, from: u8) -> Result<Landing, MoveFault> {
-    if !board.contains(&from) {
+    if !holds(board, from) {
         return Err(MoveFault::NoManThere);
     }
     if from == HOME {
@@ -91,7 +98,7 @@ pub fn destination(board: &Board, total: i32, from: u8) -> Result<Landing, MoveF
         });
     }
     let to = to as u8;
-    if board.contains(&to) {
+    if holds(board, to) {
         return Err(MoveFault::Occupied(to));
     }
     Ok(Landing::Number(to))
@@ -121,31 +128,86 @@ pub fn movable(board: &Board, total: i32) -> u8 {
         return 0;
     }
     // The numbers the player's men stand on (positions are 0..=25).
-    let occupied = board.iter().fold(0u64, |m, &p| {
-        m | 1u64.checked_shl(u32::from(p)).unwrap_or(0)
+    let occupied = board.iter().fold(0u32, |m, &p| {
+        m | 1u32.checked_shl(u32::from(p)).unwrap_or(0)
     });
     let mut bits = 0u8;
+    let mut previous = None;
     for (i, &p) in board.iter().enumerate() {
-        if i > 0 && board[i - 1] == p {
-            continue;
-        }
-        let ok = if p == HOME || (p == STARS && total < 0) {
-            false
-        } else {
-            let to = i32::from(p) + total;
-            if to < 1 || to == HOME as i32 {
-                true
-            } else if to > HOME as i32 {
-                p != STARS
-            } else {
-                occupied & (1u64 << to) == 0
-            }
-        };
-        if ok {
-            bits |= 1 << i;
-        }
+        let to = i32::from(p) + total;
+        let ok = previous != Some(p)
+            && p != HOME
+            && match to {
+                ..=0 => p != STARS,
+                // Home (25) exactly; past it a bust, not from the stars.
+                25 => true,
+                26.. => p != STARS,
+                _ => occupied & (1u32 << to) == 0,
+            };
+        previous = Some(p);
+        bits |= u8::from(ok) << i;
     }
     bits
+}
+
+/// [`movable`] for one board and many totals (`legal_pick` tries every card of the hand): per
+/// man, the totals (-50..=50, bit `total + 50`) it can really move by, worked out once.
+pub struct Movers {
+    /// Bit `total + 50` of entry `i`: the man `board[i]` can move by `total`.
+    by_man: [u128; MEN],
+    /// The board, for a total past the masks.
+    board: Board,
+}
+
+impl Movers {
+    /// Offset of total 0 in the masks; every total of two cards is within ±2 × MAX_CARD.
+    const ZERO: i32 = 2 * MAX_CARD;
+
+    /// The masks of `board` (sorted, as [`movable`] takes it).
+    pub fn of(board: &Board) -> Movers {
+        // Numbers 1..24 held: a man cannot land on them.
+        let held = board
+            .iter()
+            .filter(|&&p| p != STARS && p != HOME)
+            .fold(0u128, |m, &p| m | (1u128 << p));
+        let every: u128 = (1u128 << (2 * Self::ZERO + 1)) - 1;
+        let zero = Self::ZERO as u32;
+        let mut by_man = [0u128; MEN];
+        for (i, &p) in board.iter().enumerate() {
+            if (i > 0 && board[i - 1] == p) || p == HOME {
+                continue;
+            }
+            // Landing on a held number q: total q - p, bit q - p + ZERO (p <= 24 < ZERO).
+            let blocked = held << (zero - u32::from(p));
+            by_man[i] = if p == STARS {
+                // Forwards only, up to 25 exactly (no bust from the stars).
+                (((1u128 << 25) - 1) << (zero + 1)) & !blocked
+            } else {
+                every & !(1u128 << zero) & !blocked
+            };
+        }
+        Movers {
+            by_man,
+            board: *board,
+        }
+    }
+
+    /// [`movable`] of the board for `total`.
+    #[inline]
+    pub fn movable(&self, total: i32) -> u8 {
+        let Some(bit) = total
+            .checked_add(Self::ZERO)
+            .and_then(|b| u32::try_from(b).ok())
+            .filter(|&b| b <= 2 * Self::ZERO as u32)
+        else {
+            return movable(&self.board, total);
+        };
+        let mut bits = 0u8;
+        for (i, m) in self.by_man.iter().enumerate() {
+            bits |= (((m >> bit) & 1) as u8) << i;
+        }
+        bits
+    }
 }
 
 /// Score of one man at the end of a game: 50 on 25, −20 on the stars, else the number.
@@ -165,4 +227,30 @@ pub fn board_points(b: &Board) -> i64 {
 pub(super) fn board_text(b: &Board) -> String {
     let parts: Vec<String> = b.iter().map(|p| p.to_string()).collect();
     format!("[{}]", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn movers_agree_with_movable_on_every_board_and_total() {
+        for a in 0..=HOME {
+            for b in a..=HOME {
+                for c in b..=HOME {
+                    for d in c..=HOME {
+                        let board = [a, b, c, d];
+                        let movers = Movers::of(&board);
+                        for total in -60..=60 {
+                            assert_eq!(
+                                movers.movable(total),
+                                movable(&board, total),
+                                "{board:?} by {total}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -430,6 +430,7 @@ impl PlusMinus {
     }
 
     /// The total `card` would make on the current top card.
+    #[inline]
     fn total_with(g: &GameState, card: PmCard) -> i32 {
         g.top.map_or(0, |t| t.0).saturating_add(card.0)
     }
@@ -463,6 +464,7 @@ impl PlusMinus {
     }
 
     /// Whether [`Self::check_card`] accepts `card` (without building its refusal).
+    #[inline]
     fn card_ok(&self, g: &GameState, card: PmCard) -> bool {
         let held = count_of(&self.stock, card);
         held > 0
@@ -552,7 +554,7 @@ impl PlusMinus {
             };
         };
         let p = match u8::try_from(from) {
-            Ok(p) if board.contains(&p) => p,
+            Ok(p) if holds(board, p) => p,
             _ => {
                 return Err(PlusMinusError::NoManThere {
                     seat,
@@ -619,8 +621,17 @@ impl PlusMinus {
                 let board = &mut g.boards[seat];
                 if let Some(i) = board.iter().position(|&x| x == p) {
                     board[i] = landing.position();
+                    // Back in ascending order: only the moved man is out of place.
+                    let mut i = i;
+                    while i > 0 && board[i - 1] > board[i] {
+                        board.swap(i - 1, i);
+                        i -= 1;
+                    }
+                    while i + 1 < MEN && board[i] > board[i + 1] {
+                        board.swap(i, i + 1);
+                        i += 1;
+                    }
                 }
-                *board = sorted(*board);
                 (Some(p), Some(landing.position()), landing.word())
             }
             None => (None, None, "none"),
@@ -1115,36 +1126,41 @@ impl Game for PlusMinus {
             (Actor::Seat(s), Some(g)) if !self.finished && s == g.to_play => {
                 // `each_play`'s plays, card by card: the card, its movable men and how many
                 // plays it lists (each movable man; else `None` and maybe the `0` alias).
+                // Three bytes a card (its value, movable men, plays listed): the table is
+                // filled at every step of a playout, so it is kept small.
                 let board = &g.boards[s];
-                let mut cards = [(PmCard(0), 0u8, 0usize); SPAN];
+                let movers = Movers::of(board);
+                let mut cards = [(0i8, 0u8, 0u8); SPAN];
                 let mut n = 0;
-                let mut count = 0;
+                let mut count = 0usize;
                 self.each_candidate(g, s, |card| {
                     if !self.card_ok(g, card) {
                         return;
                     }
                     let total = Self::total_with(g, card);
-                    let men = movable(board, total);
+                    let men = movers.movable(total);
                     let listed = if men != 0 {
-                        men.count_ones() as usize
+                        men.count_ones() as u8
                     } else if destination(board, total, STARS) == Err(MoveFault::StarsBustHarmless)
                     {
                         2
                     } else {
                         1
                     };
-                    // Candidates are distinct values of the packs: at most SPAN of them.
-                    if let Some(entry) = cards.get_mut(n) {
-                        *entry = (card, men, listed);
+                    // Candidates are distinct values of the packs (|value| <= MAX_CARD, so an
+                    // i8): at most SPAN of them.
+                    if let (Some(entry), Ok(value)) = (cards.get_mut(n), i8::try_from(card.0)) {
+                        *entry = (value, men, listed);
                         n += 1;
-                        count += listed;
+                        count += usize::from(listed);
                     }
                 });
                 if count == 0 {
                     return None;
                 }
                 let mut k = pick(count);
-                for &(card, men, listed) in &cards[..n] {
+                for &(value, men, listed) in &cards[..n] {
+                    let (card, listed) = (PmCard(i32::from(value)), usize::from(listed));
                     if k >= listed {
                         k -= listed;
                         continue;
