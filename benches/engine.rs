@@ -24,6 +24,8 @@
 //! Run on a quiet machine: `cargo bench --bench engine` (one game: `cargo bench --bench engine
 //! -- clubs`, which skips the comparison; only the comparison: `cargo bench --bench engine --
 //! openspiel`). `ENGINE_COMPARE_SECONDS` (default 2) sets the length of one comparison run.
+//! `ENGINE_FIXED_ROUNDS=N cargo bench --bench engine -- <game id>` plays exactly N rounds of one
+//! game and exits (fixed work, for `valgrind --tool=callgrind` instructions per round).
 
 use std::{
     hint::black_box,
@@ -225,10 +227,36 @@ criterion_group!(
     rounds::<MembersOnly>,
     rounds::<ByHookOrCrook>
 );
+/// `ENGINE_FIXED_ROUNDS=N`: plays exactly rounds 1..=N of the game named by the filter (its
+/// `ID`), for an instruction count per round (`valgrind --tool=callgrind`), nothing timed.
+fn fixed_rounds(rounds: u64, game: &str) {
+    fn play<G: Game>(rounds: u64) {
+        for n in 1..=rounds {
+            black_box(random_round::<G>(black_box(n)));
+        }
+    }
+    match game {
+        "dump" => play::<Dump>(rounds),
+        "clubs" => play::<Clubs>(rounds),
+        "bonus-malus" => play::<BonusMalus>(rounds),
+        "plus-minus" => play::<PlusMinus>(rounds),
+        "members-only" => play::<MembersOnly>(rounds),
+        "by-hook-or-crook" => play::<ByHookOrCrook>(rounds),
+        other => panic!("ENGINE_FIXED_ROUNDS: no game {other:?}"),
+    }
+}
+
 fn main() {
     // Criterion's own arguments; a free one is a filter.
     let args: Vec<String> = std::env::args().skip(1).collect();
     let filter = args.iter().find(|a| !a.starts_with('-'));
+    if let Some(rounds) = std::env::var("ENGINE_FIXED_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        fixed_rounds(rounds, filter.map_or("dump", String::as_str));
+        return;
+    }
     let listing = args
         .iter()
         .any(|a| matches!(a.as_str(), "--list" | "--test" | "--profile-time"));
