@@ -460,9 +460,9 @@ fn run_completions(counts: &[u8; 6], covered: u8, top: usize) -> u64 {
         times_letter(&mut above, &mut high, usize::from(counts[l]), true, top);
         above[0] += 1;
     }
-    for l in lo..=hi {
+    for (l, &c) in counts.iter().enumerate().take(hi + 1).skip(lo) {
         let taken = covered & (1 << l) == 0;
-        let c = usize::from(counts[l]);
+        let c = usize::from(c);
         if taken && c == 0 {
             return 0;
         }
