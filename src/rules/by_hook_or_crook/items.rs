@@ -219,9 +219,9 @@ pub fn is_set(cards: &[Item]) -> bool {
     if cards.len() < 3 {
         return false;
     }
-    let counts = letter_counts(cards);
-    let present: Vec<usize> = (0..6).filter(|&l| counts[l] > 0).collect();
-    present.windows(2).all(|w| w[1] == w[0] + 1)
+    // The letters present as bits: one unbroken run when adding its lowest bit clears them all.
+    let letters = cards.iter().fold(0u16, |acc, c| acc | 1 << c.letter);
+    (letters + (letters & letters.wrapping_neg())) & letters == 0
 }
 
 /// How a set compares with another: bigger first, then the oldest card, then the next oldest and
@@ -381,6 +381,7 @@ static BINOMIAL: [[u64; DECK_SIZE + 1]; DECK_SIZE + 1] = {
     t
 };
 
+#[cfg(test)]
 fn choose(n: usize, k: usize) -> u64 {
     if k > n {
         0
@@ -390,127 +391,104 @@ fn choose(n: usize, k: usize) -> u64 {
 }
 
 /// The sets of a hand counted rather than built: how many [`all_sets`] lists, and its `k`-th
-/// set, each at the cost of a few small polynomial products or inclusion-exclusion sums (no set
-/// is built but the one asked for, and nothing is allocated but it). The order is [`all_sets`]'s: bigger first, then by the
+/// set, each at the cost of a few small polynomial products (no set is built but the one asked
+/// for, and nothing is allocated but it). The order is [`all_sets`]'s: bigger first, then by the
 /// ranks of the cards in age order (0 = oldest), compared as ascending lists. Property-tested
 /// against [`all_sets`].
 ///
 /// Counting: a set of size `s` inside the interval of letters `a..=b` takes at least one card of
 /// each of those letters, so their number is the coefficient of `x^s` in the product over the
-/// letters of `(1 + x)^c - 1` (`c` cards of the letter). Unranking: the `k`-th set's cards are
-/// chosen in rank order, each the first rank whose completions (same product over the cards after
-/// it, a letter already taken free to stay empty; its one coefficient needed is counted by
-/// inclusion-exclusion, [`completions_of`]) reach `k`; the ranks tried over the whole set are at
-/// most the hand's cards.
+/// letters of `g = (1 + x)^c - 1` (`c` cards of the letter); summed over the intervals ending at
+/// each letter `b` that is `S_b = (S_{b-1} + 1) g_b`, six polynomial products in all.
+/// Unranking: the `k`-th set's cards are chosen in rank order, each the first rank whose
+/// completions (the same sums over the cards after it, a letter already taken free to stay
+/// empty, [`run_completions`]) reach `k`; the ranks tried over the whole set are at most the
+/// hand's cards.
 pub struct SetCounter {
     /// The hand's cards in age order (`cards` of them).
     aged: [Item; DECK_SIZE],
     cards: usize,
     /// `after[r][l]`: the hand's cards of letter `l` with rank `r` or later.
     after: [[u8; 6]; DECK_SIZE + 1],
-    /// Intervals of letters all present in the hand: (first, last, cards).
-    intervals: [(u8, u8, u8); 21],
-    interval_count: usize,
-    /// Sets of each size, over every interval (`by_size[s]`), saturating.
+    /// Sets of each size (`by_size[s]`; exact: a hand of at most 45 cards has fewer than `2^45`
+    /// subsets).
     by_size: [u64; DECK_SIZE + 1],
 }
 
-/// Coefficients of the product over the letters `first..=last` of `(1 + x)^m - 1` (or of
-/// `(1 + x)^m` for a letter already `covered`), `m` the cards of the letter in `counts`, up to
-/// degree `top` (higher ones dropped): the ways to take `t` cards so that every letter of the
-/// interval is taken.
-fn completions(
-    counts: &[u8; 6],
-    first: u8,
-    last: u8,
-    covered: u8,
-    top: usize,
-) -> [u64; DECK_SIZE + 1] {
-    let mut dp = [0u64; DECK_SIZE + 1];
-    dp[0] = 1;
-    let mut high = 0; // highest degree so far
-    for l in first..=last {
-        let c = counts[l as usize] as usize;
-        let free = covered & (1 << l) != 0;
-        if c == 0 {
-            if free {
-                continue;
-            }
-            return [0; DECK_SIZE + 1];
+/// A polynomial's coefficients (degree up to a whole deck; only those up to its degree are read).
+type Poly = [u64; DECK_SIZE + 1];
+
+/// `p *= (1 + x)^c`, or `p *= (1 + x)^c - 1` when the letter must be `taken` (at least one of its
+/// `c` cards); `high` is `p`'s degree, updated; degrees above `top` are dropped. Exact for the
+/// counts of a hand of at most 45 cards.
+fn times_letter(p: &mut Poly, high: &mut usize, c: usize, taken: bool, top: usize) {
+    let new_high = (*high + c).min(top);
+    let row = &BINOMIAL[c];
+    for deg in (0..=new_high).rev() {
+        let lo = deg.saturating_sub(*high).max(usize::from(taken));
+        let hi = deg.min(c);
+        let mut sum = 0u64;
+        for j in lo..=hi {
+            sum += p[deg - j] * row[j];
         }
-        let new_high = (high + c).min(top);
-        // dp *= (1 + x)^c (less 1 when the letter must be taken), degrees above top dropped.
-        for deg in (0..=new_high).rev() {
-            let lo = deg.saturating_sub(high).max(usize::from(!free));
-            let hi = deg.min(c);
-            let mut sum = 0u64;
-            for j in lo..=hi {
-                sum = sum.saturating_add(dp[deg - j].saturating_mul(choose(c, j)));
-            }
-            dp[deg] = sum;
-        }
-        high = new_high;
+        p[deg] = sum;
     }
-    dp
+    *high = new_high;
 }
 
-/// The coefficient of `x^top` in [`completions`] (same arguments), by inclusion-exclusion over
-/// the letters that must be taken: the ways to take `top` of the interval's cards, less those
-/// leaving out one such letter, plus those leaving out two, and so on. Exact (the DP saturates
-/// only beyond `2^64`; a hand of at most 45 cards has fewer than `2^45` subsets).
-fn completions_of(counts: &[u8; 6], first: u8, last: u8, covered: u8, top: usize) -> u64 {
-    let mut total = 0usize;
-    let mut needed = [0usize; 6];
-    let mut m = 0;
-    for l in first..=last {
-        let c = usize::from(counts[l as usize]);
-        total += c;
-        if covered & (1 << l) == 0 {
-            if c == 0 {
-                return 0;
-            }
-            needed[m] = c;
-            m += 1;
+/// The ways to take `top` cards of `counts` (cards per letter) so that, with the letters
+/// `covered` (not empty) already taken, the letters taken form an unbroken run: over every
+/// interval holding `covered`'s span, the product of `(1 + x)^c` over its covered letters and
+/// `(1 + x)^c - 1` over the others, the intervals below and above the span summed Horner-wise
+/// (`1 + g_{lo-1} (1 + g_{lo-2} (...))`); the coefficient of `x^top`.
+fn run_completions(counts: &[u8; 6], covered: u8, top: usize) -> u64 {
+    if top == 0 {
+        // Nothing more taken: one way when the letters taken already form a run.
+        let l = u16::from(covered);
+        return u64::from((l + (l & l.wrapping_neg())) & l == 0);
+    }
+    let lo = covered.trailing_zeros() as usize;
+    let hi = 7 - covered.leading_zeros() as usize;
+    let mut above: Poly = [0; DECK_SIZE + 1];
+    above[0] = 1;
+    let mut high = 0;
+    let mut b = hi;
+    while b < 5 && counts[b + 1] > 0 {
+        b += 1;
+    }
+    for l in (hi + 1..=b).rev() {
+        times_letter(&mut above, &mut high, usize::from(counts[l]), true, top);
+        above[0] += 1;
+    }
+    for (l, &c) in counts.iter().enumerate().take(hi + 1).skip(lo) {
+        let taken = covered & (1 << l) == 0;
+        let c = usize::from(c);
+        if taken && c == 0 {
+            return 0;
         }
+        times_letter(&mut above, &mut high, c, taken, top);
     }
-    if m > top || total < top {
-        return 0;
+    let mut below: Poly = [0; DECK_SIZE + 1];
+    below[0] = 1;
+    let mut below_high = 0;
+    let mut a = lo;
+    while a > 0 && counts[a - 1] > 0 {
+        a -= 1;
     }
-    // The subsets of the needed letters in Gray-code order: each step leaves one more letter
-    // out or takes one back, so `kept` (the cards still allowed) and the sign follow along.
-    let mut kept = total;
-    let mut left_out = 0u32;
-    let mut sum = choose(kept, top) as i64;
-    for step in 1u32..1 << m {
-        let j = step.trailing_zeros() as usize;
-        if left_out & (1 << j) == 0 {
-            kept -= needed[j];
-        } else {
-            kept += needed[j];
-        }
-        left_out ^= 1 << j;
-        let term = choose(kept, top) as i64;
-        sum += if left_out.count_ones().is_multiple_of(2) {
-            term
-        } else {
-            -term
-        };
+    for &c in &counts[a..lo] {
+        times_letter(&mut below, &mut below_high, usize::from(c), true, top);
+        below[0] += 1;
     }
-    u64::try_from(sum).unwrap_or(0)
+    (0..=below_high.min(top))
+        .filter(|&i| top - i <= high)
+        .map(|i| below[i] * above[top - i])
+        .sum()
 }
 
 impl SetCounter {
     /// Counts the sets of `hand`; None for a hand of more cards than a printed deck has (only an
     /// open deck can deal one: list its sets with [`all_sets`]).
     pub fn new<'a>(hand: impl IntoIterator<Item = &'a Item>) -> Option<SetCounter> {
-        Self::capped(hand, usize::MAX)
-    }
-
-    /// As [`Self::new`], but counting the sizes only from the biggest down until `cap` sets are
-    /// counted (each size by inclusion-exclusion, [`completions_of`]): `count(cap)` and `nth(k)`
-    /// for `k < count(cap)` are those of [`Self::new`]; the smaller sizes are left uncounted, so
-    /// `count` with a bigger cap is not.
-    pub fn capped<'a>(hand: impl IntoIterator<Item = &'a Item>, cap: usize) -> Option<SetCounter> {
         let mut aged = [Item { letter: 0, year: 0 }; DECK_SIZE];
         let mut n = 0;
         for c in hand {
@@ -526,58 +504,31 @@ impl SetCounter {
             after[r] = after[r + 1];
             after[r][aged[r].letter as usize] += 1;
         }
-        let counts = after[0];
         let mut s = SetCounter {
             aged,
             cards: n,
             after,
-            intervals: [(0, 0, 0); 21],
-            interval_count: 0,
             by_size: [0; DECK_SIZE + 1],
         };
         if n < 3 {
             return Some(s);
         }
-        for a in 0..6 {
-            let mut cards = 0u8;
-            for b in a..6 {
-                if counts[b] == 0 {
-                    break;
-                }
-                cards += counts[b];
-                s.intervals[s.interval_count] = (a as u8, b as u8, cards);
-                s.interval_count += 1;
-                if cards >= 3 && cap == usize::MAX {
-                    let ways = completions(&counts, a as u8, b as u8, 0, n);
-                    for (total, w) in s.by_size.iter_mut().zip(ways).skip(3) {
-                        *total = total.saturating_add(w);
-                    }
-                }
+        // S_b: the subsets whose letters are an interval ending at b, by size.
+        let mut ending: Poly = [0; DECK_SIZE + 1];
+        let mut high = 0;
+        for &c in &after[0] {
+            if c == 0 {
+                high = 0;
+                ending[0] = 0;
+                continue;
+            }
+            ending[0] += 1;
+            times_letter(&mut ending, &mut high, usize::from(c), true, n);
+            for (total, &w) in s.by_size[..=high].iter_mut().zip(&ending[..=high]) {
+                *total += w;
             }
         }
-        if cap != usize::MAX {
-            let intervals = &s.intervals[..s.interval_count];
-            let biggest = intervals
-                .iter()
-                .map(|i| usize::from(i.2))
-                .max()
-                .unwrap_or(0);
-            let cap = u64::try_from(cap).unwrap_or(u64::MAX);
-            let mut counted = 0u64;
-            for size in (3..=biggest).rev() {
-                let ways = intervals.iter().filter(|i| usize::from(i.2) >= size).fold(
-                    0u64,
-                    |acc, &(first, last, _)| {
-                        acc.saturating_add(completions_of(&counts, first, last, 0, size))
-                    },
-                );
-                s.by_size[size] = ways;
-                counted = counted.saturating_add(ways);
-                if counted >= cap {
-                    break;
-                }
-            }
-        }
+        s.by_size[..3].fill(0);
         Some(s)
     }
 
@@ -602,29 +553,18 @@ impl SetCounter {
                 false
             }
         })?;
-        let intervals = &self.intervals[..self.interval_count];
         let mut picked: Vec<Item> = Vec::with_capacity(size);
         let mut covered = 0u8;
-        let (mut low, mut high) = (6u8, 0u8); // the picked letters' span
         let mut from = 0;
         while picked.len() < size {
             let left = size - picked.len() - 1;
             let mut chosen = None;
             for r in from..self.cards {
-                let l = self.aged[r].letter;
-                let now = covered | (1 << l);
-                let (lo, hi) = (low.min(l), high.max(l));
-                let mut ways = 0u64;
-                for &(first, last, cards) in intervals {
-                    if first <= lo && hi <= last && usize::from(cards) >= size {
-                        let w = completions_of(&self.after[r + 1], first, last, now, left);
-                        ways = ways.saturating_add(w);
-                    }
-                }
+                let now = covered | (1 << self.aged[r].letter);
+                let ways = run_completions(&self.after[r + 1], now, left);
                 if k < ways {
                     chosen = Some(r);
                     covered = now;
-                    (low, high) = (lo, hi);
                     break;
                 }
                 k -= ways;
@@ -640,7 +580,7 @@ impl SetCounter {
 
 /// Hands of at most this many cards have their sets counted and unranked by walking every subset
 /// of the hand ([`SmallSets`], at most `2^SMALL_HAND` of them), bigger ones by [`SetCounter`].
-pub const SMALL_HAND: usize = 6;
+pub const SMALL_HAND: usize = 7;
 
 /// The sets of a hand of at most [`SMALL_HAND`] cards, counted by walking every subset: each
 /// subset is a bit mask, the oldest card (rank 0) the highest bit, so that among sets of one size
@@ -760,7 +700,7 @@ where
         let k = pick(count);
         return (k < count).then(|| small.nth(k)).flatten();
     }
-    if let Some(counter) = SetCounter::capped(hand, cap) {
+    if let Some(counter) = SetCounter::new(hand) {
         let count = counter.count(cap);
         if count == 0 {
             return None;
@@ -1282,12 +1222,6 @@ mod tests {
             if listed.len() < cap {
                 proptest::prop_assert_eq!(counter.nth(listed.len()), None);
             }
-            let capped = SetCounter::capped(&hand, cap).expect("at most 45 cards");
-            proptest::prop_assert_eq!(capped.count(cap), listed.len());
-            for (k, set) in listed.iter().enumerate() {
-                let got = capped.nth(k);
-                proptest::prop_assert_eq!(got.as_ref(), Some(set), "capped: hand {:?}, k {}", hand, k);
-            }
         }
     }
 
@@ -1363,17 +1297,34 @@ mod tests {
         assert!(set.contains(&deck[1]) && set.remove(&deck[1]) && !set.remove(&deck[1]));
         assert_eq!(set.len(), tree.len());
         assert!(SmallSets::new(&set).is_none(), "12 cards");
-        // Inclusion-exclusion equals the product's coefficient.
+        // The polynomial sums equal a count over every way to take cards letter by letter.
         let counts = [3u8, 0, 2, 4, 1, 5];
-        for (first, last) in [(0u8, 0u8), (0, 5), (2, 5), (3, 4), (1, 2)] {
-            for covered in [0u8, 1, 0b100, 0b11_1111, 0b10_1010] {
-                for top in 0..16 {
-                    assert_eq!(
-                        completions_of(&counts, first, last, covered, top),
-                        completions(&counts, first, last, covered, top)[top],
-                        "{first}..={last}, covered {covered:b}, {top} cards"
-                    );
+        for covered in 1u8..64 {
+            for top in 0..16 {
+                let mut brute = 0u64;
+                for code in 0..4 * 3 * 5 * 2 * 6 {
+                    let mut rest = code;
+                    let mut take = [0usize; 6];
+                    for (l, t) in take.iter_mut().enumerate() {
+                        let c = usize::from(counts[l]) + 1;
+                        *t = rest % c;
+                        rest /= c;
+                    }
+                    let letters = (0..6)
+                        .filter(|&l| take[l] > 0)
+                        .fold(u16::from(covered), |acc, l| acc | 1 << l);
+                    let run = (letters + (letters & letters.wrapping_neg())) & letters == 0;
+                    if run && take.iter().sum::<usize>() == top {
+                        brute += (0..6)
+                            .map(|l| choose(usize::from(counts[l]), take[l]))
+                            .product::<u64>();
+                    }
                 }
+                assert_eq!(
+                    run_completions(&counts, covered, top),
+                    brute,
+                    "covered {covered:b}, {top} cards"
+                );
             }
         }
         assert_eq!(pick_set(&set, LEGAL_CAP, |_| 0), all_sets(&tree, 1).pop());

@@ -180,13 +180,90 @@ struct Turn {
     detectives: Vec<DetectiveAdvance>,
 }
 
-/// A finished turn, for the score sheet.
+/// Most seats a match has ([`Game::MAX_PLAYERS`]): the per-seat rows of a [`TurnRecord`].
+const SEATS: usize = 5;
+
+/// A finished turn, for the score sheet and `table.last_turn`: the turn's own lists moved in
+/// when it ends (nothing copied), its views ([`Self::detail`], [`Self::summary`]) built only
+/// when read.
 #[derive(Clone, Debug, PartialEq)]
 struct TurnRecord {
     number: u32,
-    advances: Vec<u32>,
-    detail: view::ByHookOrCrookTurnDetail,
-    summary: view::ByHookOrCrookTurnSummary,
+    players: usize,
+    locations: [Option<Place>; SEATS],
+    cards: [Option<ActionCard>; SEATS],
+    advances: [u32; SEATS],
+    auction: Option<AuctionResult>,
+    /// The exhibits shown, in seat order: (seat, cards).
+    shown: Vec<(usize, Vec<Item>)>,
+    ranking: Vec<usize>,
+    castle: Option<usize>,
+    thefts: Vec<Theft>,
+    caught: Vec<u32>,
+    released: Vec<u32>,
+    detectives: Vec<DetectiveAdvance>,
+}
+
+impl TurnRecord {
+    /// Spaces each seat advanced.
+    fn advances(&self) -> &[u32] {
+        &self.advances[..self.players]
+    }
+
+    fn exhibits(&self) -> Vec<view::ByHookOrCrookExhibitShown> {
+        self.shown
+            .iter()
+            .map(|(seat, cards)| view::ByHookOrCrookExhibitShown {
+                seat: *seat,
+                cards: Some(cards.clone()),
+            })
+            .collect()
+    }
+
+    /// The score sheet's `detail`.
+    fn detail(&self) -> view::ByHookOrCrookTurnDetail {
+        view::ByHookOrCrookTurnDetail {
+            exhibits: self.exhibits(),
+            ranking: self.ranking.clone(),
+            castle: self.castle.map(|c| c + 1),
+            detectives: self
+                .detectives
+                .iter()
+                .map(|d| view::ByHookOrCrookDetective {
+                    seat: d.seat,
+                    standing: d.standing,
+                })
+                .collect(),
+            caught: self.caught.clone(),
+        }
+    }
+
+    /// `table.last_turn`.
+    fn summary(&self) -> view::ByHookOrCrookTurnSummary {
+        let n = self.players;
+        view::ByHookOrCrookTurnSummary {
+            turn: self.number,
+            locations: self.locations[..n].to_vec(),
+            cards: self.cards[..n].to_vec(),
+            auction: self.auction.as_ref().map(AuctionResult::view),
+            exhibits: self.exhibits(),
+            ranking: self.ranking.clone(),
+            castle: self.castle.map(|c| c + 1),
+            thefts: self.thefts.iter().map(Theft::view).collect(),
+            caught: self.caught.clone(),
+            released: self.released.clone(),
+            detectives: self
+                .detectives
+                .iter()
+                .map(|d| view::ByHookOrCrookDetectiveMove {
+                    seat: d.seat,
+                    standing: d.standing,
+                    spaces: d.standing,
+                })
+                .collect(),
+            advances: self.advances().to_vec(),
+        }
+    }
 }
 
 /// The end of the game.
@@ -307,7 +384,7 @@ impl Game for ByHookOrCrook {
     const ID: &'static str = "by-hook-or-crook";
     const TITLE: &'static str = "By Hook or Crook";
     const MIN_PLAYERS: usize = 2;
-    const MAX_PLAYERS: usize = 5;
+    const MAX_PLAYERS: usize = SEATS;
     type Config = BhocConfig;
     type Action = Action;
     type Table = ByHookOrCrookTable;
@@ -542,49 +619,76 @@ mod tests {
         assert_eq!(g.render_action(1, &a, Actor::Seat(1), Some(2)), castle);
     }
 
-    /// The cards offered by the legal lists are judged without building refusals
-    /// (`card_ok`): the same verdict as `check_card` for every seat, place and card (owned,
-    /// someone else's, spent, in prison, unknown) at every step of random games.
+    /// The action cards the legal lists offer (`playable_cards`, checked by `check_card`) are
+    /// exactly those `check_card` allows, for every seat, place and card (owned, someone
+    /// else's, spent, in prison, unknown) at every step of random games, under the default
+    /// options and others: two players combined and alternate, competition ranking, other
+    /// checks and thieves, a short board.
     #[test]
-    fn card_ok_agrees_with_check_card() {
-        let mut cards: Vec<ActionCard> = (0..=13).map(ActionCard::Thief).collect();
-        cards.extend([
-            ActionCard::Exhibit,
-            ActionCard::Detective,
-            ActionCard::Check(1),
-        ]);
-        for row in &BhocConfig::default().checks {
-            cards.extend(row.iter().map(|&v| ActionCard::Check(v)));
+    fn playable_cards_are_what_check_card_allows() {
+        let mut configs = vec![(BhocConfig::default(), 0)];
+        for two_player in [TwoPlayer::Combined, TwoPlayer::Alternate] {
+            let c = BhocConfig {
+                two_player,
+                ..BhocConfig::default()
+            };
+            configs.push((c, 2));
         }
-        for n in 0..40u64 {
-            let players = 2 + (n % 4) as usize;
-            let mut g =
-                ByHookOrCrook::new(BhocConfig::default(), players, Dealing::Service).unwrap();
-            let mut rng = crate::rng::SplitMix64::new(n);
-            g.apply(
-                Actor::Table,
-                &Action::Deal { pile_sizes: None },
-                Some(&rng.seed()),
-            )
-            .unwrap();
-            while !g.is_finished() {
-                for seat in 0..players {
-                    for place in [Place::Castle, Place::Auction] {
-                        for &card in &cards {
-                            assert_eq!(
-                                g.card_ok(seat, card, place),
-                                g.check_card(seat, card, place).is_ok(),
-                                "seat {seat}, {card} at {place:?}"
-                            );
+        configs.push((
+            BhocConfig {
+                detective_ranking: DetectiveRanking::Competition,
+                checks: (0..5u32)
+                    .map(|p| (1..=2 + p).map(|k| 100 * k + p).collect())
+                    .collect(),
+                thieves: (0..5u32).map(|p| [20 - p, 3 * p + 1]).collect(),
+                board: Board {
+                    pink_from: 12,
+                    ..Board::default()
+                },
+                ..BhocConfig::default()
+            },
+            0,
+        ));
+        for (config, only) in configs {
+            let mut cards: Vec<ActionCard> = (0..=21).map(ActionCard::Thief).collect();
+            cards.extend([
+                ActionCard::Exhibit,
+                ActionCard::Detective,
+                ActionCard::Check(1),
+            ]);
+            for row in &config.checks {
+                cards.extend(row.iter().map(|&v| ActionCard::Check(v)));
+            }
+            for n in 0..24u64 {
+                let players = if only > 0 { only } else { 2 + (n % 4) as usize };
+                let mut g = ByHookOrCrook::new(config.clone(), players, Dealing::Service).unwrap();
+                let mut rng = crate::rng::SplitMix64::new(n);
+                g.apply(
+                    Actor::Table,
+                    &Action::Deal { pile_sizes: None },
+                    Some(&rng.seed()),
+                )
+                .unwrap();
+                while !g.is_finished() {
+                    for seat in 0..players {
+                        for place in [Place::Castle, Place::Auction] {
+                            let playable = g.playable_cards(seat, place);
+                            for &card in &cards {
+                                assert_eq!(
+                                    playable.contains(&card),
+                                    g.check_card(seat, card, place).is_ok(),
+                                    "seat {seat}, {card} at {place:?}"
+                                );
+                            }
                         }
                     }
+                    let to = g.to_act();
+                    let seat = to.seats[(rng.next_u64() % to.seats.len() as u64) as usize];
+                    let a = g
+                        .legal_pick(Actor::Seat(seat), |k| (rng.next_u64() % k as u64) as usize)
+                        .unwrap();
+                    g.apply(Actor::Seat(seat), &a, None).unwrap();
                 }
-                let to = g.to_act();
-                let seat = to.seats[(rng.next_u64() % to.seats.len() as u64) as usize];
-                let a = g
-                    .legal_pick(Actor::Seat(seat), |k| (rng.next_u64() % k as u64) as usize)
-                    .unwrap();
-                g.apply(Actor::Seat(seat), &a, None).unwrap();
             }
         }
     }

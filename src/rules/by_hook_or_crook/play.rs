@@ -4,9 +4,8 @@
 use std::collections::BTreeSet;
 
 use super::view::{
-    ByHookOrCrookAdvance, ByHookOrCrookDetective, ByHookOrCrookDetectiveMove,
-    ByHookOrCrookExhibitShown, ByHookOrCrookOutcome as O, ByHookOrCrookTurnDetail,
-    ByHookOrCrookTurnSummary, Choice,
+    ByHookOrCrookAdvance, ByHookOrCrookDetectiveMove, ByHookOrCrookExhibitShown,
+    ByHookOrCrookOutcome as O, Choice,
 };
 use super::{
     actions::{Action, ActionCard, Place},
@@ -14,11 +13,15 @@ use super::{
     error::BhocError,
     items::{self, Item, SetValue},
     AuctionResult, ByHookOrCrook, DetectiveAdvance, FinalRecord, Phase, Pile, Theft, Turn,
-    TurnRecord, LEGAL_SETS_CAP,
+    TurnRecord, LEGAL_SETS_CAP, SEATS,
 };
 use crate::rules::{cards::shuffled, Actor, Dealing, Seed, ToAct};
 
 type R<T> = Result<T, BhocError>;
+
+/// Room for the most outcomes one action can produce (a buy: bought, pile turned, thieves caught,
+/// turn over, final exhibition expected), so that the list is allocated once.
+const CHAIN: usize = 5;
 
 /// Which sealed choice an action makes.
 #[derive(Clone, Copy)]
@@ -204,6 +207,9 @@ impl ByHookOrCrook {
             self.check_exists(c)?;
         }
         let hand = &self.hands[seat];
+        if cards.iter().all(|c| hand.contains(c)) {
+            return Ok(());
+        }
         let new: Vec<Item> = cards
             .iter()
             .copied()
@@ -665,12 +671,13 @@ impl ByHookOrCrook {
         }
         self.turn.locations_public = true;
         self.turn.cards_public = true;
-        let mut out = vec![O::CardsRevealed {
+        let mut out = Vec::with_capacity(CHAIN);
+        out.push(O::CardsRevealed {
             turn: self.turn.number,
             locations: self.turn.locations.clone(),
             cards: self.turn.cards.clone(),
-        }];
-        out.extend(self.resolve_auction());
+        });
+        self.resolve_auction(&mut out);
         Ok(out)
     }
 
@@ -701,7 +708,7 @@ impl ByHookOrCrook {
             .collect()
     }
 
-    fn resolve_auction(&mut self) -> Vec<O> {
+    fn resolve_auction(&mut self, out: &mut Vec<O>) {
         let bids: Vec<(usize, u32)> = self
             .played_at(Place::Auction)
             .filter_map(|(s, c)| match c {
@@ -729,22 +736,21 @@ impl ByHookOrCrook {
             result.winner = Some(w);
             self.turn.auction = Some(result);
             self.phase = Phase::Buy(w.0);
-            return vec![O::AuctionWon {
+            out.push(O::AuctionWon {
                 seat: w.0,
                 check: w.1,
                 thieves: thieves.iter().map(|t| t.1).collect(),
-            }];
+            });
+            return;
         }
         self.turn.auction = Some(result);
-        let mut out = Vec::new();
         if !bids.is_empty() || !thieves.is_empty() {
             out.push(O::Auction {
                 result: note,
                 checks_returned: bids.iter().map(|b| b.1).collect(),
             });
         }
-        out.extend(self.start_castle());
-        out
+        self.start_castle(out);
     }
 
     fn buy(&mut self, seat: usize, pile: usize) -> R<Vec<O>> {
@@ -803,20 +809,21 @@ impl ByHookOrCrook {
             a.bought = Some((pile, card));
             a.check_to = check_to;
         }
-        let mut out = vec![O::Bought {
+        let mut out = Vec::with_capacity(CHAIN);
+        out.push(O::Bought {
             seat,
             pile,
             card,
             check: value,
             check_stolen_by: check_to,
             thieves: thieves.iter().map(|t| t.1).collect(),
-        }];
+        });
         if let Some(top) = new_top {
             out.push(O::PileTurned { pile, card: top });
         } else if new_size == 0 {
             out.push(O::PileEmpty { pile });
         }
-        out.extend(self.start_castle());
+        self.start_castle(&mut out);
         Ok(out)
     }
 
@@ -829,16 +836,17 @@ impl ByHookOrCrook {
             .collect()
     }
 
-    fn start_castle(&mut self) -> Vec<O> {
+    fn start_castle(&mut self, out: &mut Vec<O>) {
         let exhibitors = self.exhibitors();
         if exhibitors.is_empty() {
-            return self.finish_castle();
+            self.finish_castle(out);
+            return;
         }
         self.phase = Phase::Exhibits;
-        vec![O::ExhibitsExpected {
+        out.push(O::ExhibitsExpected {
             exhibitors,
             thieves: self.thieves_at(Place::Castle).iter().map(|t| t.1).collect(),
-        }]
+        });
     }
 
     /// Table dealing: a card that another sealed exhibit of this step also claims.
@@ -899,10 +907,12 @@ impl ByHookOrCrook {
                 waiting_for: self.waiting_for(),
             }]);
         }
-        Ok(self.reveal_exhibits())
+        let mut out = Vec::with_capacity(CHAIN);
+        self.reveal_exhibits(&mut out);
+        Ok(out)
     }
 
-    fn reveal_exhibits(&mut self) -> Vec<O> {
+    fn reveal_exhibits(&mut self, out: &mut Vec<O>) {
         self.hidden.clear();
         self.turn.exhibits_public = true;
         let exhibitors = self.exhibitors();
@@ -944,13 +954,13 @@ impl ByHookOrCrook {
                 cards: self.turn.shown[s].clone(),
             })
             .collect();
-        let mut out = vec![O::ExhibitsRevealed {
+        out.push(O::ExhibitsRevealed {
             exhibits,
             ranking,
             castle: castle + 1,
             advances,
             positions: self.positions.clone(),
-        }];
+        });
         // Thieves steal in descending number order, one card from each exhibit.
         let mut queue: Vec<(u32, usize)> = self
             .thieves_at(Place::Castle)
@@ -960,8 +970,7 @@ impl ByHookOrCrook {
         queue.sort_by_key(|&(n, _)| std::cmp::Reverse(n));
         self.turn.steal_queue = queue;
         self.turn.stolen_from.clear();
-        out.extend(self.next_thief());
-        out
+        self.next_thief(out);
     }
 
     /// Exhibits the current thief still takes from.
@@ -973,16 +982,16 @@ impl ByHookOrCrook {
     }
 
     /// Moves on to the first thief who still has something to take, or finishes the castle.
-    fn next_thief(&mut self) -> Vec<O> {
+    fn next_thief(&mut self, out: &mut Vec<O>) {
         while !self.turn.steal_queue.is_empty() {
             if !self.owed_exhibits().is_empty() {
                 self.phase = Phase::Steals;
-                return vec![];
+                return;
             }
             self.turn.steal_queue.remove(0);
             self.turn.stolen_from.clear();
         }
-        self.finish_castle()
+        self.finish_castle(out)
     }
 
     fn steal(&mut self, seat: usize, from: usize, card: Item) -> R<Vec<O>> {
@@ -1031,20 +1040,20 @@ impl ByHookOrCrook {
             from,
             card,
         });
-        let mut out = vec![O::Stolen {
+        let mut out = Vec::with_capacity(CHAIN);
+        out.push(O::Stolen {
             thief,
             seat: owner,
             from,
             card,
-        }];
-        out.extend(self.next_thief());
+        });
+        self.next_thief(&mut out);
         Ok(out)
     }
 
     /// Exhibits go home; detectives catch the thieves (after they delivered their loot) and
     /// advance by their standing; the turn ends.
-    fn finish_castle(&mut self) -> Vec<O> {
-        let mut out = Vec::new();
+    fn finish_castle(&mut self, out: &mut Vec<O>) {
         for s in 0..self.players {
             if let Some(d) = self.turn.display[s].take() {
                 for c in d {
@@ -1094,8 +1103,7 @@ impl ByHookOrCrook {
                 positions: self.positions.clone(),
             });
         }
-        out.extend(self.end_turn());
-        out
+        self.end_turn(out);
     }
 
     /// A seat's standing counted from the front (leader 1).
@@ -1113,15 +1121,15 @@ impl ByHookOrCrook {
         }
     }
 
-    fn end_turn(&mut self) -> Vec<O> {
+    fn end_turn(&mut self, out: &mut Vec<O>) {
         let record = self.turn_record();
         let number = self.turn.number;
         self.records.push(std::sync::Arc::new(record));
-        let mut out = vec![O::TurnOver {
+        out.push(O::TurnOver {
             turn: number,
             advances: self.turn.advances.clone(),
             positions: self.positions.clone(),
-        }];
+        });
         if self.end_triggered {
             self.phase = Phase::FinalExhibition;
             self.final_shown = vec![None; self.players];
@@ -1133,61 +1141,38 @@ impl ByHookOrCrook {
             self.phase = Phase::Locations;
             self.start_turn(number + 1);
         }
-        out
     }
 
-    fn turn_record(&self) -> TurnRecord {
-        let t = &self.turn;
-        let auction = t.auction.as_ref().map(AuctionResult::view);
-        let exhibits: Vec<ByHookOrCrookExhibitShown> = (0..self.players)
-            .filter_map(|s| {
-                t.shown[s].as_ref().map(|c| ByHookOrCrookExhibitShown {
-                    seat: s,
-                    cards: Some(c.clone()),
-                })
-            })
-            .collect();
-        let detail = ByHookOrCrookTurnDetail {
-            exhibits: exhibits.clone(),
-            ranking: t.ranking.clone(),
-            castle: t.castle.map(|c| c + 1),
-            detectives: t
-                .detectives
-                .iter()
-                .map(|d| ByHookOrCrookDetective {
-                    seat: d.seat,
-                    standing: d.standing,
-                })
-                .collect(),
-            caught: t.caught.clone(),
-        };
-        let summary = ByHookOrCrookTurnSummary {
-            turn: t.number,
-            locations: t.locations.clone(),
-            cards: t.cards.clone(),
-            auction,
-            exhibits,
-            ranking: t.ranking.clone(),
-            castle: t.castle.map(|c| c + 1),
-            thefts: t.thefts.iter().map(Theft::view).collect(),
-            caught: t.caught.clone(),
-            released: t.released.clone(),
-            detectives: t
-                .detectives
-                .iter()
-                .map(|d| ByHookOrCrookDetectiveMove {
-                    seat: d.seat,
-                    standing: d.standing,
-                    spaces: d.standing,
-                })
-                .collect(),
-            advances: t.advances.clone(),
-        };
+    /// The finished turn's record: its lists moved out of the turn (which [`Self::start_turn`]
+    /// clears next), its views built only when read.
+    fn turn_record(&mut self) -> TurnRecord {
+        let n = self.players;
+        let t = &mut *self.turn;
+        let mut locations = [None; SEATS];
+        locations[..n].copy_from_slice(&t.locations);
+        let mut cards = [None; SEATS];
+        cards[..n].copy_from_slice(&t.cards);
+        let mut advances = [0; SEATS];
+        advances[..n].copy_from_slice(&t.advances);
         TurnRecord {
             number: t.number,
-            advances: t.advances.clone(),
-            detail,
-            summary,
+            players: n,
+            locations,
+            cards,
+            advances,
+            auction: t.auction.take(),
+            shown: t
+                .shown
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(s, c)| c.take().map(|c| (s, c)))
+                .collect(),
+            ranking: std::mem::take(&mut t.ranking),
+            castle: t.castle,
+            thefts: std::mem::take(&mut t.thefts),
+            caught: std::mem::take(&mut t.caught),
+            released: std::mem::take(&mut t.released),
+            detectives: std::mem::take(&mut t.detectives),
         }
     }
 
@@ -1441,7 +1426,9 @@ impl ByHookOrCrook {
     }
 
     /// [`Self::playable_cards`] without the list: its checks in value order, its thieves not in
-    /// prison, the exhibit and the detective, those `check_card` allows at `place`.
+    /// prison, the exhibit and the detective, those `check_card` allows at `place` (the seat's
+    /// own cards allowed at `place`, so that `check_card` only has the missing set left to
+    /// refuse, and no refusal is built for the cards the place never takes).
     fn playable(&self, seat: usize, place: Place) -> impl Iterator<Item = ActionCard> + Clone + '_ {
         self.checks[seat]
             .iter()
@@ -1454,17 +1441,7 @@ impl ByHookOrCrook {
                     .map(ActionCard::Thief),
             )
             .chain([ActionCard::Exhibit, ActionCard::Detective])
-            .filter(move |&c| self.card_ok(seat, c, place))
-    }
-
-    /// `check_card(seat, card, place).is_ok()`, without building the refusal.
-    pub(super) fn card_ok(&self, seat: usize, card: ActionCard, place: Place) -> bool {
-        let owned = match card {
-            ActionCard::Check(v) => self.checks[seat].contains(&v),
-            ActionCard::Thief(n) => self.thief_owner(n) == Some(seat) && !self.prison.contains(&n),
-            ActionCard::Exhibit | ActionCard::Detective => true,
-        };
-        owned && card.allowed_at(place) && (card != ActionCard::Exhibit || self.may_hold_set(seat))
+            .filter(move |&c| c.allowed_at(place) && self.check_card(seat, c, place).is_ok())
     }
 
     /// Whether [`Self::expected`] names `seat`, without building its list.

@@ -798,7 +798,7 @@ impl ByHookOrCrook {
             ranking: t.ranking.clone(),
             steal,
             thefts,
-            last_turn: self.records.last().map(|r| r.summary.clone()),
+            last_turn: self.records.last().map(|r| r.summary()),
             r#final: final_view,
             winners,
             margin,
@@ -870,8 +870,8 @@ impl ByHookOrCrook {
                 round: r.number,
                 label: format!("Turn {}", r.number),
                 multiplier: 1,
-                points: r.advances.iter().map(|&a| a as i64).collect(),
-                detail: to_json(&ByHookOrCrookRoundDetail::Turn(r.detail.clone())),
+                points: r.advances().iter().map(|&a| a as i64).collect(),
+                detail: to_json(&ByHookOrCrookRoundDetail::Turn(r.detail())),
             })
             .collect();
         if let Some(FinalRecord {
