@@ -252,6 +252,22 @@ pub struct ResultRow {
 /// results ([`Store::load_tournament_round`]).
 pub type RoundLoad = (TournamentRow, Result<RoundRow, i64>, Vec<ResultRow>);
 
+/// A tournament's row with one of its rounds' (`LEFT JOIN`: the round's columns are NULL when the
+/// round is not paired): [`Store::load_tournament_round`].
+#[derive(sqlx::FromRow)]
+struct TournamentRoundRow {
+    id: String,
+    organiser_hash: String,
+    spec: String,
+    created_at: String,
+    archived_at: Option<String>,
+    round: Option<i64>,
+    secret: Option<String>,
+    pairing: Option<String>,
+    match_ids: Option<String>,
+    round_created_at: Option<String>,
+}
+
 /// A match of a round, with its token hashes.
 pub type NewMatch = (MatchRow, Vec<(String, Option<i64>)>);
 
@@ -609,23 +625,41 @@ impl Store {
         with_spec: bool,
     ) -> Result<Option<RoundLoad>, StoreError> {
         // Without `with_spec` (the caller keeps it parsed) the settings come back empty.
-        let spec = if with_spec { "spec" } else { "'' AS spec" };
-        let Some(t) = sqlx::query_as(&format!(
-            "SELECT id, organiser_hash, {spec}, created_at, archived_at FROM tournaments WHERE id = $1 AND deleted_at IS NULL"
+        let spec = if with_spec { "t.spec" } else { "'' AS spec" };
+        // The tournament and its round in one round trip (issue 25, part 4: an entry waits on its
+        // round trips); the round's columns are NULL when it is not paired.
+        let Some(j) = sqlx::query_as::<_, TournamentRoundRow>(&format!(
+            "SELECT t.id, t.organiser_hash, {spec}, t.created_at, t.archived_at, \
+             r.round, r.secret, r.pairing, r.match_ids, r.created_at AS round_created_at \
+             FROM tournaments t LEFT JOIN tournament_rounds r ON r.tournament_id = t.id AND r.round = $2 \
+             WHERE t.id = $1 AND t.deleted_at IS NULL"
         ))
         .bind(id)
+        .bind(i64::from(round))
         .fetch_optional(&self.reader)
         .await?
         else {
             return Ok(None);
         };
-        let row: Option<RoundRow> = sqlx::query_as(
-            "SELECT round, secret, pairing, match_ids, created_at FROM tournament_rounds WHERE tournament_id = $1 AND round = $2",
-        )
-        .bind(id)
-        .bind(i64::from(round))
-        .fetch_optional(&self.reader)
-        .await?;
+        let t = TournamentRow {
+            id: j.id,
+            organiser_hash: j.organiser_hash,
+            spec: j.spec,
+            created_at: j.created_at,
+            archived_at: j.archived_at,
+        };
+        let row = match (j.round, j.secret, j.pairing, j.match_ids, j.round_created_at) {
+            (Some(round), Some(secret), Some(pairing), Some(match_ids), Some(created_at)) => {
+                Some(RoundRow {
+                    round,
+                    secret,
+                    pairing,
+                    match_ids,
+                    created_at,
+                })
+            }
+            _ => None,
+        };
         let Some(row) = row else {
             let paired: i64 = sqlx::query_scalar(
                 "SELECT COUNT(*) FROM tournament_rounds WHERE tournament_id = $1",
