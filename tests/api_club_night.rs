@@ -995,3 +995,78 @@ async fn a_correction_of_a_duplicate_round_in_play_shows_in_the_log_to_the_organ
     let public = ok(&app, &format!("/v1/tournaments/{id}/log"), None).await;
     assert_eq!(public, director);
 }
+
+/// Issue 25, part 4: a table's entry keeps the tournament's change log applied by the log's last
+/// `seq` rather than reading it whole each time. Two instances on one database: what one
+/// instance changes (a late entry, a correction) the other's next entry sees, its correction is
+/// logged after the other's, and a table seating the late entrant is entered there.
+#[actix_web::test]
+async fn an_entry_sees_the_changes_another_instance_made() {
+    let a = TestApp::spawn().await;
+    let b = TestApp::on(&a.database_url).await;
+    let (id, org, _) = swiss(&a, &["Ada", "Ben", "Cy", "Di", "Ed"], 3).await;
+    let (r1, byes) = pair(&a, &id, &org).await;
+    assert_eq!(r1, vec![names(&["Ben", "Ada"]), names(&["Di", "Cy"])]);
+    assert_eq!(byes, names(&["Ed"]));
+    // Instance a enters round 1 (and keeps the empty log).
+    enter(&a, &id, &org, 1, 1, [10, 100]).await;
+    enter(&a, &id, &org, 1, 2, [20, 110]).await;
+
+    // Instance b: a late entry (seq 1) and a correction of table 1 (seq 2).
+    let late = post(
+        &b,
+        &format!("/v1/tournaments/{id}/entrants"),
+        Some(&org),
+        json!({"name": "Hal"}),
+    )
+    .await;
+    assert_eq!(late.status, StatusCode::CREATED, "{}", late.text);
+    enter(&b, &id, &org, 1, 1, [100, 40]).await;
+
+    // Instance a corrects the same table again: logged third, from b's figures.
+    enter(&a, &id, &org, 1, 1, [60, 100]).await;
+    let log = ok(&a, &format!("/v1/tournaments/{id}/log"), None).await;
+    let changes = log["changes"].as_array().unwrap();
+    let kinds: Vec<(i64, &str)> = changes
+        .iter()
+        .map(|c| (c["seq"].as_i64().unwrap(), c["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [(1, "late_entry"), (2, "correction"), (3, "correction")],
+        "{log}"
+    );
+    assert_eq!(changes[2]["old"], json!({"totals": [100, 40], "deals": []}));
+    assert_eq!(changes[2]["new"], json!({"totals": [60, 100], "deals": []}));
+
+    // Round 2, paired by b, seats Hal; a enters Hal's table and names him.
+    let (r2, byes) = pair(&b, &id, &org).await;
+    assert_eq!(byes, Vec::<String>::new());
+    let hal_table = r2
+        .iter()
+        .position(|t| t.contains(&"Hal".to_string()))
+        .expect("Hal is paired") as u32
+        + 1;
+    let entered = put(
+        &a,
+        &format!("/v1/tournaments/{id}/rounds/2/tables/{hal_table}/result"),
+        Some(&org),
+        json!({ "totals": [100, 30] }),
+    )
+    .await;
+    assert_eq!(entered.status, StatusCode::OK, "{}", entered.text);
+    let seated: Vec<&str> = entered.body["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(seated, r2[hal_table as usize - 1], "{}", entered.text);
+    assert!(seated.contains(&"Hal"));
+    assert_eq!(
+        entered.body["result"]["totals"],
+        json!([100, 30]),
+        "{}",
+        entered.text
+    );
+}

@@ -250,7 +250,7 @@ pub struct ResultRow {
 
 /// A tournament, one of its rounds (or how many are paired, when that one is not) and entered
 /// results ([`Store::load_tournament_round`]).
-pub type RoundLoad = (TournamentRow, Result<RoundRow, i64>, Vec<ResultRow>);
+pub type RoundLoad = (TournamentRow, Result<RoundRow, i64>, Vec<ResultRow>, i64);
 
 /// A tournament's row with one of its rounds' (`LEFT JOIN`: the round's columns are NULL when the
 /// round is not paired): [`Store::load_tournament_round`].
@@ -266,6 +266,7 @@ struct TournamentRoundRow {
     pairing: Option<String>,
     match_ids: Option<String>,
     round_created_at: Option<String>,
+    changes_seq: i64,
 }
 
 /// A match of a round, with its token hashes.
@@ -615,7 +616,9 @@ impl Store {
     /// What one table's view needs of tournament `id`: the tournament (its settings' text only
     /// `with_spec`), round `round` (or, when
     /// it is not paired, how many rounds are) and the latest version of each entered result of
-    /// that round, of table `table` only when given. A few rows, whatever the tournament's size:
+    /// that round, of table `table` only when given, and the last `seq` of its change log (0: none;
+    /// the log is append-only, so the caller may keep it by that number). A few rows, whatever the
+    /// tournament's size:
     /// entering a result costs its table, not the tournament (issue 25).
     pub async fn load_tournament_round(
         &self,
@@ -630,7 +633,8 @@ impl Store {
         // round trips); the round's columns are NULL when it is not paired.
         let Some(j) = sqlx::query_as::<_, TournamentRoundRow>(&format!(
             "SELECT t.id, t.organiser_hash, {spec}, t.created_at, t.archived_at, \
-             r.round, r.secret, r.pairing, r.match_ids, r.created_at AS round_created_at \
+             r.round, r.secret, r.pairing, r.match_ids, r.created_at AS round_created_at, \
+             COALESCE((SELECT MAX(c.seq) FROM tournament_changes c WHERE c.tournament_id = t.id), 0) AS changes_seq \
              FROM tournaments t LEFT JOIN tournament_rounds r ON r.tournament_id = t.id AND r.round = $2 \
              WHERE t.id = $1 AND t.deleted_at IS NULL"
         ))
@@ -648,7 +652,13 @@ impl Store {
             created_at: j.created_at,
             archived_at: j.archived_at,
         };
-        let row = match (j.round, j.secret, j.pairing, j.match_ids, j.round_created_at) {
+        let row = match (
+            j.round,
+            j.secret,
+            j.pairing,
+            j.match_ids,
+            j.round_created_at,
+        ) {
             (Some(round), Some(secret), Some(pairing), Some(match_ids), Some(created_at)) => {
                 Some(RoundRow {
                     round,
@@ -667,10 +677,10 @@ impl Store {
             .bind(id)
             .fetch_one(&self.reader)
             .await?;
-            return Ok(Some((t, Err(paired), vec![])));
+            return Ok(Some((t, Err(paired), vec![], j.changes_seq)));
         };
         let results = self.latest_results(id, round, table).await?;
-        Ok(Some((t, Ok(row), results)))
+        Ok(Some((t, Ok(row), results, j.changes_seq)))
     }
 
     /// The latest version of each entered result of round `round` of tournament `id` (of table

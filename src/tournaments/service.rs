@@ -93,6 +93,11 @@ pub struct Tournaments {
     /// organiser's token hash does, and that is read every time), so every instance may keep
     /// them.
     specs: Mutex<LruCache<String, Arc<Spec>>>,
+    /// Tournaments' change logs applied to their settings, by the log's last `seq`: the log is
+    /// append-only and its `seq`s have no gaps once committed (each is the one after the log its
+    /// writer read), so a log read with the same last `seq` is the same log. An entry then reads
+    /// one number, not the whole log, which grows with every correction (issue 25, part 4).
+    nights: Mutex<LruCache<String, (i64, Arc<Spec>, (Arc<Spec>, Night))>>,
 }
 
 /// `v` as JSON text (a failure is the service's own fault).
@@ -261,6 +266,9 @@ impl Tournaments {
             matches,
             store,
             specs: Mutex::new(LruCache::new(
+                NonZeroUsize::new(SPECS_CACHED).unwrap_or(NonZeroUsize::MIN),
+            )),
+            nights: Mutex::new(LruCache::new(
                 NonZeroUsize::new(SPECS_CACHED).unwrap_or(NonZeroUsize::MIN),
             )),
         }
@@ -623,6 +631,33 @@ impl Tournaments {
         })
     }
 
+    /// Tournament `id`'s settings `spec` with its change log applied, the log's last `seq` being
+    /// `seq`: kept from an earlier read of the same log, else read and kept.
+    async fn night(
+        &self,
+        id: &str,
+        spec: Arc<Spec>,
+        seq: i64,
+    ) -> Result<(Arc<Spec>, Night), TournamentError> {
+        let kept = self.nights.lock().ok().and_then(|mut n| {
+            n.get(id)
+                .filter(|(s, base, _)| *s == seq && Arc::ptr_eq(base, &spec))
+                .map(|(_, _, applied)| applied.clone())
+        });
+        if let Some(applied) = kept {
+            return Ok(applied);
+        }
+        let rows = self.store.tournament_changes(id).await?;
+        // The log read may be newer than `seq` (a change committed in between): keep it by its
+        // own last `seq`.
+        let read_seq = rows.last().map_or(0, |r| r.seq);
+        let applied = Night::apply(spec.clone(), rows)?;
+        if let Ok(mut n) = self.nights.lock() {
+            n.put(id.to_string(), (read_seq, spec, applied.clone()));
+        }
+        Ok(applied)
+    }
+
     /// What table `table` of round `round` of tournament `id` shows, and no more: the tournament
     /// with that round only, and of it the table's result (every table's in duplicate play, where
     /// a table's matchpoints compare it with the round's other tables). A table's view rendered
@@ -651,7 +686,7 @@ impl Tournaments {
         // and for the round's when the spec turns out to be a duplicate one.
         // The settings' text is read only when they are not parsed already.
         let cached = self.cached_spec(id);
-        let (row, round_row, mut entered) = self
+        let (row, round_row, mut entered, changes_seq) = self
             .store
             .load_tournament_round(id, round, only, cached.is_none())
             .await?
@@ -661,7 +696,7 @@ impl Tournaments {
             None => self.spec(id, &row.spec)?,
         };
         // A table may seat a late entrant: the entrants are the settings' and the late ones.
-        let (spec, night) = Night::apply(spec, self.store.tournament_changes(id).await?)?;
+        let (spec, night) = self.night(id, spec, changes_seq).await?;
         let round_row = round_row.map_err(|paired| TournamentError::RoundNotFound {
             round,
             paired: paired as usize,
