@@ -267,6 +267,10 @@ struct TournamentRoundRow {
     match_ids: Option<String>,
     round_created_at: Option<String>,
     changes_seq: i64,
+    /// The latest entered result of the table asked for (NULL: none, or no table asked for).
+    result_version: Option<i64>,
+    result: Option<String>,
+    entered_at: Option<String>,
 }
 
 /// A match of a round, with its token hashes.
@@ -629,17 +633,24 @@ impl Store {
     ) -> Result<Option<RoundLoad>, StoreError> {
         // Without `with_spec` (the caller keeps it parsed) the settings come back empty.
         let spec = if with_spec { "t.spec" } else { "'' AS spec" };
-        // The tournament and its round in one round trip (issue 25, part 4: an entry waits on its
-        // round trips); the round's columns are NULL when it is not paired.
+        // The tournament, its round, the last seq of its change log and the table's latest result
+        // in one round trip (issue 25, part 4: an entry waits on its round trips); the round's
+        // columns are NULL when it is not paired.
         let Some(j) = sqlx::query_as::<_, TournamentRoundRow>(&format!(
             "SELECT t.id, t.organiser_hash, {spec}, t.created_at, t.archived_at, \
              r.round, r.secret, r.pairing, r.match_ids, r.created_at AS round_created_at, \
-             COALESCE((SELECT MAX(c.seq) FROM tournament_changes c WHERE c.tournament_id = t.id), 0) AS changes_seq \
+             COALESCE((SELECT MAX(c.seq) FROM tournament_changes c WHERE c.tournament_id = t.id), 0) AS changes_seq, \
+             x.version AS result_version, x.result, x.entered_at \
              FROM tournaments t LEFT JOIN tournament_rounds r ON r.tournament_id = t.id AND r.round = $2 \
+             LEFT JOIN tournament_results x ON x.tournament_id = t.id AND x.round = $2 AND x.table_no = $3 \
+               AND x.version = (SELECT MAX(y.version) FROM tournament_results y \
+                 WHERE y.tournament_id = t.id AND y.round = $2 AND y.table_no = $3) \
              WHERE t.id = $1 AND t.deleted_at IS NULL"
         ))
         .bind(id)
         .bind(i64::from(round))
+        // No table: no result joins (table 0 does not exist); the round's are read below.
+        .bind(table.map_or(0, i64::from))
         .fetch_optional(&self.reader)
         .await?
         else {
@@ -679,7 +690,17 @@ impl Store {
             .await?;
             return Ok(Some((t, Err(paired), vec![], j.changes_seq)));
         };
-        let results = self.latest_results(id, round, table).await?;
+        let results = match (table, j.result_version, j.result, j.entered_at) {
+            (None, ..) => self.latest_results(id, round, None).await?,
+            (Some(tb), Some(version), Some(result), Some(entered_at)) => vec![ResultRow {
+                round: i64::from(round),
+                table_no: i64::from(tb),
+                version,
+                result,
+                entered_at,
+            }],
+            (Some(_), ..) => vec![],
+        };
         Ok(Some((t, Ok(row), results, j.changes_seq)))
     }
 
