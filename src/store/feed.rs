@@ -77,13 +77,47 @@ pub async fn append_in(
 ) -> Result<Announced, sqlx::Error> {
     let created_at = now();
     let mut announced: Announced = Vec::new();
-    for ev in events {
+    for (i, ev) in events.iter().enumerate() {
         if ev.kind == "table.reopened" {
             // A table of it plays again: the tournament is in progress until it finishes again.
             sqlx::query("UPDATE tournaments SET finished_at = NULL WHERE id = $1")
                 .bind(&ev.tournament_id)
                 .execute(&mut *conn)
                 .await?;
+        }
+        if backend == Backend::Postgres {
+            // One statement (issue 25, part 4: an entry waits on its round trips): the seq taken,
+            // the event inserted and, for a tournament's last event of the write, the other
+            // instances notified (`t:<id> <seq>`, delivered at commit).
+            let last = !events[i + 1..]
+                .iter()
+                .any(|later| later.tournament_id == ev.tournament_id);
+            let notify = if last {
+                " CROSS JOIN LATERAL (SELECT pg_notify($5, $6 || e.seq::text)) n"
+            } else {
+                ""
+            };
+            let sql = format!(
+                "WITH s AS (UPDATE tournaments SET feed_seq = feed_seq + 1 WHERE id = $1 RETURNING feed_seq), \
+                 e AS (INSERT INTO tournament_events (tournament_id, seq, kind, data, created_at) \
+                   SELECT $1, feed_seq, $2, $3, $4 FROM s RETURNING seq) \
+                 SELECT e.seq FROM e{notify}"
+            );
+            let mut q = sqlx::query_scalar::<_, i64>(&sql)
+                .bind(&ev.tournament_id)
+                .bind(ev.kind)
+                .bind(ev.data.to_string())
+                .bind(&created_at);
+            if last {
+                q = q
+                    .bind(super::ANNOUNCE_CHANNEL)
+                    .bind(format!("{} ", feed_key(&ev.tournament_id)));
+            }
+            let Some(seq) = q.fetch_optional(&mut *conn).await? else {
+                continue; // no such tournament (cannot happen: its id comes from its own rows)
+            };
+            announce(&mut announced, &ev.tournament_id, seq);
+            continue;
         }
         let Some(seq) = sqlx::query_scalar::<_, i64>(
             "UPDATE tournaments SET feed_seq = feed_seq + 1 WHERE id = $1 RETURNING feed_seq",
@@ -104,21 +138,17 @@ pub async fn append_in(
         .bind(&created_at)
         .execute(&mut *conn)
         .await?;
-        match announced.iter_mut().find(|(t, _)| *t == ev.tournament_id) {
-            Some(a) => a.1 = seq,
-            None => announced.push((ev.tournament_id.clone(), seq)),
-        }
-    }
-    if backend == Backend::Postgres {
-        for (id, seq) in &announced {
-            sqlx::query("SELECT pg_notify($1, $2)")
-                .bind(super::ANNOUNCE_CHANNEL)
-                .bind(format!("{} {seq}", feed_key(id)))
-                .execute(&mut *conn)
-                .await?;
-        }
+        announce(&mut announced, &ev.tournament_id, seq);
     }
     Ok(announced)
+}
+
+/// Records that `tournament_id`'s feed is at `seq` now.
+fn announce(announced: &mut Announced, tournament_id: &str, seq: i64) {
+    match announced.iter_mut().find(|(t, _)| t == tournament_id) {
+        Some(a) => a.1 = seq,
+        None => announced.push((tournament_id.to_string(), seq)),
+    }
 }
 
 /// The key of a tournament's feed among the live rooms (match ids are 32 hex digits: never this).
