@@ -859,9 +859,54 @@ async fn record_new(c: &mut AnyConnection, r: &ClubResult, num: i64) -> Result<(
         .map(|(p, before, after)| (p.as_str(), (*before, *after)))
         .collect();
     insert_players(c, r, num, &by_player).await?;
-    for (p, (_, after)) in &by_player {
-        upsert_rating(c, &r.game, p, Some(*after)).await?;
+    let mut after: Vec<(&str, Rating)> = by_player.iter().map(|(p, (_, a))| (*p, *a)).collect();
+    after.sort_unstable_by_key(|(p, _)| *p);
+    upsert_ratings(c, &r.game, &after).await
+}
+
+/// [`upsert_rating`] of every player of `after` (in its order) in one statement (issue 25,
+/// part 4: a result entry waits on its round trips).
+async fn upsert_ratings(
+    c: &mut AnyConnection,
+    game: &str,
+    after: &[(&str, Rating)],
+) -> Result<(), sqlx::Error> {
+    if after.is_empty() {
+        return Ok(());
     }
+    // `VALUES`' columns are `column1`... on both databases; a missing uncertainty is a typed
+    // literal NULL, never a bound `None::<f64>` (see `write_moves`). Each row's count of rated
+    // results is its own subquery; SQLite needs the SELECT's WHERE to read the upsert's ON
+    // CONFLICT unambiguously.
+    let mut rows = Vec::with_capacity(after.len());
+    let mut n = 1; // $1: game
+    for (_, r) in after {
+        let sigma = if r.uncertainty.is_some() {
+            format!("${}", n + 3)
+        } else {
+            "CAST(NULL AS DOUBLE PRECISION)".to_owned()
+        };
+        rows.push(format!("(${}, ${}, {sigma})", n + 1, n + 2));
+        n += if r.uncertainty.is_some() { 3 } else { 2 };
+    }
+    let sql = format!(
+        "INSERT INTO club_ratings (game, player_id, rating, uncertainty, rated) \
+         SELECT $1, v.column1, v.column2, v.column3, \
+         (SELECT COUNT(*) FROM club_result_players x \
+          WHERE x.game = $1 AND x.player_id = v.column1 AND x.rating_after IS NOT NULL) \
+         FROM (VALUES {}) AS v WHERE true \
+         ON CONFLICT (game, player_id) DO UPDATE SET rating = excluded.rating, \
+         uncertainty = excluded.uncertainty, rated = excluded.rated",
+        rows.join(", ")
+    );
+    let mut q = sqlx::query(&sql).bind(game);
+    for (p, r) in after {
+        q = q.bind(*p).bind(r.rating);
+        if let Some(u) = r.uncertainty {
+            q = q.bind(u);
+        }
+    }
+    q.execute(&mut *c).await?;
     Ok(())
 }
 
