@@ -155,6 +155,8 @@ pub fn movable(board: &Board, total: i32) -> u8 {
 pub struct Movers {
     /// Bit `total + 50` of entry `i`: the man `board[i]` can move by `total`.
     by_man: [u128; MEN],
+    /// Bit `total + 50`: a harmless bust from the stars (no man can move; `from: 0` accepted).
+    harmless: u128,
     /// The board, for a total past the masks.
     board: Board,
 }
@@ -186,10 +188,39 @@ impl Movers {
                 every & !(1u128 << zero) & !blocked
             };
         }
+        // A harmless bust from the stars (`destination`'s `StarsBustHarmless`): a man on the
+        // stars, none on 1..24, and a total past 25 (26..=2 * MAX_CARD).
+        let harmless = if holds(board, STARS) && held == 0 {
+            every & !((1u128 << (zero + 26)) - 1)
+        } else {
+            0
+        };
         Movers {
             by_man,
+            harmless,
             board: *board,
         }
+    }
+
+    /// The masks in card space for the top card's value `top` (0 before the first card): per
+    /// man, the cards `c` (bit `slot(c)`, `c` in -MAX_CARD..=MAX_CARD) such that the man can
+    /// move by `top + c`, and last the cards whose total is a harmless bust from the stars.
+    /// None when `top` is past MAX_CARD in size.
+    #[inline]
+    pub fn by_card(&self, top: i32) -> Option<[u64; MEN + 1]> {
+        // Card slot s is the total top + s - MAX_CARD, bit top + s + MAX_CARD of the masks.
+        let shift = u32::try_from(top.checked_add(MAX_CARD)?)
+            .ok()
+            .filter(|&s| s <= 2 * MAX_CARD as u32)?;
+        let cards: u64 = (1u64 << SPAN) - 1;
+        let at = |m: u128| ((m >> shift) as u64) & cards;
+        Some([
+            at(self.by_man[0]),
+            at(self.by_man[1]),
+            at(self.by_man[2]),
+            at(self.by_man[3]),
+            at(self.harmless),
+        ])
     }
 
     /// [`movable`] of the board for `total`.

@@ -914,6 +914,26 @@ impl PlusMinus {
         }
     }
 
+    /// The cards [`Self::each_play`] tries for `seat` with [`Self::card_ok`] accepting them, as
+    /// a bit set over the card values (bit `slot(card)`).
+    #[inline]
+    fn candidate_mask(&self, g: &GameState, seat: usize) -> u64 {
+        let mut mask = match &g.hands {
+            // Every card of a hand was dealt from the packs: the packs hold it.
+            Some(h) => h[seat]
+                .iter()
+                .fold(0u64, |m, &c| m | slot(c).map_or(0, |i| 1u64 << i)),
+            None => (0..SPAN)
+                .filter(|&i| g.played[i] < self.stock[i])
+                .fold(0u64, |m, i| m | (1u64 << i)),
+        };
+        if g.plays == 0 {
+            // No MINUS card leads: values -MAX_CARD..=-1 are slots 0..MAX_CARD.
+            mask &= !((1u64 << MAX_CARD) - 1);
+        }
+        mask
+    }
+
     /// The guide for a seat: for each card it could lay now, the total and every legal move.
     fn move_guide(&self, g: &GameState, seat: usize) -> Vec<PlusMinusMove> {
         let board = &g.boards[seat];
@@ -1120,51 +1140,48 @@ impl Game for PlusMinus {
     }
 
     /// A seat's play is picked by counting the listed plays, then walking to the chosen one:
-    /// no list is built.
+    /// no list is built. The candidate cards are a bit set over the card values (bit
+    /// `slot(card)`), and so is, per man, the set of cards whose total it can move by
+    /// ([`Movers::by_card`]): the plays are counted with a few population counts.
     fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Action> {
         match (actor, &self.game) {
             (Actor::Seat(s), Some(g)) if !self.finished && s == g.to_play => {
-                // `each_play`'s plays, card by card: the card, its movable men and how many
-                // plays it lists (each movable man; else `None` and maybe the `0` alias).
-                // Three bytes a card (its value, movable men, plays listed): the table is
-                // filled at every step of a playout, so it is kept small.
                 let board = &g.boards[s];
-                let movers = Movers::of(board);
-                let mut cards = [(0i8, 0u8, 0u8); SPAN];
-                let mut n = 0;
-                let mut count = 0usize;
-                self.each_candidate(g, s, |card| {
-                    if !self.card_ok(g, card) {
-                        return;
-                    }
-                    let total = Self::total_with(g, card);
-                    let men = movers.movable(total);
-                    let listed = if men != 0 {
-                        men.count_ones() as u8
-                    } else if destination(board, total, STARS) == Err(MoveFault::StarsBustHarmless)
-                    {
-                        2
-                    } else {
-                        1
-                    };
-                    // Candidates are distinct values of the packs (|value| <= MAX_CARD, so an
-                    // i8): at most SPAN of them.
-                    if let (Some(entry), Ok(value)) = (cards.get_mut(n), i8::try_from(card.0)) {
-                        *entry = (value, men, listed);
-                        n += 1;
-                        count += usize::from(listed);
-                    }
-                });
+                let Some(masks) = Movers::of(board).by_card(g.top.map_or(0, |t| t.0)) else {
+                    return crate::rules::pick_listed(self, actor, pick);
+                };
+                // `each_play`'s plays, card by card, ascending: each movable man (board
+                // order); else `None` and, for a harmless bust from the stars, the `0` alias.
+                let hand = self.candidate_mask(g, s);
+                let [m0, m1, m2, m3, harmless] = masks;
+                let none = hand & !(m0 | m1 | m2 | m3);
+                let alias = none & harmless;
+                let count = [hand & m0, hand & m1, hand & m2, hand & m3, none, alias]
+                    .iter()
+                    .map(|m| m.count_ones() as usize)
+                    .sum::<usize>();
                 if count == 0 {
                     return None;
                 }
                 let mut k = pick(count);
-                for &(value, men, listed) in &cards[..n] {
-                    let (card, listed) = (PmCard(i32::from(value)), usize::from(listed));
+                let mut rest = hand;
+                while rest != 0 {
+                    let b = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    let men = ((m0 >> b) & 1)
+                        | ((m1 >> b) & 1) << 1
+                        | ((m2 >> b) & 1) << 2
+                        | ((m3 >> b) & 1) << 3;
+                    let listed = if men != 0 {
+                        men.count_ones() as usize
+                    } else {
+                        1 + ((alias >> b) & 1) as usize
+                    };
                     if k >= listed {
                         k -= listed;
                         continue;
                     }
+                    let card = card_at(b as usize);
                     if men == 0 {
                         let from = (k == 1).then_some(STARS as i64);
                         return Some(Action::Play { card, from });
