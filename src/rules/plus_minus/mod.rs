@@ -315,6 +315,7 @@ const SPAN: usize = 2 * MAX_CARD as usize + 1;
 type ValueCounts = [u16; SPAN];
 
 /// The index of `card`'s value in a [`ValueCounts`]; None for a value no pack can hold.
+#[inline]
 fn slot(card: PmCard) -> Option<usize> {
     let i = card.0.checked_add(MAX_CARD)?;
     usize::try_from(i).ok().filter(|&i| i < SPAN)
@@ -326,8 +327,61 @@ fn count_of(counts: &ValueCounts, card: PmCard) -> u32 {
 }
 
 /// The card of index `i` of a [`ValueCounts`].
+#[inline]
 fn card_at(i: usize) -> PmCard {
     PmCard(i as i32 - MAX_CARD)
+}
+
+/// A seat's hand in service dealing: how many cards of each value it holds (by [`slot`]) and
+/// the values it holds as bits (bit `slot(card)`). Its cards, ascending, are [`Hand::cards`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Hand {
+    counts: [u8; SPAN],
+    held: u64,
+}
+
+impl Hand {
+    const EMPTY: Hand = Hand {
+        counts: [0; SPAN],
+        held: 0,
+    };
+
+    /// Adds one card (a value some pack holds).
+    #[inline]
+    fn add(&mut self, card: PmCard) {
+        if let Some(i) = slot(card) {
+            self.counts[i] = self.counts[i].saturating_add(1);
+            self.held |= 1u64 << i;
+        }
+    }
+
+    /// Whether the hand holds `card`.
+    #[inline]
+    fn contains(&self, card: PmCard) -> bool {
+        slot(card).is_some_and(|i| self.held & (1u64 << i) != 0)
+    }
+
+    /// Removes one copy of `card` (none when the hand holds none).
+    #[inline]
+    fn remove(&mut self, card: PmCard) {
+        if let Some(i) = slot(card) {
+            if self.counts[i] > 0 {
+                self.counts[i] -= 1;
+                if self.counts[i] == 0 {
+                    self.held &= !(1u64 << i);
+                }
+            }
+        }
+    }
+
+    /// The cards, ascending (each value as often as held).
+    fn cards(&self) -> Vec<PmCard> {
+        let mut out = Vec::with_capacity(HAND_SIZE);
+        for (i, &n) in self.counts.iter().enumerate() {
+            out.extend(std::iter::repeat_n(card_at(i), usize::from(n)));
+        }
+        out
+    }
 }
 
 /// One game of the rubber in progress.
@@ -340,8 +394,8 @@ struct GameState {
     top: Option<PmCard>,
     plays: usize,
     played_by: Vec<usize>,
-    /// Service dealing: each seat's remaining cards, ascending.
-    hands: Option<Vec<Vec<PmCard>>>,
+    /// Service dealing: each seat's remaining cards.
+    hands: Option<Vec<Hand>>,
     /// Cards played this game, by value (table dealing checks them against the packs).
     played: ValueCounts,
     last: Option<LastPlay>,
@@ -520,7 +574,7 @@ impl PlusMinus {
         // every public rule allows is then checked against the hand.
         let checked = self.check_move(g, seat, card, from)?;
         if let Some(hands) = &g.hands {
-            if !hands[seat].contains(&card) {
+            if !hands[seat].contains(card) {
                 return Err(PlusMinusError::CardNotInHand { seat, card });
             }
         }
@@ -606,9 +660,7 @@ impl PlusMinus {
         let g = self.game.as_mut().expect("checked");
         let top = g.top;
         if let Some(h) = g.hands.as_mut() {
-            if let Some(i) = h[seat].iter().position(|&c| c == card) {
-                h[seat].remove(i);
-            }
+            h[seat].remove(card);
         }
         if let Some(i) = slot(card) {
             g.played[i] = g.played[i].saturating_add(1);
@@ -738,12 +790,9 @@ impl PlusMinus {
         let hands = match (self.dealing, seed) {
             (Dealing::Service, Some(seed)) => {
                 let order = shuffled(self.canonical_cards(), seed);
-                let mut hands = vec![Vec::with_capacity(HAND_SIZE); self.players];
+                let mut hands = vec![Hand::EMPTY; self.players];
                 for (k, card) in order.iter().take(HAND_SIZE * self.players).enumerate() {
-                    hands[(leader + k) % self.players].push(*card);
-                }
-                for h in &mut hands {
-                    h.sort_unstable();
+                    hands[(leader + k) % self.players].add(*card);
                 }
                 Some(hands)
             }
@@ -897,11 +946,10 @@ impl PlusMinus {
     fn each_candidate(&self, g: &GameState, seat: usize, mut f: impl FnMut(PmCard)) {
         match &g.hands {
             Some(h) => {
-                let mut last = None;
-                for &c in &h[seat] {
-                    if last.replace(c) != Some(c) {
-                        f(c);
-                    }
+                let mut held = h[seat].held;
+                while held != 0 {
+                    f(card_at(held.trailing_zeros() as usize));
+                    held &= held - 1;
                 }
             }
             None => {
@@ -920,9 +968,7 @@ impl PlusMinus {
     fn candidate_mask(&self, g: &GameState, seat: usize) -> u64 {
         let mut mask = match &g.hands {
             // Every card of a hand was dealt from the packs: the packs hold it.
-            Some(h) => h[seat]
-                .iter()
-                .fold(0u64, |m, &c| m | slot(c).map_or(0, |i| 1u64 << i)),
+            Some(h) => h[seat].held,
             None => (0..SPAN)
                 .filter(|&i| g.played[i] < self.stock[i])
                 .fold(0u64, |m, i| m | (1u64 << i)),
@@ -1147,7 +1193,7 @@ impl Game for PlusMinus {
         match (actor, &self.game) {
             (Actor::Seat(s), Some(g)) if !self.finished && s == g.to_play => {
                 let board = &g.boards[s];
-                let Some(masks) = Movers::of(board).by_card(g.top.map_or(0, |t| t.0)) else {
+                let Some(masks) = card_masks(board, g.top.map_or(0, |t| t.0)) else {
                     return crate::rules::pick_listed(self, actor, pick);
                 };
                 // `each_play`'s plays, card by card, ascending: each movable man (board
@@ -1331,7 +1377,7 @@ impl Game for PlusMinus {
             .game
             .as_ref()
             .and_then(|g| g.hands.as_ref())
-            .map(|h| h[seat].clone());
+            .map(|h| h[seat].cards());
         let your_turn = !self.finished && self.to_play() == Some(seat);
         let moves = match &self.game {
             Some(g) if your_turn => self.move_guide(g, seat),
