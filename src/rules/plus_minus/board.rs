@@ -61,11 +61,13 @@ pub enum MoveFault {
 /// Whether a man of `board` stands on `p` (four compares; `contains` on bytes calls memchr).
 // `contains` on a byte slice goes through memchr, a call for four bytes (a P.M. playout hot spot).
 #[allow(clippy::manual_contains)]
+#[inline]
 pub fn holds(board: &Board, p: u8) -> bool {
     board.iter().any(|&x| x == p)
 }
 
 /// Where the man on `from` would land with `total`, under the legal destinations of docs/rules.md#plus-minus-destinations.
+#[inline]
 pub fn destination(board: &Board, total: i32, from: u8) -> Result<Landing, MoveFault> {
     if !holds(board, from) {
         return Err(MoveFault::NoManThere);

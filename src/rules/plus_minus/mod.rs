@@ -713,7 +713,8 @@ impl PlusMinus {
         } else if g.plays == HAND_SIZE * players {
             out.extend(self.end_game(Ending::LastCard, None));
         } else {
-            g.to_play = (seat + 1) % players;
+            // The next seat to the left (no division: a playout hot spot).
+            g.to_play = if seat + 1 < players { seat + 1 } else { 0 };
         }
         Ok(out)
     }
@@ -791,8 +792,11 @@ impl PlusMinus {
             (Dealing::Service, Some(seed)) => {
                 let order = shuffled(self.canonical_cards(), seed);
                 let mut hands = vec![Hand::EMPTY; self.players];
-                for (k, card) in order.iter().take(HAND_SIZE * self.players).enumerate() {
-                    hands[(leader + k) % self.players].add(*card);
+                // One card at a time from the leader on (the seat wraps without a division).
+                let mut to = leader;
+                for card in order.iter().take(HAND_SIZE * self.players) {
+                    hands[to].add(*card);
+                    to = if to + 1 < self.players { to + 1 } else { 0 };
                 }
                 Some(hands)
             }
