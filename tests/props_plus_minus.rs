@@ -361,7 +361,14 @@ fn check_pick_against_list(
                     k
                 });
                 prop_assert_eq!(told, Some(legal.len()), "step {}: {:?}", step, actor);
-                prop_assert_eq!(got.as_ref(), Some(a), "step {}: {:?} pick {}", step, actor, k);
+                prop_assert_eq!(
+                    got.as_ref(),
+                    Some(a),
+                    "step {}: {:?} pick {}",
+                    step,
+                    actor,
+                    k
+                );
             }
             prop_assert_eq!(g.legal_pick(actor, |n| n), None);
         }

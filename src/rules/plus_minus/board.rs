@@ -262,11 +262,8 @@ pub fn card_masks(board: &Board, top: i32) -> Option<[u64; MEN + 1]> {
         }
     };
     // Numbers 1..24 held: a man cannot land on them.
-    let held = board
-        .iter()
-        .fold(0u64, |m, &p| m | (1u64 << p))
-        & !(1u64 << STARS)
-        & !(1u64 << HOME);
+    let held =
+        board.iter().fold(0u64, |m, &p| m | (1u64 << p)) & !(1u64 << STARS) & !(1u64 << HOME);
     // The card whose total is 0 (slot MAX_CARD - top, within 0..=2 * MAX_CARD).
     let zero = 1u64 << (MAX_CARD - top);
     let mut out = [0u64; MEN + 1];
@@ -335,9 +332,8 @@ mod tests {
                             let masks = card_masks(&board, top).expect("top in range");
                             for s in 0..SPAN {
                                 let total = top + s as i32 - MAX_CARD;
-                                let men = (0..MEN).fold(0u8, |m, i| {
-                                    m | (((masks[i] >> s) & 1) as u8) << i
-                                });
+                                let men = (0..MEN)
+                                    .fold(0u8, |m, i| m | (((masks[i] >> s) & 1) as u8) << i);
                                 assert_eq!(men, movable(&board, total), "{board:?} by {total}");
                                 let harmless = destination(&board, total, STARS)
                                     == Err(MoveFault::StarsBustHarmless);

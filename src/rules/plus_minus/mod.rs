@@ -1477,10 +1477,10 @@ mod tests {
 
     #[test]
     fn kth_bit_is_the_kth_set_bit() {
-        for bits in 0..16usize {
+        for (bits, row) in KTH_BIT.iter().enumerate() {
             let set: Vec<u8> = (0..MEN as u8).filter(|&i| bits & (1 << i) != 0).collect();
             for (k, &i) in set.iter().enumerate() {
-                assert_eq!(KTH_BIT[bits][k], i, "{bits:04b} {k}");
+                assert_eq!(row[k], i, "{bits:04b} {k}");
             }
         }
     }
