@@ -334,3 +334,80 @@ fn the_wire_form_of_a_play_is_card_and_from() {
     assert_eq!(serde_json::to_value(&none).unwrap()["from"], Value::Null);
     assert!(serde_json::from_value::<Action>(json!({"type": "play", "card": 3, "x": 1})).is_err());
 }
+
+/// Plays random legal games through the list and checks, at every step, that `legal_pick` at
+/// each index is the listed action there (told the list's length), and picks nothing from an
+/// empty list or past its end: the bit-set count and walk of `legal_pick` against the listing.
+fn check_pick_against_list(
+    players: usize,
+    dealing: Dealing,
+    config: PlusMinusConfig,
+    base: u64,
+) -> Result<(), TestCaseError> {
+    let mut g = PlusMinus::new(config, players, dealing).unwrap();
+    let mut dice = Dice::new(base | 1);
+    for step in 0..400 {
+        let to = g.to_act();
+        let actors: Vec<Actor> = (0..players)
+            .map(Actor::Seat)
+            .chain([Actor::Table])
+            .collect();
+        for &actor in &actors {
+            let legal = g.legal_actions(actor);
+            for (k, a) in legal.iter().enumerate() {
+                let mut told = None;
+                let got = g.legal_pick(actor, |n| {
+                    told = Some(n);
+                    k
+                });
+                prop_assert_eq!(told, Some(legal.len()), "step {}: {:?}", step, actor);
+                prop_assert_eq!(
+                    got.as_ref(),
+                    Some(a),
+                    "step {}: {:?} pick {}",
+                    step,
+                    actor,
+                    k
+                );
+            }
+            prop_assert_eq!(g.legal_pick(actor, |n| n), None);
+        }
+        let actor = match to.seats.as_slice() {
+            [s] => Actor::Seat(*s),
+            [] if to.table => Actor::Table,
+            _ => return Ok(()),
+        };
+        let legal = g.legal_actions(actor);
+        prop_assert!(!legal.is_empty());
+        let a = legal[dice.below(legal.len())].clone();
+        let seed = g.needs_seed(&a).then(|| seed_for(base, step));
+        g.apply(actor, &a, seed.as_ref())
+            .map_err(|e| TestCaseError::fail(format!("{a:?} refused: {e}")))?;
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Default packs and random packs (values up to ±25 in size, so totals reach ±50, busts
+    /// from the stars and MINUS tops are common), both dealing modes.
+    #[test]
+    fn legal_pick_is_the_listed_play_at_every_index(
+        players in 2usize..=8,
+        service: bool,
+        base: u64,
+        plus in proptest::collection::vec(1i32..=25, 96),
+        minus in proptest::collection::vec(-25i32..=-1, 0..=5),
+        default_pack: bool,
+    ) {
+        let dealing = if service { Dealing::Service } else { Dealing::Table };
+        let deck = if default_pack {
+            PlusMinusConfig::default().deck
+        } else {
+            plus.into_iter().chain(minus).map(PmCard).collect()
+        };
+        let config = PlusMinusConfig { deck, rubber_games: 2, ..PlusMinusConfig::default() };
+        check_pick_against_list(players, dealing, config, base)?;
+    }
+}

@@ -58,7 +58,7 @@ impl Entry {
             dealing: self.dealing,
             round: game.round(),
             dealer: game.dealer(),
-            to_act: to_act.seats,
+            to_act: to_act.seats.into_vec(),
             table_to_act: to_act.table,
             table: game.table_json(),
             you,

@@ -479,7 +479,7 @@ fn render_answer<'a>(
             seq: row.seq,
             status: next_status,
             round: next.round(),
-            to_act: to_act.seats,
+            to_act: to_act.seats.into_vec(),
             table_to_act: to_act.table,
         })?
     } else {

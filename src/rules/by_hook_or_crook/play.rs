@@ -305,7 +305,7 @@ impl ByHookOrCrook {
     }
 
     fn waiting_for(&self) -> Vec<usize> {
-        self.expected().seats
+        self.expected().seats.into_vec()
     }
 
     // ----- dispatch ----------------------------------------------------------------------
@@ -1415,7 +1415,7 @@ impl ByHookOrCrook {
             Phase::FinalExhibition => (0..n).filter(|&s| self.final_shown[s].is_none()).collect(),
         };
         ToAct {
-            seats,
+            seats: seats.into(),
             table: false,
         }
     }

@@ -789,7 +789,7 @@ impl ByHookOrCrook {
             pink_from: self.config.board.pink_from,
             last_space: self.config.board.last_space(n),
             end_triggered: self.end_triggered,
-            waiting_for: self.expected().seats,
+            waiting_for: self.expected().seats.into_vec(),
             locations: if in_turn { locations } else { vec![None; n] },
             cards: if in_turn { cards } else { vec![None; n] },
             auction,

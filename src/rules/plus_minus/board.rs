@@ -61,11 +61,13 @@ pub enum MoveFault {
 /// Whether a man of `board` stands on `p` (four compares; `contains` on bytes calls memchr).
 // `contains` on a byte slice goes through memchr, a call for four bytes (a P.M. playout hot spot).
 #[allow(clippy::manual_contains)]
+#[inline]
 pub fn holds(board: &Board, p: u8) -> bool {
     board.iter().any(|&x| x == p)
 }
 
 /// Where the man on `from` would land with `total`, under the legal destinations of docs/rules.md#plus-minus-destinations.
+#[inline]
 pub fn destination(board: &Board, total: i32, from: u8) -> Result<Landing, MoveFault> {
     if !holds(board, from) {
         return Err(MoveFault::NoManThere);
@@ -155,6 +157,8 @@ pub fn movable(board: &Board, total: i32) -> u8 {
 pub struct Movers {
     /// Bit `total + 50` of entry `i`: the man `board[i]` can move by `total`.
     by_man: [u128; MEN],
+    /// Bit `total + 50`: a harmless bust from the stars (no man can move; `from: 0` accepted).
+    harmless: u128,
     /// The board, for a total past the masks.
     board: Board,
 }
@@ -186,10 +190,39 @@ impl Movers {
                 every & !(1u128 << zero) & !blocked
             };
         }
+        // A harmless bust from the stars (`destination`'s `StarsBustHarmless`): a man on the
+        // stars, none on 1..24, and a total past 25 (26..=2 * MAX_CARD).
+        let harmless = if holds(board, STARS) && held == 0 {
+            every & !((1u128 << (zero + 26)) - 1)
+        } else {
+            0
+        };
         Movers {
             by_man,
+            harmless,
             board: *board,
         }
+    }
+
+    /// The masks in card space for the top card's value `top` (0 before the first card): per
+    /// man, the cards `c` (bit `slot(c)`, `c` in -MAX_CARD..=MAX_CARD) such that the man can
+    /// move by `top + c`, and last the cards whose total is a harmless bust from the stars.
+    /// None when `top` is past MAX_CARD in size.
+    #[inline]
+    pub fn by_card(&self, top: i32) -> Option<[u64; MEN + 1]> {
+        // Card slot s is the total top + s - MAX_CARD, bit top + s + MAX_CARD of the masks.
+        let shift = u32::try_from(top.checked_add(MAX_CARD)?)
+            .ok()
+            .filter(|&s| s <= 2 * MAX_CARD as u32)?;
+        let cards: u64 = (1u64 << SPAN) - 1;
+        let at = |m: u128| ((m >> shift) as u64) & cards;
+        Some([
+            at(self.by_man[0]),
+            at(self.by_man[1]),
+            at(self.by_man[2]),
+            at(self.by_man[3]),
+            at(self.harmless),
+        ])
     }
 
     /// [`movable`] of the board for `total`.
@@ -208,6 +241,55 @@ impl Movers {
         }
         bits
     }
+}
+
+/// [`Movers::by_card`] without the masks over totals: per man of the sorted `board`, the cards
+/// `c` (bit `slot(c)`, `c` in -MAX_CARD..=MAX_CARD) such that the man can move by `top + c`, and
+/// last the cards whose total is a harmless bust from the stars. Worked out in card space with
+/// 64-bit masks, a few operations a man. None when `top` is past MAX_CARD in size.
+#[inline]
+pub fn card_masks(board: &Board, top: i32) -> Option<[u64; MEN + 1]> {
+    if !(-MAX_CARD..=MAX_CARD).contains(&top) {
+        return None;
+    }
+    let cards: u64 = (1u64 << SPAN) - 1;
+    // The cards from slot `lo` up (lo may be past the last slot).
+    let from = |lo: i32| -> u64 {
+        match u32::try_from(lo) {
+            Ok(lo) if lo < SPAN as u32 => cards & !((1u64 << lo) - 1),
+            Ok(_) => 0,
+            Err(_) => cards,
+        }
+    };
+    // Numbers 1..24 held: a man cannot land on them.
+    let held =
+        board.iter().fold(0u64, |m, &p| m | (1u64 << p)) & !(1u64 << STARS) & !(1u64 << HOME);
+    // The card whose total is 0 (slot MAX_CARD - top, within 0..=2 * MAX_CARD).
+    let zero = 1u64 << (MAX_CARD - top);
+    let mut out = [0u64; MEN + 1];
+    for (i, &p) in board.iter().enumerate() {
+        if (i > 0 && board[i - 1] == p) || p == HOME {
+            continue;
+        }
+        // Landing on a held number q: total q - p, card slot q - p - top + MAX_CARD.
+        let d = MAX_CARD - i32::from(p) - top;
+        let blocked = if d >= 0 {
+            held.checked_shl(d as u32).unwrap_or(0)
+        } else {
+            held >> d.unsigned_abs()
+        };
+        out[i] = if p == STARS {
+            // Forwards only, totals 1..=25 (no bust from the stars).
+            from(1 + MAX_CARD - top) & !from(HOME as i32 + 1 + MAX_CARD - top) & !blocked
+        } else {
+            cards & !zero & !blocked
+        };
+    }
+    // A harmless bust from the stars: a man there, none on 1..24, a total past 25.
+    if holds(board, STARS) && held == 0 {
+        out[MEN] = from(HOME as i32 + 1 + MAX_CARD - top);
+    }
+    Some(out)
 }
 
 /// Score of one man at the end of a game: 50 on 25, −20 on the stars, else the number.
@@ -232,6 +314,39 @@ pub(super) fn board_text(b: &Board) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn card_masks_agree_with_movers_and_movable_on_every_board_and_top() {
+        for a in 0..=HOME {
+            for b in a..=HOME {
+                for c in b..=HOME {
+                    for d in c..=HOME {
+                        let board = [a, b, c, d];
+                        let movers = Movers::of(&board);
+                        for top in -MAX_CARD..=MAX_CARD {
+                            let masks = card_masks(&board, top).expect("top in range");
+                            assert_eq!(Some(masks), movers.by_card(top), "{board:?} on {top}");
+                        }
+                        // And against `movable` and `destination` card by card, for a few tops.
+                        for top in [-MAX_CARD, -11, -1, 0, 1, 7, 15, MAX_CARD] {
+                            let masks = card_masks(&board, top).expect("top in range");
+                            for s in 0..SPAN {
+                                let total = top + s as i32 - MAX_CARD;
+                                let men = (0..MEN)
+                                    .fold(0u8, |m, i| m | (((masks[i] >> s) & 1) as u8) << i);
+                                assert_eq!(men, movable(&board, total), "{board:?} by {total}");
+                                let harmless = destination(&board, total, STARS)
+                                    == Err(MoveFault::StarsBustHarmless);
+                                assert_eq!(masks[MEN] >> s & 1 == 1, harmless, "{board:?} {total}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(card_masks(&[0; MEN], MAX_CARD + 1), None);
+        assert_eq!(card_masks(&[0; MEN], -MAX_CARD - 1), None);
+    }
 
     #[test]
     fn movers_agree_with_movable_on_every_board_and_total() {

@@ -315,6 +315,7 @@ const SPAN: usize = 2 * MAX_CARD as usize + 1;
 type ValueCounts = [u16; SPAN];
 
 /// The index of `card`'s value in a [`ValueCounts`]; None for a value no pack can hold.
+#[inline]
 fn slot(card: PmCard) -> Option<usize> {
     let i = card.0.checked_add(MAX_CARD)?;
     usize::try_from(i).ok().filter(|&i| i < SPAN)
@@ -326,9 +327,81 @@ fn count_of(counts: &ValueCounts, card: PmCard) -> u32 {
 }
 
 /// The card of index `i` of a [`ValueCounts`].
+#[inline]
 fn card_at(i: usize) -> PmCard {
     PmCard(i as i32 - MAX_CARD)
 }
+
+/// A seat's hand in service dealing: how many cards of each value it holds (by [`slot`]) and
+/// the values it holds as bits (bit `slot(card)`). Its cards, ascending, are [`Hand::cards`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Hand {
+    counts: [u8; SPAN],
+    held: u64,
+}
+
+impl Hand {
+    const EMPTY: Hand = Hand {
+        counts: [0; SPAN],
+        held: 0,
+    };
+
+    /// Adds one card (a value some pack holds).
+    #[inline]
+    fn add(&mut self, card: PmCard) {
+        if let Some(i) = slot(card) {
+            self.counts[i] = self.counts[i].saturating_add(1);
+            self.held |= 1u64 << i;
+        }
+    }
+
+    /// Whether the hand holds `card`.
+    #[inline]
+    fn contains(&self, card: PmCard) -> bool {
+        slot(card).is_some_and(|i| self.held & (1u64 << i) != 0)
+    }
+
+    /// Removes one copy of `card` (none when the hand holds none).
+    #[inline]
+    fn remove(&mut self, card: PmCard) {
+        if let Some(i) = slot(card) {
+            if self.counts[i] > 0 {
+                self.counts[i] -= 1;
+                if self.counts[i] == 0 {
+                    self.held &= !(1u64 << i);
+                }
+            }
+        }
+    }
+
+    /// The cards, ascending (each value as often as held).
+    fn cards(&self) -> Vec<PmCard> {
+        let mut out = Vec::with_capacity(HAND_SIZE);
+        for (i, &n) in self.counts.iter().enumerate() {
+            out.extend(std::iter::repeat_n(card_at(i), usize::from(n)));
+        }
+        out
+    }
+}
+
+/// `KTH_BIT[bits][k]`: the index of the `k`-th set bit (from 0, lowest first) of the four bits
+/// `bits`; 0 where `bits` has no such bit.
+const KTH_BIT: [[u8; MEN]; 1 << MEN] = {
+    let mut t = [[0u8; MEN]; 1 << MEN];
+    let mut bits = 0;
+    while bits < 1 << MEN {
+        let (mut i, mut k) = (0, 0);
+        while i < MEN {
+            if bits & (1 << i) != 0 {
+                t[bits][k] = i as u8;
+                k += 1;
+            }
+            i += 1;
+        }
+        bits += 1;
+    }
+    t
+};
 
 /// One game of the rubber in progress.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -340,8 +413,8 @@ struct GameState {
     top: Option<PmCard>,
     plays: usize,
     played_by: Vec<usize>,
-    /// Service dealing: each seat's remaining cards, ascending.
-    hands: Option<Vec<Vec<PmCard>>>,
+    /// Service dealing: each seat's remaining cards.
+    hands: Option<Vec<Hand>>,
     /// Cards played this game, by value (table dealing checks them against the packs).
     played: ValueCounts,
     last: Option<LastPlay>,
@@ -520,7 +593,7 @@ impl PlusMinus {
         // every public rule allows is then checked against the hand.
         let checked = self.check_move(g, seat, card, from)?;
         if let Some(hands) = &g.hands {
-            if !hands[seat].contains(&card) {
+            if !hands[seat].contains(card) {
                 return Err(PlusMinusError::CardNotInHand { seat, card });
             }
         }
@@ -606,9 +679,7 @@ impl PlusMinus {
         let g = self.game.as_mut().expect("checked");
         let top = g.top;
         if let Some(h) = g.hands.as_mut() {
-            if let Some(i) = h[seat].iter().position(|&c| c == card) {
-                h[seat].remove(i);
-            }
+            h[seat].remove(card);
         }
         if let Some(i) = slot(card) {
             g.played[i] = g.played[i].saturating_add(1);
@@ -661,7 +732,8 @@ impl PlusMinus {
         } else if g.plays == HAND_SIZE * players {
             out.extend(self.end_game(Ending::LastCard, None));
         } else {
-            g.to_play = (seat + 1) % players;
+            // The next seat to the left (no division: a playout hot spot).
+            g.to_play = if seat + 1 < players { seat + 1 } else { 0 };
         }
         Ok(out)
     }
@@ -738,12 +810,12 @@ impl PlusMinus {
         let hands = match (self.dealing, seed) {
             (Dealing::Service, Some(seed)) => {
                 let order = shuffled(self.canonical_cards(), seed);
-                let mut hands = vec![Vec::with_capacity(HAND_SIZE); self.players];
-                for (k, card) in order.iter().take(HAND_SIZE * self.players).enumerate() {
-                    hands[(leader + k) % self.players].push(*card);
-                }
-                for h in &mut hands {
-                    h.sort_unstable();
+                let mut hands = vec![Hand::EMPTY; self.players];
+                // One card at a time from the leader on (the seat wraps without a division).
+                let mut to = leader;
+                for card in order.iter().take(HAND_SIZE * self.players) {
+                    hands[to].add(*card);
+                    to = if to + 1 < self.players { to + 1 } else { 0 };
                 }
                 Some(hands)
             }
@@ -897,11 +969,10 @@ impl PlusMinus {
     fn each_candidate(&self, g: &GameState, seat: usize, mut f: impl FnMut(PmCard)) {
         match &g.hands {
             Some(h) => {
-                let mut last = None;
-                for &c in &h[seat] {
-                    if last.replace(c) != Some(c) {
-                        f(c);
-                    }
+                let mut held = h[seat].held;
+                while held != 0 {
+                    f(card_at(held.trailing_zeros() as usize));
+                    held &= held - 1;
                 }
             }
             None => {
@@ -912,6 +983,24 @@ impl PlusMinus {
                 }
             }
         }
+    }
+
+    /// The cards [`Self::each_play`] tries for `seat` with [`Self::card_ok`] accepting them, as
+    /// a bit set over the card values (bit `slot(card)`).
+    #[inline]
+    fn candidate_mask(&self, g: &GameState, seat: usize) -> u64 {
+        let mut mask = match &g.hands {
+            // Every card of a hand was dealt from the packs: the packs hold it.
+            Some(h) => h[seat].held,
+            None => (0..SPAN)
+                .filter(|&i| g.played[i] < self.stock[i])
+                .fold(0u64, |m, i| m | (1u64 << i)),
+        };
+        if g.plays == 0 {
+            // No MINUS card leads: values -MAX_CARD..=-1 are slots 0..MAX_CARD.
+            mask &= !((1u64 << MAX_CARD) - 1);
+        }
+        mask
     }
 
     /// The guide for a seat: for each card it could lay now, the total and every legal move.
@@ -1120,61 +1209,55 @@ impl Game for PlusMinus {
     }
 
     /// A seat's play is picked by counting the listed plays, then walking to the chosen one:
-    /// no list is built.
+    /// no list is built. The candidate cards are a bit set over the card values (bit
+    /// `slot(card)`), and so is, per man, the set of cards whose total it can move by
+    /// ([`Movers::by_card`]): the plays are counted with a few population counts.
     fn legal_pick(&self, actor: Actor, pick: impl FnOnce(usize) -> usize) -> Option<Action> {
         match (actor, &self.game) {
             (Actor::Seat(s), Some(g)) if !self.finished && s == g.to_play => {
-                // `each_play`'s plays, card by card: the card, its movable men and how many
-                // plays it lists (each movable man; else `None` and maybe the `0` alias).
-                // Three bytes a card (its value, movable men, plays listed): the table is
-                // filled at every step of a playout, so it is kept small.
                 let board = &g.boards[s];
-                let movers = Movers::of(board);
-                let mut cards = [(0i8, 0u8, 0u8); SPAN];
-                let mut n = 0;
-                let mut count = 0usize;
-                self.each_candidate(g, s, |card| {
-                    if !self.card_ok(g, card) {
-                        return;
-                    }
-                    let total = Self::total_with(g, card);
-                    let men = movers.movable(total);
-                    let listed = if men != 0 {
-                        men.count_ones() as u8
-                    } else if destination(board, total, STARS) == Err(MoveFault::StarsBustHarmless)
-                    {
-                        2
-                    } else {
-                        1
-                    };
-                    // Candidates are distinct values of the packs (|value| <= MAX_CARD, so an
-                    // i8): at most SPAN of them.
-                    if let (Some(entry), Ok(value)) = (cards.get_mut(n), i8::try_from(card.0)) {
-                        *entry = (value, men, listed);
-                        n += 1;
-                        count += usize::from(listed);
-                    }
-                });
+                let Some(masks) = card_masks(board, g.top.map_or(0, |t| t.0)) else {
+                    return crate::rules::pick_listed(self, actor, pick);
+                };
+                // `each_play`'s plays, card by card, ascending: each movable man (board
+                // order); else `None` and, for a harmless bust from the stars, the `0` alias.
+                let hand = self.candidate_mask(g, s);
+                let [m0, m1, m2, m3, harmless] = masks;
+                let none = hand & !(m0 | m1 | m2 | m3);
+                let alias = none & harmless;
+                let count = [hand & m0, hand & m1, hand & m2, hand & m3, none, alias]
+                    .iter()
+                    .map(|m| m.count_ones() as usize)
+                    .sum::<usize>();
                 if count == 0 {
                     return None;
                 }
                 let mut k = pick(count);
-                for &(value, men, listed) in &cards[..n] {
-                    let (card, listed) = (PmCard(i32::from(value)), usize::from(listed));
+                let mut rest = hand;
+                while rest != 0 {
+                    let b = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    let men = ((m0 >> b) & 1)
+                        | ((m1 >> b) & 1) << 1
+                        | ((m2 >> b) & 1) << 2
+                        | ((m3 >> b) & 1) << 3;
+                    let listed = if men != 0 {
+                        men.count_ones() as usize
+                    } else {
+                        1 + ((alias >> b) & 1) as usize
+                    };
                     if k >= listed {
                         k -= listed;
                         continue;
                     }
+                    let card = card_at(b as usize);
                     if men == 0 {
                         let from = (k == 1).then_some(STARS as i64);
                         return Some(Action::Play { card, from });
                     }
-                    // The k-th movable man, in board order.
-                    let mut bits = men;
-                    for _ in 0..k {
-                        bits &= bits - 1;
-                    }
-                    let from = board[bits.trailing_zeros() as usize];
+                    // The k-th movable man, in board order (a table: no loop to mispredict).
+                    let man = KTH_BIT[men as usize][k.min(MEN - 1)];
+                    let from = board[usize::from(man)];
                     return Some(Action::Play {
                         card,
                         from: Some(from as i64),
@@ -1314,7 +1397,7 @@ impl Game for PlusMinus {
             .game
             .as_ref()
             .and_then(|g| g.hands.as_ref())
-            .map(|h| h[seat].clone());
+            .map(|h| h[seat].cards());
         let your_turn = !self.finished && self.to_play() == Some(seat);
         let moves = match &self.game {
             Some(g) if your_turn => self.move_guide(g, seat),
@@ -1391,6 +1474,16 @@ mod tests {
 
     use super::super::RuleError;
     use super::*;
+
+    #[test]
+    fn kth_bit_is_the_kth_set_bit() {
+        for (bits, row) in KTH_BIT.iter().enumerate() {
+            let set: Vec<u8> = (0..MEN as u8).filter(|&i| bits & (1 << i) != 0).collect();
+            for (k, &i) in set.iter().enumerate() {
+                assert_eq!(row[k], i, "{bits:04b} {k}");
+            }
+        }
+    }
 
     #[test]
     fn default_pack_is_44_cards_39_plus_5_minus() {
