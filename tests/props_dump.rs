@@ -255,7 +255,7 @@ fn play_random_deal(
             break;
         }
         let seat = sh.to_play(players);
-        prop_assert_eq!(&to_act.seats, &vec![seat]);
+        prop_assert_eq!(to_act.seats.as_slice(), &[seat][..]);
         prop_assert!(!to_act.table);
         prop_assert!(sh.plays < 40, "the deal must end after 40 cards");
         if check_legal {

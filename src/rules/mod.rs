@@ -162,7 +162,7 @@ impl ToAct {
     /// One seat to act.
     pub fn seat(s: usize) -> ToAct {
         ToAct {
-            seats: Seats::one(s),
+            seats: smallvec::smallvec![s],
             table: false,
         }
     }
@@ -181,105 +181,10 @@ impl ToAct {
     }
 }
 
-/// The seats of a [`ToAct`], read as a slice (`Deref<Target = [usize]>`). One seat, the answer
-/// at nearly every step of a game, is kept without an allocation (`to_act` is asked at every
-/// step of a playout); several are a list. Equal when the seats are, however kept; written
-/// (Debug, JSON) as the list of seats.
-#[derive(Clone)]
-pub struct Seats(SeatList);
-
-#[derive(Clone)]
-enum SeatList {
-    One([usize; 1]),
-    Many(Vec<usize>),
-}
-
-impl Seats {
-    /// One seat.
-    pub fn one(s: usize) -> Seats {
-        Seats(SeatList::One([s]))
-    }
-
-    /// The seats as a slice.
-    pub fn as_slice(&self) -> &[usize] {
-        match &self.0 {
-            SeatList::One(s) => s,
-            SeatList::Many(v) => v,
-        }
-    }
-
-    /// No seat any more.
-    pub fn clear(&mut self) {
-        self.0 = SeatList::Many(Vec::new());
-    }
-
-    /// The seats as a list.
-    pub fn into_vec(self) -> Vec<usize> {
-        match self.0 {
-            SeatList::One(s) => s.to_vec(),
-            SeatList::Many(v) => v,
-        }
-    }
-}
-
-impl Default for Seats {
-    fn default() -> Seats {
-        Seats(SeatList::Many(Vec::new()))
-    }
-}
-
-impl std::ops::Deref for Seats {
-    type Target = [usize];
-    fn deref(&self) -> &[usize] {
-        self.as_slice()
-    }
-}
-
-impl PartialEq for Seats {
-    fn eq(&self, other: &Seats) -> bool {
-        self.as_slice() == other.as_slice()
-    }
-}
-
-impl Eq for Seats {}
-
-impl PartialEq<Vec<usize>> for Seats {
-    fn eq(&self, other: &Vec<usize>) -> bool {
-        self.as_slice() == other.as_slice()
-    }
-}
-
-impl Debug for Seats {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.as_slice().fmt(f)
-    }
-}
-
-impl From<Vec<usize>> for Seats {
-    fn from(v: Vec<usize>) -> Seats {
-        Seats(SeatList::Many(v))
-    }
-}
-
-impl FromIterator<usize> for Seats {
-    fn from_iter<I: IntoIterator<Item = usize>>(iter: I) -> Seats {
-        Seats(SeatList::Many(iter.into_iter().collect()))
-    }
-}
-
-impl<'a> IntoIterator for &'a Seats {
-    type Item = &'a usize;
-    type IntoIter = std::slice::Iter<'a, usize>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.as_slice().iter()
-    }
-}
-
-impl Serialize for Seats {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.as_slice().serialize(serializer)
-    }
-}
+/// The seats of a [`ToAct`]: one seat, the answer at nearly every step of a game, is kept without
+/// an allocation (`to_act` is asked at every step of a playout); several spill to the heap.
+/// Written (Debug, JSON) as the list of seats.
+pub type Seats = smallvec::SmallVec<[usize; 1]>;
 
 /// An illegal action as the engine reports it: every game's error enum implements this.
 ///

@@ -2034,7 +2034,7 @@ mod tests {
                     .unwrap();
             }
         }
-        assert_eq!(g.to_act().seats, vec![0, 1, 2, 3, 4]);
+        assert_eq!(g.to_act().seats.as_slice(), [0, 1, 2, 3, 4]);
         g
     }
 
