@@ -433,22 +433,14 @@ fn times_letter<const N: usize>(
     taken: bool,
     top: usize,
 ) {
-    // Plain counted loops: inclusive ranges cost a check per step here, the hot loop of
-    // unranking.
-    let old_high = *high;
-    let new_high = (old_high + c).min(top);
+    let new_high = (*high + c).min(top);
     let row = &BINOMIAL[c];
-    let first = usize::from(taken);
-    let mut deg = new_high + 1;
-    while deg > 0 {
-        deg -= 1;
-        let lo = deg.saturating_sub(old_high).max(first);
-        let end = deg.min(c) + 1;
+    for deg in (0..=new_high).rev() {
+        let lo = deg.saturating_sub(*high).max(usize::from(taken));
+        let hi = deg.min(c);
         let mut sum = 0u64;
-        let mut j = lo;
-        while j < end {
+        for j in lo..=hi {
             sum += p[deg - j] * row[j];
-            j += 1;
         }
         p[deg] = sum;
     }
