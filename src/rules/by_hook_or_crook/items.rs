@@ -418,10 +418,21 @@ pub struct SetCounter {
 /// A polynomial's coefficients (degree up to a whole deck; only those up to its degree are read).
 type Poly = [u64; DECK_SIZE + 1];
 
+/// Hands of at most this many cards unrank their sets with polynomials of this many coefficients
+/// (degree below it: a set's remaining cards are fewer than the hand's), not a whole deck's, so
+/// that each [`run_completions`] clears and walks a short array.
+const SHORT_POLY: usize = 16;
+
 /// `p *= (1 + x)^c`, or `p *= (1 + x)^c - 1` when the letter must be `taken` (at least one of its
 /// `c` cards); `high` is `p`'s degree, updated; degrees above `top` are dropped. Exact for the
 /// counts of a hand of at most 45 cards.
-fn times_letter(p: &mut Poly, high: &mut usize, c: usize, taken: bool, top: usize) {
+fn times_letter<const N: usize>(
+    p: &mut [u64; N],
+    high: &mut usize,
+    c: usize,
+    taken: bool,
+    top: usize,
+) {
     let new_high = (*high + c).min(top);
     let row = &BINOMIAL[c];
     for deg in (0..=new_high).rev() {
@@ -441,7 +452,7 @@ fn times_letter(p: &mut Poly, high: &mut usize, c: usize, taken: bool, top: usiz
 /// interval holding `covered`'s span, the product of `(1 + x)^c` over its covered letters and
 /// `(1 + x)^c - 1` over the others, the intervals below and above the span summed Horner-wise
 /// (`1 + g_{lo-1} (1 + g_{lo-2} (...))`); the coefficient of `x^top`.
-fn run_completions(counts: &[u8; 6], covered: u8, top: usize) -> u64 {
+fn run_completions<const N: usize>(counts: &[u8; 6], covered: u8, top: usize) -> u64 {
     if top == 0 {
         // Nothing more taken: one way when the letters taken already form a run.
         let l = u16::from(covered);
@@ -449,7 +460,22 @@ fn run_completions(counts: &[u8; 6], covered: u8, top: usize) -> u64 {
     }
     let lo = covered.trailing_zeros() as usize;
     let hi = 7 - covered.leading_zeros() as usize;
-    let mut above: Poly = [0; DECK_SIZE + 1];
+    // The span's letters not taken yet need a card each: none when one has no card left, or
+    // when they outnumber the cards still to take (the sums below would come to 0).
+    let gaps = ((1u16 << (hi + 1)) - (1u16 << lo)) as u8 & !covered;
+    let mut needed = 0;
+    for l in lo..=hi {
+        if gaps & (1 << l) != 0 {
+            if counts[l] == 0 {
+                return 0;
+            }
+            needed += 1;
+        }
+    }
+    if needed > top {
+        return 0;
+    }
+    let mut above = [0u64; N];
     above[0] = 1;
     let mut high = 0;
     let mut b = hi;
@@ -468,7 +494,7 @@ fn run_completions(counts: &[u8; 6], covered: u8, top: usize) -> u64 {
         }
         times_letter(&mut above, &mut high, c, taken, top);
     }
-    let mut below: Poly = [0; DECK_SIZE + 1];
+    let mut below = [0u64; N];
     below[0] = 1;
     let mut below_high = 0;
     let mut a = lo;
@@ -561,7 +587,12 @@ impl SetCounter {
             let mut chosen = None;
             for r in from..self.cards {
                 let now = covered | (1 << self.aged[r].letter);
-                let ways = run_completions(&self.after[r + 1], now, left);
+                // `left` is below the hand's size: a short polynomial holds its degrees.
+                let ways = if self.cards <= SHORT_POLY {
+                    run_completions::<SHORT_POLY>(&self.after[r + 1], now, left)
+                } else {
+                    run_completions::<{ DECK_SIZE + 1 }>(&self.after[r + 1], now, left)
+                };
                 if k < ways {
                     chosen = Some(r);
                     covered = now;
@@ -580,7 +611,7 @@ impl SetCounter {
 
 /// Hands of at most this many cards have their sets counted and unranked by walking every subset
 /// of the hand ([`SmallSets`], at most `2^SMALL_HAND` of them), bigger ones by [`SetCounter`].
-pub const SMALL_HAND: usize = 7;
+pub const SMALL_HAND: usize = 8;
 
 /// The sets of a hand of at most [`SMALL_HAND`] cards, counted by walking every subset: each
 /// subset is a bit mask, the oldest card (rank 0) the highest bit, so that among sets of one size
@@ -593,21 +624,11 @@ pub struct SmallSets {
     cards: usize,
     /// Sets of each size.
     by_size: [u32; SMALL_HAND + 1],
-    /// The letters of each subset, as letter bits ([`Self::letters`]).
-    letters: [u8; 1 << SMALL_HAND],
+    /// Each subset's size when it is a set, else 0 (mask bit `cards - 1 - r` for rank `r`).
+    set_size: [u8; 1 << SMALL_HAND],
 }
 
 impl SmallSets {
-    /// The letters of each subset of `aged` (bit `cards - 1 - r` for rank `r`), as letter bits.
-    fn letters(aged: &[Item], out: &mut [u8; 1 << SMALL_HAND]) {
-        let n = aged.len();
-        out[0] = 0;
-        for m in 1usize..1 << n {
-            let low = m.trailing_zeros() as usize;
-            out[m] = out[m & (m - 1)] | (1 << aged[n - 1 - low].letter);
-        }
-    }
-
     /// Whether a subset of `size` cards with these letters is a set: three cards or more whose
     /// letters form one unbroken run.
     fn is_set(size: u32, letters: u8) -> bool {
@@ -631,16 +652,25 @@ impl SmallSets {
             aged,
             cards: n,
             by_size: [0; SMALL_HAND + 1],
-            letters: [0; 1 << SMALL_HAND],
+            set_size: [0; 1 << SMALL_HAND],
         };
         if n < 3 {
             return Some(s);
         }
-        Self::letters(&aged[..n], &mut s.letters);
-        for (m, &l) in s.letters.iter().enumerate().take(1 << n) {
-            let size = m.count_ones();
-            if Self::is_set(size, l) {
-                s.by_size[size as usize] += 1;
+        // Each subset's letters (as letter bits) and size from the subset without its lowest
+        // card: one step per subset, no bit count (the default x86-64 target has no popcnt).
+        let mut letters = [0u8; 1 << SMALL_HAND];
+        let mut sizes = [0u8; 1 << SMALL_HAND];
+        for m in 1usize..1 << n {
+            let low = m.trailing_zeros() as usize;
+            let rest = m & (m - 1);
+            let l = letters[rest] | (1 << aged[n - 1 - low].letter);
+            let size = sizes[rest] + 1;
+            letters[m] = l;
+            sizes[m] = size;
+            if Self::is_set(u32::from(size), l) {
+                s.set_size[m] = size;
+                s.by_size[usize::from(size)] += 1;
             }
         }
         Some(s)
@@ -666,7 +696,7 @@ impl SmallSets {
             }
         })? as u32;
         let mask = (1usize..1 << n).rev().find(|&m| {
-            if m.count_ones() != size || !Self::is_set(size, self.letters[m]) {
+            if u32::from(self.set_size[m]) != size {
                 return false;
             }
             if k == 0 {
@@ -1321,9 +1351,14 @@ mod tests {
                     }
                 }
                 assert_eq!(
-                    run_completions(&counts, covered, top),
+                    run_completions::<{ DECK_SIZE + 1 }>(&counts, covered, top),
                     brute,
                     "covered {covered:b}, {top} cards"
+                );
+                assert_eq!(
+                    run_completions::<SHORT_POLY>(&counts, covered, top),
+                    brute,
+                    "short polynomials: covered {covered:b}, {top} cards"
                 );
             }
         }

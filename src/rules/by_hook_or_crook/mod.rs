@@ -673,6 +673,18 @@ mod tests {
                     for seat in 0..players {
                         for place in [Place::Castle, Place::Auction] {
                             let playable = g.playable_cards(seat, place);
+                            // Picked without the list: told its length, the same card at
+                            // every index, nothing past the end or from an empty list.
+                            for k in 0..=playable.len() {
+                                let mut told = None;
+                                let got = g.pick_playable(seat, place, |n| {
+                                    told = Some(n);
+                                    k
+                                });
+                                assert_eq!(got, playable.get(k).copied(), "pick {k}");
+                                let len = (!playable.is_empty()).then_some(playable.len());
+                                assert_eq!(told, len);
+                            }
                             for &card in &cards {
                                 assert_eq!(
                                     playable.contains(&card),
@@ -688,6 +700,34 @@ mod tests {
                         .legal_pick(Actor::Seat(seat), |k| (rng.next_u64() % k as u64) as usize)
                         .unwrap();
                     g.apply(Actor::Seat(seat), &a, None).unwrap();
+                }
+            }
+        }
+    }
+
+    /// A detective's dense standing counts the distinct spaces ahead without building a set:
+    /// the same as the set of them (the former code) on random boards of up to five pawns, many
+    /// of them level.
+    #[test]
+    fn dense_standing_counts_the_distinct_spaces_ahead() {
+        let mut rng = crate::rng::SplitMix64::new(7);
+        for players in 2..=5 {
+            let mut g =
+                ByHookOrCrook::new(BhocConfig::default(), players, Dealing::Service).unwrap();
+            for _ in 0..2000 {
+                for p in g.positions.iter_mut() {
+                    *p = (rng.next_u64() % 6) as u32;
+                }
+                for s in 0..players {
+                    let me = g.positions[s];
+                    let ahead: BTreeSet<u32> =
+                        g.positions.iter().copied().filter(|&p| p > me).collect();
+                    assert_eq!(
+                        g.standing(s),
+                        ahead.len() as u32 + 1,
+                        "{:?} seat {s}",
+                        g.positions
+                    );
                 }
             }
         }

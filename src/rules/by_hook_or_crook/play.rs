@@ -1107,13 +1107,16 @@ impl ByHookOrCrook {
     }
 
     /// A seat's standing counted from the front (leader 1).
-    fn standing(&self, seat: usize) -> u32 {
+    pub(super) fn standing(&self, seat: usize) -> u32 {
         let me = self.positions[seat];
         match self.config.detective_ranking {
             DetectiveRanking::Dense => {
-                let ahead: BTreeSet<u32> =
-                    self.positions.iter().copied().filter(|&p| p > me).collect();
-                ahead.len() as u32 + 1
+                // The distinct spaces ahead: each counted at its first seat, no set built.
+                let p = &self.positions;
+                let ahead = (0..p.len())
+                    .filter(|&i| p[i] > me && !p[..i].contains(&p[i]))
+                    .count();
+                ahead as u32 + 1
             }
             DetectiveRanking::Competition => {
                 self.positions.iter().filter(|&&p| p > me).count() as u32 + 1
@@ -1388,17 +1391,27 @@ impl ByHookOrCrook {
             return ToAct::table();
         }
         let n = self.players;
+        // The seats still to choose, in seat order, into a list allocated once at its full size
+        // (no growth while filtering).
+        fn unchosen(n: usize, missing: impl Fn(usize) -> bool) -> Vec<usize> {
+            let mut seats = Vec::with_capacity(n);
+            for s in 0..n {
+                if missing(s) {
+                    seats.push(s);
+                }
+            }
+            seats
+        }
+        let t = &self.turn;
         let seats: Vec<usize> = match self.phase {
             Phase::AwaitingDeal => return ToAct::table(),
             Phase::Finished => return ToAct::nobody(),
             Phase::Locations if self.is_alternate() => self.alternate_next().into_iter().collect(),
-            Phase::Locations if self.is_combined() => (0..n)
-                .filter(|&s| self.turn.locations[s].is_none() || self.turn.cards[s].is_none())
-                .collect(),
-            Phase::Locations => (0..n)
-                .filter(|&s| self.turn.locations[s].is_none())
-                .collect(),
-            Phase::Cards => (0..n).filter(|&s| self.turn.cards[s].is_none()).collect(),
+            Phase::Locations if self.is_combined() => {
+                unchosen(n, |s| t.locations[s].is_none() || t.cards[s].is_none())
+            }
+            Phase::Locations => unchosen(n, |s| t.locations[s].is_none()),
+            Phase::Cards => unchosen(n, |s| t.cards[s].is_none()),
             Phase::Buy(w) => vec![w],
             Phase::Exhibits => self
                 .played_at(Place::Castle)
@@ -1422,26 +1435,72 @@ impl ByHookOrCrook {
 
     /// Action cards `seat` may play at `place` now.
     pub(super) fn playable_cards(&self, seat: usize, place: Place) -> Vec<ActionCard> {
-        self.playable(seat, place).collect()
+        let mut cards = Vec::new();
+        self.each_playable(seat, place, |c| cards.push(c));
+        cards
     }
 
-    /// [`Self::playable_cards`] without the list: its checks in value order, its thieves not in
-    /// prison, the exhibit and the detective, those `check_card` allows at `place` (the seat's
-    /// own cards allowed at `place`, so that `check_card` only has the missing set left to
-    /// refuse, and no refusal is built for the cards the place never takes).
-    fn playable(&self, seat: usize, place: Place) -> impl Iterator<Item = ActionCard> + Clone + '_ {
-        self.checks[seat]
-            .iter()
-            .map(|&v| ActionCard::Check(v))
-            .chain(
-                self.config.thieves[seat]
-                    .iter()
-                    .copied()
-                    .filter(|n| !self.prison.contains(n))
-                    .map(ActionCard::Thief),
-            )
-            .chain([ActionCard::Exhibit, ActionCard::Detective])
-            .filter(move |&c| c.allowed_at(place) && self.check_card(seat, c, place).is_ok())
+    /// [`Self::playable_cards`] without the list, each card handed to `f` in the list's order:
+    /// its checks in value order, its thieves not in prison, the exhibit and the detective, those
+    /// `check_card` allows at `place`. `check_card`'s tests are applied directly, each once: a
+    /// check of the seat's own is always its own and is allowed only at the auction; a thief is
+    /// allowed when it is the seat's ([`Self::thief_owner`], which a thief number shared by two
+    /// seats can deny) and not in prison; the exhibit and the detective only at the castle, the
+    /// exhibit only with a set ([`Self::may_hold_set`], asked once). No refusal is built. Equal to
+    /// filtering every card through `check_card` (`playable_cards_are_what_check_card_allows`).
+    fn each_playable(&self, seat: usize, place: Place, mut f: impl FnMut(ActionCard)) {
+        let castle = place == Place::Castle;
+        if !castle {
+            for &v in &self.checks[seat] {
+                f(ActionCard::Check(v));
+            }
+        }
+        for &n in &self.config.thieves[seat] {
+            if !self.prison.contains(&n) && self.thief_owner(n) == Some(seat) {
+                f(ActionCard::Thief(n));
+            }
+        }
+        if castle {
+            if self.may_hold_set(seat) {
+                f(ActionCard::Exhibit);
+            }
+            f(ActionCard::Detective);
+        }
+    }
+
+    /// The `k`-th of [`Self::playable_cards`], `k` chosen by `pick` from their number (called
+    /// only when there is one or more), without the list: the first ones kept on the stack while
+    /// counting, so that a short list is walked once (as [`pick_in`]).
+    pub(super) fn pick_playable(
+        &self,
+        seat: usize,
+        place: Place,
+        pick: impl FnOnce(usize) -> usize,
+    ) -> Option<ActionCard> {
+        const KEPT: usize = 16;
+        let mut kept = [None; KEPT];
+        let mut count = 0;
+        self.each_playable(seat, place, |c| {
+            if let Some(slot) = kept.get_mut(count) {
+                *slot = Some(c);
+            }
+            count += 1;
+        });
+        if count == 0 {
+            return None;
+        }
+        let k = pick(count);
+        if count <= KEPT {
+            return kept.get(k).copied().flatten();
+        }
+        let (mut i, mut found) = (0, None);
+        self.each_playable(seat, place, |c| {
+            if i == k {
+                found = Some(c);
+            }
+            i += 1;
+        });
+        found
     }
 
     /// Whether [`Self::expected`] names `seat`, without building its list.
@@ -1501,7 +1560,8 @@ impl ByHookOrCrook {
             .map(|place| Action::Location { place }),
             Phase::Locations | Phase::Cards => {
                 let place = self.turn.locations[s]?;
-                pick_in(self.playable(s, place), pick).map(|card| Action::Choose { card })
+                self.pick_playable(s, place, pick)
+                    .map(|card| Action::Choose { card })
             }
             Phase::Buy(_) => pick_in((0..2).filter(|&p| self.piles[p].size > 0), pick)
                 .map(|pile| Action::Buy { pile }),
