@@ -181,10 +181,9 @@ impl ToAct {
     }
 }
 
-/// The seats of a [`ToAct`]: one seat, the answer at nearly every step of a game, is kept without
-/// an allocation (`to_act` is asked at every step of a playout); several spill to the heap.
-/// Written (Debug, JSON) as the list of seats.
-pub type Seats = smallvec::SmallVec<[usize; 1]>;
+/// The seats of a [`ToAct`], held inline up to 8 (no game seats more), so that `to_act`,
+/// asked at every step of a playout, never allocates. Written (Debug, JSON) as the list of seats.
+pub type Seats = smallvec::SmallVec<[usize; 8]>;
 
 /// An illegal action as the engine reports it: every game's error enum implements this.
 ///

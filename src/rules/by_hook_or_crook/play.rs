@@ -15,7 +15,7 @@ use super::{
     AuctionResult, ByHookOrCrook, DetectiveAdvance, FinalRecord, Phase, Pile, Theft, Turn,
     TurnRecord, LEGAL_SETS_CAP, SEATS,
 };
-use crate::rules::{cards::shuffled, Actor, Dealing, Seed, ToAct};
+use crate::rules::{cards::shuffled, Actor, Dealing, Seats, Seed, ToAct};
 
 type R<T> = Result<T, BhocError>;
 
@@ -1391,19 +1391,12 @@ impl ByHookOrCrook {
             return ToAct::table();
         }
         let n = self.players;
-        // The seats still to choose, in seat order, into a list allocated once at its full size
-        // (no growth while filtering).
-        fn unchosen(n: usize, missing: impl Fn(usize) -> bool) -> Vec<usize> {
-            let mut seats = Vec::with_capacity(n);
-            for s in 0..n {
-                if missing(s) {
-                    seats.push(s);
-                }
-            }
-            seats
+        // The seats still to choose, in seat order (held inline: no allocation).
+        fn unchosen(n: usize, missing: impl Fn(usize) -> bool) -> Seats {
+            (0..n).filter(|&s| missing(s)).collect()
         }
         let t = &self.turn;
-        let seats: Vec<usize> = match self.phase {
+        let seats: Seats = match self.phase {
             Phase::AwaitingDeal => return ToAct::table(),
             Phase::Finished => return ToAct::nobody(),
             Phase::Locations if self.is_alternate() => self.alternate_next().into_iter().collect(),
@@ -1412,7 +1405,7 @@ impl ByHookOrCrook {
             }
             Phase::Locations => unchosen(n, |s| t.locations[s].is_none()),
             Phase::Cards => unchosen(n, |s| t.cards[s].is_none()),
-            Phase::Buy(w) => vec![w],
+            Phase::Buy(w) => smallvec::smallvec![w],
             Phase::Exhibits => self
                 .played_at(Place::Castle)
                 .filter(|&(s, c)| c == ActionCard::Exhibit && self.turn.exhibits[s].is_none())
@@ -1428,7 +1421,7 @@ impl ByHookOrCrook {
             Phase::FinalExhibition => (0..n).filter(|&s| self.final_shown[s].is_none()).collect(),
         };
         ToAct {
-            seats: seats.into(),
+            seats,
             table: false,
         }
     }
