@@ -85,6 +85,10 @@ pub struct TournamentFilter<'a> {
 /// hundred kilobytes of JSON).
 const SPECS_CACHED: usize = 32;
 
+/// A tournament's change log applied ([`Tournaments::night`]): the log's last `seq`, the settings
+/// it was applied to, and the settings with the late entrants and the night's state.
+type KeptNight = (i64, Arc<Spec>, (Arc<Spec>, Night));
+
 /// The tournament service.
 pub struct Tournaments {
     pub(super) matches: Arc<Matches>,
@@ -97,7 +101,7 @@ pub struct Tournaments {
     /// append-only and its `seq`s have no gaps once committed (each is the one after the log its
     /// writer read), so a log read with the same last `seq` is the same log. An entry then reads
     /// one number, not the whole log, which grows with every correction (issue 25, part 4).
-    nights: Mutex<LruCache<String, (i64, Arc<Spec>, (Arc<Spec>, Night))>>,
+    nights: Mutex<LruCache<String, KeptNight>>,
 }
 
 /// `v` as JSON text (a failure is the service's own fault).

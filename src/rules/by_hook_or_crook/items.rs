@@ -464,9 +464,9 @@ fn run_completions<const N: usize>(counts: &[u8; 6], covered: u8, top: usize) ->
     // when they outnumber the cards still to take (the sums below would come to 0).
     let gaps = ((1u16 << (hi + 1)) - (1u16 << lo)) as u8 & !covered;
     let mut needed = 0;
-    for l in lo..=hi {
+    for (l, &count) in counts.iter().enumerate().take(hi + 1).skip(lo) {
         if gaps & (1 << l) != 0 {
-            if counts[l] == 0 {
+            if count == 0 {
                 return 0;
             }
             needed += 1;
