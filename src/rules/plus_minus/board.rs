@@ -311,36 +311,37 @@ pub(super) fn board_text(b: &Board) -> String {
     format!("[{}]", parts.join(", "))
 }
 
+/// Every board with its men in order (each a number from 0 to HOME): the tests' exhaustive sweep.
+#[cfg(test)]
+pub(super) fn every_sorted_board() -> impl Iterator<Item = Board> {
+    (0..=HOME).flat_map(|a| {
+        (a..=HOME)
+            .flat_map(move |b| (b..=HOME).flat_map(move |c| (c..=HOME).map(move |d| [a, b, c, d])))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn card_masks_agree_with_movers_and_movable_on_every_board_and_top() {
-        for a in 0..=HOME {
-            for b in a..=HOME {
-                for c in b..=HOME {
-                    for d in c..=HOME {
-                        let board = [a, b, c, d];
-                        let movers = Movers::of(&board);
-                        for top in -MAX_CARD..=MAX_CARD {
-                            let masks = card_masks(&board, top).expect("top in range");
-                            assert_eq!(Some(masks), movers.by_card(top), "{board:?} on {top}");
-                        }
-                        // And against `movable` and `destination` card by card, for a few tops.
-                        for top in [-MAX_CARD, -11, -1, 0, 1, 7, 15, MAX_CARD] {
-                            let masks = card_masks(&board, top).expect("top in range");
-                            for s in 0..SPAN {
-                                let total = top + s as i32 - MAX_CARD;
-                                let men = (0..MEN)
-                                    .fold(0u8, |m, i| m | (((masks[i] >> s) & 1) as u8) << i);
-                                assert_eq!(men, movable(&board, total), "{board:?} by {total}");
-                                let harmless = destination(&board, total, STARS)
-                                    == Err(MoveFault::StarsBustHarmless);
-                                assert_eq!(masks[MEN] >> s & 1 == 1, harmless, "{board:?} {total}");
-                            }
-                        }
-                    }
+        for board in every_sorted_board() {
+            let movers = Movers::of(&board);
+            for top in -MAX_CARD..=MAX_CARD {
+                let masks = card_masks(&board, top).expect("top in range");
+                assert_eq!(Some(masks), movers.by_card(top), "{board:?} on {top}");
+            }
+            // And against `movable` and `destination` card by card, for a few tops.
+            for top in [-MAX_CARD, -11, -1, 0, 1, 7, 15, MAX_CARD] {
+                let masks = card_masks(&board, top).expect("top in range");
+                for s in 0..SPAN {
+                    let total = top + s as i32 - MAX_CARD;
+                    let men = (0..MEN).fold(0u8, |m, i| m | (((masks[i] >> s) & 1) as u8) << i);
+                    assert_eq!(men, movable(&board, total), "{board:?} by {total}");
+                    let harmless =
+                        destination(&board, total, STARS) == Err(MoveFault::StarsBustHarmless);
+                    assert_eq!(masks[MEN] >> s & 1 == 1, harmless, "{board:?} {total}");
                 }
             }
         }
@@ -350,21 +351,14 @@ mod tests {
 
     #[test]
     fn movers_agree_with_movable_on_every_board_and_total() {
-        for a in 0..=HOME {
-            for b in a..=HOME {
-                for c in b..=HOME {
-                    for d in c..=HOME {
-                        let board = [a, b, c, d];
-                        let movers = Movers::of(&board);
-                        for total in -60..=60 {
-                            assert_eq!(
-                                movers.movable(total),
-                                movable(&board, total),
-                                "{board:?} by {total}"
-                            );
-                        }
-                    }
-                }
+        for board in every_sorted_board() {
+            let movers = Movers::of(&board);
+            for total in -60..=60 {
+                assert_eq!(
+                    movers.movable(total),
+                    movable(&board, total),
+                    "{board:?} by {total}"
+                );
             }
         }
     }
