@@ -62,31 +62,66 @@ fn check_listed(cards: &[Item]) -> R<()> {
     }
 }
 
-/// The `k`-th item of `items`, `k` chosen by `pick` from their number (called only when there is
-/// one or more): what `pick` would choose in the collected list.
-/// The first ones are kept on the stack while counting, so that a short list is walked once.
-fn pick_in<T: Copy>(
-    mut items: impl Iterator<Item = T> + Clone,
+/// How many items a pick keeps on the stack while counting: a list this short is walked once.
+const KEPT: usize = 16;
+
+/// The visitor of [`pick_walked`]: counts the items, keeping the first [`KEPT`], or (asked for
+/// `target`) finds the `target`-th.
+struct Picker<T> {
+    kept: [Option<T>; KEPT],
+    count: usize,
+    target: Option<usize>,
+    found: Option<T>,
+}
+
+impl<T: Copy> Picker<T> {
+    fn visit(&mut self, item: T) {
+        match self.target {
+            Some(k) if k == self.count => self.found = Some(item),
+            Some(_) => {}
+            None => {
+                if let Some(slot) = self.kept.get_mut(self.count) {
+                    *slot = Some(item);
+                }
+            }
+        }
+        self.count += 1;
+    }
+}
+
+/// The `k`-th item `walk` shows its [`Picker`], `k` chosen by `pick` from their number (called
+/// only when there is one or more): what `pick` would choose in the collected list. The first
+/// ones are kept while counting, so that a short list is walked once; a longer one twice.
+fn pick_walked<T: Copy>(
+    mut walk: impl FnMut(&mut Picker<T>),
     pick: impl FnOnce(usize) -> usize,
 ) -> Option<T> {
-    const KEPT: usize = 16;
-    let mut kept: [Option<T>; KEPT] = [None; KEPT];
-    let mut count = 0;
-    for item in items.clone() {
-        if let Some(slot) = kept.get_mut(count) {
-            *slot = Some(item);
-        }
-        count += 1;
-    }
-    if count == 0 {
+    let mut p = Picker {
+        kept: [None; KEPT],
+        count: 0,
+        target: None,
+        found: None,
+    };
+    walk(&mut p);
+    if p.count == 0 {
         return None;
     }
-    let k = pick(count);
-    if count <= KEPT {
-        kept.get(k).copied().flatten()
-    } else {
-        items.nth(k)
+    let k = pick(p.count);
+    if p.count <= KEPT {
+        return p.kept.get(k).copied().flatten();
     }
+    p.count = 0;
+    p.target = Some(k);
+    walk(&mut p);
+    p.found
+}
+
+/// [`pick_walked`] over `items`.
+fn pick_in<T: Copy>(
+    items: impl Iterator<Item = T> + Clone,
+    pick: impl FnOnce(usize) -> usize,
+) -> Option<T> {
+    pick_walked(|p| items.clone().for_each(|item| p.visit(item)), pick)
 }
 
 /// [`pick_in`] for a list already built.
@@ -1462,38 +1497,14 @@ impl ByHookOrCrook {
     }
 
     /// The `k`-th of [`Self::playable_cards`], `k` chosen by `pick` from their number (called
-    /// only when there is one or more), without the list: the first ones kept on the stack while
-    /// counting, so that a short list is walked once (as [`pick_in`]).
+    /// only when there is one or more), without the list ([`pick_walked`]).
     pub(super) fn pick_playable(
         &self,
         seat: usize,
         place: Place,
         pick: impl FnOnce(usize) -> usize,
     ) -> Option<ActionCard> {
-        const KEPT: usize = 16;
-        let mut kept = [None; KEPT];
-        let mut count = 0;
-        self.each_playable(seat, place, |c| {
-            if let Some(slot) = kept.get_mut(count) {
-                *slot = Some(c);
-            }
-            count += 1;
-        });
-        if count == 0 {
-            return None;
-        }
-        let k = pick(count);
-        if count <= KEPT {
-            return kept.get(k).copied().flatten();
-        }
-        let (mut i, mut found) = (0, None);
-        self.each_playable(seat, place, |c| {
-            if i == k {
-                found = Some(c);
-            }
-            i += 1;
-        });
-        found
+        pick_walked(|p| self.each_playable(seat, place, |c| p.visit(c)), pick)
     }
 
     /// Whether [`Self::expected`] names `seat`, without building its list.
