@@ -8,6 +8,10 @@
 #   PG=postgres://postgres@127.0.0.1:5432/postgres scripts/stream-fanout.sh    PostgreSQL
 #   PG=... INSTANCES=2 scripts/stream-fanout.sh     two servers on one database, watchers split
 #   CLUBROOM_BIN=/path/to/clubroom scripts/stream-fanout.sh    another build (a baseline)
+#   CLUBROOM_BIN=target/release/fanout_baseline FANOUT_FRAME_BYTES=4170 scripts/stream-fanout.sh
+#     the stack's floor (src/bin/fanout_baseline.rs: actix-web sending one shared frame of that
+#     size to every stream, no database, no rules, no rendering); set the size from Clubroom's
+#     bytes_per_watcher_per_write (less the chunk coding's ~8 bytes) for a fair comparison
 #   ACTION=play SCORES=changed scripts/stream-fanout.sh   a card at a time (table dealing: the
 #     sheet changes once a deal), streams opened with ?scores=changed (ACTION=tally, the
 #     default, scores a deal every write; SCORES=full, the default, sends the sheet every view);
@@ -15,7 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-3}
 if [ -z "${CLUBROOM_BIN:-}" ]; then
-  cargo build --release -q --bin clubroom
+  cargo build --release -q --bin clubroom --bin fanout_baseline
   CLUBROOM_BIN=${CARGO_TARGET_DIR:-target}/release/clubroom
 fi
 OUT=$(mktemp)

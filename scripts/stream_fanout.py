@@ -17,8 +17,8 @@ Driven by scripts/stream-fanout.sh (Python stdlib only; `psql` for PostgreSQL). 
     sheet; changed: a view with the same sheet as the stream's last comes as `match_lite`), each
     sent on a keep-alive connection read in the same epoll loop as the streams: the latency of
     each watcher of the written match is the time from sending the POST to the poll that found
-    that watcher's `event: match` for the new seq (a batch's time: an upper bound, the client
-    shares the 2 cores with the server), and the next write goes once every watcher holds it;
+    that watcher's `event: match` for the new seq (the time that poll returned: an upper bound,
+    the client shares the 2 cores with the server), and the next write goes once every watcher holds it;
   - reads the server's CPU (utime + stime, /proc/<pid>/stat, both servers with --instances 2)
     before and after the writes: CPU per write;
   - sends SIGTERM with every stream open and times the exit (and counts the streams told to
@@ -143,13 +143,15 @@ class Table:
 
 
 class Watcher:
-    __slots__ = ("sock", "match", "seq", "tail", "reconnect", "closed")
+    __slots__ = ("sock", "match", "seq", "tail", "reconnect", "closed", "got")
 
     def __init__(self, sock, match):
         self.sock, self.match, self.seq, self.tail = sock, match, -1, b""
         self.reconnect = self.closed = False
+        self.got = 0  # bytes received
 
     def feed(self, data):
+        self.got += len(data)
         seen = self.tail + data
         for m in MATCH.finditer(seen):
             self.seq = max(self.seq, int(m.group(1)))
@@ -182,8 +184,12 @@ def pump(ep, by_fd, want, deadline, post=None):
     while not want(found, answer):
         if time.monotonic() > deadline:
             return None, answer
-        for fd, _ in ep.poll(1.0):
-            t = time.monotonic()
+        ready = ep.poll(1.0)
+        # The time the poll returned: the data of every fd it reports had reached that
+        # watcher's socket by then (the time this loop takes to read and parse the fds one by
+        # one is the Python client's own, not the server's).
+        t = time.monotonic()
+        for fd, _ in ready:
             if post is not None and fd == post.fileno():
                 answer += post.recv(65536)
                 continue
@@ -263,6 +269,7 @@ def run_case(args, run, n, layout, workdir):
         lat, post_ms = [], []
         pids = [p.pid for p, _ in procs]
         c0 = sum(cpu_seconds(pid) for pid in pids)
+        got0 = sum(w.got for w in watchers)
         for k in range(args.writes):
             m = matches[k % len(matches)]
             seq = seqs[m] + 1
@@ -292,12 +299,17 @@ def run_case(args, run, n, layout, workdir):
             for w in mine:
                 lat.append((found.get(w.sock.fileno(), t0) - t0) * 1000)
         cpu = (sum(cpu_seconds(pid) for pid in pids) - c0) / args.writes * 1000
+        # What each watcher of the written match received per write (the frame's size, chunked
+        # transfer coding included): a baseline is fair when it sends frames of this size.
+        frame = (sum(w.got for w in watchers) - got0) / (args.writes * len(watchers)
+                                                          / len(matches))
         case = (f"{'pg' if args.pg else 'sqlite'}{'x2' if args.instances == 2 else ''}_{layout}_{n}"
                 f"_{args.action}_{args.scores}_sheet{args.sheet}")
         print(f"run {run}: {case} receipt_p50_ms {pct(lat, 50):.2f}", flush=True)
         print(f"run {run}: {case} receipt_p99_ms {pct(lat, 99):.2f}", flush=True)
         print(f"run {run}: {case} post_p50_ms {pct(post_ms, 50):.2f}", flush=True)
         print(f"run {run}: {case} server_cpu_ms_per_write {cpu:.3f}", flush=True)
+        print(f"run {run}: {case} bytes_per_watcher_per_write {frame:.0f}", flush=True)
         # The stop, every stream open.
         t = time.monotonic()
         for p, _ in procs:
