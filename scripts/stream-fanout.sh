@@ -12,6 +12,8 @@
 #     the stack's floor (src/bin/fanout_baseline.rs: actix-web sending one shared frame of that
 #     size to every stream, no database, no rules, no rendering); set the size from Clubroom's
 #     bytes_per_watcher_per_write (less the chunk coding's ~8 bytes) for a fair comparison
+#   FANOUT_RAW=1 CLUBROOM_BIN=target/release/fanout_baseline ...   the floor without actix-web:
+#     bare tokio, one write of one shared buffer per stream
 #   ACTION=play SCORES=changed scripts/stream-fanout.sh   a card at a time (table dealing: the
 #     sheet changes once a deal), streams opened with ?scores=changed (ACTION=tally, the
 #     default, scores a deal every write; SCORES=full, the default, sends the sheet every view);

@@ -19,6 +19,11 @@
 //!   of Clubroom's frames, which the script prints, for a fair comparison), announces it, and
 //!   answers 201 `{"event": {"seq": N}, "match": {"seq": N}}`.
 //!
+//! `FANOUT_RAW=1` drops actix-web too: a bare tokio server (two worker threads) that parses
+//! just enough HTTP/1.1 for the script, encodes each frame as one chunk once per write, and
+//! gives every stream's task that same buffer to `write_all`: one wake-up and one `write` per
+//! stream, no per-stream copy or encoding. That is the floor of the kernel and the runtime.
+//!
 //! Not part of the product; not in the spec. Usage: `fanout_baseline serve --bind
 //! 127.0.0.1:8082` (other arguments, such as the script's `--database-url`, are ignored).
 
@@ -92,6 +97,124 @@ async fn stream(frames: web::Data<Frames>) -> HttpResponse {
 
 use futures_util::StreamExt;
 
+/// `FANOUT_RAW=1`: the bare tokio server (see the module's notes).
+mod raw {
+    use tokio::{
+        io::{AsyncReadExt, AsyncWriteExt},
+        net::{TcpListener, TcpStream},
+        sync::watch,
+    };
+
+    use super::{web::Bytes, Frames};
+
+    /// `frame` as one chunk of the chunked transfer coding.
+    fn chunk(frame: &[u8]) -> Bytes {
+        let mut out = format!("{:X}\r\n", frame.len()).into_bytes();
+        out.extend_from_slice(frame);
+        out.extend_from_slice(b"\r\n");
+        Bytes::from(out)
+    }
+
+    /// Answers one connection's requests until it closes or becomes a stream.
+    async fn serve(mut sock: TcpStream, frames: &Frames, chunks: watch::Receiver<Bytes>) {
+        let mut buf = Vec::with_capacity(4096);
+        loop {
+            let head_end = loop {
+                if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                    break i + 4;
+                }
+                let mut more = [0u8; 4096];
+                match sock.read(&mut more).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => buf.extend_from_slice(&more[..n]),
+                }
+            };
+            let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0);
+            while buf.len() < head_end + length {
+                let mut more = [0u8; 4096];
+                match sock.read(&mut more).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => buf.extend_from_slice(&more[..n]),
+                }
+            }
+            buf.drain(..head_end + length);
+            let line = head.lines().next().unwrap_or_default().to_string();
+            if line.starts_with("get ") && line.contains("/stream") {
+                return stream(sock, chunks).await;
+            }
+            let body = if line.contains("/actions") {
+                let seq = frames.tx.borrow().0 + 1;
+                frames.tx.send_replace((seq, frames.frame(seq)));
+                format!("{{\"event\":{{\"seq\":{seq}}},\"match\":{{\"seq\":{seq}}}}}")
+            } else {
+                format!(
+                    "{{\"match\":{{\"id\":\"{}\"}},\"host_token\":\"-\"}}",
+                    "0".repeat(32)
+                )
+            };
+            let answer = format!(
+                "HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            if sock.write_all(answer.as_bytes()).await.is_err()
+                || head.contains("connection: close")
+            {
+                return;
+            }
+        }
+    }
+
+    /// A stream: the head, `retry:`, the current frame, then each new one.
+    async fn stream(mut sock: TcpStream, mut chunks: watch::Receiver<Bytes>) {
+        let head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
+        let mut first = head.to_vec();
+        first.extend_from_slice(&chunk(b"retry: 2000\n\n"));
+        first.extend_from_slice(&chunks.borrow_and_update());
+        if sock.write_all(&first).await.is_err() {
+            return;
+        }
+        while chunks.changed().await.is_ok() {
+            let bytes = chunks.borrow_and_update().clone();
+            if sock.write_all(&bytes).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Runs the bare server on `listener` until the process is stopped.
+    pub fn run(listener: std::net::TcpListener, frames: Frames) -> std::io::Result<()> {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?
+            .block_on(async move {
+                listener.set_nonblocking(true)?;
+                let listener = TcpListener::from_std(listener)?;
+                let frames: &'static Frames = Box::leak(Box::new(frames));
+                // Each write's frame, chunk-encoded once for every stream.
+                let (ctx, crx) = watch::channel(chunk(&frames.tx.borrow().1));
+                let mut seqs = frames.tx.subscribe();
+                tokio::spawn(async move {
+                    while seqs.changed().await.is_ok() {
+                        let frame = seqs.borrow_and_update().1.clone();
+                        ctx.send_replace(chunk(&frame));
+                    }
+                });
+                loop {
+                    let (sock, _) = listener.accept().await?;
+                    let _ = sock.set_nodelay(true);
+                    let chunks = crx.clone();
+                    tokio::spawn(async move { serve(sock, frames, chunks).await });
+                }
+            })
+    }
+}
+
 fn main() -> std::io::Result<()> {
     let mut args = std::env::args().skip(1);
     let mut bind = "127.0.0.1:8082".to_string();
@@ -105,8 +228,12 @@ fn main() -> std::io::Result<()> {
         .and_then(|v| v.parse().ok())
         .unwrap_or(2048);
     let (tx, _) = watch::channel((0, web::Bytes::new()));
-    let frames = web::Data::new(Frames { tx, size });
+    let frames = Frames { tx, size };
     frames.tx.send_replace((0, frames.frame(0)));
+    if std::env::var("FANOUT_RAW").is_ok_and(|v| v == "1") {
+        return raw::run(TcpListener::bind(&bind)?, frames);
+    }
+    let frames = web::Data::new(frames);
     // Clubroom's worker count (one per core) and stream-friendly settings.
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     actix_web::rt::System::new().block_on(async move {
