@@ -285,13 +285,7 @@ impl CardSet {
 
     /// The cards of the set in `suits`.
     pub fn of_suits(self, suits: SuitSet) -> CardSet {
-        let mut mask = 0u64;
-        let mut bits = suits.0;
-        while bits != 0 {
-            mask |= 0x1FFFu64 << (bits.trailing_zeros() * 13);
-            bits &= bits - 1;
-        }
-        CardSet(self.0 & mask)
+        CardSet(self.0 & SUIT_MASKS[usize::from(suits.0 & 0xF)])
     }
 
     /// The cards in canonical order, as a vector.
@@ -315,6 +309,23 @@ impl fmt::Debug for CardSet {
         f.debug_list().entries(self.iter()).finish()
     }
 }
+
+/// The cards of each set of suits (indexed by [`SuitSet`]'s bits): 13 bits per suit.
+const SUIT_MASKS: [u64; 16] = {
+    let mut masks = [0u64; 16];
+    let mut set = 0;
+    while set < 16 {
+        let mut suit = 0;
+        while suit < 4 {
+            if set & (1 << suit) != 0 {
+                masks[set] |= 0x1FFFu64 << (suit * 13);
+            }
+            suit += 1;
+        }
+        set += 1;
+    }
+    masks
+};
 
 /// A set of suits (used to remember which suits a player has shown out of).
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
@@ -525,6 +536,18 @@ mod tests {
         assert_eq!("as".parse::<Card>().unwrap(), Card::new(14, Suit::S));
         for bad in ["", "1C", "11C", "ZZ", "T", "TX", "AAS"] {
             assert!(bad.parse::<Card>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn of_suits_keeps_the_cards_of_those_suits() {
+        for bits in 0u8..16 {
+            let suits = SuitSet(bits);
+            let by_card: CardSet = full_deck()
+                .iter()
+                .filter(|c| suits.contains(c.suit()))
+                .collect();
+            assert_eq!(full_deck().of_suits(suits), by_card, "suits {bits:04b}");
         }
     }
 

@@ -514,8 +514,8 @@ struct DealState {
     /// The called suit of the trick in progress, once led.
     called: Option<Suit>,
     /// The card that opens the deal (2♣, or 3♣ when 2♣ lies face down); in 3-player table
-    /// dealing either, until one is led.
-    opening: Vec<Card>,
+    /// dealing either, until one is led. A set: canonical order is the lists' order (2♣, 3♣).
+    opening: CardSet,
     /// 3 players: the face-down card. Service dealing: known from the deal (kept secret until
     /// the deal ends, unless 3♣ opening shows it is 2♣); table dealing: known once 3♣ opens.
     face_down: Option<Card>,
@@ -690,7 +690,7 @@ impl Clubs {
         }
         // The opening card is public: the deal names it (and, in service dealing, its holder as
         // the leader).
-        if d.tp.played().is_empty() && !d.opening.contains(&card) {
+        if d.tp.played().is_empty() && !d.opening.contains(card) {
             return Err(ClubsError::MustLeadTwoOfClubs {
                 three_players: self.players == 3,
             });
@@ -755,47 +755,45 @@ impl Clubs {
         }
         let leading = d.tp.trick().plays.is_empty();
         let allowed = Self::service_allowed(d, hand);
-        // A club lead is listed once per declared suit.
-        let per = |card: Card| {
-            if leading && card.suit() == Suit::C {
-                CLUB_DECLARES.len()
-            } else {
-                1
-            }
+        // A club lead is listed once per declared suit. Clubs come last in canonical order, so
+        // the list is the other cards, then each club four times: counted, not walked.
+        let clubs = if leading {
+            allowed.of_suits(SuitSet::of(&[Suit::C]))
+        } else {
+            CardSet::EMPTY
         };
-        let count: usize = allowed.iter().map(per).sum();
+        let others = allowed.difference(clubs);
+        let count = others.len() + CLUB_DECLARES.len() * clubs.len();
         if count == 0 {
             return None;
         }
-        let mut k = pick(count);
-        for card in allowed.iter() {
-            let n = per(card);
-            if k < n {
-                let declare = (n > 1).then(|| CLUB_DECLARES[k]);
-                return Some(Action::Play { card, declare });
-            }
-            k -= n;
+        let k = pick(count);
+        if k < others.len() {
+            return others.iter().nth(k).map(|card| Action::Play {
+                card,
+                declare: None,
+            });
         }
-        None
+        let k = k - others.len();
+        let card = clubs.iter().nth(k / CLUB_DECLARES.len())?;
+        Some(Action::Play {
+            card,
+            declare: Some(CLUB_DECLARES[k % CLUB_DECLARES.len()]),
+        })
     }
 
     /// The cards `service_legal` lists for the seat to play with `hand` (service dealing).
     fn service_allowed(d: &DealState, hand: CardSet) -> CardSet {
         let leading = d.tp.trick().plays.is_empty();
-        let mut allowed = CardSet::default();
-        if d.tp.played().is_empty() {
-            for &c in &d.opening {
-                if hand.contains(c) {
-                    allowed.insert(c);
-                }
-            }
+        let mut allowed = if d.tp.played().is_empty() {
+            hand.intersection(d.opening)
         } else {
             let tier = if leading { None } else { duty(d.called) };
-            allowed = match tier.map(|suits| hand.of_suits(suits)) {
+            match tier.map(|suits| hand.of_suits(suits)) {
                 Some(follow) if !follow.is_empty() => follow,
                 _ => hand,
-            };
-        }
+            }
+        };
         if let (true, Some(fd)) = (d.face_down_public, d.face_down) {
             allowed.remove(fd);
         }
@@ -823,7 +821,8 @@ impl Clubs {
                 d.face_down = Some(two_of_clubs());
                 d.face_down_public = true;
             }
-            d.opening = vec![card];
+            d.opening = CardSet::EMPTY;
+            d.opening.insert(card);
         }
         if let Some(r) = &revoke {
             out.push(ClubsOutcome::Revoke {
@@ -965,7 +964,7 @@ impl Clubs {
         self.deal = Some(DealState {
             tp: TrickPlay::new(self.players, full_deck(), leader.unwrap_or(0), hands),
             called: None,
-            opening: opening.clone(),
+            opening: opening.iter().copied().collect(),
             face_down,
             face_down_public,
             commitment: seed.map(Commitment::of),
@@ -1358,7 +1357,7 @@ impl Game for Clubs {
             let taken: Vec<Taken> = d.tp.taken().into_iter().map(taken_of).collect();
             v.leader = Some((!open).then(|| d.tp.leader()));
             v.to_play = Some((!open).then(|| d.tp.to_play()));
-            v.opening = Some(d.tp.played().is_empty().then(|| d.opening.clone()));
+            v.opening = Some(d.tp.played().is_empty().then(|| d.opening.to_vec()));
             v.called_suit = Some(d.called);
             v.trick = d.tp.trick().plays.clone();
             v.tricks = Some(d.tp.tricks().to_vec());

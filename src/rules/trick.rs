@@ -67,12 +67,16 @@ impl Trick {
     }
 }
 
+/// A trick's plays, held inline: every trick game seats at most 4 (the same JSON list as a
+/// `Vec`), so recording a trick allocates nothing.
+pub type Plays = smallvec::SmallVec<[Play; 4]>;
+
 /// A completed trick with the game's note about it (Dump: its points; Clubs: the called suit;
 /// Bonus-Malus: the trump), flattened into the same JSON object.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TrickRecord<N> {
     /// The cards in the order played.
-    pub plays: Vec<Play>,
+    pub plays: Plays,
     /// The seat that won it (and leads next).
     pub winner: usize,
     /// What the game notes about the trick.
@@ -273,7 +277,8 @@ impl<N> TrickPlay<N> {
             hands,
             played: CardSet::EMPTY,
             trick: Trick::default(),
-            tricks: Vec::new(),
+            // Every trick of the deal, reserved once.
+            tricks: Vec::with_capacity(deck.len().div_ceil(players.max(1))),
             shown_out: vec![[None; 4]; players],
             revokes: Vec::new(),
         }
@@ -441,7 +446,9 @@ impl<N> TrickPlay<N> {
             if suits.contains(card.suit()) {
                 break;
             }
-            if let Some(holding) = hands[seat].first_suit_of(*suits) {
+            // The first suit (canonical order) of the group the hand holds: its lowest card's.
+            if let Some(held) = hands[seat].of_suits(*suits).iter().next() {
+                let holding = held.suit();
                 return Err(PlayError::MustFollow {
                     seat,
                     card,
@@ -490,7 +497,9 @@ impl<N> TrickPlay<N> {
         }
         let winner = self.trick.winner_by(key).seat;
         let note = note(&self.trick, winner);
-        let plays = std::mem::take(&mut self.trick.plays);
+        // The trick's list is kept (cleared) for the next trick, so neither allocates.
+        let plays = Plays::from_slice(&self.trick.plays);
+        self.trick.plays.clear();
         self.tricks.push(TrickRecord {
             plays,
             winner,

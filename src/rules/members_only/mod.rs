@@ -1241,7 +1241,8 @@ impl MembersOnly {
             hand_sizes: vec![per_hand; n],
             layout: counts_of(&face),
             turn_reveals: 0,
-            bets: vec![],
+            // Every piece the seats have (none places more), reserved once.
+            bets: Vec::with_capacity(n * (usize::from(SINGLE_PIECES) + 1)),
             risk_used: vec![false; n],
             phase: Phase::Betting {
                 to_play: starter,
@@ -1296,12 +1297,20 @@ impl MembersOnly {
             return (count, None);
         }
         // The k-th free space in board order (bit category * 8 + space), then the piece.
-        let (nth, piece) = (k / held, pieces[k % held]);
+        let (mut nth, piece) = (k / held, pieces[k % held]);
         let mut free = !taken & ((1u64 << (Category::ALL.len() * Space::ALL.len())) - 1);
+        // Whole categories' free spaces skipped by count, then the spaces of the one it is in.
+        let row = (1u64 << Space::ALL.len()) - 1;
+        let mut base = 0;
+        while ((free >> base) & row).count_ones() as usize <= nth {
+            nth -= ((free >> base) & row).count_ones() as usize;
+            base += Space::ALL.len();
+        }
+        free = (free >> base) & row;
         for _ in 0..nth {
             free &= free - 1;
         }
-        let bit = free.trailing_zeros() as usize;
+        let bit = base + free.trailing_zeros() as usize;
         let bet = Bet {
             category: Category::ALL[bit / Space::ALL.len()],
             space: Space::ALL[bit % Space::ALL.len()],
@@ -1334,6 +1343,17 @@ impl MembersOnly {
         }
         debug_assert!(out.iter().all(|b| self.check_bet(heat, seat, b).is_ok()));
         out
+    }
+
+    /// Service dealing's end-of-heat choice from `hand` discarding a card of `kind` (held): the
+    /// other cards revealed.
+    fn final_choice(hand: Counts, kind: usize) -> Action {
+        let mut rest = hand;
+        rest[kind] -= 1;
+        Action::Final {
+            discard: Some(Card::from_kind(kind)),
+            reveal: cards_of(&rest),
+        }
     }
 
     fn stock_view(&self, seat: usize) -> MembersOnlyPieces {
@@ -1509,14 +1529,7 @@ impl Game for MembersOnly {
                     let hand = hands[seat];
                     (0..KINDS)
                         .filter(|&k| hand[k] > 0)
-                        .map(|k| {
-                            let mut rest = hand;
-                            rest[k] -= 1;
-                            Action::Final {
-                                discard: Some(Card::from_kind(k)),
-                                reveal: cards_of(&rest),
-                            }
-                        })
+                        .map(|k| Self::final_choice(hand, k))
                         .collect()
                 }
                 None => self
@@ -1598,6 +1611,20 @@ impl Game for MembersOnly {
                         }
                         _ => None,
                     };
+                }
+            }
+            // Service dealing's end of the heat: the k-th kind held is the discard, without
+            // building every other choice's reveal.
+            if let (Phase::Final { choices, .. }, Some(hands)) = (&heat.phase, &heat.hands) {
+                if choices[seat].is_none() {
+                    let hand = hands[seat];
+                    let held = hand.iter().filter(|&&n| n > 0).count();
+                    if held == 0 {
+                        return None;
+                    }
+                    let k = pick(held);
+                    let kind = (0..KINDS).filter(|&k| hand[k] > 0).nth(k)?;
+                    return Some(Self::final_choice(hand, kind));
                 }
             }
         }
