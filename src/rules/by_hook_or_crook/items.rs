@@ -229,13 +229,15 @@ pub fn is_set(cards: &[Item]) -> bool {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SetValue {
     size: usize,
-    ages: Vec<(u16, u8)>,
+    /// Held inline up to a big exhibit's size: comparing exhibits allocates nothing.
+    ages: smallvec::SmallVec<[(u16, u8); 16]>,
 }
 
 impl SetValue {
     /// The value of `cards` (any cards; an empty list is worth least).
     pub fn of<'a>(cards: impl IntoIterator<Item = &'a Item>) -> SetValue {
-        let mut ages: Vec<(u16, u8)> = cards.into_iter().map(|c| c.age_key()).collect();
+        let mut ages: smallvec::SmallVec<[(u16, u8); 16]> =
+            cards.into_iter().map(|c| c.age_key()).collect();
         ages.sort_unstable();
         SetValue {
             size: ages.len(),
@@ -611,7 +613,7 @@ impl SetCounter {
 
 /// Hands of at most this many cards have their sets counted and unranked by walking every subset
 /// of the hand ([`SmallSets`], at most `2^SMALL_HAND` of them), bigger ones by [`SetCounter`].
-pub const SMALL_HAND: usize = 8;
+pub const SMALL_HAND: usize = 6;
 
 /// The sets of a hand of at most [`SMALL_HAND`] cards, counted by walking every subset: each
 /// subset is a bit mask, the oldest card (rank 0) the highest bit, so that among sets of one size

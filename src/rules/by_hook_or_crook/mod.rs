@@ -40,6 +40,7 @@ pub use self::{
     error::BhocError,
     items::{CardSet, Item},
 };
+use super::cards::Commitment;
 use super::entered::{self, Entered, EntryError};
 use super::{
     tally::{TallyForm, TallyUnit},
@@ -286,7 +287,7 @@ pub struct ByHookOrCrook {
     players: usize,
     dealing: Dealing,
     phase: Phase,
-    commitment: Option<String>,
+    commitment: Option<Commitment>,
     positions: Vec<u32>,
     /// Cards known to be in each hand: all of them in service dealing, those learned so far in
     /// table dealing.

@@ -15,9 +15,25 @@ use super::{
     AuctionResult, ByHookOrCrook, DetectiveAdvance, FinalRecord, Phase, Pile, Theft, Turn,
     TurnRecord, LEGAL_SETS_CAP, SEATS,
 };
-use crate::rules::{cards::shuffled, Actor, Dealing, Seats, Seed, ToAct};
+use crate::rules::{
+    cards::{shuffled, Commitment},
+    Actor, Dealing, Seats, Seed, ToAct,
+};
 
 type R<T> = Result<T, BhocError>;
+
+/// A short per-seat list held inline (at most one entry per seat): the turn's temporaries.
+type PerSeat<T> = smallvec::SmallVec<[T; SEATS]>;
+
+/// `items` collected into an inline list by pushing each: for the few seats of a turn, cheaper
+/// than `SmallVec`'s `Extend`, which reserves first and is not inlined.
+fn inline<A: smallvec::Array>(items: impl IntoIterator<Item = A::Item>) -> smallvec::SmallVec<A> {
+    let mut list = smallvec::SmallVec::new();
+    for item in items {
+        list.push(item);
+    }
+    list
+}
 
 /// Room for the most outcomes one action can produce (a buy: bought, pile turned, thieves caught,
 /// turn over, final exhibition expected), so that the list is allocated once.
@@ -92,6 +108,7 @@ impl<T: Copy> Picker<T> {
 /// The `k`-th item `walk` shows its [`Picker`], `k` chosen by `pick` from their number (called
 /// only when there is one or more): what `pick` would choose in the collected list. The first
 /// ones are kept while counting, so that a short list is walked once; a longer one twice.
+#[inline(always)]
 fn pick_walked<T: Copy>(
     mut walk: impl FnMut(&mut Picker<T>),
     pick: impl FnOnce(usize) -> usize,
@@ -452,7 +469,7 @@ impl ByHookOrCrook {
                     below: cards.iter().skip(1).copied().collect(),
                 };
             }
-            self.commitment = Some(seed.commitment());
+            self.commitment = Some(Commitment::of(seed));
         } else {
             for (pile, size) in self.piles.iter_mut().zip(sizes) {
                 *pile = Pile {
@@ -470,7 +487,7 @@ impl ByHookOrCrook {
             hand_sizes: self.hand_sizes.clone(),
             piles: tops,
             pile_sizes: sizes,
-            commitment: self.commitment.clone(),
+            commitment: self.commitment,
         }])
     }
 
@@ -734,23 +751,19 @@ impl ByHookOrCrook {
             .filter_map(|s| self.turn.cards[s].map(|c| (s, c)))
     }
 
-    fn thieves_at(&self, place: Place) -> Vec<(usize, u32)> {
-        self.played_at(place)
-            .filter_map(|(s, c)| match c {
-                ActionCard::Thief(n) => Some((s, n)),
-                _ => None,
-            })
-            .collect()
+    fn thieves_at(&self, place: Place) -> PerSeat<(usize, u32)> {
+        inline(self.played_at(place).filter_map(|(s, c)| match c {
+            ActionCard::Thief(n) => Some((s, n)),
+            _ => None,
+        }))
     }
 
     fn resolve_auction(&mut self, out: &mut Vec<O>) {
-        let bids: Vec<(usize, u32)> = self
-            .played_at(Place::Auction)
-            .filter_map(|(s, c)| match c {
+        let bids: PerSeat<(usize, u32)> =
+            inline(self.played_at(Place::Auction).filter_map(|(s, c)| match c {
                 ActionCard::Check(v) => Some((s, v)),
                 _ => None,
-            })
-            .collect();
+            }));
         let thieves = self.thieves_at(Place::Auction);
         let winner = bids.iter().copied().max_by_key(|&(_, v)| v);
         let cards_left = self.piles.iter().any(|p| p.size > 0);
@@ -760,8 +773,8 @@ impl ByHookOrCrook {
             (Some(_), true) => "won",
         };
         let mut result = AuctionResult {
-            bids: bids.clone(),
-            thieves: thieves.clone(),
+            bids: bids.to_vec(),
+            thieves: thieves.to_vec(),
             winner: None,
             bought: None,
             check_to: None,
@@ -864,11 +877,12 @@ impl ByHookOrCrook {
 
     // ----- the castle -------------------------------------------------------------------
 
-    fn exhibitors(&self) -> Vec<usize> {
-        self.played_at(Place::Castle)
-            .filter(|(_, c)| *c == ActionCard::Exhibit)
-            .map(|(s, _)| s)
-            .collect()
+    fn exhibitors(&self) -> PerSeat<usize> {
+        inline(
+            self.played_at(Place::Castle)
+                .filter(|(_, c)| *c == ActionCard::Exhibit)
+                .map(|(s, _)| s),
+        )
     }
 
     fn start_castle(&mut self, out: &mut Vec<O>) {
@@ -879,7 +893,7 @@ impl ByHookOrCrook {
         }
         self.phase = Phase::Exhibits;
         out.push(O::ExhibitsExpected {
-            exhibitors,
+            exhibitors: exhibitors.to_vec(),
             thieves: self.thieves_at(Place::Castle).iter().map(|t| t.1).collect(),
         });
     }
@@ -964,10 +978,10 @@ impl ByHookOrCrook {
             self.turn.display[s] = Some(cards.iter().copied().collect());
             self.turn.shown[s] = Some(cards);
         }
-        let mut ranking = exhibitors.clone();
-        ranking.sort_by_cached_key(|&s| {
-            std::cmp::Reverse(SetValue::of(self.turn.shown[s].iter().flatten()))
-        });
+        let mut ranking = exhibitors.to_vec();
+        // Stable, as the former cached-key sort; a short list sorts without allocating.
+        ranking
+            .sort_by_key(|&s| std::cmp::Reverse(SetValue::of(self.turn.shown[s].iter().flatten())));
         // Rewards come from the castle of the leading pawn, before anyone advances.
         let lead = self.positions.iter().copied().max().unwrap_or(0);
         let castle = self.config.board.castle_at(lead);
@@ -1097,14 +1111,14 @@ impl ByHookOrCrook {
             }
         }
         let thieves = self.thieves_at(Place::Castle);
-        let detectives: Vec<usize> = self
-            .played_at(Place::Castle)
-            .filter(|(_, c)| *c == ActionCard::Detective)
-            .map(|(s, _)| s)
-            .collect();
+        let detectives: PerSeat<usize> = inline(
+            self.played_at(Place::Castle)
+                .filter(|(_, c)| *c == ActionCard::Detective)
+                .map(|(s, _)| s),
+        );
         if !detectives.is_empty() && !thieves.is_empty() {
             // Standings after the just-completed exhibitions, all counted before anyone moves.
-            let standings: Vec<u32> = detectives.iter().map(|&s| self.standing(s)).collect();
+            let standings: PerSeat<u32> = inline(detectives.iter().map(|&s| self.standing(s)));
             let mut moves = Vec::new();
             for (&s, &standing) in detectives.iter().zip(&standings) {
                 self.advance(s, standing);
@@ -1428,32 +1442,26 @@ impl ByHookOrCrook {
         let n = self.players;
         // The seats still to choose, in seat order (held inline: no allocation).
         fn unchosen(n: usize, missing: impl Fn(usize) -> bool) -> Seats {
-            (0..n).filter(|&s| missing(s)).collect()
+            inline((0..n).filter(|&s| missing(s)))
         }
         let t = &self.turn;
         let seats: Seats = match self.phase {
             Phase::AwaitingDeal => return ToAct::table(),
             Phase::Finished => return ToAct::nobody(),
-            Phase::Locations if self.is_alternate() => self.alternate_next().into_iter().collect(),
+            Phase::Locations if self.is_alternate() => inline(self.alternate_next()),
             Phase::Locations if self.is_combined() => {
                 unchosen(n, |s| t.locations[s].is_none() || t.cards[s].is_none())
             }
             Phase::Locations => unchosen(n, |s| t.locations[s].is_none()),
             Phase::Cards => unchosen(n, |s| t.cards[s].is_none()),
             Phase::Buy(w) => smallvec::smallvec![w],
-            Phase::Exhibits => self
-                .played_at(Place::Castle)
-                .filter(|&(s, c)| c == ActionCard::Exhibit && self.turn.exhibits[s].is_none())
-                .map(|(s, _)| s)
-                .collect(),
-            Phase::Steals => self
-                .turn
-                .steal_queue
-                .first()
-                .map(|t| t.1)
-                .into_iter()
-                .collect(),
-            Phase::FinalExhibition => (0..n).filter(|&s| self.final_shown[s].is_none()).collect(),
+            Phase::Exhibits => inline(
+                self.played_at(Place::Castle)
+                    .filter(|&(s, c)| c == ActionCard::Exhibit && self.turn.exhibits[s].is_none())
+                    .map(|(s, _)| s),
+            ),
+            Phase::Steals => inline(self.turn.steal_queue.first().map(|t| t.1)),
+            Phase::FinalExhibition => inline((0..n).filter(|&s| self.final_shown[s].is_none())),
         };
         ToAct {
             seats,

@@ -13,6 +13,7 @@ use super::{
     ByHookOrCrook, FinalRecord, Phase,
 };
 use crate::rules::{
+    cards::Commitment,
     sheet::{RoundScore, ScoreSheet, Unit},
     to_json, Actor, Dealing, SealedAction,
 };
@@ -333,8 +334,8 @@ pub struct ByHookOrCrookTable {
     /// Who deals.
     pub(super) dealing: Dealing,
     /// Service dealing: SHA-256 (hex) of the shuffle seed; null otherwise.
-    #[schema(required = true)]
-    pub(super) commitment: Option<String>,
+    #[schema(value_type = Option<String>, required = true)]
+    pub(super) commitment: Option<Commitment>,
 }
 
 /// A By Hook or Crook seat's private state (`you` in the match view).
@@ -408,8 +409,8 @@ pub enum ByHookOrCrookOutcome {
         /// Cards in each pile.
         pile_sizes: Vec<usize>,
         /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
-        #[schema(required = true)]
-        commitment: Option<String>,
+        #[schema(value_type = Option<String>, required = true)]
+        commitment: Option<Commitment>,
     },
     /// A card was turned face up on an auction pile.
     #[schema(title = "ByHookOrCrookPileTurned")]
@@ -803,7 +804,7 @@ impl ByHookOrCrook {
             winners,
             margin,
             dealing: self.dealing,
-            commitment: self.commitment.clone(),
+            commitment: self.commitment,
         }
     }
 
