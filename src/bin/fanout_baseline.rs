@@ -30,6 +30,7 @@
 use std::{net::TcpListener, time::Duration};
 
 use actix_web::{get, http::header, post, web, App, HttpResponse, HttpServer};
+use futures_util::StreamExt;
 use tokio::sync::watch;
 
 /// The latest frame and its seq.
@@ -95,8 +96,6 @@ async fn stream(frames: web::Data<Frames>) -> HttpResponse {
         .streaming(body)
 }
 
-use futures_util::StreamExt;
-
 /// `FANOUT_RAW=1`: the bare tokio server (see the module's notes).
 mod raw {
     use tokio::{
@@ -123,10 +122,8 @@ mod raw {
                 if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
                     break i + 4;
                 }
-                let mut more = [0u8; 4096];
-                match sock.read(&mut more).await {
-                    Ok(0) | Err(_) => return,
-                    Ok(n) => buf.extend_from_slice(&more[..n]),
+                if !matches!(sock.read_buf(&mut buf).await, Ok(1..)) {
+                    return;
                 }
             };
             let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
@@ -136,10 +133,8 @@ mod raw {
                 .and_then(|v| v.trim().parse().ok())
                 .unwrap_or(0);
             while buf.len() < head_end + length {
-                let mut more = [0u8; 4096];
-                match sock.read(&mut more).await {
-                    Ok(0) | Err(_) => return,
-                    Ok(n) => buf.extend_from_slice(&more[..n]),
+                if !matches!(sock.read_buf(&mut buf).await, Ok(1..)) {
+                    return;
                 }
             }
             buf.drain(..head_end + length);
