@@ -2,7 +2,8 @@
 # CI: the table page in a real browser. Four phones (headless Chromium at 390x844, driven by
 # playwright-core) play a service-dealt Clubs deal live on the page served by a debug build
 # (tests/browser/clubs.mjs), then every game in both dealing modes is played for a few taps
-# (tests/browser/games.mjs), then tournaments: the organiser's page, the public page's live
+# (tests/browser/games.mjs), and a page offers only what is legal at the version it shows, even
+# when a legal list comes late or for a later version (tests/browser/versions.mjs), then tournaments: the organiser's page, the public page's live
 # standings, a match page's Tournament panel (tests/browser/tournament.mjs), a director's club
 # night: result rows, where to sit, the projector view (tests/browser/director.mjs), then what the page
 # keeps on a phone, its Forget controls and the security headers (tests/browser/privacy.mjs).
@@ -80,7 +81,7 @@ run_one() {
   [ "$rc" -eq 0 ] || touch "$WORK/failed"
 }
 export -f run_one
-TESTS=${BROWSER_TESTS:-pictures scoreonly polish tablefeel games director tournament privacy clubs tabletalk reach a11y players player fouls clubnight load}
+TESTS=${BROWSER_TESTS:-pictures scoreonly polish tablefeel games versions director tournament privacy clubs tabletalk reach a11y players player fouls clubnight load}
 LANES=${BROWSER_LANES:-2}
 rest=$(printf '%s\n' $TESTS | grep -vx load || true)
 printf '%s\n' $rest | xargs -r -P "$LANES" -I{} bash -c 'run_one "$1"' _ {}

@@ -244,7 +244,7 @@ function keptPanel(redraw) {
 // ---------- the table page ----------
 
 const T = {
-  id: null, token: null, view: null, legal: [], legalFor: [], es: null, error: null, info: null,
+  id: null, token: null, view: null, legal: [], es: null, error: null, info: null,
   flushing: false, pending: null, events: new Map(), confirmUndo: null, undone: null,
   tally: {}, legalTally: null, tallyOpen: false,
 };
@@ -278,7 +278,7 @@ async function tablePage(id, token) {
   // This phone keeps its own token only: the host's, or this seat's.
   adoptQueue(id, token, T.role);
   keepMatch({ id, game: T.view.game, players: T.view.players.map((p) => p.name), seat, token });
-  await refreshLegal();
+  await adopt(T.view);
   render();
   follow();
   window.addEventListener("online", () => {
@@ -329,8 +329,7 @@ function follow() {
   let sheet = null; // the score sheet of this stream's last `match` message
   const onView = async (v) => {
     if (T.view && v.seq <= T.view.seq) { setConnState(); return; } // already drawn
-    T.view = v;
-    await refreshLegal();
+    if (!(await adopt(v))) return; // a newer view was drawn meanwhile
     // A round that has just ended publishes its seed on its deal event, already held here
     // without it: read the log again (the host's Undo depends on it, see closedRound).
     if (T.isHost && v.dealing === "service" && (v.table_to_act || v.status === "finished")) await loadEvents();
@@ -357,18 +356,35 @@ async function refresh() {
   try {
     const a = await api("GET", `/v1/matches/${T.id}`, { token: T.token });
     if (a.ok && (!T.view || a.json.seq >= T.view.seq)) {
-      T.view = a.json;
-      await refreshLegal();
+      await adopt(a.json);
       await loadEvents(); // back from offline: what was missed (the last trick), and published seeds
       render();
     }
   } catch { /* offline */ }
 }
 
-async function refreshLegal() {
-  const v = T.view;
-  const out = [];
-  T.legalTally = null;
+// A view and the legal lists fetched for it change together (T.view, T.legal, T.legalTally).
+// Setting the view first and fetching its lists after let a redraw in between (a send's, another
+// message's) offer the last version's cards under the new version's number, and a slow fetch for
+// an older view could overwrite a newer one's lists. Each list answers with the version it was
+// read at (its ETag): lists of a later version than `v` mean the match moved on meanwhile, and the
+// match is read again (twice at most). A view older than one adopted meanwhile is dropped.
+// Returns whether `v` (or the match read again) was adopted.
+async function adopt(v, tries = 3) {
+  const lists = await legalListsFor(v);
+  if (lists.moved && tries > 1) {
+    const a = await api("GET", `/v1/matches/${T.id}`, { token: T.token }).catch(() => null);
+    if (a && a.ok && a.json.seq > v.seq) return adopt(a.json, tries - 1);
+  }
+  if (T.view && v.seq < T.view.seq) return false;
+  Object.assign(T, { view: v, legal: lists.legal, legalTally: lists.tally });
+  return true;
+}
+
+// What this phone may tap at view `v`: the table's and the seats' legal lists it may ask for.
+async function legalListsFor(v) {
+  const legal = [];
+  let tally = null, moved = false;
   if (v.status !== "finished") {
     const asks = [];
     if (T.isHost) {
@@ -383,12 +399,13 @@ async function refreshLegal() {
       try {
         const q = seat === null ? "" : `?seat=${seat}`;
         const a = await api("GET", `/v1/matches/${T.id}/legal${q}`, { token: T.token });
-        if (a.ok) for (const action of a.json.actions) out.push({ seat, action });
-        if (a.ok && seat === null) T.legalTally = a.json.tally || null;
+        if (a.ok) for (const action of a.json.actions) legal.push({ seat, action });
+        if (a.ok && seat === null) tally = a.json.tally || null;
+        if (a.ok && a.etag && a.etag !== `"${v.seq}"`) moved = true;
       } catch { /* offline: keep nothing */ }
     }
   }
-  T.legal = out;
+  return { legal, tally, moved };
 }
 
 // Records an action: queued first (with its Idempotency-Key), then sent in order.
@@ -423,16 +440,13 @@ async function flush() {
       saveQueue(queue().filter((x) => x.key !== item.key));
       if (a.ok) {
         if (a.json && a.json.event) noteEvent(a.json.event);
-        if (a.json && a.json.match && (!T.view || a.json.match.seq >= T.view.seq)) {
-          T.view = a.json.match;
-          await refreshLegal();
-        }
+        if (a.json && a.json.match && (!T.view || a.json.match.seq >= T.view.seq)) await adopt(a.json.match);
       } else {
         T.error = problemText(a, refusalWords());
         // A refusal often means this page was behind: catch up with the match as it stands.
         try {
           const r = await api("GET", `/v1/matches/${T.id}`, { token: T.token });
-          if (r.ok && r.json.seq >= T.view.seq) { T.view = r.json; await refreshLegal(); }
+          if (r.ok && r.json.seq >= T.view.seq) await adopt(r.json);
         } catch { /* offline */ }
       }
     }
@@ -457,9 +471,8 @@ async function sendUndo() {
     .catch(offline("undo"));
   if (a.ok) {
     noteEvent(a.json.event);
-    if (a.json.match.seq >= T.view.seq) T.view = a.json.match;
+    if (a.json.match.seq >= T.view.seq) await adopt(a.json.match);
     T.error = null;
-    await refreshLegal();
   } else T.error = problemText(a, refusalWords());
   render();
 }
