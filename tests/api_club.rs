@@ -494,11 +494,33 @@ async fn the_operator_merges_two_records_of_one_person_and_the_history_follows()
         (a.status, a.code()),
         (StatusCode::CONFLICT, "player_merged")
     );
-    // A new match naming the merged record counts for Ada.
+    // A new match naming the merged record counts for Ada, rated from Ada's rating: the
+    // leaderboard is the one of a club where Ada played all three under one record.
     let m3 = dump(&app, &[("Ada L.", &ada2), ("Ben", &ben)], None).await;
     seat0_wins(&app, &m3).await;
     let s = ok(&app, &format!("/v1/players/{ada}/stats")).await;
     assert_eq!(s["games"][0]["played"], 3);
+    let one = TestApp::spawn().await;
+    let (o_ada, o_ben, o_cy) = (
+        player(&one, "Ada").await,
+        player(&one, "Ben").await,
+        player(&one, "Cy").await,
+    );
+    for (p, q) in [(&o_ben, "Ben"), (&o_cy, "Cy"), (&o_ben, "Ben")] {
+        let m = dump(&one, &[("Ada", &o_ada), (q, p)], None).await;
+        seat0_wins(&one, &m).await;
+    }
+    let named = |b: Vec<(String, f64)>, ids: [&String; 3]| -> Vec<(usize, f64)> {
+        b.into_iter()
+            .map(|(p, r)| (ids.iter().position(|i| **i == p).unwrap(), round3(r)))
+            .collect()
+    };
+    let merged_board = named(board(&app, "dump").await, [&ada, &ben, &cy]);
+    assert_eq!(merged_board.len(), 3, "{merged_board:?}");
+    assert_eq!(
+        merged_board,
+        named(board(&one, "dump").await, [&o_ada, &o_ben, &o_cy])
+    );
 }
 
 #[actix_web::test]
@@ -864,6 +886,35 @@ async fn an_entered_result_and_its_rating_are_one_commit_refused_whole_when_the_
     let s = ok(&app, &format!("/v1/players/{}/stats", seats[1])).await;
     assert_eq!(s["games"][0]["played"], 1);
     assert_eq!(s["recent"][0]["total"], 110);
+}
+
+#[actix_web::test]
+async fn an_entry_clears_the_marker_an_earlier_version_left_for_its_table() {
+    let app = TestApp::spawn().await;
+    let (id, org, seats) = heads_up_tournament(&app).await;
+    // A marker of the table, as an earlier version left it between its two commits (its entry's
+    // row lost here): the next entry of the table records the club and leaves no marker.
+    run_sql(
+        &app.database_url,
+        &[format!(
+            "INSERT INTO club_pending (source, mark, at) VALUES ('table:{id}:1:1', '1', '2026-11-27T10:00:00Z')"
+        )],
+    )
+    .await;
+    assert_eq!(pending_markers(&app.database_url).await.len(), 1);
+    let e = put(
+        &app,
+        &format!("/v1/tournaments/{id}/rounds/1/tables/1/result"),
+        Some(&org),
+        json!({"deals": [[40, 0], [0, 20], [70, 0]]}),
+    )
+    .await;
+    assert_eq!(e.status, StatusCode::OK, "{}", e.text);
+    assert_eq!(pending_markers(&app.database_url).await, vec![]);
+    assert_eq!(
+        board(&app, "dump").await,
+        vec![(seats[0].clone(), 1016.0), (seats[1].clone(), 984.0)]
+    );
 }
 
 #[actix_web::test]

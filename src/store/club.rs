@@ -112,12 +112,19 @@ pub(super) async fn lock_games_in(
         games.sort();
         for g in games {
             sqlx::query("SELECT 1 AS one FROM (SELECT pg_advisory_xact_lock(hashtext($1))) AS l")
-                .bind(format!("clubroom-club:{g}"))
+                .bind(game_lock_key(&g))
                 .execute(&mut *c)
                 .await?;
         }
     }
     Ok(())
+}
+
+/// The name (hashed by `hashtext`) of game `game`'s advisory lock on PostgreSQL: every writer of
+/// the game's ratings takes it first ([`lock_games_in`], or in the first statement of a
+/// tournament's result entry).
+pub(super) fn game_lock_key(game: &str) -> String {
+    format!("clubroom-club:{game}")
 }
 
 /// Records a tournament table's entered (or corrected) result `r` inside the entry's own
@@ -130,15 +137,12 @@ pub(super) async fn lock_games_in(
 /// date with the table once this commits.
 pub(super) async fn record_entry_in(
     c: &mut AnyConnection,
+    backend: Backend,
     r: &ClubResult,
     tournament_id: &str,
     round: u32,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM club_pending WHERE source = $1")
-        .bind(&r.source)
-        .execute(&mut *c)
-        .await?;
-    record(c, r.clone()).await?;
+    record_clearing(c, r.clone(), Some(backend)).await?;
     let Some(key) = &r.hold_key else {
         return Ok(());
     };
@@ -722,49 +726,96 @@ async fn players_of(c: &mut AnyConnection, num: i64) -> Result<Vec<String>, sqlx
     Ok(rows.into_iter().map(|(p,)| p).collect())
 }
 
-/// `$first, $first+1, ...`: `n` placeholders for an `IN (...)` list.
-fn placeholders(first: usize, n: usize) -> String {
-    (first..first + n)
-        .map(|i| format!("${i}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// What the club reads of a result's players before recording it, in one statement (issue 25,
+/// part 4: an entry waits on its round trips): whom each player id was merged into, and each
+/// (merged) player's current rating in `game`. With `pending` on PostgreSQL the statement also
+/// deletes that source's `club_pending` marker (a data-modifying `WITH`, which SQLite has not).
+async fn players_now(
+    c: &mut AnyConnection,
+    game: &str,
+    ids: &[String],
+    pending: Option<&str>,
+) -> Result<(HashMap<String, String>, HashMap<String, Rating>), sqlx::Error> {
+    let n = ids.len();
+    let clear = if pending.is_some() {
+        format!(
+            "WITH cleared AS (DELETE FROM club_pending WHERE source = ${}) ",
+            n + 2
+        )
+    } else {
+        String::new()
+    };
+    // `VALUES`' column is `column1` on both databases; an id with no player row is neither
+    // merged nor rated (as when each was read by its own query).
+    let sql = format!(
+        "{clear}SELECT v.column1, p.merged_into, r.rating, r.uncertainty \
+         FROM (VALUES {}) AS v \
+         LEFT JOIN players p ON p.id = v.column1 \
+         LEFT JOIN club_ratings r ON r.game = $1 AND r.player_id = COALESCE(p.merged_into, v.column1)",
+        (2..n + 2).map(|k| format!("(${k})")).collect::<Vec<_>>().join(", ")
+    );
+    let mut q =
+        sqlx::query_as::<_, (String, Option<String>, Option<f64>, Option<f64>)>(&sql).bind(game);
+    for id in ids {
+        q = q.bind(id);
+    }
+    if let Some(source) = pending {
+        q = q.bind(source);
+    }
+    let mut merged = HashMap::new();
+    let mut ratings = HashMap::new();
+    for (id, into, rating, uncertainty) in q.fetch_all(&mut *c).await? {
+        let now = into.clone().unwrap_or_else(|| id.clone());
+        if let Some(rating) = rating {
+            ratings.insert(
+                now,
+                Rating {
+                    rating,
+                    uncertainty,
+                },
+            );
+        }
+        if let Some(into) = into {
+            merged.insert(id, into);
+        }
+    }
+    Ok((merged, ratings))
 }
 
-/// Reads ids through merges: a merged record counts as the player it was merged into (one
-/// query for the result's players).
-async fn resolve(
+async fn record(c: &mut AnyConnection, r: ClubResult) -> Result<(), sqlx::Error> {
+    record_clearing(c, r, None).await
+}
+
+/// Records `r` (see [`Store::club_record`]); with `clear_pending` (the database's backend), its
+/// source's `club_pending` marker is deleted first (in the players' read on PostgreSQL).
+async fn record_clearing(
     c: &mut AnyConnection,
-    units: &mut [(Vec<Option<String>>, i64)],
+    mut r: ClubResult,
+    clear_pending: Option<Backend>,
 ) -> Result<(), sqlx::Error> {
-    let ids: Vec<String> = units
+    let ids: Vec<String> = r
+        .units
         .iter()
         .flat_map(|(p, _)| p.iter().flatten().cloned())
         .collect();
-    if ids.is_empty() {
-        return Ok(());
+    let fold = clear_pending == Some(Backend::Postgres) && !ids.is_empty();
+    if clear_pending.is_some() && !fold {
+        sqlx::query("DELETE FROM club_pending WHERE source = $1")
+            .bind(&r.source)
+            .execute(&mut *c)
+            .await?;
     }
-    let sql = format!(
-        "SELECT id, merged_into FROM players WHERE merged_into IS NOT NULL AND id IN ({})",
-        placeholders(1, ids.len())
-    );
-    let mut q = sqlx::query_as::<_, (String, String)>(&sql);
-    for id in &ids {
-        q = q.bind(id);
-    }
-    let merged: HashMap<String, String> = q.fetch_all(&mut *c).await?.into_iter().collect();
-    if merged.is_empty() {
-        return Ok(());
-    }
-    for p in units.iter_mut().flat_map(|(p, _)| p.iter_mut().flatten()) {
+    let (merged, current) = if ids.is_empty() {
+        Default::default()
+    } else {
+        players_now(c, &r.game, &ids, fold.then_some(r.source.as_str())).await?
+    };
+    // Merged player ids are read as the player they were merged into.
+    for p in r.units.iter_mut().flat_map(|(p, _)| p.iter_mut().flatten()) {
         if let Some(into) = merged.get(p.as_str()) {
             p.clone_from(into);
         }
     }
-    Ok(())
-}
-
-async fn record(c: &mut AnyConnection, mut r: ClubResult) -> Result<(), sqlx::Error> {
-    resolve(c, &mut r.units).await?;
     let units_json = serde_json::to_string(
         &r.units
             .iter()
@@ -789,7 +840,7 @@ async fn record(c: &mut AnyConnection, mut r: ClubResult) -> Result<(), sqlx::Er
     .fetch_optional(&mut *c)
     .await?;
     if let Some((num,)) = inserted {
-        return record_new(c, &r, num).await;
+        return record_new(c, &r, num, current).await;
     }
     let (num,): (i64,) = sqlx::query_as("SELECT num FROM club_results WHERE source = $1")
         .bind(&r.source)
@@ -813,35 +864,16 @@ async fn record(c: &mut AnyConnection, mut r: ClubResult) -> Result<(), sqlx::Er
 }
 
 /// A new result `num` (hence the last): its player rows, and when it is rated (and not held)
-/// the moves of its players' current ratings, written with them.
-async fn record_new(c: &mut AnyConnection, r: &ClubResult, num: i64) -> Result<(), sqlx::Error> {
+/// the moves of its players' current ratings (`current`, read with the players: see
+/// [`players_now`]), written with them.
+async fn record_new(
+    c: &mut AnyConnection,
+    r: &ClubResult,
+    num: i64,
+    mut current: HashMap<String, Rating>,
+) -> Result<(), sqlx::Error> {
     if !r.rated || r.hold_key.is_some() {
         return insert_players(c, r, num, &HashMap::new()).await;
-    }
-    let players: Vec<&String> = r
-        .units
-        .iter()
-        .flat_map(|(p, _)| p.iter().flatten())
-        .collect();
-    let mut current = HashMap::new();
-    if !players.is_empty() {
-        let sql = format!(
-            "SELECT player_id, rating, uncertainty FROM club_ratings WHERE game = $1 AND player_id IN ({})",
-            placeholders(2, players.len())
-        );
-        let mut q = sqlx::query_as::<_, (String, f64, Option<f64>)>(&sql).bind(&r.game);
-        for p in &players {
-            q = q.bind(*p);
-        }
-        for (p, rating, uncertainty) in q.fetch_all(&mut *c).await? {
-            current.insert(
-                p,
-                Rating {
-                    rating,
-                    uncertainty,
-                },
-            );
-        }
     }
     let rated = vec![Rated {
         units: r

@@ -38,6 +38,33 @@ async fn organiser_row_in(
     Ok(row.map(|(deleted_at,)| deleted_at.is_some()))
 }
 
+/// [`organiser_row_in`] after taking game `game`'s club lock (`club::lock_games_in`). On
+/// PostgreSQL both are one statement (issue 25, part 4: an entry waits on its round trips): the
+/// lock is the `UPDATE`'s last condition, so it is taken on the tournament's row (found by its
+/// id and hash) before that row is locked, the order every club writer keeps (game, then rows).
+/// A refused hash may leave it untaken: the write is then refused whole.
+async fn organiser_row_locking_in(
+    conn: &mut sqlx::AnyConnection,
+    backend: super::Backend,
+    id: &str,
+    organiser_hash: &str,
+    game: &str,
+) -> Result<Option<bool>, sqlx::Error> {
+    if backend != super::Backend::Postgres {
+        return organiser_row_in(conn, id, organiser_hash).await;
+    }
+    let row: Option<(Option<String>,)> = sqlx::query_as(
+        "UPDATE tournaments SET organiser_hash = organiser_hash WHERE id = $1 AND organiser_hash = $2 \
+         AND pg_advisory_xact_lock(hashtext($3)) IS NOT NULL RETURNING deleted_at",
+    )
+    .bind(id)
+    .bind(organiser_hash)
+    .bind(super::club::game_lock_key(game))
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(row.map(|(deleted_at,)| deleted_at.is_some()))
+}
+
 /// Ends a keyed write: the transaction's refusal, or its commit recorded (the key's answer
 /// stands).
 fn finish(
@@ -800,10 +827,11 @@ impl Store {
             // `round.complete`) are one transaction; so is the club's recording of it (issue 25,
             // part 4: one durable commit per entry), its game's lock taken first.
             let mut tx = conn.begin().await?;
-            super::club::lock_games_in(&mut tx, backend, std::slice::from_ref(&club.game)).await?;
-            // The tournament's row is locked from here on (on PostgreSQL): the feed and the
-            // webhooks below do not lock it again.
-            let Some(deleted) = organiser_row_in(&mut tx, tournament_id, organiser_hash).await?
+            // The game's lock first, then the tournament's row, locked from here on (on
+            // PostgreSQL, one statement): the feed and the webhooks below do not lock it again.
+            let Some(deleted) =
+                organiser_row_locking_in(&mut tx, backend, tournament_id, organiser_hash, &club.game)
+                    .await?
             else {
                 return Ok(Err(StoreError::Revoked));
             };
@@ -829,7 +857,7 @@ impl Store {
             // tournament's results stay out of the club's memory.
             let round = u32::try_from(r.round).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
             if !deleted {
-                super::club::record_entry_in(&mut tx, club, tournament_id, round).await?;
+                super::club::record_entry_in(&mut tx, backend, club, tournament_id, round).await?;
             }
             tx.commit().await?;
             Ok(Ok(announced))
