@@ -745,14 +745,25 @@ async fn players_now(
     } else {
         String::new()
     };
-    // `VALUES`' column is `column1` on both databases; an id with no player row is neither
-    // merged nor rated (as when each was read by its own query).
+    // `VALUES`' column is `column1` on both databases; an id with no player row is not merged
+    // (as when each was read by its own query). The players are found by their ids (`IN`) and
+    // each rating by its key (a subquery each): joined plainly, PostgreSQL's generic plan
+    // scanned every player and every rating of the game (0.34 ms at 256 players).
+    let params = (2..n + 2).map(|k| format!("${k}")).collect::<Vec<_>>();
+    let rating = |col: &str| {
+        format!(
+            "(SELECT r.{col} FROM club_ratings r \
+             WHERE r.game = $1 AND r.player_id = COALESCE(p.merged_into, v.column1))"
+        )
+    };
     let sql = format!(
-        "{clear}SELECT v.column1, p.merged_into, r.rating, r.uncertainty \
-         FROM (VALUES {}) AS v \
-         LEFT JOIN players p ON p.id = v.column1 \
-         LEFT JOIN club_ratings r ON r.game = $1 AND r.player_id = COALESCE(p.merged_into, v.column1)",
-        (2..n + 2).map(|k| format!("(${k})")).collect::<Vec<_>>().join(", ")
+        "{clear}SELECT v.column1, p.merged_into, {}, {} \
+         FROM (VALUES ({})) AS v \
+         LEFT JOIN players p ON p.id = v.column1 AND p.id IN ({})",
+        rating("rating"),
+        rating("uncertainty"),
+        params.join("), ("),
+        params.join(", ")
     );
     let mut q =
         sqlx::query_as::<_, (String, Option<String>, Option<f64>, Option<f64>)>(&sql).bind(game);
