@@ -38,28 +38,53 @@ async fn organiser_row_in(
     Ok(row.map(|(deleted_at,)| deleted_at.is_some()))
 }
 
-/// [`organiser_row_in`] after taking game `game`'s club lock (`club::lock_games_in`). On
-/// PostgreSQL both are one statement (issue 25, part 4: an entry waits on its round trips): the
-/// lock is the `UPDATE`'s last condition, so it is taken on the tournament's row (found by its
-/// id and hash) before that row is locked, the order every club writer keeps (game, then rows).
-/// A refused hash may leave it untaken: the write is then refused whole.
-async fn organiser_row_locking_in(
+/// The start of a result's entry: game `game`'s club lock (`club::lock_games_in`), then
+/// [`organiser_row_in`] (`None`: refused, nothing written), then result row `r` inserted. On
+/// PostgreSQL the three are one statement (issue 25, part 4: an entry waits on its round trips):
+/// the lock is the `UPDATE`'s last condition, so it is taken on the tournament's row (found by
+/// its id and hash) before that row is locked, the order every club writer keeps (game, then
+/// rows); the insert is a data-modifying `WITH` of the same hash check. (A refused hash may
+/// leave the lock untaken or the row inserted: the caller then rolls the transaction back.)
+async fn organiser_and_result_in(
     conn: &mut sqlx::AnyConnection,
     backend: super::Backend,
     id: &str,
     organiser_hash: &str,
     game: &str,
+    r: &ResultRow,
 ) -> Result<Option<bool>, sqlx::Error> {
     if backend != super::Backend::Postgres {
-        return organiser_row_in(conn, id, organiser_hash).await;
+        let Some(deleted) = organiser_row_in(conn, id, organiser_hash).await? else {
+            return Ok(None);
+        };
+        sqlx::query(
+            "INSERT INTO tournament_results (tournament_id, round, table_no, version, result, entered_at) VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(id)
+        .bind(r.round)
+        .bind(r.table_no)
+        .bind(r.version)
+        .bind(&r.result)
+        .bind(&r.entered_at)
+        .execute(&mut *conn)
+        .await?;
+        return Ok(Some(deleted));
     }
     let row: Option<(Option<String>,)> = sqlx::query_as(
-        "UPDATE tournaments SET organiser_hash = organiser_hash WHERE id = $1 AND organiser_hash = $2 \
+        "WITH entered AS (INSERT INTO tournament_results \
+         (tournament_id, round, table_no, version, result, entered_at) \
+         SELECT $1, $4, $5, $6, $7, $8 FROM tournaments WHERE id = $1 AND organiser_hash = $2) \
+         UPDATE tournaments SET organiser_hash = organiser_hash WHERE id = $1 AND organiser_hash = $2 \
          AND pg_advisory_xact_lock(hashtext($3)) IS NOT NULL RETURNING deleted_at",
     )
     .bind(id)
     .bind(organiser_hash)
     .bind(super::club::game_lock_key(game))
+    .bind(r.round)
+    .bind(r.table_no)
+    .bind(r.version)
+    .bind(&r.result)
+    .bind(&r.entered_at)
     .fetch_optional(&mut *conn)
     .await?;
     Ok(row.map(|(deleted_at,)| deleted_at.is_some()))
@@ -823,46 +848,43 @@ impl Store {
         let mut attempt = 1;
         let result = loop {
             let result = async {
-            // Webhooks: the result and its outbox rows (`result.entered`, perhaps
-            // `round.complete`) are one transaction; so is the club's recording of it (issue 25,
-            // part 4: one durable commit per entry), its game's lock taken first.
-            let mut tx = conn.begin().await?;
-            // The game's lock first, then the tournament's row, locked from here on (on
-            // PostgreSQL, one statement): the feed and the webhooks below do not lock it again.
-            let Some(deleted) =
-                organiser_row_locking_in(&mut tx, backend, tournament_id, organiser_hash, &club.game)
-                    .await?
-            else {
-                return Ok(Err(StoreError::Revoked));
-            };
-            sqlx::query(
-                "INSERT INTO tournament_results (tournament_id, round, table_no, version, result, entered_at) VALUES ($1, $2, $3, $4, $5, $6)",
-            )
-            .bind(tournament_id)
-            .bind(r.round)
-            .bind(r.table_no)
-            .bind(r.version)
-            .bind(&r.result)
-            .bind(&r.entered_at)
-            .execute(&mut *tx)
-            .await?;
-            // A correction's log entry, in the result's transaction.
-            if let Some(c) = change {
-                insert_change_in(&mut tx, tournament_id, c).await?;
+                // Webhooks: the result and its outbox rows (`result.entered`, perhaps
+                // `round.complete`) are one transaction; so is the club's recording of it (issue 25,
+                // part 4: one durable commit per entry), its game's lock taken first.
+                let mut tx = conn.begin().await?;
+                // The game's lock first, then the tournament's row, locked from here on, then the
+                // result (on PostgreSQL, one statement): the feed and the webhooks below do not lock
+                // the row again.
+                let Some(deleted) = organiser_and_result_in(
+                    &mut tx,
+                    backend,
+                    tournament_id,
+                    organiser_hash,
+                    &club.game,
+                    r,
+                )
+                .await?
+                else {
+                    return Ok(Err(StoreError::Revoked));
+                };
+                // A correction's log entry, in the result's transaction.
+                if let Some(c) = change {
+                    insert_change_in(&mut tx, tournament_id, c).await?;
+                }
+                let announced =
+                    super::webhooks::write_held_in(&mut tx, backend, outbox, Some(tournament_id))
+                        .await?;
+                // The club (issue 24): the entry recorded and rated, in its transaction; a deleted
+                // tournament's results stay out of the club's memory.
+                let round = u32::try_from(r.round).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+                if !deleted {
+                    super::club::record_entry_in(&mut tx, backend, club, tournament_id, round)
+                        .await?;
+                }
+                tx.commit().await?;
+                Ok(Ok(announced))
             }
-            let announced =
-                super::webhooks::write_held_in(&mut tx, backend, outbox, Some(tournament_id))
-                    .await?;
-            // The club (issue 24): the entry recorded and rated, in its transaction; a deleted
-            // tournament's results stay out of the club's memory.
-            let round = u32::try_from(r.round).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-            if !deleted {
-                super::club::record_entry_in(&mut tx, backend, club, tournament_id, round).await?;
-            }
-            tx.commit().await?;
-            Ok(Ok(announced))
-        }
-        .await;
+            .await;
             match &result {
                 // Rolled back by PostgreSQL as a deadlock's victim (or a serialization failure):
                 // nothing of it stands, so it is run again (as the group commit does).
