@@ -93,6 +93,22 @@ async fn board(app: &TestApp, game: &str) -> Vec<(String, f64)> {
         .collect()
 }
 
+/// Each player's count of rated results, as game `game`'s leaderboard shows them (its order).
+async fn rated_counts(app: &TestApp, game: &str) -> Vec<(String, i64)> {
+    let b = ok(app, &format!("/v1/games/{game}/leaderboard")).await;
+    b["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["player_id"].as_str().unwrap().to_string(),
+                r["rated_results"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// `expected` sorted as a leaderboard is: highest rating first, then player id.
 fn sorted(mut expected: Vec<(String, f64)>) -> Vec<(String, f64)> {
     for e in &mut expected {
@@ -521,6 +537,17 @@ async fn the_operator_merges_two_records_of_one_person_and_the_history_follows()
         merged_board,
         named(board(&one, "dump").await, [&o_ada, &o_ben, &o_cy])
     );
+    // Ada's three results, Ben's two, Cy's one: counted as each new one is written.
+    for (club, ids) in [(&app, [&ada, &ben, &cy]), (&one, [&o_ada, &o_ben, &o_cy])] {
+        let mut counts = rated_counts(club, "dump").await;
+        counts.sort();
+        let mut want: Vec<(String, i64)> = ids.iter().map(|i| (i.to_string(), 0)).collect();
+        for (w, n) in want.iter_mut().zip([3, 2, 1]) {
+            w.1 = n;
+        }
+        want.sort();
+        assert_eq!(counts, want);
+    }
 }
 
 #[actix_web::test]
@@ -914,6 +941,10 @@ async fn an_entry_clears_the_marker_an_earlier_version_left_for_its_table() {
     assert_eq!(
         board(&app, "dump").await,
         vec![(seats[0].clone(), 1016.0), (seats[1].clone(), 984.0)]
+    );
+    assert_eq!(
+        rated_counts(&app, "dump").await,
+        vec![(seats[0].clone(), 1), (seats[1].clone(), 1)]
     );
 }
 

@@ -142,7 +142,7 @@ pub(super) async fn record_entry_in(
     tournament_id: &str,
     round: u32,
 ) -> Result<(), sqlx::Error> {
-    record_clearing(c, r.clone(), Some(backend)).await?;
+    record(c, backend, r.clone(), true).await?;
     let Some(key) = &r.hold_key else {
         return Ok(());
     };
@@ -345,12 +345,13 @@ impl Store {
     /// player ids are read as the player they were merged into.
     pub async fn club_record(&self, r: ClubResult, guard: ClubGuard) -> Result<bool, StoreError> {
         let games = [r.game.clone()];
+        let backend = self.backend;
         self.club_tx(&games, move |c| {
             Box::pin(async move {
                 if !holds(c, &guard).await? {
                     return Ok(false);
                 }
-                record(c, r).await.map(|()| true)
+                record(c, backend, r, false).await.map(|()| true)
             })
         })
         .await
@@ -793,24 +794,21 @@ async fn players_now(
     Ok((merged, ratings))
 }
 
-async fn record(c: &mut AnyConnection, r: ClubResult) -> Result<(), sqlx::Error> {
-    record_clearing(c, r, None).await
-}
-
-/// Records `r` (see [`Store::club_record`]); with `clear_pending` (the database's backend), its
-/// source's `club_pending` marker is deleted first (in the players' read on PostgreSQL).
-async fn record_clearing(
+/// Records `r` (see [`Store::club_record`]) on a database of `backend`; with `clear_pending`,
+/// its source's `club_pending` marker is deleted first (in the players' read on PostgreSQL).
+async fn record(
     c: &mut AnyConnection,
+    backend: Backend,
     mut r: ClubResult,
-    clear_pending: Option<Backend>,
+    clear_pending: bool,
 ) -> Result<(), sqlx::Error> {
     let ids: Vec<String> = r
         .units
         .iter()
         .flat_map(|(p, _)| p.iter().flatten().cloned())
         .collect();
-    let fold = clear_pending == Some(Backend::Postgres) && !ids.is_empty();
-    if clear_pending.is_some() && !fold {
+    let fold = clear_pending && backend == Backend::Postgres && !ids.is_empty();
+    if clear_pending && !fold {
         sqlx::query("DELETE FROM club_pending WHERE source = $1")
             .bind(&r.source)
             .execute(&mut *c)
@@ -851,7 +849,7 @@ async fn record_clearing(
     .fetch_optional(&mut *c)
     .await?;
     if let Some((num,)) = inserted {
-        return record_new(c, &r, num, current).await;
+        return record_new(c, backend, &r, num, current).await;
     }
     let (num,): (i64,) = sqlx::query_as("SELECT num FROM club_results WHERE source = $1")
         .bind(&r.source)
@@ -879,6 +877,7 @@ async fn record_clearing(
 /// [`players_now`]), written with them.
 async fn record_new(
     c: &mut AnyConnection,
+    backend: Backend,
     r: &ClubResult,
     num: i64,
     mut current: HashMap<String, Rating>,
@@ -901,13 +900,31 @@ async fn record_new(
         .flatten()
         .map(|(p, before, after)| (p.as_str(), (*before, *after)))
         .collect();
-    insert_players(c, r, num, &by_player).await?;
     let mut after: Vec<(&str, Rating)> = by_player.iter().map(|(p, (_, a))| (*p, *a)).collect();
     after.sort_unstable_by_key(|(p, _)| *p);
+    // On PostgreSQL the player rows and the ratings are one statement (issue 25, part 4): the
+    // rows a data-modifying `WITH`, which the upsert's counts cannot read, so each of its
+    // players counts its own new row (+ 1: every player with a move has one, rated). SQLite
+    // has no such `WITH`, and runs its two in the process.
+    if backend == Backend::Postgres && !after.is_empty() {
+        if let Some((rows, last)) = players_insert_sql(r, &by_player, 0) {
+            let sql = format!(
+                "WITH written AS ({rows}) {}",
+                ratings_upsert_sql(&after, last, " + 1")
+            );
+            let q = bind_players(sqlx::query(&sql), r, num, &by_player);
+            bind_ratings(q, &r.game, &after).execute(&mut *c).await?;
+            return Ok(());
+        }
+    }
+    insert_players(c, r, num, &by_player).await?;
     upsert_ratings(c, &r.game, &after).await
 }
 
-/// [`upsert_rating`] of every player of `after` (in its order) in one statement (issue 25,
+/// A statement being built with its values: `sqlx::query` on the Any driver.
+type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
+
+/// The players' current ratings `after` (in its order) upserted in one statement (issue 25,
 /// part 4: a result entry waits on its round trips).
 async fn upsert_ratings(
     c: &mut AnyConnection,
@@ -917,12 +934,23 @@ async fn upsert_ratings(
     if after.is_empty() {
         return Ok(());
     }
+    let sql = ratings_upsert_sql(after, 0, "");
+    bind_ratings(sqlx::query(&sql), game, after)
+        .execute(&mut *c)
+        .await?;
+    Ok(())
+}
+
+/// The text of [`upsert_ratings`]' statement, its values numbered from `$base+1` (the game,
+/// then each player's) in [`bind_ratings`]' order. Each row's count of rated results is its own
+/// subquery, plus `plus` (SQL: the rows the same statement writes, which it cannot read).
+fn ratings_upsert_sql(after: &[(&str, Rating)], base: usize, plus: &str) -> String {
     // `VALUES`' columns are `column1`... on both databases; a missing uncertainty is a typed
-    // literal NULL, never a bound `None::<f64>` (see `write_moves`). Each row's count of rated
-    // results is its own subquery; SQLite needs the SELECT's WHERE to read the upsert's ON
-    // CONFLICT unambiguously.
+    // literal NULL, never a bound `None::<f64>` (see `write_moves`). SQLite needs the SELECT's
+    // WHERE to read the upsert's ON CONFLICT unambiguously.
+    let game = base + 1;
     let mut rows = Vec::with_capacity(after.len());
-    let mut n = 1; // $1: game
+    let mut n = game;
     for (_, r) in after {
         let sigma = if r.uncertainty.is_some() {
             format!("${}", n + 3)
@@ -932,25 +960,32 @@ async fn upsert_ratings(
         rows.push(format!("(${}, ${}, {sigma})", n + 1, n + 2));
         n += if r.uncertainty.is_some() { 3 } else { 2 };
     }
-    let sql = format!(
+    format!(
         "INSERT INTO club_ratings (game, player_id, rating, uncertainty, rated) \
-         SELECT $1, v.column1, v.column2, v.column3, \
+         SELECT ${game}, v.column1, v.column2, v.column3, \
          (SELECT COUNT(*) FROM club_result_players x \
-          WHERE x.game = $1 AND x.player_id = v.column1 AND x.rating_after IS NOT NULL) \
+          WHERE x.game = ${game} AND x.player_id = v.column1 AND x.rating_after IS NOT NULL){plus} \
          FROM (VALUES {}) AS v WHERE true \
          ON CONFLICT (game, player_id) DO UPDATE SET rating = excluded.rating, \
          uncertainty = excluded.uncertainty, rated = excluded.rated",
         rows.join(", ")
-    );
-    let mut q = sqlx::query(&sql).bind(game);
+    )
+}
+
+/// Binds [`ratings_upsert_sql`]'s values.
+fn bind_ratings<'q>(
+    mut q: AnyQuery<'q>,
+    game: &'q str,
+    after: &[(&'q str, Rating)],
+) -> AnyQuery<'q> {
+    q = q.bind(game);
     for (p, r) in after {
         q = q.bind(*p).bind(r.rating);
         if let Some(u) = r.uncertainty {
             q = q.bind(u);
         }
     }
-    q.execute(&mut *c).await?;
-    Ok(())
+    q
 }
 
 /// Writes result `num`'s player rows in one statement, each with its rating move when `moves`
@@ -961,24 +996,40 @@ async fn insert_players(
     num: i64,
     moves: &HashMap<&str, (Rating, Rating)>,
 ) -> Result<(), sqlx::Error> {
-    let totals: Vec<i64> = r.units.iter().map(|(_, t)| *t).collect();
-    let rows: Vec<(usize, &String)> = r
-        .units
+    let Some((sql, _)) = players_insert_sql(r, moves, 0) else {
+        return Ok(());
+    };
+    bind_players(sqlx::query(&sql), r, num, moves)
+        .execute(&mut *c)
+        .await?;
+    Ok(())
+}
+
+/// Result `r`'s players: each with its unit (in the result's order).
+fn player_rows(r: &ClubResult) -> impl Iterator<Item = (usize, &String)> {
+    r.units
         .iter()
         .enumerate()
         .flat_map(|(u, (players, _))| players.iter().flatten().map(move |p| (u, p)))
-        .collect();
-    if rows.is_empty() {
-        return Ok(());
-    }
-    // The statement's text, then its values in the same order. A missing rating or
-    // uncertainty is a literal NULL, never a bound `None::<f64>` (see `write_moves`).
+}
+
+/// The text of [`insert_players`]' statement (none when the result names no player), its values
+/// numbered from `$base+1` (the result's number, its game, then each row's) in
+/// [`bind_players`]' order; and the last number it takes.
+fn players_insert_sql(
+    r: &ClubResult,
+    moves: &HashMap<&str, (Rating, Rating)>,
+    base: usize,
+) -> Option<(String, usize)> {
+    // A missing rating or uncertainty is a literal NULL, never a bound `None::<f64>` (see
+    // `write_moves`).
+    let (num, game) = (base + 1, base + 2);
     let mut sql = String::from(
         "INSERT INTO club_result_players (result_num, player_id, game, unit, total, place, won, \
          rating_before, rating_after, uncertainty_after) VALUES ",
     );
-    let mut n = 2; // $1: num, $2: game
-    for (i, (_, p)) in rows.iter().enumerate() {
+    let mut n = game;
+    for (i, (_, p)) in player_rows(r).enumerate() {
         let mut slot = || {
             n += 1;
             format!("${n}")
@@ -998,11 +1049,22 @@ async fn insert_players(
             sql.push_str(", ");
         }
         sql.push_str(&format!(
-            "($1, {player}, $2, {unit}, {total}, {place}, {won}, {before}, {after}, {sigma})"
+            "(${num}, {player}, ${game}, {unit}, {total}, {place}, {won}, {before}, {after}, {sigma})"
         ));
     }
-    let mut q = sqlx::query(&sql).bind(num).bind(&r.game);
-    for &(u, p) in &rows {
+    (n > game).then_some((sql, n))
+}
+
+/// Binds [`players_insert_sql`]'s values.
+fn bind_players<'q>(
+    mut q: AnyQuery<'q>,
+    r: &'q ClubResult,
+    num: i64,
+    moves: &HashMap<&str, (Rating, Rating)>,
+) -> AnyQuery<'q> {
+    let totals: Vec<i64> = r.units.iter().map(|(_, t)| *t).collect();
+    q = q.bind(num).bind(&r.game);
+    for (u, p) in player_rows(r) {
         q = q
             .bind(p)
             .bind(u as i64)
@@ -1016,8 +1078,7 @@ async fn insert_players(
             }
         }
     }
-    q.execute(&mut *c).await?;
-    Ok(())
+    q
 }
 
 /// Writes each result's moves on its player rows and the players' current ratings.
