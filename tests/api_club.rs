@@ -77,8 +77,13 @@ fn elo(a: f64, b: f64, score: f64) -> (f64, f64) {
     (a + 32.0 * (score - expected), b - 32.0 * (score - expected))
 }
 
-/// The leaderboard of `game` as (player id, rating).
-async fn board(app: &TestApp, game: &str) -> Vec<(String, f64)> {
+/// The leaderboard of `game` as (player id, its row's `column` read by `read`), in its order.
+async fn board_column<T>(
+    app: &TestApp,
+    game: &str,
+    column: &str,
+    read: impl Fn(&Value) -> Option<T>,
+) -> Vec<(String, T)> {
     let b = ok(app, &format!("/v1/games/{game}/leaderboard")).await;
     b["rows"]
         .as_array()
@@ -87,26 +92,20 @@ async fn board(app: &TestApp, game: &str) -> Vec<(String, f64)> {
         .map(|r| {
             (
                 r["player_id"].as_str().unwrap().to_string(),
-                r["rating"].as_f64().unwrap(),
+                read(&r[column]).unwrap(),
             )
         })
         .collect()
 }
 
+/// The leaderboard of `game` as (player id, rating).
+async fn board(app: &TestApp, game: &str) -> Vec<(String, f64)> {
+    board_column(app, game, "rating", Value::as_f64).await
+}
+
 /// Each player's count of rated results, as game `game`'s leaderboard shows them (its order).
 async fn rated_counts(app: &TestApp, game: &str) -> Vec<(String, i64)> {
-    let b = ok(app, &format!("/v1/games/{game}/leaderboard")).await;
-    b["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["player_id"].as_str().unwrap().to_string(),
-                r["rated_results"].as_i64().unwrap(),
-            )
-        })
-        .collect()
+    board_column(app, game, "rated_results", Value::as_i64).await
 }
 
 /// `expected` sorted as a leaderboard is: highest rating first, then player id.
