@@ -436,6 +436,37 @@ fn times_letter<const N: usize>(
     top: usize,
 ) {
     let new_high = (*high + c).min(top);
+    let old_high = *high;
+    // A letter's cards are mostly one or two: their rows (1 1, 1 2 1) without the general loop.
+    // Degrees are rewritten from the top down, so the lower ones read are still the old ones,
+    // and a degree above the old one counts as 0.
+    let old = |p: &[u64; N], i: usize| if i <= old_high { p[i] } else { 0 };
+    match c {
+        1 => {
+            for deg in (1..=new_high).rev() {
+                p[deg] = p[deg - 1] + if taken { 0 } else { old(p, deg) };
+            }
+            if taken {
+                p[0] = 0;
+            }
+            *high = new_high;
+            return;
+        }
+        2 => {
+            for deg in (2..=new_high).rev() {
+                p[deg] = p[deg - 2] + 2 * old(p, deg - 1) + if taken { 0 } else { old(p, deg) };
+            }
+            if new_high >= 1 {
+                p[1] = 2 * p[0] + if taken { 0 } else { old(p, 1) };
+            }
+            if taken {
+                p[0] = 0;
+            }
+            *high = new_high;
+            return;
+        }
+        _ => {}
+    }
     let row = &BINOMIAL[c];
     for deg in (0..=new_high).rev() {
         let lo = deg.saturating_sub(*high).max(usize::from(taken));

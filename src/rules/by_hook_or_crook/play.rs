@@ -356,8 +356,8 @@ impl ByHookOrCrook {
         }
     }
 
-    fn waiting_for(&self) -> Vec<usize> {
-        self.expected().seats.into_vec()
+    fn waiting_for(&self) -> crate::rules::Seats {
+        self.expected().seats
     }
 
     // ----- dispatch ----------------------------------------------------------------------

@@ -442,8 +442,10 @@ pub enum ByHookOrCrookOutcome {
         seat: usize,
         /// What it chose.
         choice: Choice,
-        /// The seats still to choose.
-        waiting_for: Vec<usize>,
+        /// The seats still to choose (held inline: recording a sealed choice allocates only
+        /// its answer's list).
+        #[schema(value_type = Vec<usize>)]
+        waiting_for: crate::rules::Seats,
     },
     /// Every location is in.
     #[schema(title = "ByHookOrCrookLocationsRevealed")]
