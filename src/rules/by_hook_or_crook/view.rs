@@ -442,8 +442,9 @@ pub enum ByHookOrCrookOutcome {
         seat: usize,
         /// What it chose.
         choice: Choice,
-        /// The seats still to choose (held inline: recording a sealed choice allocates only
-        /// its answer's list).
+        /// The seats still to choose.
+        // Held inline (the same JSON list): recording a sealed choice allocates only its
+        // answer's list.
         #[schema(value_type = Vec<usize>)]
         waiting_for: crate::rules::Seats,
     },
