@@ -10,7 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use sqlx::{AnyConnection, Connection};
+use sqlx::{AnyConnection, Connection, Row};
 
 use super::{discard, sent_write_error, Backend, Store, StoreError};
 use crate::club::rating::{replay, ClubSystem, Rated, Rating};
@@ -730,21 +730,28 @@ async fn players_of(c: &mut AnyConnection, num: i64) -> Result<Vec<String>, sqlx
 /// What the club reads of a result's players before recording it, in one statement (issue 25,
 /// part 4: an entry waits on its round trips): whom each player id was merged into, and each
 /// (merged) player's current rating in `game`. With `pending` on PostgreSQL the statement also
-/// deletes that source's `club_pending` marker (a data-modifying `WITH`, which SQLite has not).
+/// deletes that source's `club_pending` marker (a data-modifying `WITH`, which SQLite has not),
+/// and says whether that source is recorded already (`Some`; else `None`).
 async fn players_now(
     c: &mut AnyConnection,
     game: &str,
     ids: &[String],
     pending: Option<&str>,
-) -> Result<(HashMap<String, String>, HashMap<String, Rating>), sqlx::Error> {
+) -> Result<PlayersNow, sqlx::Error> {
     let n = ids.len();
-    let clear = if pending.is_some() {
-        format!(
-            "WITH cleared AS (DELETE FROM club_pending WHERE source = ${}) ",
-            n + 2
+    let (clear, known) = if pending.is_some() {
+        (
+            format!(
+                "WITH cleared AS (DELETE FROM club_pending WHERE source = ${}) ",
+                n + 2
+            ),
+            format!(
+                ", EXISTS (SELECT 1 FROM club_results WHERE source = ${}) AS known",
+                n + 2
+            ),
         )
     } else {
-        String::new()
+        (String::new(), String::new())
     };
     // `VALUES`' column is `column1` on both databases; an id with no player row is not merged
     // (as when each was read by its own query). The players are found by their ids (`IN`) and
@@ -758,7 +765,7 @@ async fn players_now(
         )
     };
     let sql = format!(
-        "{clear}SELECT v.column1, p.merged_into, {}, {} \
+        "{clear}SELECT v.column1, p.merged_into, {}, {}{known} \
          FROM (VALUES ({})) AS v \
          LEFT JOIN players p ON p.id = v.column1 AND p.id IN ({})",
         rating("rating"),
@@ -766,8 +773,7 @@ async fn players_now(
         params.join("), ("),
         params.join(", ")
     );
-    let mut q =
-        sqlx::query_as::<_, (String, Option<String>, Option<f64>, Option<f64>)>(&sql).bind(game);
+    let mut q = sqlx::query(&sql).bind(game);
     for id in ids {
         q = q.bind(id);
     }
@@ -776,7 +782,15 @@ async fn players_now(
     }
     let mut merged = HashMap::new();
     let mut ratings = HashMap::new();
-    for (id, into, rating, uncertainty) in q.fetch_all(&mut *c).await? {
+    let mut recorded = None;
+    for row in q.fetch_all(&mut *c).await? {
+        let id: String = row.try_get(0)?;
+        let into: Option<String> = row.try_get(1)?;
+        let rating: Option<f64> = row.try_get(2)?;
+        let uncertainty: Option<f64> = row.try_get(3)?;
+        if pending.is_some() {
+            recorded = Some(row.try_get::<bool, _>(4)?);
+        }
         let now = into.clone().unwrap_or_else(|| id.clone());
         if let Some(rating) = rating {
             ratings.insert(
@@ -791,7 +805,22 @@ async fn players_now(
             merged.insert(id, into);
         }
     }
-    Ok((merged, ratings))
+    Ok(PlayersNow {
+        merged,
+        ratings,
+        recorded,
+    })
+}
+
+/// [`players_now`]' answer.
+#[derive(Default)]
+struct PlayersNow {
+    /// Merged ids, each with the player it was merged into.
+    merged: HashMap<String, String>,
+    /// Each (merged) player's current rating in the game.
+    ratings: HashMap<String, Rating>,
+    /// Whether the result's source is recorded already, when read (see [`players_now`]).
+    recorded: Option<bool>,
 }
 
 /// Records `r` (see [`Store::club_record`]) on a database of `backend`; with `clear_pending`,
@@ -814,7 +843,11 @@ async fn record(
             .execute(&mut *c)
             .await?;
     }
-    let (merged, current) = if ids.is_empty() {
+    let PlayersNow {
+        merged,
+        ratings: current,
+        recorded,
+    } = if ids.is_empty() {
         Default::default()
     } else {
         players_now(c, &r.game, &ids, fold.then_some(r.source.as_str())).await?
@@ -832,24 +865,20 @@ async fn record(
             .collect::<Vec<_>>(),
     )
     .map_err(decode)?;
+    // A new source (the usual case) whose players' read said so (PostgreSQL, with the game's
+    // lock held: no other writer can record it meanwhile): its row is inserted in the statement
+    // that writes its players and ratings (issue 25, part 4).
+    if recorded == Some(false) {
+        return record_new(c, backend, &r, NewResult::Insert(&units_json), current).await;
+    }
     // New (the usual case): inserted, its number returned. A source already recorded (a
     // correction) returns no row and is rewritten in place below.
-    let inserted: Option<(i64,)> = sqlx::query_as(
-        "INSERT INTO club_results (source, game, rated, match_id, tournament, units, finished_at, hold_key) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (source) DO NOTHING RETURNING num",
-    )
-    .bind(&r.source)
-    .bind(&r.game)
-    .bind(i64::from(r.rated))
-    .bind(&r.match_id)
-    .bind(&r.tournament)
-    .bind(&units_json)
-    .bind(&r.finished_at)
-    .bind(&r.hold_key)
-    .fetch_optional(&mut *c)
-    .await?;
-    if let Some((num,)) = inserted {
-        return record_new(c, backend, &r, num, current).await;
+    let sql = format!("{RESULT_INSERT} ON CONFLICT (source) DO NOTHING RETURNING num");
+    let inserted = bind_result(sqlx::query(&sql), &r, &units_json)
+        .fetch_optional(&mut *c)
+        .await?;
+    if let Some(num) = inserted.map(|row| row.try_get::<i64, _>(0)).transpose()? {
+        return record_new(c, backend, &r, NewResult::Num(num), current).await;
     }
     let (num,): (i64,) = sqlx::query_as("SELECT num FROM club_results WHERE source = $1")
         .bind(&r.source)
@@ -872,6 +901,50 @@ async fn record(
     replay_from(c, &r.game, num, &old).await
 }
 
+/// A club result row's insert, its values `$1`…`$8` bound in [`record`]'s order (source, game,
+/// rated, match, tournament, units, finished, hold key).
+const RESULT_INSERT: &str =
+    "INSERT INTO club_results (source, game, rated, match_id, tournament, units, finished_at, hold_key) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+
+/// A new result for [`record_new`]: its number, or (PostgreSQL, a source known to be new) its
+/// units' JSON, its row to be inserted by the statement writing its players.
+#[derive(Clone, Copy)]
+enum NewResult<'a> {
+    Num(i64),
+    Insert(&'a str),
+}
+
+/// Binds [`RESULT_INSERT`]'s values: `r`'s, with its units' JSON `units`.
+fn bind_result<'q>(q: AnyQuery<'q>, r: &'q ClubResult, units: &'q str) -> AnyQuery<'q> {
+    q.bind(&r.source)
+        .bind(&r.game)
+        .bind(i64::from(r.rated))
+        .bind(&r.match_id)
+        .bind(&r.tournament)
+        .bind(units)
+        .bind(&r.finished_at)
+        .bind(&r.hold_key)
+}
+
+/// A new result's number: the one given, or its row inserted now.
+async fn result_num(
+    c: &mut AnyConnection,
+    r: &ClubResult,
+    new: NewResult<'_>,
+) -> Result<i64, sqlx::Error> {
+    match new {
+        NewResult::Num(num) => Ok(num),
+        NewResult::Insert(units) => {
+            let sql = format!("{RESULT_INSERT} RETURNING num");
+            bind_result(sqlx::query(&sql), r, units)
+                .fetch_one(&mut *c)
+                .await?
+                .try_get(0)
+        }
+    }
+}
+
 /// A new result `num` (hence the last): its player rows, and when it is rated (and not held)
 /// the moves of its players' current ratings (`current`, read with the players: see
 /// [`players_now`]), written with them.
@@ -879,10 +952,11 @@ async fn record_new(
     c: &mut AnyConnection,
     backend: Backend,
     r: &ClubResult,
-    num: i64,
+    new: NewResult<'_>,
     mut current: HashMap<String, Rating>,
 ) -> Result<(), sqlx::Error> {
     if !r.rated || r.hold_key.is_some() {
+        let num = result_num(c, r, new).await?;
         return insert_players(c, r, num, &HashMap::new()).await;
     }
     let rated = vec![Rated {
@@ -904,19 +978,30 @@ async fn record_new(
     after.sort_unstable_by_key(|(p, _)| *p);
     // On PostgreSQL the player rows and the ratings are one statement (issue 25, part 4): the
     // rows a data-modifying `WITH`, which the upsert's counts cannot read, so each of its
-    // players counts its own new row (+ 1: every player with a move has one, rated). SQLite
-    // has no such `WITH`, and runs its two in the process.
+    // players counts its own new row (+ 1: every player with a move has one, rated). A source
+    // known to be new has its result row inserted by the same statement (a first `WITH`, whose
+    // number the rows read). SQLite has no such `WITH`, and runs its statements in the process.
     if backend == Backend::Postgres && !after.is_empty() {
-        if let Some((rows, last)) = players_insert_sql(r, &by_player, 0) {
+        let (insert, base, num) = match new {
+            NewResult::Num(num) => (String::new(), 0, Some(num)),
+            NewResult::Insert(_) => (format!("ins AS ({RESULT_INSERT} RETURNING num), "), 8, None),
+        };
+        let num_sql = num.is_none().then_some("(SELECT num FROM ins)");
+        if let Some((rows, last)) = players_insert_sql(r, &by_player, base, num_sql) {
             let sql = format!(
-                "WITH written AS ({rows}) {}",
+                "WITH {insert}written AS ({rows}) {}",
                 ratings_upsert_sql(&after, last, " + 1")
             );
-            let q = bind_players(sqlx::query(&sql), r, num, &by_player);
+            let mut q = sqlx::query(&sql);
+            if let NewResult::Insert(units) = new {
+                q = bind_result(q, r, units);
+            }
+            let q = bind_players(q, r, num, &by_player);
             bind_ratings(q, &r.game, &after).execute(&mut *c).await?;
             return Ok(());
         }
     }
+    let num = result_num(c, r, new).await?;
     insert_players(c, r, num, &by_player).await?;
     upsert_ratings(c, &r.game, &after).await
 }
@@ -996,10 +1081,10 @@ async fn insert_players(
     num: i64,
     moves: &HashMap<&str, (Rating, Rating)>,
 ) -> Result<(), sqlx::Error> {
-    let Some((sql, _)) = players_insert_sql(r, moves, 0) else {
+    let Some((sql, _)) = players_insert_sql(r, moves, 0, None) else {
         return Ok(());
     };
-    bind_players(sqlx::query(&sql), r, num, moves)
+    bind_players(sqlx::query(&sql), r, Some(num), moves)
         .execute(&mut *c)
         .await?;
     Ok(())
@@ -1014,16 +1099,20 @@ fn player_rows(r: &ClubResult) -> impl Iterator<Item = (usize, &String)> {
 }
 
 /// The text of [`insert_players`]' statement (none when the result names no player), its values
-/// numbered from `$base+1` (the result's number, its game, then each row's) in
-/// [`bind_players`]' order; and the last number it takes.
+/// numbered from `$base+1` (the result's number unless `num_sql` gives it, its game, then each
+/// row's) in [`bind_players`]' order; and the last number it takes.
 fn players_insert_sql(
     r: &ClubResult,
     moves: &HashMap<&str, (Rating, Rating)>,
     base: usize,
+    num_sql: Option<&str>,
 ) -> Option<(String, usize)> {
     // A missing rating or uncertainty is a literal NULL, never a bound `None::<f64>` (see
     // `write_moves`).
-    let (num, game) = (base + 1, base + 2);
+    let (num, game) = match num_sql {
+        Some(sql) => (sql.to_owned(), base + 1),
+        None => (format!("${}", base + 1), base + 2),
+    };
     let mut sql = String::from(
         "INSERT INTO club_result_players (result_num, player_id, game, unit, total, place, won, \
          rating_before, rating_after, uncertainty_after) VALUES ",
@@ -1049,7 +1138,7 @@ fn players_insert_sql(
             sql.push_str(", ");
         }
         sql.push_str(&format!(
-            "(${num}, {player}, ${game}, {unit}, {total}, {place}, {won}, {before}, {after}, {sigma})"
+            "({num}, {player}, ${game}, {unit}, {total}, {place}, {won}, {before}, {after}, {sigma})"
         ));
     }
     (n > game).then_some((sql, n))
@@ -1059,11 +1148,14 @@ fn players_insert_sql(
 fn bind_players<'q>(
     mut q: AnyQuery<'q>,
     r: &'q ClubResult,
-    num: i64,
+    num: Option<i64>,
     moves: &HashMap<&str, (Rating, Rating)>,
 ) -> AnyQuery<'q> {
     let totals: Vec<i64> = r.units.iter().map(|(_, t)| *t).collect();
-    q = q.bind(num).bind(&r.game);
+    if let Some(num) = num {
+        q = q.bind(num);
+    }
+    q = q.bind(&r.game);
     for (u, p) in player_rows(r) {
         q = q
             .bind(p)
