@@ -901,11 +901,15 @@ async fn record(
     replay_from(c, &r.game, num, &old).await
 }
 
-/// A club result row's insert, its values `$1`…`$8` bound in [`record`]'s order (source, game,
-/// rated, match, tournament, units, finished, hold key).
+/// A club result row's insert, its [`RESULT_VALUES`] values `$1`…`$8` bound by
+/// [`bind_result`] (source, game, rated, match, tournament, units, finished, hold key).
 const RESULT_INSERT: &str =
     "INSERT INTO club_results (source, game, rated, match_id, tournament, units, finished_at, hold_key) \
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+
+/// How many values [`RESULT_INSERT`] takes: a statement that starts with it numbers its own
+/// from the next.
+const RESULT_VALUES: usize = 8;
 
 /// A new result for [`record_new`]: its number, or (PostgreSQL, a source known to be new) its
 /// units' JSON, its row to be inserted by the statement writing its players.
@@ -984,7 +988,11 @@ async fn record_new(
     if backend == Backend::Postgres && !after.is_empty() {
         let (insert, base, num) = match new {
             NewResult::Num(num) => (String::new(), 0, Some(num)),
-            NewResult::Insert(_) => (format!("ins AS ({RESULT_INSERT} RETURNING num), "), 8, None),
+            NewResult::Insert(_) => (
+                format!("ins AS ({RESULT_INSERT} RETURNING num), "),
+                RESULT_VALUES,
+                None,
+            ),
         };
         let num_sql = num.is_none().then_some("(SELECT num FROM ins)");
         if let Some((rows, last)) = players_insert_sql(r, &by_player, base, num_sql) {
