@@ -322,7 +322,9 @@ function follow() {
   // it (most actions: a card, a bet), and keeps the sheet drawn from the last `match`.
   const es = new EventSource(`/v1/matches/${T.id}/stream?scores=changed&token=${encodeURIComponent(T.token)}`);
   T.es = es;
-  loadEvents().then(render);
+  // The log's first read ends in a second drawing of the page; `data-log` says it is done (the
+  // browser tests wait for it before they hold an element that drawing would replace).
+  loadEvents().then(() => { document.body.dataset.log = "loaded"; render(); });
   es.addEventListener("open", () => setConnState());
   // Each event comes before the view it leads to: the view's message draws it.
   es.addEventListener("event", (ev) => { try { noteEvent(JSON.parse(ev.data)); } catch { /* not an event */ } });

@@ -29,6 +29,7 @@ await run("games", async (browser) => {
         p.on("pageerror", (e) => errors.push(e.message));
         await p.goto(`${BASE}/#m=${id}&t=${t}`);
         await p.waitForSelector("#scores");
+        await p.waitForSelector("body[data-log=loaded]", { state: "attached" }); // drawn again once its log is read
         pages.push(p);
       }
       const [host, ...seats] = pages;

@@ -29,6 +29,9 @@ async function open(browser, id, token, [width, height], label) {
   page.on("pageerror", (e) => check(`${label}: no script error`, false, e.message));
   await page.goto(`${BASE}/#m=${id}&t=${token}`);
   await page.waitForSelector("#scores");
+  // The page draws again once its log is read (follow): an element held across that drawing is
+  // detached under the test (a scroll once failed so in CI).
+  await page.waitForSelector("body[data-log=loaded]", { state: "attached" });
   return page;
 }
 

@@ -110,6 +110,7 @@ await run("reach", async (browser) => {
   host.on("pageerror", (e) => errors.push(`host: ${e.message}`));
   await host.goto(`${BASE}/#m=${m.id}&t=${m.host}`);
   await host.waitForSelector("#scores");
+  await host.waitForSelector("body[data-log=loaded]", { state: "attached" }); // drawn again once its log is read
   let turn = 0, plays = 0, undone = false, stuck = "";
   const bad = { picker: [], undo: [], rows: [], gone: [] };
   const ys = {};

@@ -58,6 +58,7 @@ async function create(browser, game, names, { scoresOnly = true } = {}) {
   if (scoresOnly) check(`${game}: created with dealing "table" and config.scores_only`, view.dealing === "table" && view.config && view.config.scores_only === true, JSON.stringify(view.config));
   await page.goto(hostLink);
   await page.waitForSelector("#scores");
+  await page.waitForSelector("body[data-log=loaded]", { state: "attached" }); // drawn again once its log is read
   return { ctx, page, id, hostToken, seatLinks };
 }
 
@@ -255,6 +256,7 @@ await run("scoreonly", async (browser) => {
     const seat = await sctx.newPage();
     await seat.goto(m.seatLinks[1]);
     await seat.waitForSelector("#scores");
+    await seat.waitForSelector("body[data-log=loaded]", { state: "attached" }); // drawn again once its log is read
     check("clubs: a seat's phone shows no hand, picker or pad", !(await seat.$("#you, #hand, #picker, #tally")));
     check("clubs: a seat's phone shows the sheet's totals", same(await totals(seat), [26, -3, -124, -3]));
     check("clubs: a seat's phone never says Your turn", !(await seat.textContent("#turn")).includes("Your turn"));
