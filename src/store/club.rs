@@ -986,22 +986,25 @@ async fn record_new(
     // known to be new has its result row inserted by the same statement (a first `WITH`, whose
     // number the rows read). SQLite has no such `WITH`, and runs its statements in the process.
     if backend == Backend::Postgres && !after.is_empty() {
-        let (insert, base, num) = match new {
-            NewResult::Num(num) => (String::new(), 0, Some(num)),
-            NewResult::Insert(_) => (
+        // The result row's insert (its `WITH`, and the values it binds first) when this
+        // statement makes it, and the number the player rows take: given, or read from it.
+        let (insert, base, num, units) = match new {
+            NewResult::Num(num) => (String::new(), 0, Some(num), None),
+            NewResult::Insert(units) => (
                 format!("ins AS ({RESULT_INSERT} RETURNING num), "),
                 RESULT_VALUES,
                 None,
+                Some(units),
             ),
         };
-        let num_sql = num.is_none().then_some("(SELECT num FROM ins)");
+        let num_sql = units.map(|_| "(SELECT num FROM ins)");
         if let Some((rows, last)) = players_insert_sql(r, &by_player, base, num_sql) {
             let sql = format!(
                 "WITH {insert}written AS ({rows}) {}",
                 ratings_upsert_sql(&after, last, " + 1")
             );
             let mut q = sqlx::query(&sql);
-            if let NewResult::Insert(units) = new {
+            if let Some(units) = units {
                 q = bind_result(q, r, units);
             }
             let q = bind_players(q, r, num, &by_player);
