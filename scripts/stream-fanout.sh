@@ -18,6 +18,8 @@
 #     sheet changes once a deal), streams opened with ?scores=changed (ACTION=tally, the
 #     default, scores a deal every write; SCORES=full, the default, sends the sheet every view);
 #     SHEET=100: a match 100 deals old (tallied before the streams open)
+#   LAYOUTS=feed scripts/stream-fanout.sh   every stream on one tournament's feed, each write a
+#     table's result entered (LAYOUTS=one,many,feed: all three)
 . "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-3}
 if [ -z "${CLUBROOM_BIN:-}" ]; then

@@ -8,8 +8,11 @@ Driven by scripts/stream-fanout.sh (Python stdlib only; `psql` for PostgreSQL). 
     server: a fresh database is created and dropped per run); with --instances 2 (PostgreSQL),
     a second server on the same database: the writes go to the first, the watchers are split
     between both (LISTEN/NOTIFY carries the writes across);
-  - opens N tokenless streams from 32 loopback addresses (127.0.0.1 ..), on one match (`one`) or
-    spread ten to a match over N/10 matches (`many`), and reads each to its first view;
+  - opens N tokenless streams from 32 loopback addresses (127.0.0.1 ..), on one match (`one`),
+    spread ten to a match over N/10 matches (`many`), or on one tournament's feed (`feed`: a
+    Swiss of Dump at --writes tables of two, its round 1 paired; each write enters the next
+    table's result by the quick log, --action and --scores do not apply), and reads each to its
+    first view (the feed: its events so far);
   - records --writes actions one after another (`many`: round-robin over the matches): Dump
     tallies (--action tally: every write scores a deal, the score sheet grows a line each time)
     or, at a table dealing its own cards, the deal and then each card (--action play: the sheet
@@ -42,7 +45,7 @@ import tempfile
 import time
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-MATCH = re.compile(rb"id: (\d+)\nevent: match(?:_lite)?\n")
+MATCH = re.compile(rb"id: (\d+)\nevent: (?:match(?:_lite)?|event)\n")
 ADDRESSES = 32  # loopback addresses the streams come from (256 streams each at most by default)
 
 
@@ -104,6 +107,21 @@ def create_match(port):
     return d["match"]["id"], d["host_token"]
 
 
+def create_tournament(port, tables):
+    """A Swiss tournament of Dump at `tables` tables of two, by the quick log, its round 1
+    paired: (id, organiser token, the feed's last seq)."""
+    status, d = request(port, "POST", "/v1/tournaments", {
+        "name": "fan-out", "game": "dump", "format": "swiss", "rounds": 3, "table_size": 2,
+        "record": "totals", "players": [{"name": f"P{i}"} for i in range(2 * tables)]})
+    assert status == 201, (status, d)
+    tid, org = d["tournament"]["id"], d["organiser_token"]
+    status, d = request(port, "POST", f"/v1/tournaments/{tid}/rounds", {}, org)
+    assert status == 201, (status, d)
+    status, d = request(port, "GET", f"/v1/tournaments/{tid}/events?limit=1000")
+    assert status == 200, (status, d)
+    return tid, org, d["events"][-1]["seq"]
+
+
 TALLY = {"seat": None, "action": {"type": "tally", "points": [80, 80]}}
 DEAL = {"seat": None, "action": {"type": "deal"}}
 
@@ -163,14 +181,15 @@ class Watcher:
 def open_streams(ports, matches, n, layout, scores):
     watchers = []
     for i in range(n):
-        match = matches[0] if layout == "one" else matches[i % len(matches)]
+        match = matches[0] if layout in ("one", "feed") else matches[i % len(matches)]
         port = ports[i % len(ports)]
         s = socket.socket()
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind((f"127.0.0.{1 + i % ADDRESSES}", 0))
         s.connect(("127.0.0.1", port))
-        s.sendall(f"GET /v1/matches/{match}/stream?scores={scores} HTTP/1.1\r\nhost: x\r\n\r\n"
-                  .encode())
+        path = (f"/v1/tournaments/{match}/stream" if layout == "feed"
+                else f"/v1/matches/{match}/stream?scores={scores}")
+        s.sendall(f"GET {path} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
         s.setblocking(False)
         watchers.append(Watcher(s, match))
     return watchers
@@ -233,14 +252,20 @@ def run_case(args, run, n, layout, workdir):
         if args.instances == 2:
             procs.append(start_server(args.bin, url, workdir, n))
         ports = [p for _, p in procs]
-        nmatches = 1 if layout == "one" else max(1, n // 10)
-        made = [create_match(port) for _ in range(nmatches)]
+        if layout == "feed":
+            # A tournament's feed: every watcher on it; each write enters the next table's
+            # result (the last one also completes the round: one more event).
+            tid, org, seq = create_tournament(port, args.writes)
+            made, matches, seqs = [(tid, org)], [tid], {tid: seq}
+        else:
+            nmatches = 1 if layout == "one" else max(1, n // 10)
+            made = [create_match(port) for _ in range(nmatches)]
+            matches = [m for m, _ in made]
+            seqs = {m: 0 for m in matches}
         hosts = dict(made)
         tables = {m: Table(port, m, h, args.action) for m, h in made}
-        matches = [m for m, _ in made]
-        seqs = {m: 0 for m in matches}
         # Warm up: --sheet tallies (a score sheet of that many lines), then one write each.
-        for m in matches:
+        for m in matches if layout != "feed" else []:
             for _ in range(args.sheet):
                 status, view = request(port, "POST", f"/v1/matches/{m}/actions", TALLY, hosts[m])
                 assert status == 201, (status, view)
@@ -274,9 +299,13 @@ def run_case(args, run, n, layout, workdir):
             m = matches[k % len(matches)]
             seq = seqs[m] + 1
             mine = [w for w in watchers if w.match == m]
-            write = tables[m].next_body()
+            if layout == "feed":
+                write, method, path = ({"totals": [100, 40]}, "PUT",
+                                       f"/v1/tournaments/{m}/rounds/1/tables/{k + 1}/result")
+            else:
+                write, method, path = tables[m].next_body(), "POST", f"/v1/matches/{m}/actions"
             body = json.dumps(write).encode()
-            req = (f"POST /v1/matches/{m}/actions HTTP/1.1\r\nhost: x\r\n"
+            req = (f"{method} {path} HTTP/1.1\r\nhost: x\r\n"
                    f"content-type: application/json\r\ncontent-length: {len(body)}\r\n"
                    f"authorization: Bearer {hosts[m]}\r\n\r\n").encode() + body
             t0 = time.monotonic()
@@ -292,9 +321,12 @@ def run_case(args, run, n, layout, workdir):
             if found is None:
                 missing = sum(w.seq < seq for w in mine)
                 sys.exit(f"stream_fanout: {missing} watchers never got seq {seq}")
-            assert answer.startswith(b"HTTP/1.1 201"), answer[:200]
-            tables[m].answered(json.loads(answer.partition(b"\r\n\r\n")[2]), write)
-            seqs[m] = seq
+            assert answer.startswith(b"HTTP/1.1 201" if layout != "feed" else b"HTTP/1.1 200"), \
+                answer[:200]
+            if layout != "feed":
+                tables[m].answered(json.loads(answer.partition(b"\r\n\r\n")[2]), write)
+            # (A write may add more than one event: the round's last result completes it.)
+            seqs[m] = max([seq] + [w.seq for w in mine])
             post_ms.append((answered[0] - t0) * 1000)
             for w in mine:
                 lat.append((found.get(w.sock.fileno(), t0) - t0) * 1000)
@@ -304,7 +336,7 @@ def run_case(args, run, n, layout, workdir):
         frame = (sum(w.got for w in watchers) - got0) / (args.writes * len(watchers)
                                                           / len(matches))
         case = (f"{'pg' if args.pg else 'sqlite'}{'x2' if args.instances == 2 else ''}_{layout}_{n}"
-                f"_{args.action}_{args.scores}_sheet{args.sheet}")
+                + ("" if layout == "feed" else f"_{args.action}_{args.scores}_sheet{args.sheet}"))
         print(f"run {run}: {case} receipt_p50_ms {pct(lat, 50):.2f}", flush=True)
         print(f"run {run}: {case} receipt_p99_ms {pct(lat, 99):.2f}", flush=True)
         print(f"run {run}: {case} post_p50_ms {pct(post_ms, 50):.2f}", flush=True)
