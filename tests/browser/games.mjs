@@ -7,7 +7,7 @@
 // Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS); STEPS (taps per match, default 10).
 
 import { join } from "node:path";
-import { ARTIFACTS, BASE, api, check, phone, run } from "./lib.mjs";
+import { ARTIFACTS, BASE, api, check, drawn, phone, run } from "./lib.mjs";
 
 const STEPS = Number(process.env.STEPS || 10);
 const PLAYERS = { clubs: 4, dump: 4, "bonus-malus": 4, "plus-minus": 3, "members-only": 3, "by-hook-or-crook": 3 };
@@ -28,8 +28,7 @@ await run("games", async (browser) => {
         const p = await ctx.newPage();
         p.on("pageerror", (e) => errors.push(e.message));
         await p.goto(`${BASE}/#m=${id}&t=${t}`);
-        await p.waitForSelector("#scores");
-        await p.waitForSelector("body[data-log=loaded]", { state: "attached" }); // drawn again once its log is read
+        await drawn(p);
         pages.push(p);
       }
       const [host, ...seats] = pages;

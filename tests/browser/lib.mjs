@@ -118,4 +118,11 @@ export function smallTargets(page, min = 44) {
 }
 
 // Whether the document scrolls sideways (it must not: everything fits 360 px wide).
+// A table page once drawn and drawn again after its log's first read (web/app.js marks it
+// `data-log`): an element held across that second drawing would be detached under the test.
+export async function drawn(page) {
+  await page.waitForSelector("#scores");
+  await page.waitForSelector("body[data-log=loaded]", { state: "attached" });
+}
+
 export const overflowsX = (page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth + 0.5);

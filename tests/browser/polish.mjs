@@ -16,7 +16,7 @@
 // Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS).
 
 import { join } from "node:path";
-import { ARTIFACTS, BASE, api, check, phone, run } from "./lib.mjs";
+import { ARTIFACTS, BASE, api, check, drawn, phone, run } from "./lib.mjs";
 
 const SIZES = [[390, 844], [360, 640], [844, 390]];
 const shot = (page, name) => page.screenshot({ path: join(ARTIFACTS, `polish-${name}.png`) });
@@ -28,10 +28,7 @@ async function open(browser, id, token, [width, height], label) {
   const page = await ctx.newPage();
   page.on("pageerror", (e) => check(`${label}: no script error`, false, e.message));
   await page.goto(`${BASE}/#m=${id}&t=${token}`);
-  await page.waitForSelector("#scores");
-  // The page draws again once its log is read (follow): an element held across that drawing is
-  // detached under the test (a scroll once failed so in CI).
-  await page.waitForSelector("body[data-log=loaded]", { state: "attached" });
+  await drawn(page); // (a scroll of #final once failed in CI, held across the second drawing)
   return page;
 }
 

@@ -13,7 +13,7 @@
 // Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS).
 
 import { join } from "node:path";
-import { ARTIFACTS, BASE, api, check, phone, run } from "./lib.mjs";
+import { ARTIFACTS, BASE, api, check, drawn, phone, run } from "./lib.mjs";
 
 const SIZES = [[390, 844], [360, 640], [844, 390]];
 const shot = (page, name) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
@@ -109,8 +109,7 @@ await run("reach", async (browser) => {
   const host = await ctx.newPage();
   host.on("pageerror", (e) => errors.push(`host: ${e.message}`));
   await host.goto(`${BASE}/#m=${m.id}&t=${m.host}`);
-  await host.waitForSelector("#scores");
-  await host.waitForSelector("body[data-log=loaded]", { state: "attached" }); // drawn again once its log is read
+  await drawn(host);
   let turn = 0, plays = 0, undone = false, stuck = "";
   const bad = { picker: [], undo: [], rows: [], gone: [] };
   const ys = {};

@@ -14,7 +14,7 @@
 // Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS).
 
 import { join } from "node:path";
-import { ARTIFACTS, BASE, api as call, check, phone, run } from "./lib.mjs";
+import { ARTIFACTS, BASE, api as call, check, drawn, phone, run } from "./lib.mjs";
 
 const api = (path, token) => call("GET", path, token);
 const shot = (page, name) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
@@ -57,8 +57,7 @@ async function create(browser, game, names, { scoresOnly = true } = {}) {
   const view = await api(`/v1/matches/${id}`, hostToken);
   if (scoresOnly) check(`${game}: created with dealing "table" and config.scores_only`, view.dealing === "table" && view.config && view.config.scores_only === true, JSON.stringify(view.config));
   await page.goto(hostLink);
-  await page.waitForSelector("#scores");
-  await page.waitForSelector("body[data-log=loaded]", { state: "attached" }); // drawn again once its log is read
+  await drawn(page);
   return { ctx, page, id, hostToken, seatLinks };
 }
 
@@ -255,8 +254,7 @@ await run("scoreonly", async (browser) => {
     const sctx = await browser.newContext(phone);
     const seat = await sctx.newPage();
     await seat.goto(m.seatLinks[1]);
-    await seat.waitForSelector("#scores");
-    await seat.waitForSelector("body[data-log=loaded]", { state: "attached" }); // drawn again once its log is read
+    await drawn(seat);
     check("clubs: a seat's phone shows no hand, picker or pad", !(await seat.$("#you, #hand, #picker, #tally")));
     check("clubs: a seat's phone shows the sheet's totals", same(await totals(seat), [26, -3, -124, -3]));
     check("clubs: a seat's phone never says Your turn", !(await seat.textContent("#turn")).includes("Your turn"));
