@@ -40,8 +40,8 @@ async fn organiser_row_in(
 
 /// The start of a result's entry: game `game`'s club lock (`club::lock_games_in`), then
 /// [`organiser_row_in`] (`None`: refused, nothing written), then result row `r` inserted. On
-/// PostgreSQL the three are one statement (issue 25, part 4: an entry waits on its round trips):
-/// the lock is the `UPDATE`'s last condition, so it is taken on the tournament's row (found by
+/// each database they are one statement (issue 25, part 4: an entry waits on its round trips).
+/// On PostgreSQL the lock is the `UPDATE`'s last condition, so it is taken on the tournament's row (found by
 /// its id and hash) before that row is locked, the order every club writer keeps (game, then
 /// rows); the insert is a data-modifying `WITH` of the same hash check. (A refused hash may
 /// leave the lock untaken or the row inserted: the caller then rolls the transaction back.)
@@ -54,21 +54,23 @@ async fn organiser_and_result_in(
     r: &ResultRow,
 ) -> Result<Option<bool>, sqlx::Error> {
     if backend != super::Backend::Postgres {
-        let Some(deleted) = organiser_row_in(conn, id, organiser_hash).await? else {
-            return Ok(None);
-        };
-        sqlx::query(
-            "INSERT INTO tournament_results (tournament_id, round, table_no, version, result, entered_at) VALUES ($1, $2, $3, $4, $5, $6)",
+        // SQLite has one writer (no lock to take, no row to lock): one statement too, the result
+        // inserted where the hash holds and the tournament's deletion read back (no row: refused).
+        let row: Option<(Option<String>,)> = sqlx::query_as(
+            "INSERT INTO tournament_results (tournament_id, round, table_no, version, result, entered_at) \
+             SELECT $1, $3, $4, $5, $6, $7 FROM tournaments WHERE id = $1 AND organiser_hash = $2 \
+             RETURNING (SELECT deleted_at FROM tournaments WHERE id = $1)",
         )
         .bind(id)
+        .bind(organiser_hash)
         .bind(r.round)
         .bind(r.table_no)
         .bind(r.version)
         .bind(&r.result)
         .bind(&r.entered_at)
-        .execute(&mut *conn)
+        .fetch_optional(&mut *conn)
         .await?;
-        return Ok(Some(deleted));
+        return Ok(row.map(|(deleted_at,)| deleted_at.is_some()));
     }
     let row: Option<(Option<String>,)> = sqlx::query_as(
         "WITH entered AS (INSERT INTO tournament_results \

@@ -317,31 +317,46 @@ async fn round_state_locked_in(
     round: i64,
     lock: bool,
 ) -> Result<Option<Vec<Option<String>>>, sqlx::Error> {
-    let read = if lock {
-        "SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1 AND round = $2 FOR UPDATE"
-    } else {
-        "SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1 AND round = $2"
-    };
-    let Some((match_ids,)) = sqlx::query_as::<_, (String,)>(read)
+    // Counted first: a round whose every table has an entry, or whose tables without one have no
+    // match either (quick log), is settled without reading its entries (an entry at a national
+    // open's 2,048 tables reads a number, not 2,048 rows).
+    let count = "SELECT COUNT(DISTINCT table_no) FROM tournament_results WHERE tournament_id = $1 AND round = $2";
+    let (match_ids, entered) = if lock {
+        // Two statements: the count's snapshot must be taken once the row's lock is held (a
+        // statement's own subquery would see the tables as they were before it waited).
+        let Some((match_ids,)) = sqlx::query_as::<_, (String,)>(
+            "SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1 AND round = $2 FOR UPDATE",
+        )
         .bind(tournament_id)
         .bind(round)
         .fetch_optional(&mut *conn)
         .await?
-    else {
-        return Ok(None);
+        else {
+            return Ok(None);
+        };
+        let (entered,): (i64,) = sqlx::query_as(count)
+            .bind(tournament_id)
+            .bind(round)
+            .fetch_one(&mut *conn)
+            .await?;
+        (match_ids, entered)
+    } else {
+        // Unlocked (SQLite's one writer, or a read): the round and its count in one round trip
+        // (issue 25, part 4: an entry waits on its round trips).
+        let Some(row) = sqlx::query_as::<_, (String, i64)>(&format!(
+            "SELECT match_ids, ({count}) FROM tournament_rounds WHERE tournament_id = $1 AND round = $2"
+        ))
+        .bind(tournament_id)
+        .bind(round)
+        .fetch_optional(&mut *conn)
+        .await?
+        else {
+            return Ok(None);
+        };
+        row
     };
     let match_ids: Vec<Option<String>> =
         serde_json::from_str(&match_ids).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-    // Counted first: a round whose every table has an entry, or whose tables without one have no
-    // match either (quick log), is settled without reading its entries (an entry at a national
-    // open's 2,048 tables reads a number, not 2,048 rows).
-    let (entered,): (i64,) = sqlx::query_as(
-        "SELECT COUNT(DISTINCT table_no) FROM tournament_results WHERE tournament_id = $1 AND round = $2",
-    )
-    .bind(tournament_id)
-    .bind(round)
-    .fetch_one(&mut *conn)
-    .await?;
     if usize::try_from(entered).is_ok_and(|n| n >= match_ids.len()) {
         return Ok(Some(match_ids));
     }
