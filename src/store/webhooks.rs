@@ -321,39 +321,36 @@ async fn round_state_locked_in(
     // match either (quick log), is settled without reading its entries (an entry at a national
     // open's 2,048 tables reads a number, not 2,048 rows).
     let count = "SELECT COUNT(DISTINCT table_no) FROM tournament_results WHERE tournament_id = $1 AND round = $2";
-    let (match_ids, entered) = if lock {
-        // Two statements: the count's snapshot must be taken once the row's lock is held (a
-        // statement's own subquery would see the tables as they were before it waited).
-        let Some((match_ids,)) = sqlx::query_as::<_, (String,)>(
-            "SELECT match_ids FROM tournament_rounds WHERE tournament_id = $1 AND round = $2 FOR UPDATE",
-        )
-        .bind(tournament_id)
-        .bind(round)
-        .fetch_optional(&mut *conn)
-        .await?
-        else {
-            return Ok(None);
-        };
-        let (entered,): (i64,) = sqlx::query_as(count)
-            .bind(tournament_id)
-            .bind(round)
-            .fetch_one(&mut *conn)
-            .await?;
-        (match_ids, entered)
+    // Unlocked (SQLite's one writer, or a read): the round and its count in one round trip
+    // (issue 25, part 4: an entry waits on its round trips). Locked (PostgreSQL's writers): the
+    // count is a second statement, whose snapshot is taken once the row's lock is held (a
+    // statement's own subquery would see the tables as they were before it waited).
+    let read = if lock {
+        "SELECT match_ids, CAST(NULL AS BIGINT) FROM tournament_rounds \
+         WHERE tournament_id = $1 AND round = $2 FOR UPDATE"
+            .to_owned()
     } else {
-        // Unlocked (SQLite's one writer, or a read): the round and its count in one round trip
-        // (issue 25, part 4: an entry waits on its round trips).
-        let Some(row) = sqlx::query_as::<_, (String, i64)>(&format!(
+        format!(
             "SELECT match_ids, ({count}) FROM tournament_rounds WHERE tournament_id = $1 AND round = $2"
-        ))
+        )
+    };
+    let Some((match_ids, entered)) = sqlx::query_as::<_, (String, Option<i64>)>(&read)
         .bind(tournament_id)
         .bind(round)
         .fetch_optional(&mut *conn)
         .await?
-        else {
-            return Ok(None);
-        };
-        row
+    else {
+        return Ok(None);
+    };
+    let entered = match entered {
+        Some(n) => n,
+        None => {
+            sqlx::query_scalar::<_, i64>(count)
+                .bind(tournament_id)
+                .bind(round)
+                .fetch_one(&mut *conn)
+                .await?
+        }
     };
     let match_ids: Vec<Option<String>> =
         serde_json::from_str(&match_ids).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
