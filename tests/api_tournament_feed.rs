@@ -617,3 +617,62 @@ async fn tournament_streams_keep_the_stream_caps() {
     assert_eq!(reopened, Some(StatusCode::OK), "the slot was not freed");
     drop(l.dir);
 }
+
+/// Two writers completing a round's last two tables at once, on two instances of one database
+/// (two transactions): exactly one of them finds the round complete, and the feed says so once,
+/// last. Both kinds of writer: the tables' matches finished by their last deals (each write's
+/// round check under the tournament's row lock, no lock of the round's row), and a quick log's
+/// results entered by the organiser.
+#[actix_web::test]
+async fn a_round_completed_by_two_writers_at_once_is_complete_once() {
+    let app = TestApp::spawn().await;
+    let second = TestApp::on(&app.database_url).await;
+    let once = |events: &[Value], what: &str| {
+        let complete: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["type"] == "round.complete")
+            .collect();
+        assert_eq!(complete.len(), 1, "{what}: {events:?}");
+        assert_eq!(complete[0]["round"], 1, "{what}");
+        assert_eq!(events.last(), Some(complete[0]), "{what}");
+    };
+    for attempt in 0..6 {
+        // Played: each table's second deal finishes its match (first to 30, 20 a deal).
+        let (id, org) = swiss(&app, &format!("Race {attempt}")).await;
+        let r1 = pair(&app, &id, &org).await;
+        tally(&app, &r1.tables[0], [100, 60]).await;
+        tally(&second, &r1.tables[1], [60, 100]).await;
+        tokio::join!(
+            tally(&app, &r1.tables[0], [100, 60]),
+            tally(&second, &r1.tables[1], [60, 100])
+        );
+        once(&feed(&app, &id, 100).await, &format!("played, attempt {attempt}"));
+
+        // Quick log: both tables' results entered at once.
+        let players: Vec<Value> = (0..4).map(|i| json!({"name": format!("Q{i}")})).collect();
+        let a = post(
+            &app,
+            "/v1/tournaments",
+            None,
+            Some(json!({"name": format!("Quick {attempt}"), "game": "dump",
+                        "config": {"target": 100}, "format": "swiss", "rounds": 2,
+                        "table_size": 2, "record": "totals", "players": players})),
+        )
+        .await;
+        assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+        let id = a.body["tournament"]["id"].as_str().unwrap().to_string();
+        let org = a.body["organiser_token"].as_str().unwrap().to_string();
+        let r = post(&app, &format!("/v1/tournaments/{id}/rounds"), Some(&org), None).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        let path = |table: u32| format!("/v1/tournaments/{id}/rounds/1/tables/{table}/result");
+        let (p1, p2) = (path(1), path(2));
+        let totals = json!({"totals": [100, 40]});
+        let (e1, e2) = tokio::join!(
+            put(&app, &p1, Some(&org), totals.clone()),
+            put(&second, &p2, Some(&org), totals.clone())
+        );
+        assert_eq!(e1.status, StatusCode::OK, "{}", e1.text);
+        assert_eq!(e2.status, StatusCode::OK, "{}", e2.text);
+        once(&feed(&app, &id, 100).await, &format!("quick log, attempt {attempt}"));
+    }
+}

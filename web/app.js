@@ -593,6 +593,14 @@ function describe(action, v) {
 
 // ---------- drawing ----------
 
+/** The match's round as its table names it. By Hook or Crook is one game of turns: the header
+ * gives its felt's turn (the match's `round` counts the final exhibition as one more turn). The
+ * other games deal rounds. */
+function roundName(v) {
+  if (v.game === "by-hook-or-crook") return `Turn ${(v.table || {}).turn || 0}`;
+  return `Round ${v.round}`;
+}
+
 function render() {
   const v = T.view;
   if (!v || T.paused || T.forgotten) return;
@@ -621,7 +629,7 @@ function render() {
   const scroll = h("div", { class: "table-scroll", id: "table-scroll" }, ...[
     h("h1", {}, `${game ? game.title : v.game}`, h("span", { class: "muted small" }, " · ", who)),
     h("div", { class: "muted small", id: "status" }, so ? `${v.status === "finished" ? "Scores only" : `${next} · scores only`} · version ${v.seq}`
-      : `Round ${v.round} · ${v.dealing === "service" ? "Clubroom deals" : "real cards"} · version ${v.seq}`),
+      : `${roundName(v)} · ${v.dealing === "service" ? "Clubroom deals" : "real cards"} · version ${v.seq}`),
     h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? ["Your turn. ", waiting] : waiting),
     T.error ? h("div", { class: "msg bad", id: "error", role: "alert" }, T.error) : null,
     queueNote(q, v),
@@ -821,6 +829,8 @@ function kv(obj) {
 function youPanel(v, me) {
   if (me.host || !v.you || scoreOnly.scoresOnly(v)) return null;
   if (pictures.drawn(v.game)) return pictures.handView(v, T.legal, pictureCtx());
+  // A finished match has nothing left to play: no greyed hand in the tray under the result.
+  if (v.status === "finished") return null;
   const you = v.you;
   const hand = you.hand || [];
   const legalCards = new Map();

@@ -540,6 +540,9 @@ function box(v, ctx, title, items, canBack) {
 export function handView(v, legal, ctx) {
   const you = v.you;
   if (!you || ctx.isHost) return null;
+  // A finished match has nothing left to play: no greyed hand in the tray under the result (By
+  // Hook or Crook's collection stays: it is what the final exhibition counted).
+  if (v.status === "finished" && v.game !== "by-hook-or-crook") return null;
   if (v.game === "members-only") {
     const hand = you.hand || [];
     return h("section", { class: "panel", id: "you" },
@@ -566,6 +569,10 @@ export function handView(v, legal, ctx) {
       ? actionFace(label, sub, { tag: "button", cls: "legal", attrs: { "data-type": l.action.type, onclick: () => ctx.record(l.seat, l.action), ...extra } })
       : actionFace(label, sub, { cls: "dim" }));
     const chosen = [you.location ? `${PLACE[you.location]}` : null, you.card ? bhcAction(you.card) : null].filter(Boolean);
+    const collection = h("div", { class: "cards mini-row", id: "collection" }, (you.hand || []).map((c) => bhcFace(c, { cls: "mini" })),
+      you.unknown_cards ? h("span", { class: "small muted" }, `+ ${you.unknown_cards} not recorded`) : null);
+    // The game over: the collection it ended with, and no greyed action cards under the result.
+    if (v.status === "finished") return h("section", { class: "panel", id: "you" }, h("h2", {}, "Your collection"), collection);
     return h("section", { class: "panel", id: "you" },
       h("h2", { class: mine.length ? "your-turn" : "" }, mine.length ? "Your cards · your turn" : "Your cards",
         chosen.length ? h("span", { class: "muted" }, ` · chosen (sealed): ${chosen.join(", ")}`) : null),
@@ -576,8 +583,7 @@ export function handView(v, legal, ctx) {
         (you.thieves || []).map((n) => act("Thief", String(n), tap((l) => l.action.card === `thief:${n}`))),
         act("Detective", "", tap((l) => l.action.card === "detective")),
         act("Exhibit", "", tap((l) => l.action.card === "exhibit"))),
-      h("div", { class: "cards mini-row", id: "collection" }, (you.hand || []).map((c) => bhcFace(c, { cls: "mini" })),
-        you.unknown_cards ? h("span", { class: "small muted" }, `+ ${you.unknown_cards} not recorded`) : null));
+      collection);
   }
   return null;
 }

@@ -38,13 +38,15 @@ async fn organiser_row_in(
     Ok(row.map(|(deleted_at,)| deleted_at.is_some()))
 }
 
-/// The start of a result's entry: game `game`'s club lock (`club::lock_games_in`), then
-/// [`organiser_row_in`] (`None`: refused, nothing written), then result row `r` inserted. On
-/// each database they are one statement (issue 25, part 4: an entry waits on its round trips).
-/// On PostgreSQL the lock is the `UPDATE`'s last condition, so it is taken on the tournament's row (found by
-/// its id and hash) before that row is locked, the order every club writer keeps (game, then
-/// rows); the insert is a data-modifying `WITH` of the same hash check. (A refused hash may
-/// leave the lock untaken or the row inserted: the caller then rolls the transaction back.)
+/// The start of a result's entry, one statement on each database (issue 25, part 4: an entry
+/// waits on its round trips): the organiser's hash checked (`None`: refused, nothing written)
+/// and result row `r` inserted. On PostgreSQL the statement is [`organiser_row_in`]'s `UPDATE`
+/// with game `game`'s club lock (`club::lock_games_in`) as its last condition, so the lock is
+/// taken on the tournament's row (found by its id and hash) before that row is locked, the
+/// order every club writer keeps (game, then rows); the insert is a data-modifying `WITH` of
+/// the same hash check. On SQLite (one writer: no lock to take) it is the insert alone, where
+/// the hash holds. (A refused hash may leave the lock untaken or the row inserted: the caller
+/// then rolls the transaction back.)
 async fn organiser_and_result_in(
     conn: &mut sqlx::AnyConnection,
     backend: super::Backend,

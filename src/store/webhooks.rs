@@ -124,7 +124,7 @@ pub async fn write_held_in(
     enqueue_in(&mut *conn, &outbox.events).await?;
     let mut events = outbox.feed.clone();
     if let Some((tournament, round)) = &outbox.round_check {
-        if let Some(match_ids) = round_complete_in(&mut *conn, backend, tournament, *round).await? {
+        if let Some(match_ids) = round_complete_in(&mut *conn, tournament, *round).await? {
             let event = OutboxEvent {
                 owner_kind: "tournament",
                 owner_id: tournament.clone(),
@@ -287,70 +287,44 @@ pub async fn enqueue_in(
 
 /// Whether every table of round `round` of tournament `tournament_id` has its result (entered,
 /// or its match finished), read on `conn` inside the caller's transaction: then the round's
-/// match ids by table. On PostgreSQL the round's row is locked first (`FOR UPDATE`), so that two
-/// transactions completing the round's last two tables at once are taken one after the other,
-/// and the second sees the first's result: exactly one of them finds the round complete.
-/// (SQLite has one writer.)
+/// match ids by table. The caller holds the tournament's row locked (on PostgreSQL: by an
+/// earlier statement of the transaction, [`write_held_in`]'s `held` or `feed::lock_in`), as
+/// every writer of a round's tables does before its round check. So two transactions completing
+/// the round's last two tables at once are taken one after the other, and the second, its read
+/// a statement after its lock (read committed: a statement's snapshot is taken when it starts),
+/// sees the first's result: exactly one of them finds the round complete. No lock of the
+/// round's own row is needed (issue 25, part 4: that lock was a round trip of its own). SQLite
+/// has one writer.
 pub async fn round_complete_in(
     conn: &mut sqlx::AnyConnection,
-    backend: Backend,
     tournament_id: &str,
     round: i64,
 ) -> Result<Option<Vec<Option<String>>>, sqlx::Error> {
-    round_state_locked_in(conn, tournament_id, round, backend == Backend::Postgres).await
+    round_state_in(conn, tournament_id, round).await
 }
 
-/// [`round_complete_in`] without the lock: the round's match ids when it is complete.
+/// [`round_complete_in`] without the caller's lock (a read): the round's match ids when it is
+/// complete.
 pub async fn round_state_in(
     conn: &mut sqlx::AnyConnection,
     tournament_id: &str,
     round: i64,
 ) -> Result<Option<Vec<Option<String>>>, sqlx::Error> {
-    round_state_locked_in(conn, tournament_id, round, false).await
-}
-
-/// [`round_state_in`], the round's row read `FOR UPDATE` when `lock` (one statement locks and
-/// reads it).
-async fn round_state_locked_in(
-    conn: &mut sqlx::AnyConnection,
-    tournament_id: &str,
-    round: i64,
-    lock: bool,
-) -> Result<Option<Vec<Option<String>>>, sqlx::Error> {
     // Counted first: a round whose every table has an entry, or whose tables without one have no
     // match either (quick log), is settled without reading its entries (an entry at a national
-    // open's 2,048 tables reads a number, not 2,048 rows).
-    let count = "SELECT COUNT(DISTINCT table_no) FROM tournament_results WHERE tournament_id = $1 AND round = $2";
-    // Unlocked (SQLite's one writer, or a read): the round and its count in one round trip
-    // (issue 25, part 4: an entry waits on its round trips). Locked (PostgreSQL's writers): the
-    // count is a second statement, whose snapshot is taken once the row's lock is held (a
-    // statement's own subquery would see the tables as they were before it waited).
-    let read = if lock {
-        "SELECT match_ids, CAST(NULL AS BIGINT) FROM tournament_rounds \
-         WHERE tournament_id = $1 AND round = $2 FOR UPDATE"
-            .to_owned()
-    } else {
-        format!(
-            "SELECT match_ids, ({count}) FROM tournament_rounds WHERE tournament_id = $1 AND round = $2"
-        )
-    };
-    let Some((match_ids, entered)) = sqlx::query_as::<_, (String, Option<i64>)>(&read)
-        .bind(tournament_id)
-        .bind(round)
-        .fetch_optional(&mut *conn)
-        .await?
+    // open's 2,048 tables reads a number, not 2,048 rows). The round and its count are one
+    // round trip (issue 25, part 4: an entry waits on its round trips).
+    let Some((match_ids, entered)) = sqlx::query_as::<_, (String, i64)>(
+        "SELECT match_ids, (SELECT COUNT(DISTINCT table_no) FROM tournament_results \
+         WHERE tournament_id = $1 AND round = $2) FROM tournament_rounds \
+         WHERE tournament_id = $1 AND round = $2",
+    )
+    .bind(tournament_id)
+    .bind(round)
+    .fetch_optional(&mut *conn)
+    .await?
     else {
         return Ok(None);
-    };
-    let entered = match entered {
-        Some(n) => n,
-        None => {
-            sqlx::query_scalar::<_, i64>(count)
-                .bind(tournament_id)
-                .bind(round)
-                .fetch_one(&mut *conn)
-                .await?
-        }
     };
     let match_ids: Vec<Option<String>> =
         serde_json::from_str(&match_ids).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;

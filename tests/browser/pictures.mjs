@@ -216,6 +216,11 @@ await run("pictures", async (browser) => {
       await shot(p, `bhc-seat-${size}`);
       const host = await open(browser, m, m.host, width, height, errors, `bhc host ${size}`);
       await tidy(host, `by-hook-or-crook ${size} host`);
+      // The header names the felt's turn (not the match's round, which counts the final
+      // exhibition as one more turn).
+      const status = await host.textContent("#status");
+      const felt = (await host.textContent("#table")).match(/Turn \d+/);
+      check(`by-hook-or-crook ${size}: the header's turn is the felt's`, !!felt && status.startsWith(`${felt[0]} · `) && !status.includes("Round"), `${status} | ${felt}`);
       await shot(host, `bhc-host-${size}`);
       await Promise.all([p.context().close(), host.context().close()]);
     }

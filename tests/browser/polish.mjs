@@ -202,6 +202,12 @@ run("polish", async (browser) => {
         check(`${label} ${who}: the finished state ("Turn 1 · the game is over", sheet "Winner: Ben", "The match is over.")`,
           head === "Turn 1 · the game is over" && sheet === "Winner: Ben" && (await text(page, "#turn")) === "The match is over.",
           `${head} | ${sheet}`);
+        const status = await text(page, "#status");
+        check(`${label} ${who}: the header names the felt's turn ("Turn 1 · …", not the match's round)`, status.startsWith("Turn 1 · "), status);
+        if (who !== "host") {
+          const tray = await page.$eval("#you", (e) => ({ head: e.querySelector("h2").textContent, hand: !!e.querySelector("#hand"), dim: e.querySelectorAll(".dim").length, kept: e.querySelectorAll("#collection .bhc-card").length }));
+          check(`${label} ${who}: the tray keeps the collection and no greyed action cards`, tray.head === "Your collection" && !tray.hand && tray.dim === 0 && tray.kept > 0, JSON.stringify(tray));
+        }
         // (A card drawn as its letter badge and year reads "A1740" as text: raw ids are looked for
         // in the words of the final exhibition only.)
         const all = await page.$eval("#table", (e) => e.textContent);
