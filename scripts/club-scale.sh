@@ -151,9 +151,12 @@ EOF
 stop_server
 started=$SECONDS
 psql -q -v ON_ERROR_STOP=1 "$DB_URL" -v tournaments="$TOURNAMENTS" -v tt="$(cat "$WORK/template-tournament")" <<'EOF'
-INSERT INTO tournaments (id, organiser_hash, spec, created_at, game)
-  SELECT md5('tournament:' || i), t.organiser_hash, t.spec, t.created_at, t.game
+INSERT INTO tournaments (id, organiser_hash, created_at, game)
+  SELECT md5('tournament:' || i), t.organiser_hash, t.created_at, t.game
   FROM tournaments t, generate_series(2, :tournaments) AS i WHERE t.id = :'tt';
+INSERT INTO tournament_specs (tournament_id, spec)
+  SELECT md5('tournament:' || i), s.spec
+  FROM tournament_specs s, generate_series(2, :tournaments) AS i WHERE s.tournament_id = :'tt';
 INSERT INTO tournament_entrants (player_id, tournament_num)
   SELECT e.player_id, t.num FROM tournament_entrants e JOIN tournaments tt ON tt.num = e.tournament_num AND tt.id = :'tt',
          tournaments t WHERE t.id <> :'tt';

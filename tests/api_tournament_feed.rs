@@ -646,7 +646,10 @@ async fn a_round_completed_by_two_writers_at_once_is_complete_once() {
             tally(&app, &r1.tables[0], [100, 60]),
             tally(&second, &r1.tables[1], [60, 100])
         );
-        once(&feed(&app, &id, 100).await, &format!("played, attempt {attempt}"));
+        once(
+            &feed(&app, &id, 100).await,
+            &format!("played, attempt {attempt}"),
+        );
 
         // Quick log: both tables' results entered at once.
         let players: Vec<Value> = (0..4).map(|i| json!({"name": format!("Q{i}")})).collect();
@@ -662,7 +665,13 @@ async fn a_round_completed_by_two_writers_at_once_is_complete_once() {
         assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
         let id = a.body["tournament"]["id"].as_str().unwrap().to_string();
         let org = a.body["organiser_token"].as_str().unwrap().to_string();
-        let r = post(&app, &format!("/v1/tournaments/{id}/rounds"), Some(&org), None).await;
+        let r = post(
+            &app,
+            &format!("/v1/tournaments/{id}/rounds"),
+            Some(&org),
+            None,
+        )
+        .await;
         assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
         let path = |table: u32| format!("/v1/tournaments/{id}/rounds/1/tables/{table}/result");
         let (p1, p2) = (path(1), path(2));
@@ -673,6 +682,9 @@ async fn a_round_completed_by_two_writers_at_once_is_complete_once() {
         );
         assert_eq!(e1.status, StatusCode::OK, "{}", e1.text);
         assert_eq!(e2.status, StatusCode::OK, "{}", e2.text);
-        once(&feed(&app, &id, 100).await, &format!("quick log, attempt {attempt}"));
+        once(
+            &feed(&app, &id, 100).await,
+            &format!("quick log, attempt {attempt}"),
+        );
     }
 }

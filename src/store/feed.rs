@@ -164,7 +164,8 @@ pub async fn finish_in(
     tournament_id: &str,
 ) -> Result<Option<i64>, sqlx::Error> {
     let Some((spec, finished_at)) = sqlx::query_as::<_, (String, Option<String>)>(
-        "SELECT spec, finished_at FROM tournaments WHERE id = $1",
+        "SELECT s.spec, t.finished_at FROM tournaments t \
+         JOIN tournament_specs s ON s.tournament_id = t.id WHERE t.id = $1",
     )
     .bind(tournament_id)
     .fetch_optional(&mut *conn)

@@ -405,15 +405,21 @@ impl Store {
                 .await?;
             }
             sqlx::query(
-                "INSERT INTO tournaments (id, organiser_hash, spec, created_at, game) VALUES ($1, $2, $3, $4, $5)",
+                "INSERT INTO tournaments (id, organiser_hash, created_at, game) VALUES ($1, $2, $3, $4)",
             )
             .bind(&t.id)
             .bind(&t.organiser_hash)
-            .bind(&t.spec)
             .bind(&t.created_at)
             .bind(game)
             .execute(&mut *tx)
             .await?;
+            // The settings in their own table (migration 0011): the tournament's row, written at
+            // every entry, stays small.
+            sqlx::query("INSERT INTO tournament_specs (tournament_id, spec) VALUES ($1, $2)")
+                .bind(&t.id)
+                .bind(&t.spec)
+                .execute(&mut *tx)
+                .await?;
             for player_id in entrants {
                 sqlx::query(
                     "INSERT INTO tournament_entrants (player_id, tournament_num) SELECT $1, num FROM tournaments WHERE id = $2",
@@ -515,10 +521,11 @@ impl Store {
             ));
         }
         let sql = format!(
-            "SELECT t.num, t.id, t.spec, t.created_at, t.finished_at, t.archived_at, \
+            "SELECT t.num, t.id, s.spec, t.created_at, t.finished_at, t.archived_at, \
                (SELECT COUNT(*) FROM tournament_changes c WHERE c.tournament_id = t.id AND c.kind = 'late_entry') AS late_entries, \
                (SELECT COUNT(*) FROM tournament_rounds r WHERE r.tournament_id = t.id) AS rounds_paired \
-             FROM tournaments t WHERE {} ORDER BY t.num DESC LIMIT $2",
+             FROM tournaments t JOIN tournament_specs s ON s.tournament_id = t.id \
+             WHERE {} ORDER BY t.num DESC LIMIT $2",
             filters.join(" AND ")
         );
         let mut query = sqlx::query_as(&sql)
@@ -638,7 +645,8 @@ impl Store {
         id: &str,
     ) -> Result<Option<(TournamentRow, Vec<RoundRow>, Vec<ResultRow>)>, StoreError> {
         let Some(t) = sqlx::query_as(
-            "SELECT id, organiser_hash, spec, created_at, archived_at FROM tournaments WHERE id = $1 AND deleted_at IS NULL",
+            "SELECT t.id, t.organiser_hash, s.spec, t.created_at, t.archived_at FROM tournaments t \
+             JOIN tournament_specs s ON s.tournament_id = t.id WHERE t.id = $1 AND t.deleted_at IS NULL",
         )
         .bind(id)
         .fetch_optional(&self.reader)
@@ -688,7 +696,11 @@ impl Store {
         with_spec: bool,
     ) -> Result<Option<RoundLoad>, StoreError> {
         // Without `with_spec` (the caller keeps it parsed) the settings come back empty.
-        let spec = if with_spec { "t.spec" } else { "'' AS spec" };
+        let spec = if with_spec {
+            "(SELECT s.spec FROM tournament_specs s WHERE s.tournament_id = t.id) AS spec"
+        } else {
+            "'' AS spec"
+        };
         // The tournament, its round, the last seq of its change log and the table's latest result
         // in one round trip (issue 25, part 4: an entry waits on its round trips); the round's
         // columns are NULL when it is not paired.
