@@ -7,8 +7,10 @@
 # links (create a match, then act on it). Zero failures, or the script exits non-zero.
 #
 # Usage: scripts/ci-schemathesis.sh
-#   ST_MAX_EXAMPLES  test cases per operation and phase (default 100: all four phases over 59
-#                    operations took 2 min 46 s against a release server on 2026-11-27)
+#   ST_MAX_EXAMPLES  test cases per operation and phase (default 50, to keep CI under 30 minutes
+#                    on stop 40's slower machine, where 100 took 6 min 24 s against the debug
+#                    server, its install included; 2 min 46 s against a release server on
+#                    2026-11-27)
 #   ST_SEED          hypothesis seed (default fixed, so CI is repeatable; `random` for a new one)
 #   CLUBROOM_BIN     a server binary to use instead of `cargo build`'s target/debug/clubroom
 #
@@ -17,7 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ST_VERSION=4.32.5
-MAX_EXAMPLES=${ST_MAX_EXAMPLES:-100}
+MAX_EXAMPLES=${ST_MAX_EXAMPLES:-50}
 SEED=${ST_SEED:-20250301}
 [ "$SEED" = random ] && SEED=$(python3 -c 'import random; print(random.randrange(2**32))')
 
