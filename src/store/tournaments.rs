@@ -660,17 +660,39 @@ impl Store {
         .bind(id)
         .fetch_all(&self.reader)
         .await?;
-        // Every version, in order, the latest of each table kept here: one scan of the primary
-        // key's range (corrections are few). A correlated `MAX(version)` per row cost 4–9 ms of
-        // PostgreSQL's time at 2,304 entries (scripts/club-scale.sh's 512-player Swiss of 9
-        // rounds, EXPLAIN ANALYZE), this 1.6 ms.
-        let all: Vec<ResultRow> = sqlx::query_as(
-            "SELECT round, table_no, version, result, entered_at FROM tournament_results \
-             WHERE tournament_id = $1 ORDER BY round, table_no, version",
-        )
-        .bind(id)
-        .fetch_all(&self.reader)
-        .await?;
+        // Every version, the latest of each table kept here: one scan of the primary key's range
+        // (corrections are few). A correlated `MAX(version)` per row cost 4–9 ms of PostgreSQL's
+        // time at 2,304 entries (scripts/club-scale.sh's 512-player Swiss of 9 rounds, EXPLAIN
+        // ANALYZE), this 1.6 ms. They come as one JSON array, one row: a 4,096-player open's
+        // 14,336 entries were as many rows, each handed over on its own by the driver (sqlx's
+        // SQLite worker, the Any driver's conversion), which cost more than the standings.
+        let agg = match self.backend {
+            super::Backend::Sqlite => {
+                "SELECT json_group_array(json_array(round, table_no, version, result, entered_at)) \
+                 FROM tournament_results WHERE tournament_id = $1"
+            }
+            super::Backend::Postgres => {
+                "SELECT COALESCE(json_agg(json_build_array(round, table_no, version, result, entered_at))::text, '[]') \
+                 FROM tournament_results WHERE tournament_id = $1"
+            }
+        };
+        let text: String = sqlx::query_scalar(agg)
+            .bind(id)
+            .fetch_one(&self.reader)
+            .await?;
+        let mut all: Vec<(i64, i64, i64, String, String)> =
+            serde_json::from_str(&text).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+        // An aggregate's order is not the scan's by contract: sorted here.
+        all.sort_unstable_by_key(|r| (r.0, r.1, r.2));
+        let all = all
+            .into_iter()
+            .map(|(round, table_no, version, result, entered_at)| ResultRow {
+                round,
+                table_no,
+                version,
+                result,
+                entered_at,
+            });
         let mut results: Vec<ResultRow> = Vec::with_capacity(all.len());
         for r in all {
             match results.last_mut() {
@@ -682,7 +704,7 @@ impl Store {
     }
 
     /// What one table's view needs of tournament `id`: the tournament (its settings' text only
-    /// `with_spec`), round `round` (or, when
+    /// `with_spec`), round `round` (its tables' text only `with_round`; else empty) (or, when
     /// it is not paired, how many rounds are) and the latest version of each entered result of
     /// that round, of table `table` only when given, and the last `seq` of its change log (0: none;
     /// the log is append-only, so the caller may keep it by that number). A few rows, whatever the
@@ -694,6 +716,7 @@ impl Store {
         round: u32,
         table: Option<u32>,
         with_spec: bool,
+        with_round: bool,
     ) -> Result<Option<RoundLoad>, StoreError> {
         // Without `with_spec` (the caller keeps it parsed) the settings come back empty.
         let spec = if with_spec {
@@ -701,12 +724,20 @@ impl Store {
         } else {
             "'' AS spec"
         };
+        // Nor the round's tables when the caller keeps them parsed (a round never changes once
+        // paired).
+        let tables = if with_round {
+            "r.pairing, r.match_ids"
+        } else {
+            "CASE WHEN r.round IS NULL THEN NULL ELSE '' END AS pairing, \
+             CASE WHEN r.round IS NULL THEN NULL ELSE '' END AS match_ids"
+        };
         // The tournament, its round, the last seq of its change log and the table's latest result
         // in one round trip (issue 25, part 4: an entry waits on its round trips); the round's
         // columns are NULL when it is not paired.
         let Some(j) = sqlx::query_as::<_, TournamentRoundRow>(&format!(
             "SELECT t.id, t.organiser_hash, {spec}, t.created_at, t.archived_at, \
-             r.round, r.secret, r.pairing, r.match_ids, r.created_at AS round_created_at, \
+             r.round, r.secret, {tables}, r.created_at AS round_created_at, \
              COALESCE((SELECT MAX(c.seq) FROM tournament_changes c WHERE c.tournament_id = t.id), 0) AS changes_seq, \
              x.version AS result_version, x.result, x.entered_at \
              FROM tournaments t LEFT JOIN tournament_rounds r ON r.tournament_id = t.id AND r.round = $2 \

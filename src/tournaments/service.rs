@@ -85,6 +85,16 @@ pub struct TournamentFilter<'a> {
 /// hundred kilobytes of JSON).
 const SPECS_CACHED: usize = 32;
 
+/// How many paired rounds are kept parsed ([`Tournaments::parsed_round`]): a round of a
+/// 4,096-player open is some 90 KB of JSON, its tables and their matches.
+const ROUNDS_CACHED: usize = 256;
+
+/// A paired round's tables and their matches, parsed from its row.
+pub(super) struct ParsedRound {
+    pairing: Pairing,
+    match_ids: Vec<Option<String>>,
+}
+
 /// A tournament's change log applied ([`Tournaments::night`]): the log's last `seq`, the settings
 /// it was applied to, and the settings with the late entrants and the night's state.
 type KeptNight = (i64, Arc<Spec>, (Arc<Spec>, Night));
@@ -102,6 +112,11 @@ pub struct Tournaments {
     /// writer read), so a log read with the same last `seq` is the same log. An entry then reads
     /// one number, not the whole log, which grows with every correction (issue 25, part 4).
     nights: Mutex<LruCache<String, KeptNight>>,
+    /// Paired rounds, parsed, by tournament and round: a round's row is written once, when it is
+    /// paired, and never changed (only its tables' results, which are rows of their own, come
+    /// later), so every instance may keep it. An entry then neither reads nor parses its round's
+    /// every table (O(round) per entry at 4,096 players, issue 25 part 4).
+    rounds: Mutex<LruCache<(String, u32), Arc<ParsedRound>>>,
 }
 
 /// `v` as JSON text (a failure is the service's own fault).
@@ -275,6 +290,9 @@ impl Tournaments {
             nights: Mutex::new(LruCache::new(
                 NonZeroUsize::new(SPECS_CACHED).unwrap_or(NonZeroUsize::MIN),
             )),
+            rounds: Mutex::new(LruCache::new(
+                NonZeroUsize::new(ROUNDS_CACHED).unwrap_or(NonZeroUsize::MIN),
+            )),
         }
     }
 
@@ -294,6 +312,31 @@ impl Tournaments {
             specs.put(id.to_string(), spec.clone());
         }
         Ok(spec)
+    }
+
+    /// Round `round` of tournament `id`, if parsed before.
+    fn cached_round(&self, id: &str, round: u32) -> Option<Arc<ParsedRound>> {
+        self.rounds
+            .lock()
+            .ok()?
+            .get(&(id.to_string(), round))
+            .cloned()
+    }
+
+    /// Round row `r` of tournament `id`, parsed once (`r`'s text is not read when kept).
+    fn parsed_round(&self, id: &str, r: &RoundRow) -> Result<Arc<ParsedRound>, TournamentError> {
+        let round = r.round as u32;
+        if let Some(p) = self.cached_round(id, round) {
+            return Ok(p);
+        }
+        let parsed = Arc::new(ParsedRound {
+            pairing: serde_json::from_str(&r.pairing).map_err(TournamentError::internal)?,
+            match_ids: serde_json::from_str(&r.match_ids).map_err(TournamentError::internal)?,
+        });
+        if let Ok(mut rounds) = self.rounds.lock() {
+            rounds.put((id.to_string(), round), parsed.clone());
+        }
+        Ok(parsed)
     }
 
     /// Registers a player.
@@ -623,7 +666,7 @@ impl Tournaments {
         let mut rounds = Vec::with_capacity(round_rows.len());
         for r in round_rows {
             rounds.push(
-                self.load_round_row(&spec, &mut sides, r, &entered, |_| true)
+                self.load_round_row(id, &spec, &mut sides, r, &entered, |_| true)
                     .await?,
             );
         }
@@ -690,9 +733,11 @@ impl Tournaments {
         // and for the round's when the spec turns out to be a duplicate one.
         // The settings' text is read only when they are not parsed already.
         let cached = self.cached_spec(id);
+        // Nor the round's tables when they are parsed already.
+        let round_kept = self.cached_round(id, round).is_some();
         let (row, round_row, mut entered, changes_seq) = self
             .store
-            .load_tournament_round(id, round, only, cached.is_none())
+            .load_tournament_round(id, round, only, cached.is_none(), !round_kept)
             .await?
             .ok_or_else(|| TournamentError::NotFound(id.to_string()))?;
         let spec = match cached {
@@ -712,7 +757,7 @@ impl Tournaments {
             entered.iter().map(|e| ((e.round, e.table_no), e)).collect();
         let duplicate = spec.duplicate;
         let r = self
-            .load_round_row(&spec, &mut Sides::default(), round_row, &entered, |t| {
+            .load_round_row(id, &spec, &mut Sides::default(), round_row, &entered, |t| {
                 duplicate || only.is_none_or(|o| o == t)
             })
             .await?;
@@ -724,23 +769,24 @@ impl Tournaments {
         })
     }
 
-    /// Round `r` as loaded: its tables and the results of those `wanted` (by number, from 1):
-    /// the latest entry (`entered`, by round and table), or else the match's finished sheet.
+    /// Round `r` of tournament `id` as loaded: its tables and the results of those `wanted` (by
+    /// number, from 1): the latest entry (`entered`, by round and table), or else the match's
+    /// finished sheet.
     async fn load_round_row(
         &self,
+        id: &str,
         spec: &Spec,
         sides: &mut Sides,
         r: RoundRow,
         entered: &HashMap<(i64, i64), &ResultRow>,
         wanted: impl Fn(u32) -> bool,
     ) -> Result<LoadedRound, TournamentError> {
-        let pairing: Pairing =
-            serde_json::from_str(&r.pairing).map_err(TournamentError::internal)?;
-        let match_ids: Vec<Option<String>> =
-            serde_json::from_str(&r.match_ids).map_err(TournamentError::internal)?;
+        let parsed = self.parsed_round(id, &r)?;
+        let (pairing, match_ids) = (&parsed.pairing, &parsed.match_ids);
         let round = r.round as u32;
         let mut tables = Vec::with_capacity(pairing.tables.len());
-        for (i, seats) in pairing.tables.into_iter().enumerate() {
+        for (i, seats) in pairing.tables.iter().enumerate() {
+            let seats = seats.clone();
             let table = i as u32 + 1;
             let match_id = match_ids.get(i).cloned().flatten();
             let entry = entered.get(&(r.round, i64::from(table))).copied();
@@ -766,7 +812,7 @@ impl Tournaments {
         Ok(LoadedRound {
             round,
             secret: r.secret,
-            byes: pairing.byes,
+            byes: pairing.byes.clone(),
             tables,
             created_at: r.created_at,
         })
