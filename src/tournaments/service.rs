@@ -323,10 +323,16 @@ impl Tournaments {
             .cloned()
     }
 
-    /// Round row `r` of tournament `id`, parsed once (`r`'s text is not read when kept).
-    fn parsed_round(&self, id: &str, r: &RoundRow) -> Result<Arc<ParsedRound>, TournamentError> {
+    /// Round row `r` of tournament `id`, parsed once: `kept` when the caller holds it (then `r`'s
+    /// text was not read, and an eviction since cannot leave it to parse), else from the cache.
+    fn parsed_round(
+        &self,
+        id: &str,
+        r: &RoundRow,
+        kept: Option<Arc<ParsedRound>>,
+    ) -> Result<Arc<ParsedRound>, TournamentError> {
         let round = r.round as u32;
-        if let Some(p) = self.cached_round(id, round) {
+        if let Some(p) = kept.or_else(|| self.cached_round(id, round)) {
             return Ok(p);
         }
         let parsed = Arc::new(ParsedRound {
@@ -666,7 +672,7 @@ impl Tournaments {
         let mut rounds = Vec::with_capacity(round_rows.len());
         for r in round_rows {
             rounds.push(
-                self.load_round_row(id, &spec, &mut sides, r, &entered, |_| true)
+                self.load_round_row(id, &spec, &mut sides, r, None, &entered, |_| true)
                     .await?,
             );
         }
@@ -734,10 +740,11 @@ impl Tournaments {
         // The settings' text is read only when they are not parsed already.
         let cached = self.cached_spec(id);
         // Nor the round's tables when they are parsed already.
-        let round_kept = self.cached_round(id, round).is_some();
+        // The copy is held from here: the text is not read, so it must not be looked up again.
+        let round_kept = self.cached_round(id, round);
         let (row, round_row, mut entered, changes_seq) = self
             .store
-            .load_tournament_round(id, round, only, cached.is_none(), !round_kept)
+            .load_tournament_round(id, round, only, cached.is_none(), round_kept.is_none())
             .await?
             .ok_or_else(|| TournamentError::NotFound(id.to_string()))?;
         let spec = match cached {
@@ -757,9 +764,15 @@ impl Tournaments {
             entered.iter().map(|e| ((e.round, e.table_no), e)).collect();
         let duplicate = spec.duplicate;
         let r = self
-            .load_round_row(id, &spec, &mut Sides::default(), round_row, &entered, |t| {
-                duplicate || only.is_none_or(|o| o == t)
-            })
+            .load_round_row(
+                id,
+                &spec,
+                &mut Sides::default(),
+                round_row,
+                round_kept,
+                &entered,
+                |t| duplicate || only.is_none_or(|o| o == t),
+            )
             .await?;
         Ok(Loaded {
             row,
@@ -771,17 +784,19 @@ impl Tournaments {
 
     /// Round `r` of tournament `id` as loaded: its tables and the results of those `wanted` (by
     /// number, from 1): the latest entry (`entered`, by round and table), or else the match's
-    /// finished sheet.
+    /// finished sheet. `kept`: its tables, parsed, when the caller holds them.
+    #[allow(clippy::too_many_arguments)]
     async fn load_round_row(
         &self,
         id: &str,
         spec: &Spec,
         sides: &mut Sides,
         r: RoundRow,
+        kept: Option<Arc<ParsedRound>>,
         entered: &HashMap<(i64, i64), &ResultRow>,
         wanted: impl Fn(u32) -> bool,
     ) -> Result<LoadedRound, TournamentError> {
-        let parsed = self.parsed_round(id, &r)?;
+        let parsed = self.parsed_round(id, &r, kept)?;
         let (pairing, match_ids) = (&parsed.pairing, &parsed.match_ids);
         let round = r.round as u32;
         let mut tables = Vec::with_capacity(pairing.tables.len());
