@@ -222,6 +222,40 @@ async fn a_write_on_a_second_instance_reaches_a_stream_on_the_first() {
     }
 }
 
+/// A stream opened after another instance's write sends it, though this instance has not heard
+/// of the write (on SQLite it never does; on PostgreSQL its `LISTEN` may come after the
+/// request) and a stream of the same viewer here shared a rendering from the same place before
+/// it: the stream reaches the log's end the request read from the database.
+#[actix_web::test]
+async fn a_stream_opened_after_another_instances_write_sends_it() {
+    let app = TestApp::spawn().await;
+    let other = TestApp::on(&app.database_url).await;
+    let m = service_clubs(&app).await;
+    // Tokenless streams from seq 1 on this instance: "nothing after 1, and the view at 1",
+    // rendered once and shared while `s` lives.
+    let mut s = open(&app, &m, "", &[("Last-Event-ID", "1")]).await;
+    let first = until_match(&mut s).await;
+    assert_eq!(events_of(&first), Vec::<Value>::new());
+    assert_eq!(first.last().unwrap().data["seq"], json!(1));
+    let mut probe = open(&app, &m, "?once=true", &[("Last-Event-ID", "1")]).await;
+    let got = probe.all().await;
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].data["seq"], json!(1));
+    play(&other, &m, 1).await;
+    let mut once = open(&app, &m, "?once=true", &[("Last-Event-ID", "1")]).await;
+    let got = once.all().await;
+    let seqs: Vec<(&str, &Value)> = got
+        .iter()
+        .map(|m| (m.kind.as_str(), &m.data["seq"]))
+        .collect();
+    assert_eq!(
+        seqs,
+        [("event", &json!(2)), ("match", &json!(2))],
+        "{got:?}"
+    );
+    drop(s);
+}
+
 #[actix_web::test]
 async fn on_postgresql_a_write_made_while_the_listener_was_cut_off_still_reaches_the_stream() {
     let app = TestApp::spawn().await;

@@ -599,7 +599,8 @@ pub async fn stream(
             token,
         },
         cursor: after.map_or(view.seq, |a| a.min(view.seq)),
-        wanted: 0,
+        // The log's end as the request read it: the stream reaches it (see `Phase::Start`).
+        wanted: view.seq,
         once: q.once.unwrap_or(false),
         scores: q.scores.unwrap_or_default(),
         sheet: None,
@@ -694,7 +695,11 @@ impl Follower {
                 Phase::Done => return None,
                 Phase::Start => {
                     self.phase = Phase::CatchUp;
-                    self.wanted = self.room.seq();
+                    // What the room has heard of, and at least what the request read from the
+                    // database (set at the open): another instance's write this instance has
+                    // not heard of yet (its `LISTEN` still on the way; never, on SQLite) is not
+                    // answered by a rendering shared from before it.
+                    self.wanted = self.wanted.max(self.room.seq());
                     self.rounds = 0;
                     return Some(Bytes::from_static(b"retry: 2000\n\n"));
                 }
@@ -986,7 +991,8 @@ pub async fn tournament_stream(
             id,
         },
         cursor: after.unwrap_or(0).min(version),
-        wanted: 0,
+        // The feed's end as the request read it: the stream reaches it (see `Phase::Start`).
+        wanted: version,
         once: q.once.unwrap_or(false),
         scores: ScoresMode::Full,
         sheet: None,
