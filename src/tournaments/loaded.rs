@@ -2,7 +2,7 @@
 //! everything rendered from it: the view, a round's view, the standings. Loaded once per request
 //! ([`super::service::Tournaments`]); what the request then writes is added to it, not read back.
 
-use std::collections::HashMap;
+use std::{collections::HashMap, sync::Arc};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -99,7 +99,8 @@ impl Spec {
 
 /// One table as loaded: where it sits, its match, its result.
 pub(super) struct LoadedTable {
-    pub seats: Vec<usize>,
+    /// Shared with the kept parse of its round ([`super::service::Tournaments`]' round cache).
+    pub seats: Arc<[usize]>,
     pub match_id: Option<String>,
     pub result: Option<TableResult>,
     /// The version of its latest entered result (0: none was entered); the next entry is one
@@ -129,7 +130,7 @@ impl LoadedRound {
                 .into_iter()
                 .zip(match_ids)
                 .map(|(seats, match_id)| LoadedTable {
-                    seats,
+                    seats: seats.into(),
                     match_id,
                     result: None,
                     entered_version: 0,

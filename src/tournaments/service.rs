@@ -91,7 +91,10 @@ const ROUNDS_CACHED: usize = 256;
 
 /// A paired round's tables and their matches, parsed from its row.
 pub(super) struct ParsedRound {
-    pairing: Pairing,
+    /// Each table's seats, shared with every load of the round (a load hands out its tables'
+    /// seats without copying them: O(1) a table, not a list each).
+    tables: Vec<Arc<[usize]>>,
+    byes: Vec<usize>,
     match_ids: Vec<Option<String>>,
 }
 
@@ -335,8 +338,11 @@ impl Tournaments {
         if let Some(p) = kept.or_else(|| self.cached_round(id, round)) {
             return Ok(p);
         }
+        let pairing: Pairing =
+            serde_json::from_str(&r.pairing).map_err(TournamentError::internal)?;
         let parsed = Arc::new(ParsedRound {
-            pairing: serde_json::from_str(&r.pairing).map_err(TournamentError::internal)?,
+            tables: pairing.tables.into_iter().map(Arc::from).collect(),
+            byes: pairing.byes,
             match_ids: serde_json::from_str(&r.match_ids).map_err(TournamentError::internal)?,
         });
         if let Ok(mut rounds) = self.rounds.lock() {
@@ -797,11 +803,11 @@ impl Tournaments {
         wanted: impl Fn(u32) -> bool,
     ) -> Result<LoadedRound, TournamentError> {
         let parsed = self.parsed_round(id, &r, kept)?;
-        let (pairing, match_ids) = (&parsed.pairing, &parsed.match_ids);
+        let match_ids = &parsed.match_ids;
         let round = r.round as u32;
-        let mut tables = Vec::with_capacity(pairing.tables.len());
-        for (i, seats) in pairing.tables.iter().enumerate() {
-            let seats = seats.clone();
+        let mut tables = Vec::with_capacity(parsed.tables.len());
+        for (i, seats) in parsed.tables.iter().enumerate() {
+            let seats = Arc::clone(seats);
             let table = i as u32 + 1;
             let match_id = match_ids.get(i).cloned().flatten();
             let entry = entered.get(&(r.round, i64::from(table))).copied();
@@ -827,7 +833,7 @@ impl Tournaments {
         Ok(LoadedRound {
             round,
             secret: r.secret,
-            byes: pairing.byes.clone(),
+            byes: parsed.byes.clone(),
             tables,
             created_at: r.created_at,
         })
@@ -1434,7 +1440,7 @@ fn swiss_pairing(t: &Loaded, next: u32) -> Pairing {
     let mut history = pairing::History::new(n);
     for r in &t.rounds {
         let round = Pairing {
-            tables: r.tables.iter().map(|tb| tb.seats.clone()).collect(),
+            tables: r.tables.iter().map(|tb| tb.seats.to_vec()).collect(),
             byes: r.byes.clone(),
         };
         history.record(&round, &tables);
