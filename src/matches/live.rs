@@ -210,16 +210,18 @@ impl Hub {
         announce(&self.rooms, match_id, seq);
     }
 
-    /// Announces event `row`, committed by this instance's write path, and keeps it in its
-    /// room's tail (if anyone follows its match): its streams render it from memory.
-    pub fn recorded(&self, row: &EventRow) {
+    /// Keeps event `row`, committed by this instance's write path, in its room's tail (if anyone
+    /// follows its match): its streams render it from memory. The returned [`Announcement`]
+    /// wakes them; the write path sends it once it has released the match's lock (see there).
+    #[must_use = "the event's streams hear of it only when the announcement is sent"]
+    pub fn recorded(&self, row: &EventRow) -> Announcement {
         let room = self
             .rooms
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&row.match_id)
             .cloned();
-        if let Some(room) = room {
+        Announcement(room.map(|room| {
             room.extend([EventRow {
                 // The idempotent answer stays out of memory: no stream shows it.
                 idem_key: None,
@@ -228,8 +230,8 @@ impl Hub {
                 response: None,
                 ..row.clone()
             }]);
-            announce_to(&room, row.seq);
-        }
+            (room, row.seq)
+        }))
     }
 
     /// What the store calls after committing tournament feed events: wakes the streams of that
@@ -258,6 +260,25 @@ impl Hub {
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
         });
+    }
+}
+
+/// A committed event kept in its room's tail ([`Hub::recorded`]), announced to the room's
+/// streams when sent (or dropped: an event is never left unannounced).
+pub struct Announcement(Option<(Arc<RoomState>, i64)>);
+
+impl Announcement {
+    /// Wakes the streams of the event's match.
+    pub fn send(self) {
+        drop(self);
+    }
+}
+
+impl Drop for Announcement {
+    fn drop(&mut self) {
+        if let Some((room, seq)) = self.0.take() {
+            announce_to(&room, seq);
+        }
     }
 }
 
@@ -445,6 +466,30 @@ mod tests {
         room.extend((10..10 + TAIL_LEN as i64).map(row));
         assert_eq!(room.tail().len(), TAIL_LEN);
         assert_eq!(room.tail().front().unwrap().seq, 10);
+    }
+
+    /// The write path keeps an event in its room's tail while it holds the match's lock, and
+    /// announces it after: kept is not yet announced; sent (or dropped) is.
+    #[test]
+    fn a_recorded_event_is_kept_at_once_and_announced_when_sent_or_dropped() {
+        let hub = Hub::new();
+        let room = hub.watch("a");
+        let kept = hub.recorded(&row(1));
+        assert_eq!(seqs(room.state.rows(0, 1, 10)), Some(vec![1]));
+        assert_eq!(room.seq(), 0, "announced before it was sent");
+        kept.send();
+        assert_eq!(room.seq(), 1);
+        drop(hub.recorded(&row(2)));
+        assert_eq!(room.seq(), 2, "a dropped announcement is sent");
+        assert_eq!(seqs(room.state.rows(0, 2, 10)), Some(vec![1, 2]));
+        // Nobody follows b: nothing kept, nothing to announce.
+        let none = hub.recorded(&EventRow {
+            match_id: "b".into(),
+            seq: 1,
+            ..EventRow::default()
+        });
+        assert!(none.0.is_none());
+        assert_eq!(hub.rooms(), 1);
     }
 
     #[tokio::test]
