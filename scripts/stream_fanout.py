@@ -195,9 +195,11 @@ def open_streams(ports, matches, n, layout, scores):
     return watchers
 
 
-def pump(ep, by_fd, want, deadline, post=None):
+def pump(ep, by_fd, want, deadline, post=None, answered=None):
     """Reads until `want()` holds; returns the time of the poll that found each watcher's data
-    (by fd) and the POST's answer when `post` (a socket) is given."""
+    (by fd) and the POST's answer when `post` (a socket) is given, and appends to `answered`
+    the time of the poll that completed that answer (like the watchers' receipts: not the time
+    this loop then took to read the watchers' data of the same poll)."""
     found = {}
     answer = b""
     while not want(found, answer):
@@ -211,6 +213,9 @@ def pump(ep, by_fd, want, deadline, post=None):
         for fd, _ in ready:
             if post is not None and fd == post.fileno():
                 answer += post.recv(65536)
+                done = b"\r\n\r\n" in answer and complete(answer)
+                if answered is not None and not answered and done:
+                    answered.append(t)
                 continue
             w = by_fd.get(fd)
             if w is None:
@@ -313,11 +318,9 @@ def run_case(args, run, n, layout, workdir):
             answered = []
 
             def want(f, a):
-                if not answered and a.count(b"\r\n\r\n") and complete(a):
-                    answered.append(time.monotonic())
                 return answered and all(w.seq >= seq for w in mine)
 
-            found, answer = pump(ep, by_fd, want, time.monotonic() + 60, post)
+            found, answer = pump(ep, by_fd, want, time.monotonic() + 60, post, answered)
             if found is None:
                 missing = sum(w.seq < seq for w in mine)
                 sys.exit(f"stream_fanout: {missing} watchers never got seq {seq}")
