@@ -272,6 +272,14 @@ impl Announcement {
     pub fn send(self) {
         drop(self);
     }
+
+    /// Wakes them from a task of its own, run once the caller's task yields (its answer goes out
+    /// first); nothing is spawned for a match nobody follows.
+    pub fn send_soon(self) {
+        if self.0.is_some() {
+            tokio::spawn(async move { self.send() });
+        }
+    }
 }
 
 impl Drop for Announcement {

@@ -226,7 +226,7 @@ impl Matches {
                         self.club_hook(&e, status, seq, &at).await;
                     }
                     drop(e);
-                    tokio::spawn(async move { announcement.send() });
+                    announcement.send_soon();
                     return Ok(answer);
                 }
                 Err(StoreError::Conflict) => {
