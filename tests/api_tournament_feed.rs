@@ -352,6 +352,66 @@ async fn a_swiss_tournament_feed_is_exactly_what_happened_paged_and_live() {
     }
 }
 
+/// The whole feed as `GET /v1/tournaments/{id}/events` reads it, `created_at` and all.
+async fn stored(app: &TestApp, id: &str) -> Vec<Value> {
+    let a = app
+        .get(&format!("/v1/tournaments/{id}/events?limit=1000"), None)
+        .await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.text);
+    assert_eq!(a.body["next_after"], Value::Null);
+    a.body["events"].as_array().unwrap().clone()
+}
+
+/// A write made here puts its feed events in the tournament room's memory before its streams
+/// hear of them, and the streams send them from there: exactly what the paged feed reads from
+/// the database, `created_at` and all. A stream following live, one resuming inside what the
+/// room holds, and one from the feed's beginning, which the room may no longer reach once it has
+/// started again (on SQLite, where this instance hears of a second instance's write only at its
+/// own next write).
+#[actix_web::test]
+async fn a_live_feed_sends_exactly_the_stored_events() {
+    let app = TestApp::spawn().await;
+    let (id, org) = swiss(&app, "From memory").await;
+    let mut live = open(&app, &id, "", None).await;
+    let r1 = pair(&app, &id, &org).await;
+    let (m1, m2) = (&r1.tables[0], &r1.tables[1]);
+    tally(&app, m1, [100, 60]).await;
+    tally(&app, m1, [100, 60]).await;
+    tally(&app, m2, [60, 100]).await;
+    tally(&app, m2, [60, 100]).await;
+    let want = stored(&app, &id).await;
+    assert_eq!(want.len(), 10, "{want:?}");
+    let data = |ms: Vec<SseMsg>| -> Vec<Value> {
+        ms.into_iter()
+            .map(|m| {
+                assert_eq!((m.kind.as_str(), m.id), ("event", m.data["seq"].as_i64()));
+                m.data
+            })
+            .collect()
+    };
+    let mut got = vec![];
+    while got.len() < want.len() {
+        got.push(live.next().await.expect("an event"));
+    }
+    assert_eq!(data(got), want);
+    let mut resumed = open(&app, &id, "?once=true", Some("6")).await;
+    assert_eq!(data(resumed.all().await), want[6..]);
+
+    // Round 2 paired by a second instance: this one's room does not hold it, and reads it.
+    let second = TestApp::on(&app.database_url).await;
+    let r2 = pair(&second, &id, &org).await;
+    tally(&app, &r2.tables[0], [100, 60]).await;
+    let want = stored(&app, &id).await;
+    assert_eq!(want.len(), 13, "{want:?}");
+    let mut got = vec![];
+    while got.len() < 3 {
+        got.push(live.next().await.expect("an event"));
+    }
+    assert_eq!(data(got), want[10..]);
+    let mut from_start = open(&app, &id, "?once=true", None).await;
+    assert_eq!(data(from_start.all().await), want);
+}
+
 #[actix_web::test]
 async fn the_feed_refuses_bad_paging_and_unknown_tournaments() {
     let app = TestApp::spawn().await;

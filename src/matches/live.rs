@@ -46,7 +46,7 @@ use super::{
     views::{EventView, MatchView},
     MatchError, Matches,
 };
-use crate::store::{EventRow, Store, ANNOUNCE_CHANNEL as CHANNEL};
+use crate::store::{EventRow, FeedRow, Store, ANNOUNCE_CHANNEL as CHANNEL};
 
 /// How many of a followed match's last events its room keeps in memory.
 pub const TAIL_LEN: usize = 256;
@@ -60,11 +60,96 @@ pub struct Change {
     pub seq: i64,
 }
 
-/// What one followed match's streams share: the highest seq announced, and the log's tail.
+/// A row of a log kept in a room's tail: a match's event, or a tournament feed's.
+pub trait Logged: Clone {
+    /// Its seq in its log (consecutive: 1, 2, 3...).
+    fn seq(&self) -> i64;
+}
+
+impl Logged for EventRow {
+    fn seq(&self) -> i64 {
+        self.seq
+    }
+}
+
+impl Logged for FeedRow {
+    fn seq(&self) -> i64 {
+        self.seq
+    }
+}
+
+/// The last [`TAIL_LEN`] rows of a log, consecutive seqs, oldest first.
+pub struct Tail<R>(Mutex<VecDeque<R>>);
+
+impl<R> Default for Tail<R> {
+    fn default() -> Self {
+        Tail(Mutex::new(VecDeque::new()))
+    }
+}
+
+impl<R: Logged> Tail<R> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<R>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The rows with seq in `after + 1 ..= to` (at most `limit`), if the tail holds them all.
+    fn rows(&self, after: i64, to: i64, limit: usize) -> Option<Vec<R>> {
+        slice(&self.lock(), after, to, limit)
+    }
+
+    /// The rows after `after` up to the end of the tail or to `to`, whichever is later (at most
+    /// `limit`), and that end, if the tail holds them all.
+    fn page(&self, after: i64, to: i64, limit: usize) -> Option<(Vec<R>, i64)> {
+        let tail = self.lock();
+        let end = tail.back().map_or(to, |b| b.seq().max(to));
+        slice(&tail, after, end, limit).map(|rows| (rows, end))
+    }
+
+    /// Adds rows read or written (oldest first) to the tail, keeping its seqs consecutive: rows
+    /// that do not follow on from it replace it.
+    fn extend(&self, rows: impl IntoIterator<Item = R>) {
+        let mut tail = self.lock();
+        for row in rows {
+            match tail.back().map(Logged::seq) {
+                Some(last) if row.seq() <= last => {
+                    // Already held (read twice), or older than the tail: only a run that
+                    // reaches up to the tail's start could join it; keep the tail as it is.
+                    continue;
+                }
+                Some(last) if row.seq() != last + 1 => tail.clear(),
+                _ => {}
+            }
+            tail.push_back(row);
+            if tail.len() > TAIL_LEN {
+                tail.pop_front();
+            }
+        }
+    }
+}
+
+/// The rows of `tail` with seq in `after + 1 ..= to` (at most `limit`), if it holds them all.
+fn slice<R: Logged>(tail: &VecDeque<R>, after: i64, to: i64, limit: usize) -> Option<Vec<R>> {
+    if to <= after {
+        return Some(vec![]);
+    }
+    let first = tail.front()?.seq();
+    let last = tail.back()?.seq();
+    if after + 1 < first || to > last {
+        return None;
+    }
+    let start = usize::try_from(after + 1 - first).ok()?;
+    let count = usize::try_from(to - after).ok()?.min(limit);
+    Some(tail.iter().skip(start).take(count).cloned().collect())
+}
+
+/// What one followed match's (or tournament feed's) streams share: the highest seq announced,
+/// and the log's tail.
 pub struct RoomState {
     tx: watch::Sender<i64>,
-    /// The last events, consecutive seqs, oldest first.
-    tail: Mutex<VecDeque<EventRow>>,
+    /// A match's last events (empty in a feed's room).
+    tail: Tail<EventRow>,
+    /// A tournament feed's last events (empty in a match's room).
+    feed: Tail<FeedRow>,
     /// Held while the tail is read from the database: one reading per room at a time.
     reading: tokio::sync::Mutex<()>,
 }
@@ -73,49 +158,9 @@ impl RoomState {
     fn new() -> RoomState {
         RoomState {
             tx: watch::channel(0).0,
-            tail: Mutex::new(VecDeque::new()),
+            tail: Tail::default(),
+            feed: Tail::default(),
             reading: tokio::sync::Mutex::new(()),
-        }
-    }
-
-    fn tail(&self) -> std::sync::MutexGuard<'_, VecDeque<EventRow>> {
-        self.tail.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The events with seq in `after + 1 ..= to` (at most `limit`), if the tail holds them all.
-    fn rows(&self, after: i64, to: i64, limit: usize) -> Option<Vec<EventRow>> {
-        if to <= after {
-            return Some(vec![]);
-        }
-        let tail = self.tail();
-        let first = tail.front()?.seq;
-        let last = tail.back()?.seq;
-        if after + 1 < first || to > last {
-            return None;
-        }
-        let start = usize::try_from(after + 1 - first).ok()?;
-        let count = usize::try_from(to - after).ok()?.min(limit);
-        Some(tail.iter().skip(start).take(count).cloned().collect())
-    }
-
-    /// Adds events read or written (oldest first) to the tail, keeping its seqs consecutive:
-    /// events that do not follow on from it replace it.
-    fn extend(&self, rows: impl IntoIterator<Item = EventRow>) {
-        let mut tail = self.tail();
-        for row in rows {
-            match tail.back().map(|b| b.seq) {
-                Some(last) if row.seq <= last => {
-                    // Already held (read twice), or older than the tail: only a run that
-                    // reaches up to the tail's start could join it; keep the tail as it is.
-                    continue;
-                }
-                Some(last) if row.seq != last + 1 => tail.clear(),
-                _ => {}
-            }
-            tail.push_back(row);
-            if tail.len() > TAIL_LEN {
-                tail.pop_front();
-            }
         }
     }
 }
@@ -147,6 +192,18 @@ impl Room {
     /// The highest seq announced since the room opened (0: none yet).
     pub fn seq(&self) -> i64 {
         *self.rx.as_ref().expect("present until drop").borrow()
+    }
+
+    /// A tournament feed's rows after `after` from this room's tail, up to the tail's end or
+    /// `to`, whichever is later (at most `limit`), and that end; None when the tail does not
+    /// hold them all (they are then read from the database, and kept: [`Room::keep_feed`]).
+    pub fn feed_page(&self, after: i64, to: i64, limit: usize) -> Option<(Vec<FeedRow>, i64)> {
+        self.state.feed.page(after, to, limit)
+    }
+
+    /// Keeps a feed's rows read from the database (oldest first) in this room's tail.
+    pub fn keep_feed(&self, rows: impl IntoIterator<Item = FeedRow>) {
+        self.state.feed.extend(rows);
     }
 
     /// Waits for an announcement not yet seen and returns the highest seq announced.
@@ -215,14 +272,9 @@ impl Hub {
     /// wakes them; the write path sends it once it has released the match's lock (see there).
     #[must_use = "the event's streams hear of it only when the announcement is sent"]
     pub fn recorded(&self, row: &EventRow) -> Announcement {
-        let room = self
-            .rooms
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&row.match_id)
-            .cloned();
+        let room = room_of(&self.rooms, &row.match_id);
         Announcement(room.map(|room| {
-            room.extend([EventRow {
+            room.tail.extend([EventRow {
                 // The idempotent answer stays out of memory: no stream shows it.
                 idem_key: None,
                 request_hash: None,
@@ -236,10 +288,21 @@ impl Hub {
 
     /// What the store calls after committing tournament feed events: wakes the streams of that
     /// tournament (its room is keyed [`crate::store::feed_key`]) and no others.
+    /// The rows committed are kept in the room's tail first: the streams render them from
+    /// memory, the first one to wake at once, and the others share its rendering without
+    /// waiting (a reading from the database would make them wait, and wake them twice).
     pub fn feed_hook(&self) -> crate::store::FeedHookFn {
         let rooms = self.rooms.clone();
-        Arc::new(move |tournament_id: &str, seq: i64| {
-            announce(&rooms, &crate::store::feed_key(tournament_id), seq);
+        Arc::new(move |tournament_id: &str, rows: &[FeedRow]| {
+            let Some(seq) = rows.last().map(Logged::seq) else {
+                return;
+            };
+            let room = room_of(&rooms, &crate::store::feed_key(tournament_id));
+            Announcement(room.map(|room| {
+                room.feed.extend(rows.iter().cloned());
+                (room, seq)
+            }))
+            .send_soon();
         })
     }
 
@@ -288,6 +351,15 @@ impl Drop for Announcement {
             announce_to(&room, seq);
         }
     }
+}
+
+/// The room of `key` (a match id, or a feed's key), if anyone follows it.
+fn room_of(rooms: &Rooms, key: &str) -> Option<Arc<RoomState>> {
+    rooms
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(key)
+        .cloned()
 }
 
 /// Raises the room of `match_id` to `seq` (if anyone follows it and `seq` is news).
@@ -345,17 +417,17 @@ impl Matches {
         // Its own table's tokens see the seeds once the round publishes its secret.
         self.round_published(&mut e).await?;
         let to = e.seq;
-        let rows = match room.state.rows(after, to, page) {
+        let rows = match room.state.tail.rows(after, to, page) {
             Some(rows) => rows,
             None => {
                 let _reading = room.state.reading.lock().await;
-                match room.state.rows(after, to, page) {
+                match room.state.tail.rows(after, to, page) {
                     Some(rows) => rows, // another stream of the room read them meanwhile
                     None => {
                         let limit = i64::try_from(page).unwrap_or(i64::MAX);
                         let mut rows = self.store.events_after(id, after, limit).await?;
                         rows.retain(|r| r.seq <= to);
-                        room.state.extend(rows.iter().cloned());
+                        room.state.tail.extend(rows.iter().cloned());
                         rows
                     }
                 }
@@ -457,7 +529,7 @@ mod tests {
 
     #[test]
     fn the_tail_answers_only_what_it_holds_whole_and_stays_consecutive() {
-        let room = RoomState::new();
+        let room = Tail::default();
         assert_eq!(seqs(room.rows(0, 0, 10)), Some(vec![]));
         assert_eq!(seqs(room.rows(0, 1, 10)), None); // empty: nothing held
         room.extend((3..=5).map(row));
@@ -472,8 +544,8 @@ mod tests {
         assert_eq!(seqs(room.rows(8, 9, 10)), Some(vec![9]));
         assert_eq!(seqs(room.rows(5, 9, 10)), None);
         room.extend((10..10 + TAIL_LEN as i64).map(row));
-        assert_eq!(room.tail().len(), TAIL_LEN);
-        assert_eq!(room.tail().front().unwrap().seq, 10);
+        assert_eq!(room.lock().len(), TAIL_LEN);
+        assert_eq!(room.lock().front().unwrap().seq, 10);
     }
 
     /// The write path keeps an event in its room's tail while it holds the match's lock, and
@@ -483,13 +555,13 @@ mod tests {
         let hub = Hub::new();
         let room = hub.watch("a");
         let kept = hub.recorded(&row(1));
-        assert_eq!(seqs(room.state.rows(0, 1, 10)), Some(vec![1]));
+        assert_eq!(seqs(room.state.tail.rows(0, 1, 10)), Some(vec![1]));
         assert_eq!(room.seq(), 0, "announced before it was sent");
         kept.send();
         assert_eq!(room.seq(), 1);
         drop(hub.recorded(&row(2)));
         assert_eq!(room.seq(), 2, "a dropped announcement is sent");
-        assert_eq!(seqs(room.state.rows(0, 2, 10)), Some(vec![1, 2]));
+        assert_eq!(seqs(room.state.tail.rows(0, 2, 10)), Some(vec![1, 2]));
         // Nobody follows b: nothing kept, nothing to announce.
         let none = hub.recorded(&EventRow {
             match_id: "b".into(),
@@ -497,6 +569,52 @@ mod tests {
             ..EventRow::default()
         });
         assert!(none.0.is_none());
+        assert_eq!(hub.rooms(), 1);
+    }
+
+    /// A tournament feed's committed rows are kept in its room's tail before its streams hear
+    /// of them: a stream woken renders them from memory, without a query (that would make the
+    /// other streams sharing its rendering wait, and wake them twice).
+    #[tokio::test]
+    async fn a_feed_write_is_kept_in_its_room_before_it_is_announced() {
+        let hub = Hub::new();
+        let hook = hub.feed_hook();
+        let mut room = hub.watch(&crate::store::feed_key("x"));
+        let feed_row = |seq: i64| FeedRow {
+            seq,
+            kind: "deal.scored".into(),
+            data: format!("{{\"line\":{seq}}}"),
+            created_at: "2026-11-30T05:00:00.000Z".into(),
+        };
+        let page = |room: &Room, after, to, limit| {
+            room.feed_page(after, to, limit)
+                .map(|(rows, end)| (rows.iter().map(|r| r.seq).collect::<Vec<_>>(), end))
+        };
+        hook("x", &[feed_row(1), feed_row(2)]);
+        hook("y", &[feed_row(1)]); // nobody follows y: no room made
+        hook("x", &[]); // nothing appended: nothing announced
+        assert_eq!(room.changed().await, 2);
+        assert_eq!(page(&room, 0, 2, 10), Some((vec![1, 2], 2)));
+        let (rows, _) = room.feed_page(1, 2, 10).unwrap();
+        assert_eq!(
+            (rows[0].kind.as_str(), rows[0].data.as_str()),
+            ("deal.scored", "{\"line\":2}")
+        );
+        assert_eq!(page(&room, 0, 2, 1), Some((vec![1], 2))); // a page: more to come
+        assert_eq!(page(&room, 2, 2, 10), Some((vec![], 2))); // up to date
+        hook("x", &[feed_row(3)]);
+        assert_eq!(room.changed().await, 3);
+        // From the tail to its end, even past what the stream was told of.
+        assert_eq!(page(&room, 0, 1, 10), Some((vec![1, 2, 3], 3)));
+        // Heard of but not held (another instance's write): read from the database.
+        hub.published(&crate::store::feed_key("x"), 4);
+        assert_eq!(room.changed().await, 4);
+        assert_eq!(page(&room, 3, 4, 10), None);
+        // Read from the database and kept, then written here: the tail goes on.
+        room.keep_feed([feed_row(4)]);
+        hook("x", &[feed_row(5)]);
+        assert_eq!(room.changed().await, 5);
+        assert_eq!(page(&room, 2, 5, 10), Some((vec![3, 4, 5], 5)));
         assert_eq!(hub.rooms(), 1);
     }
 

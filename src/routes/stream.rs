@@ -829,7 +829,7 @@ async fn read(
 ) -> Result<Rendered, ApiError> {
     let (svc, token) = match source {
         Source::Match { svc, token } => (svc, token.as_deref()),
-        Source::Tournament { svc, id } => return read_feed(svc, id, cursor).await,
+        Source::Tournament { svc, id } => return read_feed(svc, room, id, cursor, wanted).await,
     };
     let frame = svc.live_frame(room, token, cursor, wanted, PAGE).await?;
     let mut out = Vec::new();
@@ -873,10 +873,19 @@ fn lite_view(view: &MatchView) -> serde_json::Result<String> {
     serde_json::to_string(&lite)
 }
 
-/// A tournament feed's events after `cursor` (a page at most), as SSE messages: complete when
-/// they reach the end of the feed as it was read.
-async fn read_feed(svc: &Tournaments, id: &str, cursor: i64) -> Result<Rendered, ApiError> {
-    let page = svc.events(id, cursor, PAGE as i64).await?;
+/// A tournament feed's events after `cursor` (a page at most, reaching at least `wanted`), as
+/// SSE messages: complete when they reach the end of the feed as it was read (from the room's
+/// tail, else from the database).
+async fn read_feed(
+    svc: &Tournaments,
+    room: &Room,
+    id: &str,
+    cursor: i64,
+    wanted: i64,
+) -> Result<Rendered, ApiError> {
+    let page = svc
+        .live_events(room, id, cursor, wanted, PAGE as i64)
+        .await?;
     let mut out = Vec::new();
     for ev in &page.events {
         let data = serde_json::to_string(ev).map_err(|e| ApiError::internal(&e))?;

@@ -41,8 +41,9 @@ pub struct FeedRow {
     pub created_at: String,
 }
 
-/// What a committed write announces: `(tournament id, its feed's last seq)`.
-pub type Announced = Vec<(String, i64)>;
+/// What a committed write announces: each tournament whose feed it appended to, with the rows
+/// appended (oldest first), which the live hub keeps in memory for the feed's streams.
+pub type Announced = Vec<(String, Vec<FeedRow>)>;
 
 /// Locks the rows of `tournaments` (sorted, once each) inside the caller's transaction: the
 /// changes to one tournament's feed and round completions are then taken one after the other,
@@ -85,6 +86,7 @@ pub async fn append_in(
                 .execute(&mut *conn)
                 .await?;
         }
+        let data = ev.data.to_string();
         if backend == Backend::Postgres {
             // One statement (issue 25, part 4: an entry waits on its round trips): the seq taken,
             // the event inserted and, for a tournament's last event of the write, the other
@@ -106,7 +108,7 @@ pub async fn append_in(
             let mut q = sqlx::query_scalar::<_, i64>(&sql)
                 .bind(&ev.tournament_id)
                 .bind(ev.kind)
-                .bind(ev.data.to_string())
+                .bind(&data)
                 .bind(&created_at);
             if last {
                 q = q
@@ -116,7 +118,7 @@ pub async fn append_in(
             let Some(seq) = q.fetch_optional(&mut *conn).await? else {
                 continue; // no such tournament (cannot happen: its id comes from its own rows)
             };
-            announce(&mut announced, &ev.tournament_id, seq);
+            announce(&mut announced, ev, seq, data, &created_at);
             continue;
         }
         let Some(seq) = sqlx::query_scalar::<_, i64>(
@@ -134,20 +136,26 @@ pub async fn append_in(
         .bind(&ev.tournament_id)
         .bind(seq)
         .bind(ev.kind)
-        .bind(ev.data.to_string())
+        .bind(&data)
         .bind(&created_at)
         .execute(&mut *conn)
         .await?;
-        announce(&mut announced, &ev.tournament_id, seq);
+        announce(&mut announced, ev, seq, data, &created_at);
     }
     Ok(announced)
 }
 
-/// Records that `tournament_id`'s feed is at `seq` now.
-fn announce(announced: &mut Announced, tournament_id: &str, seq: i64) {
-    match announced.iter_mut().find(|(t, _)| t == tournament_id) {
-        Some(a) => a.1 = seq,
-        None => announced.push((tournament_id.to_string(), seq)),
+/// Records that `ev` went into its tournament's feed as `seq`, with the text it was stored as.
+fn announce(announced: &mut Announced, ev: &FeedEvent, seq: i64, data: String, created_at: &str) {
+    let row = FeedRow {
+        seq,
+        kind: ev.kind.to_string(),
+        data,
+        created_at: created_at.to_string(),
+    };
+    match announced.iter_mut().find(|(t, _)| *t == ev.tournament_id) {
+        Some((_, rows)) => rows.push(row),
+        None => announced.push((ev.tournament_id.clone(), vec![row])),
     }
 }
 
@@ -235,8 +243,8 @@ impl Store {
         )
     }
 
-    /// Registers `f`, called with `(tournament id, seq)` after each commit that appended to a
-    /// tournament's feed (this instance's writes; the others' come by `LISTEN`).
+    /// Registers `f`, called with `(tournament id, rows appended)` after each commit that
+    /// appended to a tournament's feed (this instance's writes; the others' come by `LISTEN`).
     pub fn on_feed(&self, f: FeedHookFn) {
         self.feed_hook
             .0
@@ -251,8 +259,8 @@ impl Store {
     }
 }
 
-/// A feed hook: `(tournament id, seq)`.
-pub type FeedHookFn = std::sync::Arc<dyn Fn(&str, i64) + Send + Sync>;
+/// A feed hook: `(tournament id, the rows appended to its feed, oldest first)`.
+pub type FeedHookFn = std::sync::Arc<dyn Fn(&str, &[FeedRow]) + Send + Sync>;
 
 /// The hooks told of committed feed events (shared by a store's clones).
 #[derive(Clone, Default)]
@@ -265,9 +273,9 @@ impl FeedHook {
             return;
         }
         let hooks = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        for (id, seq) in announced {
+        for (id, rows) in announced {
             for h in &hooks {
-                h(id, *seq);
+                h(id, rows);
             }
         }
     }

@@ -919,20 +919,47 @@ impl Tournaments {
         after: i64,
         limit: i64,
     ) -> Result<TournamentEventPage, TournamentError> {
+        let (rows, more) = self.feed_rows(id, after, limit).await?;
+        event_page(rows, after, more)
+    }
+
+    /// [`Tournaments::events`] for the streams of tournament `id`'s feed, in `room`: the events
+    /// after `after` from the room's tail, reaching at least seq `wanted` (announced), else read
+    /// from the database and kept in the tail. A write made here puts its events in the tail
+    /// before it announces them: its streams render them without a query.
+    pub async fn live_events(
+        &self,
+        room: &crate::matches::live::Room,
+        id: &str,
+        after: i64,
+        wanted: i64,
+        limit: i64,
+    ) -> Result<TournamentEventPage, TournamentError> {
+        let page = usize::try_from(limit).unwrap_or(0);
+        if let Some((rows, end)) = room.feed_page(after, wanted, page) {
+            let more = rows.last().map_or(after, |r| r.seq) < end;
+            return event_page(rows, after, more);
+        }
+        let (rows, more) = self.feed_rows(id, after, limit).await?;
+        room.keep_feed(rows.iter().cloned());
+        event_page(rows, after, more)
+    }
+
+    /// The stored events of tournament `id`'s feed after `after` (at most `limit`), and whether
+    /// more follow (404 for an unknown tournament).
+    async fn feed_rows(
+        &self,
+        id: &str,
+        after: i64,
+        limit: i64,
+    ) -> Result<(Vec<crate::store::FeedRow>, bool), TournamentError> {
         if self.store.feed_version(id).await?.is_none() {
             return Err(TournamentError::NotFound(id.to_string()));
         }
-        let rows = self.store.feed_after(id, after, limit + 1).await?;
+        let mut rows = self.store.feed_after(id, after, limit + 1).await?;
         let more = rows.len() as i64 > limit;
-        let events = rows
-            .into_iter()
-            .take(limit as usize)
-            .map(feed_event)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(TournamentEventPage {
-            next_after: more.then(|| events.last().map_or(after, TournamentEvent::seq)),
-            events,
-        })
+        rows.truncate(usize::try_from(limit).unwrap_or(0));
+        Ok((rows, more))
     }
 
     /// The last seq of tournament `id`'s feed (404 for an unknown tournament).
@@ -1507,6 +1534,22 @@ pub fn round_answer(id: &str, r: &RoundWithTokens) -> Result<CreatedAnswer, serd
         r,
         &[],
     )
+}
+
+/// A page of the feed from its stored rows (after `after`; `more`: others follow them).
+fn event_page(
+    rows: Vec<crate::store::FeedRow>,
+    after: i64,
+    more: bool,
+) -> Result<TournamentEventPage, TournamentError> {
+    let events = rows
+        .into_iter()
+        .map(feed_event)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(TournamentEventPage {
+        next_after: more.then(|| events.last().map_or(after, TournamentEvent::seq)),
+        events,
+    })
 }
 
 /// A stored feed event as the wire shows it: its facts with its seq, type and time.
