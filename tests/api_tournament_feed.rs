@@ -91,6 +91,17 @@ async fn tally(app: &TestApp, table: &(String, String), points: [i64; 2]) {
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
 }
 
+/// Pairs the next round and plays it out by tallies, table after table: table 1 won by seat 0,
+/// table 2 by seat 1 (ten feed events in round 1).
+async fn play_round(app: &TestApp, id: &str, org: &str) -> Round {
+    let r = pair(app, id, org).await;
+    for (table, points) in [(&r.tables[0], [100, 60]), (&r.tables[1], [60, 100])] {
+        tally(app, table, points).await;
+        tally(app, table, points).await;
+    }
+    r
+}
+
 /// The label of line `line` (from 1) of a match's score sheet.
 async fn label(app: &TestApp, match_id: &str, line: usize) -> Value {
     let s = app
@@ -193,13 +204,8 @@ async fn a_swiss_tournament_feed_is_exactly_what_happened_paged_and_live() {
     let (other, _) = swiss(&app, "Still going").await;
     assert_eq!(feed(&app, &id, 100).await, Vec::<Value>::new());
 
-    // Round 1: table 1 won by seat 0, table 2 by seat 1, both by tallies.
-    let r1 = pair(&app, &id, &org).await;
+    let r1 = play_round(&app, &id, &org).await;
     let (m1, m2) = (&r1.tables[0], &r1.tables[1]);
-    tally(&app, m1, [100, 60]).await;
-    tally(&app, m1, [100, 60]).await;
-    tally(&app, m2, [60, 100]).await;
-    tally(&app, m2, [60, 100]).await;
     let mut want = vec![paired(1, &r1)];
     let (l1, l2) = (label(&app, &m1.0, 1).await, label(&app, &m1.0, 2).await);
     assert_ne!(l1, Value::Null);
@@ -373,12 +379,7 @@ async fn a_live_feed_sends_exactly_the_stored_events() {
     let app = TestApp::spawn().await;
     let (id, org) = swiss(&app, "From memory").await;
     let mut live = open(&app, &id, "", None).await;
-    let r1 = pair(&app, &id, &org).await;
-    let (m1, m2) = (&r1.tables[0], &r1.tables[1]);
-    tally(&app, m1, [100, 60]).await;
-    tally(&app, m1, [100, 60]).await;
-    tally(&app, m2, [60, 100]).await;
-    tally(&app, m2, [60, 100]).await;
+    play_round(&app, &id, &org).await;
     let want = stored(&app, &id).await;
     assert_eq!(want.len(), 10, "{want:?}");
     let data = |ms: Vec<SseMsg>| -> Vec<Value> {
