@@ -288,6 +288,7 @@ impl Hub {
 
     /// What the store calls after committing tournament feed events: wakes the streams of that
     /// tournament (its room is keyed [`crate::store::feed_key`]) and no others.
+    ///
     /// The rows committed are kept in the room's tail first: the streams render them from
     /// memory, the first one to wake at once, and the others share its rendering without
     /// waiting (a reading from the database would make them wait, and wake them twice).
@@ -363,10 +364,9 @@ fn room_of(rooms: &Rooms, key: &str) -> Option<Arc<RoomState>> {
 }
 
 /// Raises the room of `match_id` to `seq` (if anyone follows it and `seq` is news).
-fn announce(rooms: &Mutex<HashMap<String, Arc<RoomState>>>, match_id: &str, seq: i64) {
-    let rooms = rooms.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(room) = rooms.get(match_id) {
-        announce_to(room, seq);
+fn announce(rooms: &Rooms, match_id: &str, seq: i64) {
+    if let Some(room) = room_of(rooms, match_id) {
+        announce_to(&room, seq);
     }
 }
 
