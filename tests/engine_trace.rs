@@ -11,7 +11,7 @@ mod trick_props;
 
 use clubroom::rules::{
     bonus_malus::BonusMalus, by_hook_or_crook::ByHookOrCrook, clubs::Clubs,
-    members_only::MembersOnly, Actor, Dealing, Game, RuleError,
+    members_only::MembersOnly, Actor, Dealing, Game, Produced, RuleError,
 };
 use sha2::{Digest, Sha256};
 use trick_props::{snapshot, Rng};
@@ -78,7 +78,7 @@ fn trace<G: Game>(matches: u64, max_steps: usize) -> String {
 }
 
 /// An action's answer as text: its outcomes as JSON, or the refusal's code, message and fields.
-fn answer<O: serde::Serialize, E: RuleError>(r: Result<Vec<O>, E>) -> String {
+fn answer<O: serde::Serialize, E: RuleError>(r: Result<Produced<O>, E>) -> String {
     match r {
         Ok(out) => serde_json::to_string(&out).unwrap(),
         Err(e) => format!("{} {} {e} {:?}", e.code(), e.hidden(), e.fields()),

@@ -17,11 +17,12 @@ use utoipa::ToSchema;
 use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{full_deck, Card, CardSet, Commitment, Seed, Suit, SuitSet},
+    produced,
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyFault, TallyForm, TallyUnit},
     to_json,
     trick::{service_deal, Duties, Play, PlayError, Revoke, SeedProblem, Trick, TrickPlay},
-    Actor, Dealing, Game, ProblemFields, RuleError, SeedReveal, ToAct,
+    Actor, Dealing, Game, ProblemFields, Produced, RuleError, SeedReveal, ToAct,
 };
 
 /// The largest `target` accepted.
@@ -834,12 +835,16 @@ impl BonusMalus {
             })
     }
 
-    fn play(&mut self, seat: usize, card: Card) -> Result<Vec<BonusMalusOutcome>, BonusMalusError> {
+    fn play(
+        &mut self,
+        seat: usize,
+        card: Card,
+    ) -> Result<Produced<BonusMalusOutcome>, BonusMalusError> {
         let revoke = self.check_play(seat, card)?;
         let players = self.players;
         let cards_in_play = self.cards_in_play();
         let sides = self.sides();
-        let mut out = Vec::new();
+        let mut out = Produced::new();
         let d = self.deal.as_mut().expect("checked");
         if let Some(r) = &revoke {
             out.push(BonusMalusOutcome::Revoke {
@@ -1419,7 +1424,7 @@ impl Game for BonusMalus {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Vec<BonusMalusOutcome>, BonusMalusError> {
+    ) -> Result<Produced<BonusMalusOutcome>, BonusMalusError> {
         if self.finished {
             return Err(BonusMalusError::MatchFinished);
         }
@@ -1436,18 +1441,20 @@ impl Game for BonusMalus {
                 if self.deal.is_some() {
                     return Err(BonusMalusError::DealInProgress);
                 }
-                self.start_deal(*trump, seed)
+                produced(self.start_deal(*trump, seed))
             }
             (Action::StockTop { suit }, Actor::Table) => {
                 self.check_stock_top(*suit)?;
                 let d = self.deal.as_mut().expect("checked");
                 d.awaiting_stock_top = false;
                 d.trump = Some(*suit);
-                Ok(vec![BonusMalusOutcome::Trump { trump: *suit }])
+                Ok(smallvec::smallvec![BonusMalusOutcome::Trump {
+                    trump: *suit
+                }])
             }
             (Action::Tally { taken, points }, Actor::Table) => match (taken, points) {
-                (Some(taken), None) => self.tally(taken),
-                (None, Some(points)) => self.tally_points(points),
+                (Some(taken), None) => produced(self.tally(taken)),
+                (None, Some(points)) => produced(self.tally_points(points)),
                 _ => Err(BonusMalusError::TallyShape(
                     "give either `taken` or `points`, not both nor neither".into(),
                 )),

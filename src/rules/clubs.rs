@@ -17,11 +17,12 @@ use utoipa::ToSchema;
 use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{full_deck, Card, CardSet, Commitment, Seed, Suit, SuitSet},
+    produced,
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyFault, TallyForm, TallyUnit},
     to_json,
     trick::{service_deal, Play, PlayError, Revoke, SeedProblem, TrickPlay},
-    Actor, Dealing, Game, ProblemFields, RuleError, SeedReveal, ToAct,
+    Actor, Dealing, Game, ProblemFields, Produced, RuleError, SeedReveal, ToAct,
 };
 
 /// What every deal's tallies sum to, under either formula (docs/rules.md#clubs-tally).
@@ -805,12 +806,12 @@ impl Clubs {
         seat: usize,
         card: Card,
         declare: Option<Suit>,
-    ) -> Result<Vec<ClubsOutcome>, ClubsError> {
+    ) -> Result<Produced<ClubsOutcome>, ClubsError> {
         let revoke = self.check_play(seat, card, declare)?;
         let open_to_all = self.deal.as_ref().is_some_and(|d| self.open_to_all(d));
         let players = self.players;
         let cards_in_play = self.cards_in_play();
-        let mut out = Vec::new();
+        let mut out = Produced::new();
         let d = self.deal.as_mut().expect("checked");
         if open_to_all {
             d.tp.set_leader(seat);
@@ -1299,7 +1300,7 @@ impl Game for Clubs {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Vec<ClubsOutcome>, ClubsError> {
+    ) -> Result<Produced<ClubsOutcome>, ClubsError> {
         if self.finished {
             return Err(ClubsError::MatchFinished);
         }
@@ -1311,11 +1312,11 @@ impl Game for Clubs {
                 if self.deal.is_some() {
                     return Err(ClubsError::DealInProgress);
                 }
-                self.start_deal(seed)
+                produced(self.start_deal(seed))
             }
             (Action::Tally { taken, points }, Actor::Table) => match (taken, points) {
-                (Some(taken), None) => self.tally(taken),
-                (None, Some(points)) => self.tally_points(points),
+                (Some(taken), None) => produced(self.tally(taken)),
+                (None, Some(points)) => produced(self.tally_points(points)),
                 _ => Err(ClubsError::TallyShape(
                     "give either `taken` or `points`, not both nor neither".into(),
                 )),

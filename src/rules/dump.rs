@@ -13,11 +13,12 @@ use utoipa::ToSchema;
 use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{deck_without_ranks, Card, CardSet, Commitment, Seed, Suit, SuitSet},
+    produced,
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyForm, TallyUnit},
     to_json,
     trick::{service_deal, Duties, Play, PlayError, SeedProblem, TrickPlay},
-    Actor, Dealing, Game, ProblemFields, RuleError, SeedReveal, ToAct,
+    Actor, Dealing, Game, ProblemFields, Produced, RuleError, SeedReveal, ToAct,
 };
 
 /// Card points in one deal, all 40 cards together.
@@ -500,9 +501,9 @@ impl Dump {
         })
     }
 
-    fn play(&mut self, seat: usize, card: Card) -> Result<Vec<DumpOutcome>, DumpError> {
+    fn play(&mut self, seat: usize, card: Card) -> Result<Produced<DumpOutcome>, DumpError> {
         let revoke = self.check_play(seat, card)?;
-        let mut out = Vec::new();
+        let mut out = Produced::new();
         let d = self.deal.as_mut().expect("checked");
         if let Some(r) = &revoke {
             out.push(DumpOutcome::Revoke {
@@ -783,7 +784,7 @@ impl Game for Dump {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Vec<DumpOutcome>, DumpError> {
+    ) -> Result<Produced<DumpOutcome>, DumpError> {
         if self.finished {
             return Err(DumpError::MatchFinished);
         }
@@ -795,9 +796,9 @@ impl Game for Dump {
                 if self.deal.is_some() {
                     return Err(DumpError::DealInProgress);
                 }
-                self.start_deal(seed)
+                produced(self.start_deal(seed))
             }
-            (Action::Tally { points }, Actor::Table) => self.tally(*points),
+            (Action::Tally { points }, Actor::Table) => produced(self.tally(*points)),
             (Action::Play { card }, Actor::Seat(s)) => self.play(s, *card),
         }
     }

@@ -14,7 +14,7 @@ use utoipa::ToSchema;
 use super::{
     entered::{self, Entered, EntryError},
     sheet::RoundScore,
-    to_json, Actor, Dealing, Game, RuleError, ScoreSheet, Seed, ToAct,
+    to_json, Actor, Dealing, Game, Produced, RuleError, ScoreSheet, Seed, ToAct,
 };
 
 /// Odd or Even's options.
@@ -285,7 +285,7 @@ impl Game for OddOrEven {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Vec<OddOrEvenOutcome>, OddOrEvenError> {
+    ) -> Result<Produced<OddOrEvenOutcome>, OddOrEvenError> {
         if self.finished() {
             return Err(OddOrEvenError::MatchFinished);
         }
@@ -303,7 +303,7 @@ impl Game for OddOrEven {
                     (Dealing::Table, _) => self.results.len() % self.players,
                 };
                 self.current = Some((first, vec![]));
-                Ok(vec![OddOrEvenOutcome::Dealt {
+                Ok(smallvec::smallvec![OddOrEvenOutcome::Dealt {
                     round: self.results.len() as u32 + 1,
                     first,
                 }])
@@ -324,7 +324,7 @@ impl Game for OddOrEven {
                 let (first, calls) = self.current.as_mut().expect("a round is under way");
                 calls.push(*n);
                 if calls.len() < self.players {
-                    return Ok(vec![]);
+                    return Ok(Produced::new());
                 }
                 // In seat order: the first caller's call is at `first`.
                 let mut in_seat_order = vec![0; self.players];
@@ -334,7 +334,7 @@ impl Game for OddOrEven {
                 self.current = None;
                 let points = Self::points(&in_seat_order);
                 self.results.push(in_seat_order);
-                let mut out = vec![OddOrEvenOutcome::Scored { points }];
+                let mut out: Produced<_> = smallvec::smallvec![OddOrEvenOutcome::Scored { points }];
                 if self.finished() {
                     out.push(OddOrEvenOutcome::MatchFinished {
                         winners: self.score_sheet().winners,

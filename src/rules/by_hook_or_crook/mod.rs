@@ -44,7 +44,7 @@ use super::cards::Commitment;
 use super::entered::{self, Entered, EntryError};
 use super::{
     tally::{TallyForm, TallyUnit},
-    Actor, Dealing, Game, ScoreSheet, Seed, ToAct,
+    Actor, Dealing, Game, Produced, ScoreSheet, Seed, ToAct,
 };
 
 /// Most sets `legal_actions` lists for one exhibit (best first); bigger hands are rare.
@@ -506,7 +506,7 @@ impl Game for ByHookOrCrook {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Vec<ByHookOrCrookOutcome>, BhocError> {
+    ) -> Result<Produced<ByHookOrCrookOutcome>, BhocError> {
         let out = self.dispatch(actor, action, seed)?;
         self.applied += 1;
         Ok(out)

@@ -17,10 +17,13 @@ use super::{
 };
 use crate::rules::{
     cards::{shuffled, Commitment},
-    Actor, Dealing, Seats, Seed, ToAct,
+    Actor, Dealing, Seed, ToAct,
 };
 
 type R<T> = Result<T, BhocError>;
+
+/// What an action produced ([`crate::rules::Produced`]): a sealed choice's one outcome inline.
+type Outs = crate::rules::Produced<O>;
 
 /// A short per-seat list held inline (at most one entry per seat): the turn's temporaries.
 type PerSeat<T> = smallvec::SmallVec<[T; SEATS]>;
@@ -36,7 +39,8 @@ fn inline<A: smallvec::Array>(items: impl IntoIterator<Item = A::Item>) -> small
 }
 
 /// Room for the most outcomes one action can produce (a buy: bought, pile turned, thieves caught,
-/// turn over, final exhibition expected), so that the list is allocated once.
+/// turn over, final exhibition expected), so that a chain's list is allocated once (a list of
+/// one is held inline).
 const CHAIN: usize = 5;
 
 /// Which sealed choice an action makes.
@@ -367,7 +371,7 @@ impl ByHookOrCrook {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> R<Vec<O>> {
+    ) -> R<Outs> {
         if self.phase == Phase::Finished {
             return Err(BhocError::MatchFinished);
         }
@@ -419,7 +423,7 @@ impl ByHookOrCrook {
 
     // ----- the deal ----------------------------------------------------------------------
 
-    fn deal(&mut self, pile_sizes: Option<[u32; 2]>, seed: Option<&Seed>) -> R<Vec<O>> {
+    fn deal(&mut self, pile_sizes: Option<[u32; 2]>, seed: Option<&Seed>) -> R<Outs> {
         if self.phase != Phase::AwaitingDeal {
             return Err(BhocError::AlreadyDealt);
         }
@@ -483,7 +487,7 @@ impl ByHookOrCrook {
         self.start_turn(1);
         let tops: Vec<Option<Item>> = self.piles.iter().map(|p| p.top).collect();
         let sizes: Vec<usize> = self.piles.iter().map(|p| p.size).collect();
-        Ok(vec![O::Dealt {
+        Ok(smallvec::smallvec![O::Dealt {
             hand_sizes: self.hand_sizes.clone(),
             piles: tops,
             pile_sizes: sizes,
@@ -491,7 +495,7 @@ impl ByHookOrCrook {
         }])
     }
 
-    fn reveal_pile(&mut self, pile: usize, card: Item) -> R<Vec<O>> {
+    fn reveal_pile(&mut self, pile: usize, card: Item) -> R<Outs> {
         if self.dealing == Dealing::Service {
             return Err(BhocError::TableDealingOnly);
         }
@@ -525,7 +529,7 @@ impl ByHookOrCrook {
             return Err(BhocError::CardElsewhere { card, place });
         }
         self.piles[pile].top = Some(card);
-        Ok(vec![O::PileTurned { pile, card }])
+        Ok(smallvec::smallvec![O::PileTurned { pile, card }])
     }
 
     /// Clears the turn's choices for turn `number` (0 before the deal), keeping the lists'
@@ -590,7 +594,7 @@ impl ByHookOrCrook {
             .find(|&s| self.turn.locations[s].is_none())
     }
 
-    fn location(&mut self, seat: usize, place: Place) -> R<Vec<O>> {
+    fn location(&mut self, seat: usize, place: Place) -> R<Outs> {
         if self.phase != Phase::Locations {
             return Err(self.wrong_phase("location"));
         }
@@ -617,7 +621,7 @@ impl ByHookOrCrook {
         }
         self.turn.locations[seat] = Some(place);
         if self.is_alternate() {
-            let mut out = vec![O::Location { seat, place }];
+            let mut out = smallvec::smallvec![O::Location { seat, place }];
             if self.turn.locations.iter().all(Option::is_some) {
                 out.push(self.reveal_locations());
             }
@@ -627,7 +631,7 @@ impl ByHookOrCrook {
         self.after_sealed(seat, Sealed::Location)
     }
 
-    fn choose(&mut self, seat: usize, card: ActionCard) -> R<Vec<O>> {
+    fn choose(&mut self, seat: usize, card: ActionCard) -> R<Outs> {
         let combined = self.is_combined();
         match self.phase {
             Phase::Cards => {}
@@ -695,7 +699,7 @@ impl ByHookOrCrook {
 
     /// After a sealed location or card: reveal when the set is complete, else say who is awaited
     /// (never what was chosen).
-    fn after_sealed(&mut self, seat: usize, what: Sealed) -> R<Vec<O>> {
+    fn after_sealed(&mut self, seat: usize, what: Sealed) -> R<Outs> {
         let all_locations = self.turn.locations.iter().all(Option::is_some);
         let all_cards = self.turn.cards.iter().all(Option::is_some);
         let complete = if self.is_combined() {
@@ -711,7 +715,7 @@ impl ByHookOrCrook {
                 Sealed::Location => Choice::Location,
                 Sealed::Card => Choice::Card,
             };
-            return Ok(vec![O::Sealed {
+            return Ok(smallvec::smallvec![O::Sealed {
                 seat,
                 choice,
                 waiting_for: self.waiting_for(),
@@ -719,11 +723,11 @@ impl ByHookOrCrook {
         }
         self.hidden.clear();
         if matches!(what, Sealed::Location) {
-            return Ok(vec![self.reveal_locations()]);
+            return Ok(smallvec::smallvec![self.reveal_locations()]);
         }
         self.turn.locations_public = true;
         self.turn.cards_public = true;
-        let mut out = Vec::with_capacity(CHAIN);
+        let mut out = Outs::with_capacity(CHAIN);
         out.push(O::CardsRevealed {
             turn: self.turn.number,
             locations: self.turn.locations.clone(),
@@ -758,7 +762,7 @@ impl ByHookOrCrook {
         }))
     }
 
-    fn resolve_auction(&mut self, out: &mut Vec<O>) {
+    fn resolve_auction(&mut self, out: &mut Outs) {
         let bids: PerSeat<(usize, u32)> =
             inline(self.played_at(Place::Auction).filter_map(|(s, c)| match c {
                 ActionCard::Check(v) => Some((s, v)),
@@ -801,7 +805,7 @@ impl ByHookOrCrook {
         self.start_castle(out);
     }
 
-    fn buy(&mut self, seat: usize, pile: usize) -> R<Vec<O>> {
+    fn buy(&mut self, seat: usize, pile: usize) -> R<Outs> {
         let Phase::Buy(winner) = self.phase else {
             return Err(self.wrong_phase("buy"));
         };
@@ -857,7 +861,7 @@ impl ByHookOrCrook {
             a.bought = Some((pile, card));
             a.check_to = check_to;
         }
-        let mut out = Vec::with_capacity(CHAIN);
+        let mut out = Outs::with_capacity(CHAIN);
         out.push(O::Bought {
             seat,
             pile,
@@ -885,7 +889,7 @@ impl ByHookOrCrook {
         )
     }
 
-    fn start_castle(&mut self, out: &mut Vec<O>) {
+    fn start_castle(&mut self, out: &mut Outs) {
         let exhibitors = self.exhibitors();
         if exhibitors.is_empty() {
             self.finish_castle(out);
@@ -913,7 +917,7 @@ impl ByHookOrCrook {
         })
     }
 
-    fn exhibit(&mut self, seat: usize, cards: &[Item]) -> R<Vec<O>> {
+    fn exhibit(&mut self, seat: usize, cards: &[Item]) -> R<Outs> {
         if self.phase != Phase::Exhibits {
             return Err(self.wrong_phase("exhibit"));
         }
@@ -950,18 +954,18 @@ impl ByHookOrCrook {
         self.turn.exhibits[seat] = Some(cards.to_vec());
         self.hidden.push((self.applied, seat));
         if !last {
-            return Ok(vec![O::Sealed {
+            return Ok(smallvec::smallvec![O::Sealed {
                 seat,
                 choice: Choice::Exhibit,
                 waiting_for: self.waiting_for(),
             }]);
         }
-        let mut out = Vec::with_capacity(CHAIN);
+        let mut out = Outs::new();
         self.reveal_exhibits(&mut out);
         Ok(out)
     }
 
-    fn reveal_exhibits(&mut self, out: &mut Vec<O>) {
+    fn reveal_exhibits(&mut self, out: &mut Outs) {
         self.hidden.clear();
         self.turn.exhibits_public = true;
         let exhibitors = self.exhibitors();
@@ -1031,7 +1035,7 @@ impl ByHookOrCrook {
     }
 
     /// Moves on to the first thief who still has something to take, or finishes the castle.
-    fn next_thief(&mut self, out: &mut Vec<O>) {
+    fn next_thief(&mut self, out: &mut Outs) {
         while !self.turn.steal_queue.is_empty() {
             if !self.owed_exhibits().is_empty() {
                 self.phase = Phase::Steals;
@@ -1043,7 +1047,7 @@ impl ByHookOrCrook {
         self.finish_castle(out)
     }
 
-    fn steal(&mut self, seat: usize, from: usize, card: Item) -> R<Vec<O>> {
+    fn steal(&mut self, seat: usize, from: usize, card: Item) -> R<Outs> {
         if self.phase != Phase::Steals {
             return Err(self.wrong_phase("steal"));
         }
@@ -1089,7 +1093,7 @@ impl ByHookOrCrook {
             from,
             card,
         });
-        let mut out = Vec::with_capacity(CHAIN);
+        let mut out = Outs::new();
         out.push(O::Stolen {
             thief,
             seat: owner,
@@ -1102,7 +1106,10 @@ impl ByHookOrCrook {
 
     /// Exhibits go home; detectives catch the thieves (after they delivered their loot) and
     /// advance by their standing; the turn ends.
-    fn finish_castle(&mut self, out: &mut Vec<O>) {
+    fn finish_castle(&mut self, out: &mut Outs) {
+        // The turn's end follows (and perhaps the final exhibition's call): one allocation for
+        // the chain, not one per outcome past the first.
+        out.reserve(CHAIN);
         for s in 0..self.players {
             if let Some(d) = self.turn.display[s].take() {
                 for c in d {
@@ -1173,7 +1180,7 @@ impl ByHookOrCrook {
         }
     }
 
-    fn end_turn(&mut self, out: &mut Vec<O>) {
+    fn end_turn(&mut self, out: &mut Outs) {
         let record = self.turn_record();
         let number = self.turn.number;
         self.records.push(std::sync::Arc::new(record));
@@ -1230,7 +1237,7 @@ impl ByHookOrCrook {
 
     // ----- the end ----------------------------------------------------------------------
 
-    fn final_exhibit(&mut self, seat: usize, cards: &[Item]) -> R<Vec<O>> {
+    fn final_exhibit(&mut self, seat: usize, cards: &[Item]) -> R<Outs> {
         if self.phase != Phase::FinalExhibition {
             return Err(self.wrong_phase("final_exhibit"));
         }
@@ -1267,7 +1274,7 @@ impl ByHookOrCrook {
         self.final_shown[seat] = Some(cards.to_vec());
         self.hidden.push((self.applied, seat));
         if !last {
-            return Ok(vec![O::Sealed {
+            return Ok(smallvec::smallvec![O::Sealed {
                 seat,
                 choice: Choice::FinalExhibit,
                 waiting_for: self.waiting_for(),
@@ -1276,7 +1283,7 @@ impl ByHookOrCrook {
         Ok(self.score_final())
     }
 
-    fn score_final(&mut self) -> Vec<O> {
+    fn score_final(&mut self) -> Outs {
         self.hidden.clear();
         let shown: Vec<Vec<Item>> = self
             .final_shown
@@ -1329,7 +1336,7 @@ impl ByHookOrCrook {
             tiebreak: None,
         }));
         self.phase = Phase::Finished;
-        vec![
+        smallvec::smallvec![
             O::FinalExhibition {
                 exhibits: shown,
                 ranking,
@@ -1348,7 +1355,7 @@ impl ByHookOrCrook {
     /// played game's (the furthest minus the best of the others).
     ///
     /// [`Board::last_space`]: super::config::Board::last_space
-    fn tally(&mut self, positions: &[i64], tiebreak: &[usize]) -> R<Vec<O>> {
+    fn tally(&mut self, positions: &[i64], tiebreak: &[usize]) -> R<Outs> {
         if !self.config.scores_only || self.dealing != Dealing::Table {
             return Err(BhocError::TallyNotAllowed(
                 "a By Hook or Crook tally is for score-only matches (config scores_only, table dealing)",
@@ -1421,7 +1428,7 @@ impl ByHookOrCrook {
             tiebreak: Some(tiebreak.to_vec()),
         }));
         self.phase = Phase::Finished;
-        Ok(vec![
+        Ok(smallvec::smallvec![
             O::Tallied {
                 positions,
                 tiebreak: tiebreak.to_vec(),
@@ -1436,37 +1443,60 @@ impl ByHookOrCrook {
     // ----- who acts, what is legal --------------------------------------------------------
 
     pub(super) fn expected(&self) -> ToAct {
+        // Built in place, the seats pushed into the answer itself: asked twice at every step of
+        // a playout (`to_act`, and a sealed choice's `waiting_for`), a list built apart and then
+        // moved into the answer cost as much as the rest of the step's bookkeeping.
+        let mut to = ToAct::nobody();
         if self.pending_reveal().is_some() {
-            return ToAct::table();
+            to.table = true;
+            return to;
         }
         let n = self.players;
-        // The seats still to choose, in seat order (held inline: no allocation).
-        fn unchosen(n: usize, missing: impl Fn(usize) -> bool) -> Seats {
-            inline((0..n).filter(|&s| missing(s)))
-        }
         let t = &self.turn;
-        let seats: Seats = match self.phase {
-            Phase::AwaitingDeal => return ToAct::table(),
-            Phase::Finished => return ToAct::nobody(),
-            Phase::Locations if self.is_alternate() => inline(self.alternate_next()),
+        let seats = &mut to.seats;
+        match self.phase {
+            Phase::AwaitingDeal => to.table = true,
+            Phase::Finished => {}
+            Phase::Locations if self.is_alternate() => seats.extend(self.alternate_next()),
             Phase::Locations if self.is_combined() => {
-                unchosen(n, |s| t.locations[s].is_none() || t.cards[s].is_none())
+                for s in 0..n {
+                    if t.locations[s].is_none() || t.cards[s].is_none() {
+                        seats.push(s);
+                    }
+                }
             }
-            Phase::Locations => unchosen(n, |s| t.locations[s].is_none()),
-            Phase::Cards => unchosen(n, |s| t.cards[s].is_none()),
-            Phase::Buy(w) => smallvec::smallvec![w],
-            Phase::Exhibits => inline(
-                self.played_at(Place::Castle)
-                    .filter(|&(s, c)| c == ActionCard::Exhibit && self.turn.exhibits[s].is_none())
-                    .map(|(s, _)| s),
-            ),
-            Phase::Steals => inline(self.turn.steal_queue.first().map(|t| t.1)),
-            Phase::FinalExhibition => inline((0..n).filter(|&s| self.final_shown[s].is_none())),
-        };
-        ToAct {
-            seats,
-            table: false,
+            Phase::Locations => {
+                for s in 0..n {
+                    if t.locations[s].is_none() {
+                        seats.push(s);
+                    }
+                }
+            }
+            Phase::Cards => {
+                for s in 0..n {
+                    if t.cards[s].is_none() {
+                        seats.push(s);
+                    }
+                }
+            }
+            Phase::Buy(w) => seats.push(w),
+            Phase::Exhibits => {
+                for (s, c) in self.played_at(Place::Castle) {
+                    if c == ActionCard::Exhibit && t.exhibits[s].is_none() {
+                        seats.push(s);
+                    }
+                }
+            }
+            Phase::Steals => seats.extend(t.steal_queue.first().map(|t| t.1)),
+            Phase::FinalExhibition => {
+                for s in 0..n {
+                    if self.final_shown[s].is_none() {
+                        seats.push(s);
+                    }
+                }
+            }
         }
+        to
     }
 
     /// Action cards `seat` may play at `place` now.

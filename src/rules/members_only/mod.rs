@@ -29,8 +29,9 @@ use super::tally::{TallyForm, TallyUnit};
 const TALLY_PARTS: [&str; 5] = ["umbrella", "crown", "teacup", "big_ben", "hat"];
 use super::{
     cards::{shuffled, Commitment, Seed},
+    produced,
     sheet::{winners_and_margin, RoundScore, ScoreSheet, Unit},
-    spec_shapes, to_json, Actor, Dealing, Game, SealedAction, ToAct,
+    spec_shapes, to_json, Actor, Dealing, Game, Produced, SealedAction, ToAct,
 };
 
 type Err = MembersOnlyError;
@@ -858,7 +859,7 @@ impl MembersOnly {
         seat: usize,
         bet: Option<&Bet>,
         reveal: &[Card],
-    ) -> Result<Vec<MembersOnlyOutcome>, Err> {
+    ) -> Result<Produced<MembersOnlyOutcome>, Err> {
         self.check_turn(seat, bet, reveal)?;
         let players = self.players;
         let index = self.applied;
@@ -872,7 +873,7 @@ impl MembersOnly {
         else {
             return Err(Err::BettingClosed);
         };
-        let mut out = Vec::new();
+        let mut out = Produced::new();
         if let Some(bet) = bet {
             let risk = betting_round == 1 && !heat.risk_used[seat];
             if risk {
@@ -996,7 +997,7 @@ impl MembersOnly {
         seat: usize,
         discard: Option<Card>,
         reveal: &[Card],
-    ) -> Result<Vec<MembersOnlyOutcome>, Err> {
+    ) -> Result<Produced<MembersOnlyOutcome>, Err> {
         let shown = self.check_final(seat, discard, reveal)?;
         let Some(heat) = self.heat.as_mut() else {
             return Err(Err::DealExpected);
@@ -1012,7 +1013,7 @@ impl MembersOnly {
             discard,
             reveal: shown,
         });
-        let mut out = vec![MembersOnlyOutcome::FinalRecorded { seat }];
+        let mut out: Produced<_> = smallvec::smallvec![MembersOnlyOutcome::FinalRecorded { seat }];
         if choices.iter().all(Option::is_some) {
             let reveals: Vec<[Card; 2]> = choices.iter().flatten().map(|c| c.reveal).collect();
             for r in &reveals {
@@ -1702,7 +1703,7 @@ impl Game for MembersOnly {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Vec<MembersOnlyOutcome>, MembersOnlyError> {
+    ) -> Result<Produced<MembersOnlyOutcome>, MembersOnlyError> {
         if self.finished {
             return Err(Err::MatchFinished);
         }
@@ -1714,8 +1715,8 @@ impl Game for MembersOnly {
             (Action::Turn { .. } | Action::Final { .. }, Actor::Table) => {
                 Err(Err::SeatActionOnly(action.name()))
             }
-            (Action::Tally { markers }, Actor::Table) => self.tally(markers),
-            (Action::Deal { face_up }, Actor::Table) => self.start_heat(face_up, seed),
+            (Action::Tally { markers }, Actor::Table) => produced(self.tally(markers)),
+            (Action::Deal { face_up }, Actor::Table) => produced(self.start_heat(face_up, seed)),
             (Action::Turn { bet, reveal }, Actor::Seat(s)) => self.turn(s, bet.as_ref(), reveal),
             (Action::Final { discard, reveal }, Actor::Seat(s)) => {
                 self.record_final(s, *discard, reveal)

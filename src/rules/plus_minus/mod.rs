@@ -30,9 +30,10 @@ use utoipa::ToSchema;
 use super::entered::{self, Entered, EntryError};
 use super::{
     cards::{shuffled, Commitment, Seed},
+    produced,
     sheet::{winners_and_margin, RoundScore, ScoreSheet},
     tally::{self, TallyFault, TallyForm, TallyUnit},
-    to_json, Actor, Dealing, Game, SeedReveal, ToAct,
+    to_json, Actor, Dealing, Game, Produced, SeedReveal, ToAct,
 };
 
 /// How a game of the rubber ended.
@@ -673,7 +674,7 @@ impl PlusMinus {
         seat: usize,
         card: PmCard,
         from: Option<i64>,
-    ) -> Result<Vec<PlusMinusOutcome>, PlusMinusError> {
+    ) -> Result<Produced<PlusMinusOutcome>, PlusMinusError> {
         let checked = self.check_play(seat, card, from)?;
         let players = self.players;
         let g = self.game.as_mut().expect("checked");
@@ -715,7 +716,7 @@ impl PlusMinus {
             to,
             result,
         });
-        let mut out = vec![PlusMinusOutcome::Played {
+        let mut out: Produced<_> = smallvec::smallvec![PlusMinusOutcome::Played {
             seat,
             card,
             top,
@@ -1317,7 +1318,7 @@ impl Game for PlusMinus {
         actor: Actor,
         action: &Action,
         seed: Option<&Seed>,
-    ) -> Result<Vec<PlusMinusOutcome>, PlusMinusError> {
+    ) -> Result<Produced<PlusMinusOutcome>, PlusMinusError> {
         if self.finished {
             return Err(PlusMinusError::MatchFinished);
         }
@@ -1329,11 +1330,11 @@ impl Game for PlusMinus {
                 if self.game.is_some() {
                     return Err(PlusMinusError::DealInProgress);
                 }
-                self.start_game(seed)
+                produced(self.start_game(seed))
             }
             (Action::Tally { men, points }, Actor::Table) => match (men, points) {
-                (Some(men), None) => self.tally(men),
-                (None, Some(points)) => self.tally_points(points),
+                (Some(men), None) => produced(self.tally(men)),
+                (None, Some(points)) => produced(self.tally_points(points)),
                 _ => Err(PlusMinusError::TallyShape(
                     "give either `men` or `points`, not both nor neither".into(),
                 )),
@@ -1583,6 +1584,7 @@ mod tests {
             },
             None,
         )
+        .map(smallvec::SmallVec::into_vec)
     }
 
     #[test]
