@@ -17,7 +17,7 @@ use super::{
 };
 use crate::rules::{
     cards::{shuffled, Commitment},
-    Actor, Dealing, Seed, ToAct,
+    Actor, Dealing, Seats, Seed, ToAct,
 };
 
 type R<T> = Result<T, BhocError>;
@@ -1454,31 +1454,21 @@ impl ByHookOrCrook {
         let n = self.players;
         let t = &self.turn;
         let seats = &mut to.seats;
+        // The seats still to choose, in seat order, pushed one by one (no list built apart).
+        fn unchosen(seats: &mut Seats, n: usize, missing: impl Fn(usize) -> bool) {
+            for s in (0..n).filter(|&s| missing(s)) {
+                seats.push(s);
+            }
+        }
         match self.phase {
             Phase::AwaitingDeal => to.table = true,
             Phase::Finished => {}
             Phase::Locations if self.is_alternate() => seats.extend(self.alternate_next()),
-            Phase::Locations if self.is_combined() => {
-                for s in 0..n {
-                    if t.locations[s].is_none() || t.cards[s].is_none() {
-                        seats.push(s);
-                    }
-                }
-            }
-            Phase::Locations => {
-                for s in 0..n {
-                    if t.locations[s].is_none() {
-                        seats.push(s);
-                    }
-                }
-            }
-            Phase::Cards => {
-                for s in 0..n {
-                    if t.cards[s].is_none() {
-                        seats.push(s);
-                    }
-                }
-            }
+            Phase::Locations if self.is_combined() => unchosen(seats, n, |s| {
+                t.locations[s].is_none() || t.cards[s].is_none()
+            }),
+            Phase::Locations => unchosen(seats, n, |s| t.locations[s].is_none()),
+            Phase::Cards => unchosen(seats, n, |s| t.cards[s].is_none()),
             Phase::Buy(w) => seats.push(w),
             Phase::Exhibits => {
                 for (s, c) in self.played_at(Place::Castle) {
@@ -1488,13 +1478,7 @@ impl ByHookOrCrook {
                 }
             }
             Phase::Steals => seats.extend(t.steal_queue.first().map(|t| t.1)),
-            Phase::FinalExhibition => {
-                for s in 0..n {
-                    if self.final_shown[s].is_none() {
-                        seats.push(s);
-                    }
-                }
-            }
+            Phase::FinalExhibition => unchosen(seats, n, |s| self.final_shown[s].is_none()),
         }
         to
     }
