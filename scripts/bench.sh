@@ -11,8 +11,12 @@
 #     rendered answer, the append. A second baseline, `append_baseline --one-statement`, is the
 #     fairest we can write (issue 25): one autocommit `INSERT … SELECT COALESCE(MAX(seq),0)+1 …
 #     RETURNING seq` per append through sqlx's native driver (on PostgreSQL a pool of 64
-#     connections). The servers are measured in turn, BENCH_ROUNDS times, each wrk run on freshly
-#     created matches; the medians are reported with Clubroom's ratio to each baseline.
+#     connections). A third, `append_baseline --no-database`, is the ceiling: the same actix-web
+#     answering from memory with no database at all, the most writes/s any server can answer to
+#     this client on this machine; the summary prints it as a multiple of the target's baseline,
+#     and a target above that multiple is beyond the machine, whatever the code. The servers are
+#     measured in turn, BENCH_ROUNDS times, each wrk run on freshly created matches; the medians
+#     are reported with Clubroom's ratio to each baseline.
 #  2. Reads. GET /v1/matches/{id} of a match with 10 events and of one with BENCH_LONG_EVENTS
 #     (10,000) events whose view is the same (tally/undo pairs, then the same 10 events): the cost
 #     must not grow with the log. For scale, also a match of BENCH_SHEET_ROUNDS (1,000) tallies,
@@ -121,7 +125,9 @@ start baseline "$BIN/append_baseline"
 BASELINE=$URL
 start baseline1 "$BIN/append_baseline" --one-statement
 BASELINE1=$URL
-echo "baseline1 (one statement): $BASELINE1"
+start ceiling "$BIN/append_baseline" --no-database
+CEILING=$URL
+echo "baseline1 (one statement): $BASELINE1   ceiling (no database): $CEILING"
 if [ "$BACKEND" = sqlite ]; then
   echo "clubroom: $CLUBROOM   baseline: $BASELINE   databases: fresh SQLite files (WAL, synchronous=FULL)"
 else
@@ -221,6 +227,7 @@ for round in $(seq 1 "$ROUNDS"); do
   for c in $CONCURRENCY; do
     write_run baseline "$BASELINE" "$c" "$round"
     write_run baseline1 "$BASELINE1" "$c" "$round"
+    write_run ceiling "$CEILING" "$c" "$round"
     write_run clubroom "$CLUBROOM" "$c" "$round"
   done
 done
@@ -250,9 +257,9 @@ failed = sum(int(r[6]) for r in rows)
 backend, target, target_of = sys.argv[5], float(sys.argv[6]), sys.argv[7]
 names = ("baseline", "baseline1", "clubroom")
 print(f"\n== writes on {backend} (median of rounds; baseline: four round trips, baseline1: one statement;"
-      f" target: clubroom >= {target:.1f}x {target_of}, p99 no worse)")
+      f" target: clubroom >= {target:.1f}x {target_of}, p99 no worse; ceiling: no database at all)")
 print(f"{'matches':>7}  " + "   ".join(f"{n + ' req/s':>15} {'p50 ms':>7} {'p99 ms':>7}" for n in names)
-      + "   vs baseline  vs baseline1  target")
+      + "   vs baseline  vs baseline1  target   ceiling req/s  ceiling vs " + target_of)
 missed = False
 for c in dict.fromkeys(r[0] for r in rows):
     m = {}
@@ -263,8 +270,11 @@ for c in dict.fromkeys(r[0] for r in rows):
     ratios = {n: k[0] / m[n][0] for n in names[:2]}
     ok = ratios[target_of] >= target and k[2] <= m[target_of][2]
     missed |= not ok
+    ceiling = st.median(float(r[3]) for r in rows if r[0] == c and r[1] == "ceiling")
+    reach = ceiling / m[target_of][0]
     print(f"{c:>7}  " + "   ".join(f"{m[n][0]:>15.0f} {m[n][1]:>7.2f} {m[n][2]:>7.2f}" for n in names)
-          + f"   {ratios['baseline']:>10.2f}x {ratios['baseline1']:>11.2f}x  {'met' if ok else 'MISSED'}")
+          + f"   {ratios['baseline']:>10.2f}x {ratios['baseline1']:>11.2f}x  {'met' if ok else 'MISSED'}"
+          + f"  {ceiling:>14.0f}  {reach:>6.2f}x" + ("" if reach >= target else "  (target beyond this machine)"))
 print("\n== reads: GET /v1/matches/{id} (median of rounds)")
 print(f"{'match':<32} {'view bytes':>10} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7}")
 reads = [l.split("\t") for l in open(sys.argv[2]).read().splitlines()]

@@ -18,8 +18,15 @@
 //! own WAL flushing can group concurrent commits. The four-round-trip transaction above stays the
 //! default, kept beside it so the two baselines can be compared.
 //!
+//! `--no-database` is the ceiling: the same two routes through the same actix-web, answering at
+//! once from memory (a match id drawn, the next `seq` from a counter), with no database at all.
+//! It is the most writes per second any server answering over HTTP can reach on the machine with
+//! the bench's client, so a target above it (a ratio to a baseline) is beyond the machine, not the
+//! code. Clubroom's answers are the whole match (about 4 KB), the ceiling's a few bytes: the
+//! ceiling is generous.
+//!
 //! Usage: `append_baseline --bind 127.0.0.1:8081 --database-url sqlite://bench.db?mode=rwc
-//! [--one-statement]`.
+//! [--one-statement | --no-database]`.
 
 use std::net::TcpListener;
 
@@ -43,9 +50,15 @@ struct Cli {
     #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
     database_url: String,
     /// Append with one autocommit statement through the backend's native pool (see above).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "no_database")]
     one_statement: bool,
+    /// Answer from memory, with no database: the ceiling (see above).
+    #[arg(long)]
+    no_database: bool,
 }
+
+/// The ceiling's `seq`: one counter for every match (the answer's shape, not its meaning).
+static SEQ: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
 
 /// The one-statement append: the version read and the insert in a single autocommit statement.
 /// A unique violation (two appends of one match at once) answers 409, as the store's does.
@@ -110,8 +123,12 @@ impl Native {
 
 /// Creates a bare match row (no players, no tokens).
 #[post("/v1/matches")]
-async fn create(store: web::Data<Store>) -> HttpResponse {
+async fn create(store: web::Data<Option<Store>>) -> HttpResponse {
     let id = hex::encode(rand::random::<[u8; 16]>());
+    let answer = format!(r#"{{"match":{{"id":"{id}"}},"host_token":"-"}}"#);
+    let Some(store) = store.get_ref() else {
+        return created(answer);
+    };
     let row = MatchRow {
         num: 0,
         id: id.clone(),
@@ -124,9 +141,7 @@ async fn create(store: web::Data<Store>) -> HttpResponse {
         ..MatchRow::default()
     };
     match store.insert_match(&row, &[]).await {
-        Ok(()) => HttpResponse::Created()
-            .content_type("application/json")
-            .body(format!(r#"{{"match":{{"id":"{id}"}},"host_token":"-"}}"#)),
+        Ok(()) => created(answer),
         Err(e) => HttpResponse::InternalServerError().body(e.to_string()),
     }
 }
@@ -135,16 +150,19 @@ async fn create(store: web::Data<Store>) -> HttpResponse {
 /// statement, with `--one-statement`).
 #[post("/v1/matches/{id}/actions")]
 async fn append(
-    store: web::Data<Store>,
+    store: web::Data<Option<Store>>,
     native: web::Data<Option<Native>>,
     id: web::Path<String>,
     body: String,
 ) -> HttpResponse {
+    let Some(store) = store.get_ref() else {
+        // The ceiling: the request read whole, as the others read it, and answered from memory.
+        let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        return created(format!(r#"{{"seq":{seq},"bytes":{}}}"#, body.len()));
+    };
     if let Some(native) = native.get_ref() {
         return match native.append(&id, &body).await {
-            Ok(seq) => HttpResponse::Created()
-                .content_type("application/json")
-                .body(format!(r#"{{"seq":{seq}}}"#)),
+            Ok(seq) => created(format!(r#"{{"seq":{seq}}}"#)),
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
                 HttpResponse::Conflict().finish()
             }
@@ -152,20 +170,29 @@ async fn append(
         };
     }
     match store.append_raw(&id, &body).await {
-        Ok(seq) => HttpResponse::Created()
-            .content_type("application/json")
-            .body(format!(r#"{{"seq":{seq}}}"#)),
+        Ok(seq) => created(format!(r#"{{"seq":{seq}}}"#)),
         Err(StoreError::Conflict) => HttpResponse::Conflict().finish(),
         Err(e) => HttpResponse::InternalServerError().body(e.to_string()),
     }
+}
+
+/// A 201 with a JSON body.
+fn created(body: String) -> HttpResponse {
+    HttpResponse::Created()
+        .content_type("application/json")
+        .body(body)
 }
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     actix_web::rt::System::new().block_on(async move {
         let listener = TcpListener::bind(&cli.bind)?;
-        // The store migrates the schema (and creates the match rows) in both modes.
-        let store = web::Data::new(Store::connect(&cli.database_url).await?);
+        // The store migrates the schema (and creates the match rows) in both database modes.
+        let store = web::Data::new(if cli.no_database {
+            None
+        } else {
+            Some(Store::connect(&cli.database_url).await?)
+        });
         let native = web::Data::new(if cli.one_statement {
             Some(Native::connect(&cli.database_url).await?)
         } else {
