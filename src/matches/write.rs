@@ -568,7 +568,7 @@ mod tests {
                 // test saw no second announcement for a minute; the cause was not found, and a
                 // thread that never yields its core is the suspect.
                 spins = spins.wrapping_add(1);
-                if spins % 64 == 0 {
+                if spins.is_multiple_of(64) {
                     std::thread::yield_now();
                 } else {
                     std::hint::spin_loop();
