@@ -486,8 +486,10 @@ impl Store {
     }
 
     /// Queues delivery `id` of webhook `webhook_id` again, due now and retried for another day
-    /// (its id stays: the receiver may deduplicate it); the row as it now stands, None when the
-    /// webhook has no such delivery.
+    /// (its id stays: the receiver may deduplicate it); the row as this update left it (`pending`),
+    /// None when the webhook has no such delivery. One statement (`RETURNING`): read back by a
+    /// second one, the row could already show the delivery worker's next attempt (`delivered`),
+    /// as a CI run on PostgreSQL once saw.
     pub async fn redeliver(
         &self,
         webhook_id: &str,
@@ -495,27 +497,18 @@ impl Store {
     ) -> Result<Option<DeliveryRow>, StoreError> {
         let mut conn = self.writer.acquire().await?;
         let at = now();
-        let result = sqlx::query(
+        let result = sqlx::query_as(&format!(
             "UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = $1, retry_until = $2 \
-             WHERE id = $3 AND webhook_id = $4",
-        )
+             WHERE id = $3 AND webhook_id = $4 RETURNING {DELIVERY_COLUMNS}"
+        ))
         .bind(&at)
         .bind(stamp(chrono::Utc::now() + RETRY_FOR))
         .bind(id)
         .bind(webhook_id)
-        .execute(&mut *conn)
+        .fetch_optional(&mut *conn)
         .await;
         drop(conn);
-        match result {
-            Ok(r) if r.rows_affected() == 0 => Ok(None),
-            Ok(_) => Ok(sqlx::query_as(&format!(
-                "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1"
-            ))
-            .bind(id)
-            .fetch_optional(&self.writer)
-            .await?),
-            Err(e) => Err(sent_write_error(e)),
-        }
+        result.map_err(sent_write_error)
     }
 
     /// Whether any delivery is due now (a read, so that an idle worker writes nothing).
