@@ -842,3 +842,81 @@ async fn a_result_entry_racing_a_rotation_is_recorded_before_it_or_refused_whole
         assert_eq!(late.code(), "organiser_only", "{}", late.text);
     }
 }
+
+/// The attack: a seat's token is rotated away on one instance (a lost phone, now in an
+/// opponent's pocket) while another instance still has the old token in its cache. Through that
+/// instance the old token records nothing, and its refusals tell nothing: a card it does not
+/// hold is refused as any revoked token is (401), not as `card_not_in_hand`, which would let it
+/// read the hand card by card.
+#[actix_web::test]
+async fn a_rotated_token_records_and_learns_nothing_where_it_is_still_cached() {
+    let app = TestApp::spawn().await;
+    let (other, third) = (
+        TestApp::on(&app.database_url).await,
+        TestApp::on(&app.database_url).await,
+    );
+    let m = app.create("dump", 2, "service", json!({})).await;
+    let dealt = app.act(&m, &m.host, None, json!({"type": "deal"})).await;
+    assert_eq!(dealt.status, StatusCode::CREATED, "{}", dealt.text);
+    // The seat to lead, its hand (every card of it is a legal lead) and a card it does not hold.
+    let mut leader = None;
+    for s in 0..2 {
+        let cards: Vec<String> = app
+            .legal(&m, s, Some(&m.seats[s]))
+            .await
+            .iter()
+            .filter_map(|a| a["card"].as_str().map(String::from))
+            .collect();
+        if !cards.is_empty() {
+            leader = Some((s, cards));
+        }
+    }
+    let (seat, hand) = leader.expect("a seat to lead");
+    let absent = ["2", "3", "7", "8", "9", "T", "J", "Q", "K", "A"]
+        .iter()
+        .flat_map(|r| ["S", "H", "D", "C"].map(|s| format!("{r}{s}")))
+        .find(|c| !hand.contains(c))
+        .expect("a card the leader does not hold");
+    let play = |card: &str| json!({"type": "play", "card": card});
+    // While the token holds, the other instances (whose caches now hold it) refuse the absent
+    // card for what it is: the probe the attacker would run.
+    for a in [&other, &third] {
+        assert_eq!(a.view(&m, Some(&m.seats[seat])).await["you"]["seat"], seat);
+        let probe = a.act(&m, &m.seats[seat], Some(seat), play(&absent)).await;
+        assert_eq!(
+            probe.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            probe.text
+        );
+        assert_eq!(probe.code(), "card_not_in_hand");
+    }
+
+    // The host rotates the seat's token on the first instance.
+    let r = rotate(&app, &m.id, Some(&m.host), json!(seat)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let fresh = r.body["token"].as_str().unwrap().to_string();
+
+    // Through the instances that still cache it, the old token now gets 401 for a card it
+    // holds (refused by the append, which checks the token in its insert) and for the absent
+    // card (a refusal is told only once the token is checked) alike, and records nothing.
+    for (a, card) in [
+        (&other, &hand[0]),
+        (&third, &absent),
+        (&other, &absent),
+        (&third, &hand[0]),
+    ] {
+        let a = a.act(&m, &m.seats[seat], Some(seat), play(card)).await;
+        assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{card}: {}", a.text);
+        assert_eq!(a.code(), "unauthorized");
+        assert_eq!(a.body["detail"], "this token is not valid for this match");
+    }
+    for a in [&app, &other, &third] {
+        assert_eq!(a.view(&m, None).await["seq"], 1);
+        assert_eq!(a.events(&m, Some(&m.host)).await.len(), 1);
+    }
+    // The new token plays through either instance.
+    let a = other.act(&m, &fresh, Some(seat), play(&hand[0])).await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.text);
+    assert_eq!(app.view(&m, None).await["seq"], 2);
+}

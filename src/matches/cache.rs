@@ -224,7 +224,11 @@ impl Entry {
     /// The role of a presented token: None for no token; 401 for one this match never issued.
     pub(super) fn role(&self, token: Option<&str>) -> Result<Option<Role>, MatchError> {
         let Some(token) = token else { return Ok(None) };
-        let hash = sha256_hex(token.as_bytes());
+        self.role_of_hash(&sha256_hex(token.as_bytes()))
+    }
+
+    /// The role of the token whose hash is `hash`, as this entry knows the tokens.
+    fn role_of_hash(&self, hash: &str) -> Result<Option<Role>, MatchError> {
         match self.tokens.iter().find(|(h, _)| *h == hash) {
             Some((_, None)) => Ok(Some(Role::Host)),
             Some((_, Some(s))) => Ok(Some(Role::Seat(*s as usize))),
@@ -345,6 +349,38 @@ impl Matches {
                 e.role(Some(token))
             }
         }
+    }
+
+    /// The role of a write's token, the token's hash, which the append checks in its own
+    /// insert (`Store::append_with`'s `holder`): a token this entry knows is taken on trust
+    /// here, since a write it authorised goes in only if the database still holds it. A token
+    /// the entry does not know (issued by another instance) is looked up as [`Matches::checked_role`]
+    /// does; so is any token of a request with an `Idempotency-Key`, whose recorded answer may be
+    /// replayed before anything is appended. The flag says whether the role was taken on trust
+    /// (a refusal must then check the token before it is told, see `Matches::write`).
+    pub(super) async fn write_role(
+        &self,
+        e: &mut Entry,
+        token: Option<&str>,
+        keyed: bool,
+    ) -> Result<(Role, String, bool), MatchError> {
+        let token = token.ok_or(MatchError::TokenRequired)?;
+        let hash = sha256_hex(token.as_bytes());
+        let known = if keyed {
+            None
+        } else {
+            e.role_of_hash(&hash).ok().flatten()
+        };
+        let (role, trusted) = match known {
+            Some(role) => (role, true),
+            None => (
+                self.checked_role(e, Some(token))
+                    .await?
+                    .ok_or(MatchError::TokenRequired)?,
+                false,
+            ),
+        };
+        Ok((role, hash, trusted))
     }
 
     /// Issues a new token for `seat` (None: the host) of match `id` and invalidates the old

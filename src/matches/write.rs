@@ -16,6 +16,7 @@ use super::{
 };
 use crate::{
     ids::{now, sha256_hex},
+    matches::live,
     rules::AnyGame,
     store::{EventRow, StoreError},
 };
@@ -166,46 +167,85 @@ impl Matches {
     ) -> Result<WriteAnswer, MatchError> {
         let entry = self.entry(id).await?;
         let mut e = entry.lock().await;
-        let role = self
-            .checked_role(&mut e, meta.token)
-            .await?
-            .ok_or(MatchError::TokenRequired)?;
+        let (role, holder, trusted) = self
+            .write_role(&mut e, meta.token, meta.idempotency_key.is_some())
+            .await?;
+        match self
+            .write_as(&mut e, role, &holder, id, op, &meta, path)
+            .await
+        {
+            Ok((answer, announcement)) => {
+                drop(e);
+                if let Some(announcement) = announcement {
+                    announcement.send_soon();
+                }
+                Ok(answer)
+            }
+            // A refusal judged for a token taken on trust (its append would have checked it):
+            // told only to a token the database still holds, so that a revoked token cannot
+            // learn a hand or a state from what is refused (and why).
+            Err(err) if trusted && !matches!(err, MatchError::InvalidToken) => {
+                self.checked_role(&mut e, meta.token).await?;
+                Err(err)
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    /// The steps after 1 for `role`, whose token's hash is `holder`; a recorded write's answer
+    /// comes with the announcement to send once the entry is unlocked.
+    #[allow(clippy::too_many_arguments)]
+    async fn write_as(
+        &self,
+        e: &mut Entry,
+        role: Role,
+        holder: &str,
+        id: &str,
+        op: WriteOp,
+        meta: &WriteMeta<'_>,
+        path: &str,
+    ) -> Result<(WriteAnswer, Option<live::Announcement>), MatchError> {
         // The request's hash matters only to an idempotent retry: without a key it is not made.
         let keyed = meta.idempotency_key.as_deref().map(|key| Keyed {
             key,
             hash: request_hash(meta.token, &format!("/v1/matches/{id}/{path}"), meta.body),
         });
         if let Some(answer) = self.replayed(id, keyed.as_ref()).await? {
-            return Ok(answer);
+            return Ok((answer, None));
         }
-        check(&e, role, &op)?;
+        check(e, role, &op)?;
         let mut refreshed = false;
         for _ in 0..MAX_ATTEMPTS {
-            self.check_version(&mut e, meta.if_match, &mut refreshed)
-                .await?;
-            let (next, row) = match prepare(&e, role, &op) {
+            self.check_version(e, meta.if_match, &mut refreshed).await?;
+            let (next, row) = match prepare(e, role, &op) {
                 Ok(p) => p,
                 // A refusal judged on a state another instance has moved past is re-judged.
                 Err(err) if err.judged_on_state() && !refreshed => {
                     refreshed = true;
-                    if self.caught_up(&mut e).await? {
+                    if self.caught_up(e).await? {
                         continue;
                     }
                     return Err(err);
                 }
                 Err(err) => return Err(err),
             };
-            let pending = render_answer(&e, role, &op, next, row, meta.minimal, keyed.as_ref())?;
+            let pending = render_answer(e, role, &op, next, row, meta.minimal, keyed.as_ref())?;
             // Webhooks: the deliveries this event causes, in its transaction. Whether its owners
             // have webhooks is read there too (`store::webhooks::write_in`), so a webhook
             // registered while this write runs either hears of it or was registered after it.
-            let outbox = webhook_outbox(&e, &pending);
+            let outbox = webhook_outbox(e, &pending);
             // The club (issue 24): a status change of a match naming registered players
             // leaves a durable marker in the event's transaction.
             let club_mark = e.player_ids.iter().any(Option::is_some);
             match self
                 .store
-                .append_with(&pending.row, pending.status_change, outbox, club_mark)
+                .append_with(
+                    &pending.row,
+                    pending.status_change,
+                    outbox,
+                    club_mark,
+                    Some(holder),
+                )
                 .await
             {
                 Ok(()) => {
@@ -221,24 +261,30 @@ impl Matches {
                     // (measured with 1,000 watchers: the POST's p50 1.4-1.9 ms, against 2.3-5.0
                     // ms announced inline).
                     let announcement = self.live.recorded(&pending.row);
-                    let answer = pending.recorded(&mut e);
+                    let answer = pending.recorded(e);
                     if let Some(status) = status_change {
-                        self.club_hook(&e, status, seq, &at).await;
+                        self.club_hook(e, status, seq, &at).await;
                     }
-                    drop(e);
-                    announcement.send_soon();
-                    return Ok(answer);
+                    return Ok((answer, Some(announcement)));
                 }
                 Err(StoreError::Conflict) => {
                     // Another writer took the seq: this very request (its key replays its
                     // answer), or another one, whose events are taken in before trying again.
                     if let Some(answer) = self.replayed(id, keyed.as_ref()).await? {
-                        return Ok(answer);
+                        return Ok((answer, None));
                     }
-                    self.refresh(&mut e).await?;
+                    self.refresh(e).await?;
                     refreshed = true;
                 }
-                Err(err) if err.is_fault() => return self.after_fault(&mut e, pending, err).await,
+                // The token was rotated away (by another instance) after this entry last saw
+                // it: nothing was recorded, and the entry forgets it.
+                Err(StoreError::Revoked) => {
+                    e.tokens.retain(|(h, _)| *h != holder);
+                    return Err(MatchError::InvalidToken);
+                }
+                Err(err) if err.is_fault() => {
+                    return Ok((self.after_fault(e, pending, err).await?, None))
+                }
                 Err(other) => return Err(other.into()),
             }
         }

@@ -299,6 +299,10 @@ struct Pending {
     /// The club (issue 24): this append changes the status of a match naming registered
     /// players: a `club_pending` marker goes in with it.
     club_mark: bool,
+    /// The hash of the token the write was authorised with: the event goes in only if that
+    /// token is still the match's (checked in the insert itself, see [`insert_sql`]), else the
+    /// append fails with [`StoreError::Revoked`].
+    holder: Option<String>,
     done: oneshot::Sender<Result<(), StoreError>>,
 }
 
@@ -428,8 +432,11 @@ fn is_unique_violation(e: &sqlx::Error) -> bool {
 }
 
 /// The most events one `INSERT` statement carries; a bigger batch takes several, in one
-/// transaction. 128 rows bind 1,792 parameters, far below SQLite's 32,766 and PostgreSQL's 65,535.
+/// transaction. 128 rows bind 1,920 parameters, far below SQLite's 32,766 and PostgreSQL's 65,535.
 const MAX_ROWS_PER_INSERT: usize = 128;
+
+/// The values one event binds in [`insert_sql`]: its 14 columns and the token that must hold.
+const ROW_PARAMS: usize = 15;
 
 /// The PostgreSQL channel on which every committed append is announced to every instance
 /// (`LISTEN`, see `matches::live`): the payload is `<match id> <seq>` per inserted event, joined
@@ -440,7 +447,14 @@ pub const ANNOUNCE_CHANNEL: &str = "clubroom_events";
 /// statement text per size and backend, so that both drivers keep every size's prepared
 /// statement cached. `ON CONFLICT DO NOTHING` lets a row whose `(match_id, seq)` (or idempotency
 /// key) is taken fail alone, silently; `RETURNING` names the rows that went in, so the others are
-/// the conflicts.
+/// the conflicts or the revoked.
+///
+/// Each row's 15th value is the hash of the token its write was authorised with (NULL: none):
+/// the row goes in only while `tokens` still holds that hash for its match. The write path
+/// takes a token its cache knows on trust and lets this check it, in the same statement as the
+/// write, so that a token rotated away by another instance (or process) records nothing, and a
+/// write costs no read of its own (on SQLite a round trip to a reader connection's thread, about
+/// a third of a write's CPU: stop 48 in docs/performance.md).
 ///
 /// On PostgreSQL the same statement also announces the rows that went in on
 /// [`ANNOUNCE_CHANNEL`] (`pg_notify` in the statement's own transaction): the other instances
@@ -456,15 +470,21 @@ fn insert_sql(rows: usize, backend: Backend) -> &'static str {
         while n <= MAX_ROWS_PER_INSERT {
             let values: Vec<String> = (0..n)
                 .map(|r| {
-                    let params: Vec<String> =
-                        (1..=14).map(|c| format!("${}", r * 14 + c)).collect();
+                    let params: Vec<String> = (1..=ROW_PARAMS)
+                        .map(|c| format!("${}", r * ROW_PARAMS + c))
+                        .collect();
                     format!("({})", params.join(", "))
                 })
                 .collect();
+            // A VALUES list's columns are column1, column2... on both databases.
+            let columns: Vec<String> = (1..ROW_PARAMS).map(|c| format!("v.column{c}")).collect();
             let insert = format!(
                 "INSERT INTO events (match_id, seq, kind, seat, action, seed, retracts, round, outcome, \
-                 created_at, idem_key, request_hash, response_status, response) VALUES {} \
-                 ON CONFLICT DO NOTHING RETURNING match_id, seq",
+                 created_at, idem_key, request_hash, response_status, response) \
+                 SELECT {} FROM (VALUES {}) AS v WHERE v.column{ROW_PARAMS} IS NULL OR EXISTS \
+                 (SELECT 1 FROM tokens WHERE tokens.hash = v.column{ROW_PARAMS} \
+                 AND tokens.match_id = v.column1) ON CONFLICT DO NOTHING RETURNING match_id, seq",
+                columns.join(", "),
                 values.join(", ")
             );
             postgres.push(format!(
@@ -485,18 +505,20 @@ fn insert_sql(rows: usize, backend: Backend) -> &'static str {
     &sizes[rows.trailing_zeros() as usize]
 }
 
-/// Inserts `events` (at most [`MAX_ROWS_PER_INSERT`], in key order) in one statement and says, for each, whether
-/// it went in (`false`: its seq or idempotency key was taken). The rows are padded up to the next
-/// power of two with copies of the last one, which conflict with it and so insert nothing.
+/// Inserts `appends` (at most [`MAX_ROWS_PER_INSERT`], in key order) in one statement and says,
+/// for each, whether it went in (`false`: its seq or idempotency key was taken, or its holder's
+/// token is gone). The rows are padded up to the next power of two with copies of the last one,
+/// which conflict with it and so insert nothing.
 async fn insert_chunk(
     conn: &mut sqlx::AnyConnection,
     backend: Backend,
-    events: &[&EventRow],
+    appends: &[&Pending],
 ) -> Result<Vec<bool>, sqlx::Error> {
-    let size = events.len().next_power_of_two();
+    let size = appends.len().next_power_of_two();
     let mut query = sqlx::query(insert_sql(size, backend));
     for i in 0..size {
-        let e = events[i.min(events.len() - 1)];
+        let p = appends[i.min(appends.len() - 1)];
+        let e = &p.event;
         query = query
             .bind(&e.match_id)
             .bind(e.seq)
@@ -511,18 +533,21 @@ async fn insert_chunk(
             .bind(&e.idem_key)
             .bind(&e.request_hash)
             .bind(e.response_status)
-            .bind(&e.response);
+            .bind(&e.response)
+            .bind(&p.holder);
     }
     let rows = query.fetch_all(&mut *conn).await?;
-    let mut inserted = vec![false; events.len()];
+    let mut inserted = vec![false; appends.len()];
     for row in &rows {
         let Inserted { match_id: id, seq } = Inserted::from_row(row)?;
-        // `events` is in key order (see `commit_batch`): the first event with this key is the
-        // one that went in (a later one with the same key came after it in the statement).
-        let i = events.partition_point(|e| (e.match_id.as_str(), e.seq) < (id.as_str(), seq));
-        if events
+        // `appends` is in key order (see `commit_batch`): the first event with this key is the
+        // one that went in (a later one with the same key came after it in the statement; only
+        // the padding repeats a key).
+        let i = appends
+            .partition_point(|p| (p.event.match_id.as_str(), p.event.seq) < (id.as_str(), seq));
+        if appends
             .get(i)
-            .is_some_and(|e| e.seq == seq && e.match_id == id)
+            .is_some_and(|p| p.event.seq == seq && p.event.match_id == id)
         {
             inserted[i] = true;
         }
@@ -530,18 +555,51 @@ async fn insert_chunk(
     Ok(inserted)
 }
 
+/// What became of one append of a batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Went {
+    /// Recorded.
+    In,
+    /// Its seq or idempotency key was taken.
+    Conflict,
+    /// The token it was authorised with is no longer its match's.
+    Revoked,
+}
+
 /// Inserts every event of `batch` and updates the status of each match whose append changes it
-/// and went in; says for each append whether it went in. The caller makes this one transaction
+/// and went in; says for each append what became of it. The caller makes this one transaction
 /// when it is more than one statement.
 async fn insert_batch(
     conn: &mut sqlx::AnyConnection,
     backend: Backend,
     batch: &[Pending],
-) -> Result<(Vec<bool>, feed::Announced), sqlx::Error> {
-    let events: Vec<&EventRow> = batch.iter().map(|p| &p.event).collect();
+) -> Result<(Vec<Went>, feed::Announced), sqlx::Error> {
+    let appends: Vec<&Pending> = batch.iter().collect();
     let mut inserted = Vec::with_capacity(batch.len());
-    for chunk in events.chunks(MAX_ROWS_PER_INSERT) {
+    for chunk in appends.chunks(MAX_ROWS_PER_INSERT) {
         inserted.extend(insert_chunk(&mut *conn, backend, chunk).await?);
+    }
+    // An append left out whose holder's token is gone was revoked, not beaten to its seq (rare:
+    // one primary-key read each).
+    let mut went = Vec::with_capacity(batch.len());
+    for (p, &went_in) in batch.iter().zip(&inserted) {
+        went.push(match (&p.holder, went_in) {
+            (_, true) => Went::In,
+            (None, false) => Went::Conflict,
+            (Some(hash), false) => {
+                let held =
+                    sqlx::query("SELECT 1 AS one FROM tokens WHERE hash = $1 AND match_id = $2")
+                        .bind(hash)
+                        .bind(&p.event.match_id)
+                        .fetch_optional(&mut *conn)
+                        .await?;
+                if held.is_some() {
+                    Went::Conflict
+                } else {
+                    Went::Revoked
+                }
+            }
+        });
     }
     for (p, &went_in) in batch.iter().zip(&inserted) {
         if let (Some(status), true) = (&p.new_status, went_in) {
@@ -578,7 +636,7 @@ async fn insert_batch(
     for outbox in outboxes {
         announced.extend(webhooks::write_in(&mut *conn, backend, outbox).await?);
     }
-    Ok((inserted, announced))
+    Ok((went, announced))
 }
 
 /// One transaction for a whole batch of appends, then every append's answer. An append whose seq
@@ -644,11 +702,11 @@ async fn commit_batch(
     match outcome {
         Ok((inserted, announced)) => {
             hook.call(&announced);
-            for (p, went_in) in batch.into_iter().zip(inserted) {
-                let _ = p.done.send(if went_in {
-                    Ok(())
-                } else {
-                    Err(StoreError::Conflict)
+            for (p, went) in batch.into_iter().zip(inserted) {
+                let _ = p.done.send(match went {
+                    Went::In => Ok(()),
+                    Went::Conflict => Err(StoreError::Conflict),
+                    Went::Revoked => Err(StoreError::Revoked),
                 });
             }
         }
@@ -1046,19 +1104,22 @@ impl Store {
     /// documentation): it is queued, then either receives its result from the request that
     /// committed it or takes a turn and commits the queue itself.
     pub async fn append(&self, e: &EventRow, new_status: Option<&str>) -> Result<(), StoreError> {
-        self.append_with(e, new_status, Outbox::default(), false)
+        self.append_with(e, new_status, Outbox::default(), false, None)
             .await
     }
 
     /// [`Store::append`], with the webhooks' deliveries the event causes (written in its
     /// transaction, only if it goes in), and, with `club_mark` and a `new_status`, the club's
-    /// `club_pending` marker of the match (issue 24: see [`Store::club_pending`]).
+    /// `club_pending` marker of the match (issue 24: see [`Store::club_pending`]). With `holder`
+    /// (the hash of the token that authorised the write), the event goes in only if the match
+    /// still has that token, checked in the insert itself: [`StoreError::Revoked`] otherwise.
     pub async fn append_with(
         &self,
         e: &EventRow,
         new_status: Option<&str>,
         outbox: Outbox,
         club_mark: bool,
+        holder: Option<&str>,
     ) -> Result<(), StoreError> {
         let (done, mut result) = oneshot::channel();
         self.group
@@ -1070,6 +1131,7 @@ impl Store {
                 new_status: new_status.map(String::from),
                 outbox,
                 club_mark,
+                holder: holder.map(String::from),
                 done,
             });
         let abandoned =
