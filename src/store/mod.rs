@@ -1152,11 +1152,24 @@ impl Store {
                 );
                 if !batch.is_empty() {
                     let (writer, backend) = (self.writer.clone(), self.backend);
-                    let hook = self.feed_hook.clone();
+                    let (hook, group) = (self.feed_hook.clone(), self.group.clone());
                     // The commit runs as a task of its own, holding the turn: it carries other
                     // requests' events and must finish even if this request is dropped meanwhile.
+                    // It commits again at once what was queued meanwhile, and gives the turn up
+                    // only when the queue is empty: handed to a waiting request instead, the
+                    // next commit would first wait for that request's task to be run by its
+                    // worker, behind the worker's other requests.
                     tokio::spawn(async move {
-                        commit_batch(&writer, backend, &hook, batch).await;
+                        let mut batch = batch;
+                        loop {
+                            commit_batch(&writer, backend, &hook, batch).await;
+                            batch = std::mem::take(
+                                &mut *group.queue.lock().unwrap_or_else(|p| p.into_inner()),
+                            );
+                            if batch.is_empty() {
+                                break;
+                            }
+                        }
                         drop(turn);
                     });
                 }
