@@ -307,8 +307,8 @@ struct Pending {
 }
 
 /// The group commit: a queue of appends, and the turns to commit them. Whoever holds a turn
-/// takes the whole queue into one transaction and answers every append in it before it gives the
-/// turn up; an append whose request gets a turn finds its answer already there, its event still
+/// takes the whole queue into one transaction and answers every append in it, then does the same
+/// with what was queued meanwhile, and gives the turn up once the queue is empty; an append whose request gets a turn finds its answer already there, its event still
 /// queued, or (with several turns) its event taken by another turn's commit, whose answer it then
 /// awaits. No task of its own: it runs in whatever runtime calls [`Store::append`].
 ///
@@ -321,6 +321,31 @@ struct Pending {
 struct GroupCommit {
     queue: Mutex<Vec<Pending>>,
     turns: Arc<Semaphore>,
+}
+
+/// The runtime SQLite's commits run on: a thread of its own, so that a commit's every step (the
+/// statement's answer from the connection's thread, the next batch) runs at once, not behind
+/// the requests queued on an HTTP worker. None if the thread could not be started (the commits
+/// then run on the worker that queued them). SQLite's connections do their I/O on threads of
+/// their own, so nothing of theirs is tied to one runtime (PostgreSQL's sockets are: its
+/// commits stay on the workers).
+fn sqlite_commits() -> Option<&'static tokio::runtime::Handle> {
+    static COMMITS: std::sync::OnceLock<Option<tokio::runtime::Handle>> =
+        std::sync::OnceLock::new();
+    COMMITS
+        .get_or_init(|| {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            let handle = rt.handle().clone();
+            std::thread::Builder::new()
+                .name("clubroom-commits".into())
+                .spawn(move || rt.block_on(std::future::pending::<()>()))
+                .ok()?;
+            Some(handle)
+        })
+        .as_ref()
 }
 
 /// Commits in flight at once on PostgreSQL (see [`GroupCommit`]), unless
@@ -1159,7 +1184,7 @@ impl Store {
                     // only when the queue is empty: handed to a waiting request instead, the
                     // next commit would first wait for that request's task to be run by its
                     // worker, behind the worker's other requests.
-                    tokio::spawn(async move {
+                    let commits = async move {
                         let mut batch = batch;
                         loop {
                             commit_batch(&writer, backend, &hook, batch).await;
@@ -1171,7 +1196,11 @@ impl Store {
                             }
                         }
                         drop(turn);
-                    });
+                    };
+                    match (self.backend, sqlite_commits()) {
+                        (Backend::Sqlite, Some(rt)) => drop(rt.spawn(commits)),
+                        _ => drop(tokio::spawn(commits)),
+                    }
                 }
             }
         }
