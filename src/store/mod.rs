@@ -308,7 +308,8 @@ struct Pending {
 
 /// The group commit: a queue of appends, and the turns to commit them. Whoever holds a turn
 /// takes the whole queue into one transaction and answers every append in it, then does the same
-/// with what was queued meanwhile, and gives the turn up once the queue is empty; an append whose request gets a turn finds its answer already there, its event still
+/// with what was queued meanwhile, and gives the turn up once the queue is empty; an append
+/// whose request gets a turn finds its answer already there, its event still
 /// queued, or (with several turns) its event taken by another turn's commit, whose answer it then
 /// awaits. No task of its own: it runs in whatever runtime calls [`Store::append`].
 ///
@@ -537,12 +538,12 @@ fn insert_sql(rows: usize, backend: Backend) -> &'static str {
 async fn insert_chunk(
     conn: &mut sqlx::AnyConnection,
     backend: Backend,
-    appends: &[&Pending],
+    appends: &[Pending],
 ) -> Result<Vec<bool>, sqlx::Error> {
     let size = appends.len().next_power_of_two();
     let mut query = sqlx::query(insert_sql(size, backend));
     for i in 0..size {
-        let p = appends[i.min(appends.len() - 1)];
+        let p = &appends[i.min(appends.len() - 1)];
         let e = &p.event;
         query = query
             .bind(&e.match_id)
@@ -580,6 +581,22 @@ async fn insert_chunk(
     Ok(inserted)
 }
 
+/// The seat of match `match_id`'s token with hash `hash` (None inside: the host's), None if
+/// the match has no such token; read through `executor` (a pool, or a commit's connection).
+async fn token_seat_in<'e>(
+    executor: impl sqlx::Executor<'e, Database = sqlx::Any>,
+    match_id: &str,
+    hash: &str,
+) -> Result<Option<Option<i64>>, sqlx::Error> {
+    let row: Option<(Option<i64>,)> =
+        sqlx::query_as("SELECT seat FROM tokens WHERE hash = $1 AND match_id = $2")
+            .bind(hash)
+            .bind(match_id)
+            .fetch_optional(executor)
+            .await?;
+    Ok(row.map(|(s,)| s))
+}
+
 /// What became of one append of a batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Went {
@@ -599,9 +616,8 @@ async fn insert_batch(
     backend: Backend,
     batch: &[Pending],
 ) -> Result<(Vec<Went>, feed::Announced), sqlx::Error> {
-    let appends: Vec<&Pending> = batch.iter().collect();
     let mut inserted = Vec::with_capacity(batch.len());
-    for chunk in appends.chunks(MAX_ROWS_PER_INSERT) {
+    for chunk in batch.chunks(MAX_ROWS_PER_INSERT) {
         inserted.extend(insert_chunk(&mut *conn, backend, chunk).await?);
     }
     // An append left out whose holder's token is gone was revoked, not beaten to its seq (rare:
@@ -612,13 +628,10 @@ async fn insert_batch(
             (_, true) => Went::In,
             (None, false) => Went::Conflict,
             (Some(hash), false) => {
-                let held =
-                    sqlx::query("SELECT 1 AS one FROM tokens WHERE hash = $1 AND match_id = $2")
-                        .bind(hash)
-                        .bind(&p.event.match_id)
-                        .fetch_optional(&mut *conn)
-                        .await?;
-                if held.is_some() {
+                if token_seat_in(&mut *conn, &p.event.match_id, hash)
+                    .await?
+                    .is_some()
+                {
                     Went::Conflict
                 } else {
                     Went::Revoked
@@ -1261,13 +1274,7 @@ impl Store {
         match_id: &str,
         hash: &str,
     ) -> Result<Option<Option<i64>>, StoreError> {
-        let row: Option<(Option<i64>,)> =
-            sqlx::query_as("SELECT seat FROM tokens WHERE hash = $1 AND match_id = $2")
-                .bind(hash)
-                .bind(match_id)
-                .fetch_optional(&self.reader)
-                .await?;
-        Ok(row.map(|(s,)| s))
+        Ok(token_seat_in(&self.reader, match_id, hash).await?)
     }
 
     /// Replaces the token of match `match_id`'s `seat` (None: the host's) by the one with hash
