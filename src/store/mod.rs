@@ -381,7 +381,7 @@ const EVENT_COLUMNS: &str =
 const MATCH_COLUMNS: &str =
     "num, id, game, players, config, dealing, status, created_at, player_ids, tournament, seed_key";
 
-/// A key `RETURNING` names: an event that went in.
+/// The key of an event that went in (named by `RETURNING` on PostgreSQL, read back on SQLite).
 #[derive(sqlx::FromRow)]
 struct Inserted {
     match_id: String,
@@ -472,8 +472,10 @@ pub const ANNOUNCE_CHANNEL: &str = "clubroom_events";
 /// The multi-row insert of `rows` events (a power of two up to [`MAX_ROWS_PER_INSERT`]): one
 /// statement text per size and backend, so that both drivers keep every size's prepared
 /// statement cached. `ON CONFLICT DO NOTHING` lets a row whose `(match_id, seq)` (or idempotency
-/// key) is taken fail alone, silently; `RETURNING` names the rows that went in, so the others are
-/// the conflicts or the revoked.
+/// key) is taken fail alone, silently. On PostgreSQL `RETURNING` names the rows that went in, so
+/// the others are the conflicts or the revoked. On SQLite the statement returns nothing: the count
+/// of rows it changed says whether every row went in, and only when it falls short are the rows
+/// that did read back (see [`insert_chunk`]).
 ///
 /// Each row's 15th value is the hash of the token its write was authorised with (NULL: none):
 /// the row goes in only while `tokens` still holds that hash for its match. The write path
@@ -509,12 +511,12 @@ fn insert_sql(rows: usize, backend: Backend) -> &'static str {
                  created_at, idem_key, request_hash, response_status, response) \
                  SELECT {} FROM (VALUES {}) AS v WHERE v.column{ROW_PARAMS} IS NULL OR EXISTS \
                  (SELECT 1 FROM tokens WHERE tokens.hash = v.column{ROW_PARAMS} \
-                 AND tokens.match_id = v.column1) ON CONFLICT DO NOTHING RETURNING match_id, seq",
+                 AND tokens.match_id = v.column1) ON CONFLICT DO NOTHING",
                 columns.join(", "),
                 values.join(", ")
             );
             postgres.push(format!(
-                "WITH ins AS ({insert}), \
+                "WITH ins AS ({insert} RETURNING match_id, seq), \
                  announced AS (SELECT pg_notify('{ANNOUNCE_CHANNEL}', \
                  string_agg(match_id || ' ' || seq, ',')) FROM ins HAVING count(*) > 0) \
                  SELECT ins.match_id, ins.seq FROM ins CROSS JOIN announced"
@@ -534,7 +536,18 @@ fn insert_sql(rows: usize, backend: Backend) -> &'static str {
 /// Inserts `appends` (at most [`MAX_ROWS_PER_INSERT`], in key order) in one statement and says,
 /// for each, whether it went in (`false`: its seq or idempotency key was taken, or its holder's
 /// token is gone). The rows are padded up to the next power of two with copies of the last one,
-/// which conflict with it and so insert nothing.
+/// which conflict with it (or are left out for the reason it was) and so insert nothing.
+///
+/// On SQLite the statement has no `RETURNING`: sqlx's SQLite driver hands each returned row from
+/// the connection's thread to the caller as a message of its own, so a commit of 26 appends cost
+/// about 26 hand-offs between two threads, each waiting for a core (stop 49 in
+/// docs/performance.md). The count of rows changed comes back in the one message that ends the
+/// statement. When it is the number of appends, every one went in (a padding copy never does).
+/// When it falls short (a seq taken by another process, an idempotency key replayed, a token
+/// revoked: rare), the rows that did go in are read back by their rowids. SQLite gives the rows
+/// one statement inserts consecutive rowids (each the table's largest plus one, while this
+/// connection holds the write lock), the last of them `last_insert_rowid()`, and events are never
+/// deleted.
 async fn insert_chunk(
     conn: &mut sqlx::AnyConnection,
     backend: Backend,
@@ -562,7 +575,25 @@ async fn insert_chunk(
             .bind(&e.response)
             .bind(&p.holder);
     }
-    let rows = query.fetch_all(&mut *conn).await?;
+    let rows = match backend {
+        Backend::Postgres => query.fetch_all(&mut *conn).await?,
+        Backend::Sqlite => {
+            let changed = query.execute(&mut *conn).await?.rows_affected();
+            if changed == appends.len() as u64 {
+                return Ok(vec![true; appends.len()]);
+            }
+            if changed == 0 {
+                return Ok(vec![false; appends.len()]);
+            }
+            sqlx::query(
+                "SELECT match_id, seq FROM events \
+                 WHERE rowid > last_insert_rowid() - $1 AND rowid <= last_insert_rowid()",
+            )
+            .bind(changed as i64)
+            .fetch_all(&mut *conn)
+            .await?
+        }
+    };
     let mut inserted = vec![false; appends.len()];
     for row in &rows {
         let Inserted { match_id: id, seq } = Inserted::from_row(row)?;
