@@ -496,32 +496,44 @@ fn insert_sql(rows: usize, backend: Backend) -> &'static str {
         let mut postgres = Vec::new();
         let mut n = 1;
         while n <= MAX_ROWS_PER_INSERT {
-            let values: Vec<String> = (0..n)
-                .map(|r| {
-                    let params: Vec<String> = (1..=ROW_PARAMS)
-                        .map(|c| format!("${}", r * ROW_PARAMS + c))
-                        .collect();
-                    format!("({})", params.join(", "))
-                })
-                .collect();
-            // A VALUES list's columns are column1, column2... on both databases.
-            let columns: Vec<String> = (1..ROW_PARAMS).map(|c| format!("v.column{c}")).collect();
-            let insert = format!(
-                "INSERT INTO events (match_id, seq, kind, seat, action, seed, retracts, round, outcome, \
-                 created_at, idem_key, request_hash, response_status, response) \
-                 SELECT {} FROM (VALUES {}) AS v WHERE v.column{ROW_PARAMS} IS NULL OR EXISTS \
-                 (SELECT 1 FROM tokens WHERE tokens.hash = v.column{ROW_PARAMS} \
-                 AND tokens.match_id = v.column1) ON CONFLICT DO NOTHING",
-                columns.join(", "),
-                values.join(", ")
-            );
+            // PostgreSQL numbers its parameters. SQLite is given anonymous ones (`?`, bound in
+            // order, each used once): sqlx asks SQLite for every parameter's name, and for a
+            // numbered one SQLite finds it by a walk through the statement's list of names, so
+            // binding 480 numbered parameters cost about 115,000 steps, a fifth of the server's
+            // CPU at 64 matches (stop 49 in docs/performance.md).
+            let insert = |numbered: bool| {
+                let values: Vec<String> = (0..n)
+                    .map(|r| {
+                        let params: Vec<String> = (1..=ROW_PARAMS)
+                            .map(|c| match numbered {
+                                true => format!("${}", r * ROW_PARAMS + c),
+                                false => "?".to_string(),
+                            })
+                            .collect();
+                        format!("({})", params.join(", "))
+                    })
+                    .collect();
+                // A VALUES list's columns are column1, column2... on both databases.
+                let columns: Vec<String> =
+                    (1..ROW_PARAMS).map(|c| format!("v.column{c}")).collect();
+                format!(
+                    "INSERT INTO events (match_id, seq, kind, seat, action, seed, retracts, round, \
+                     outcome, created_at, idem_key, request_hash, response_status, response) \
+                     SELECT {} FROM (VALUES {}) AS v WHERE v.column{ROW_PARAMS} IS NULL OR EXISTS \
+                     (SELECT 1 FROM tokens WHERE tokens.hash = v.column{ROW_PARAMS} \
+                     AND tokens.match_id = v.column1) ON CONFLICT DO NOTHING",
+                    columns.join(", "),
+                    values.join(", ")
+                )
+            };
             postgres.push(format!(
-                "WITH ins AS ({insert} RETURNING match_id, seq), \
+                "WITH ins AS ({} RETURNING match_id, seq), \
                  announced AS (SELECT pg_notify('{ANNOUNCE_CHANNEL}', \
                  string_agg(match_id || ' ' || seq, ',')) FROM ins HAVING count(*) > 0) \
-                 SELECT ins.match_id, ins.seq FROM ins CROSS JOIN announced"
+                 SELECT ins.match_id, ins.seq FROM ins CROSS JOIN announced",
+                insert(true)
             ));
-            sqlite.push(insert);
+            sqlite.push(insert(false));
             n *= 2;
         }
         [sqlite, postgres]
