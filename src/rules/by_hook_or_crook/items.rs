@@ -164,12 +164,17 @@ impl CardSet {
     pub fn insert(&mut self, card: Item) -> bool {
         match self.cards.binary_search(&card) {
             Ok(_) => false,
-            Err(at) => {
-                // Moved up one by one: a hand's few cards, no call to `memmove`.
+            Err(_) => {
+                // The later cards moved up one by one from the end (a hand's few cards): no
+                // call to `memmove`, and each move reads a card not yet written.
                 self.cards.push(card);
-                for i in (at..self.cards.len() - 1).rev() {
-                    self.cards.swap(i, i + 1);
+                let cards = self.cards.as_mut_slice();
+                let mut i = cards.len() - 1;
+                while i > 0 && cards[i - 1] > card {
+                    cards[i] = cards[i - 1];
+                    i -= 1;
                 }
+                cards[i] = card;
                 self.letters[usize::from(card.letter)] += 1;
                 true
             }
@@ -180,10 +185,7 @@ impl CardSet {
     pub fn remove(&mut self, card: &Item) -> bool {
         match self.cards.binary_search(card) {
             Ok(at) => {
-                for i in at..self.cards.len() - 1 {
-                    self.cards.swap(i, i + 1);
-                }
-                self.cards.pop();
+                self.cards.remove(at);
                 self.letters[usize::from(card.letter)] -= 1;
                 true
             }
@@ -546,6 +548,40 @@ fn times_letter<const N: usize>(
     *high = new_high;
 }
 
+/// Whether the letters `l` (not empty) form one unbroken run.
+#[inline(always)]
+fn is_run(l: u8) -> bool {
+    let l = u16::from(l);
+    (l + (l & l.wrapping_neg())) & l == 0
+}
+
+/// [`run_completions`] for one or two cards still to take, counted directly over the letters
+/// they come from (the letters taken must stay a run): a card of a letter; two of one letter or
+/// one each of two. None for more cards (the polynomials count those).
+#[inline(always)]
+fn few_completions(counts: &[u8; 6], covered: u8, top: usize) -> Option<u64> {
+    let c = |l: usize| u64::from(counts[l]);
+    match top {
+        1 => Some((0..6).filter(|&l| is_run(covered | 1 << l)).map(c).sum()),
+        2 => {
+            let mut ways = 0;
+            for a in 0..6 {
+                let with_a = covered | 1 << a;
+                if is_run(with_a) {
+                    ways += c(a) * c(a).saturating_sub(1) / 2;
+                }
+                for b in a + 1..6 {
+                    if is_run(with_a | 1 << b) {
+                        ways += c(a) * c(b);
+                    }
+                }
+            }
+            Some(ways)
+        }
+        _ => None,
+    }
+}
+
 /// The ways to take `top` cards of `counts` (cards per letter) so that, with the letters
 /// `covered` (not empty) already taken, the letters taken form an unbroken run: over every
 /// interval holding `covered`'s span, the product of `(1 + x)^c` over its covered letters and
@@ -687,7 +723,9 @@ impl SetCounter {
             for r in from..self.cards {
                 let now = covered | (1 << self.aged[r].letter);
                 // `left` is below the set's size: a short polynomial holds its degrees.
-                let ways = if size <= TINY_POLY {
+                let ways = if let Some(ways) = few_completions(&self.after[r + 1], now, left) {
+                    ways
+                } else if size <= TINY_POLY {
                     run_completions::<TINY_POLY>(&self.after[r + 1], now, left)
                 } else if size <= SHORT_POLY {
                     run_completions::<SHORT_POLY>(&self.after[r + 1], now, left)
@@ -1417,6 +1455,28 @@ mod tests {
         }
     }
 
+    /// Random insertions and removals keep a card set equal to a tree of the same cards, and
+    /// its counts by letter give `has_set`'s answer.
+    #[test]
+    fn a_card_set_follows_a_tree_through_insertions_and_removals() {
+        let deck = default_deck();
+        let mut rng = crate::rng::SplitMix64::new(11);
+        let mut set = CardSet::default();
+        let mut tree = BTreeSet::new();
+        for _ in 0..5000 {
+            let card = deck[(rng.next_u64() % deck.len() as u64) as usize];
+            if rng.next_u64() & 1 == 0 {
+                assert_eq!(set.insert(card), tree.insert(card));
+            } else {
+                assert_eq!(set.remove(&card), tree.remove(&card));
+            }
+            assert!(set.iter().eq(tree.iter()));
+            assert_eq!(set.has_set(), has_set(&tree), "{tree:?}");
+        }
+        let collected: CardSet = tree.iter().rev().copied().collect();
+        assert_eq!(collected, set);
+    }
+
     #[test]
     fn a_card_set_keeps_canonical_order_and_each_card_once() {
         let deck = default_deck();
@@ -1456,6 +1516,12 @@ mod tests {
                     brute,
                     "covered {covered:b}, {top} cards"
                 );
+                if let Some(few) = few_completions(&counts, covered, top) {
+                    assert_eq!(
+                        few, brute,
+                        "counted directly: covered {covered:b}, {top} cards"
+                    );
+                }
                 assert_eq!(
                     run_completions::<SHORT_POLY>(&counts, covered, top),
                     brute,

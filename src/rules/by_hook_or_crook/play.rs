@@ -385,8 +385,12 @@ impl ByHookOrCrook {
         }
     }
 
-    fn waiting_for(&self) -> crate::rules::Seats {
-        self.expected().seats
+    /// [`Self::expected`]'s seats.
+    fn waiting_for(&self) -> Seats {
+        match self.awaited() {
+            Awaited::Seats(mask) => seats_of(mask),
+            Awaited::Table => Seats::new(),
+        }
     }
 
     // ----- dispatch ----------------------------------------------------------------------
