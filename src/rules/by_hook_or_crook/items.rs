@@ -555,9 +555,9 @@ fn is_run(l: u8) -> bool {
     (l + (l & l.wrapping_neg())) & l == 0
 }
 
-/// [`run_completions`] for one or two cards still to take, counted directly over the letters
+/// [`run_completions`] for one to three cards still to take, counted directly over the letters
 /// they come from (the letters taken must stay a run): a card of a letter; two of one letter or
-/// one each of two. None for more cards (the polynomials count those).
+/// one each of two; and so on. None for more cards (the polynomials count those).
 #[inline(always)]
 fn few_completions(counts: &[u8; 6], covered: u8, top: usize) -> Option<u64> {
     let c = |l: usize| u64::from(counts[l]);
@@ -573,6 +573,30 @@ fn few_completions(counts: &[u8; 6], covered: u8, top: usize) -> Option<u64> {
                 for b in a + 1..6 {
                     if is_run(with_a | 1 << b) {
                         ways += c(a) * c(b);
+                    }
+                }
+            }
+            Some(ways)
+        }
+        3 => {
+            // Three cards of one letter, two of one and one of another, or one each of three.
+            let pairs = |x: u64| x * x.saturating_sub(1) / 2;
+            let mut ways = 0;
+            for a in 0..6 {
+                let with_a = covered | 1 << a;
+                if is_run(with_a) {
+                    ways += pairs(c(a)) * c(a).saturating_sub(2) / 3;
+                }
+                for b in 0..6 {
+                    if b != a && is_run(with_a | 1 << b) {
+                        ways += pairs(c(a)) * c(b);
+                    }
+                }
+                for b in a + 1..6 {
+                    for d in b + 1..6 {
+                        if is_run(with_a | 1 << b | 1 << d) {
+                            ways += c(a) * c(b) * c(d);
+                        }
                     }
                 }
             }
