@@ -24,11 +24,25 @@ pub const DECK_SIZE: usize = 45;
 pub const MAX_YEAR: u16 = 9999;
 
 /// One collection card: a series letter (A = 0 … F = 5) and the year it was made.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Item {
-    // Field order gives the canonical order: by letter, then year.
     letter: u8,
     year: u16,
+}
+
+/// The canonical order: by letter, then year (compared as one number, [`Item::key`]).
+impl Ord for Item {
+    #[inline]
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl PartialOrd for Item {
+    #[inline]
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl Item {
@@ -52,9 +66,17 @@ impl Item {
         LETTERS[self.letter as usize]
     }
 
-    /// Age order: older first, then by letter (only open decks can hold two cards of one year).
-    fn age_key(self) -> (u16, u8) {
-        (self.year, self.letter)
+    /// The canonical order's key: by letter, then year.
+    #[inline]
+    fn key(self) -> u32 {
+        u32::from(self.letter) << 16 | u32::from(self.year)
+    }
+
+    /// Age order: older first, then by letter (only open decks can hold two cards of one year),
+    /// as one number.
+    #[inline]
+    fn age_key(self) -> u32 {
+        u32::from(self.year) << 8 | u32::from(self.letter)
     }
 }
 
@@ -107,32 +129,53 @@ impl<'de> Deserialize<'de> for Item {
 }
 
 /// A set of collection cards in canonical order (by letter, then year), each card once: a sorted
-/// vector, cheaper than a tree for the few cards a hand or an exhibit holds.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CardSet(Vec<Item>);
+/// vector, cheaper than a tree for the few cards a hand or an exhibit holds, with its cards
+/// counted by letter as they come and go (so that [`CardSet::has_set`] reads six numbers).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct CardSet {
+    cards: Vec<Item>,
+    /// Cards of each letter (an open deck has at most 10,000 of one letter).
+    letters: [u16; 6],
+}
+
+impl fmt::Debug for CardSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("CardSet").field(&self.cards).finish()
+    }
+}
 
 impl CardSet {
     /// How many cards.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.cards.len()
     }
 
     /// Whether it holds no card.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.cards.is_empty()
     }
 
     /// Whether `card` is in it.
     pub fn contains(&self, card: &Item) -> bool {
-        self.0.binary_search(card).is_ok()
+        self.cards.binary_search(card).is_ok()
     }
 
     /// Adds `card`; false when it was there already.
     pub fn insert(&mut self, card: Item) -> bool {
-        match self.0.binary_search(&card) {
+        match self.cards.binary_search(&card) {
             Ok(_) => false,
-            Err(at) => {
-                self.0.insert(at, card);
+            Err(_) => {
+                // The later cards moved up one by one from the end (a hand's few cards): no
+                // call to `memmove`, and each move reads a card not yet written.
+                self.cards.push(card);
+                let cards = self.cards.as_mut_slice();
+                let mut i = cards.len() - 1;
+                while i > 0 && cards[i - 1] > card {
+                    cards[i] = cards[i - 1];
+                    i -= 1;
+                }
+                cards[i] = card;
+                self.letters[usize::from(card.letter)] += 1;
                 true
             }
         }
@@ -140,9 +183,10 @@ impl CardSet {
 
     /// Takes `card` out; false when it was not there.
     pub fn remove(&mut self, card: &Item) -> bool {
-        match self.0.binary_search(card) {
+        match self.cards.binary_search(card) {
             Ok(at) => {
-                self.0.remove(at);
+                self.cards.remove(at);
+                self.letters[usize::from(card.letter)] -= 1;
                 true
             }
             Err(_) => false,
@@ -151,7 +195,23 @@ impl CardSet {
 
     /// The cards in canonical order.
     pub fn iter(&self) -> std::slice::Iter<'_, Item> {
-        self.0.iter()
+        self.cards.iter()
+    }
+
+    /// Whether it holds a set: [`has_set`] from the counts kept by letter.
+    pub fn has_set(&self) -> bool {
+        let mut run = 0;
+        for &count in &self.letters {
+            run = if count == 0 {
+                0
+            } else {
+                run + usize::from(count)
+            };
+            if run >= 3 {
+                return true;
+            }
+        }
+        false
     }
 }
 
@@ -160,7 +220,7 @@ impl<'a> IntoIterator for &'a CardSet {
     type IntoIter = std::slice::Iter<'a, Item>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
+        self.cards.iter()
     }
 }
 
@@ -169,7 +229,7 @@ impl IntoIterator for CardSet {
     type IntoIter = std::vec::IntoIter<Item>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
+        self.cards.into_iter()
     }
 }
 
@@ -178,7 +238,11 @@ impl FromIterator<Item> for CardSet {
         let mut cards: Vec<Item> = iter.into_iter().collect();
         cards.sort_unstable();
         cards.dedup();
-        CardSet(cards)
+        let mut letters = [0u16; 6];
+        for c in &cards {
+            letters[usize::from(c.letter)] += 1;
+        }
+        CardSet { cards, letters }
     }
 }
 
@@ -230,13 +294,13 @@ pub fn is_set(cards: &[Item]) -> bool {
 pub struct SetValue {
     size: usize,
     /// Held inline up to a big exhibit's size: comparing exhibits allocates nothing.
-    ages: smallvec::SmallVec<[(u16, u8); 16]>,
+    ages: smallvec::SmallVec<[u32; 16]>,
 }
 
 impl SetValue {
     /// The value of `cards` (any cards; an empty list is worth least).
     pub fn of<'a>(cards: impl IntoIterator<Item = &'a Item>) -> SetValue {
-        let mut ages: smallvec::SmallVec<[(u16, u8); 16]> =
+        let mut ages: smallvec::SmallVec<[u32; 16]> =
             cards.into_iter().map(|c| c.age_key()).collect();
         ages.sort_unstable();
         SetValue {
@@ -420,14 +484,18 @@ pub struct SetCounter {
 /// A polynomial's coefficients (degree up to a whole deck; only those up to its degree are read).
 type Poly = [u64; DECK_SIZE + 1];
 
-/// Hands of at most this many cards unrank their sets with polynomials of this many coefficients
-/// (degree below it: a set's remaining cards are fewer than the hand's), not a whole deck's, so
-/// that each [`run_completions`] clears and walks a short array.
+/// Sets of at most this many cards unrank with polynomials of this many coefficients (degree
+/// below it: the cards still to choose are fewer than the set's), not a whole deck's, so that
+/// each [`run_completions`] clears and walks a short array.
 const SHORT_POLY: usize = 16;
+
+/// The same for sets of at most this many cards, most of those picked.
+const TINY_POLY: usize = 8;
 
 /// `p *= (1 + x)^c`, or `p *= (1 + x)^c - 1` when the letter must be `taken` (at least one of its
 /// `c` cards); `high` is `p`'s degree, updated; degrees above `top` are dropped. Exact for the
 /// counts of a hand of at most 45 cards.
+#[inline(always)]
 fn times_letter<const N: usize>(
     p: &mut [u64; N],
     high: &mut usize,
@@ -478,6 +546,64 @@ fn times_letter<const N: usize>(
         p[deg] = sum;
     }
     *high = new_high;
+}
+
+/// Whether the letters `l` (not empty) form one unbroken run.
+#[inline(always)]
+fn is_run(l: u8) -> bool {
+    let l = u16::from(l);
+    (l + (l & l.wrapping_neg())) & l == 0
+}
+
+/// [`run_completions`] for one to three cards still to take, counted directly over the letters
+/// they come from (the letters taken must stay a run): a card of a letter; two of one letter or
+/// one each of two; and so on. None for more cards (the polynomials count those).
+#[inline(always)]
+fn few_completions(counts: &[u8; 6], covered: u8, top: usize) -> Option<u64> {
+    let c = |l: usize| u64::from(counts[l]);
+    match top {
+        1 => Some((0..6).filter(|&l| is_run(covered | 1 << l)).map(c).sum()),
+        2 => {
+            let mut ways = 0;
+            for a in 0..6 {
+                let with_a = covered | 1 << a;
+                if is_run(with_a) {
+                    ways += c(a) * c(a).saturating_sub(1) / 2;
+                }
+                for b in a + 1..6 {
+                    if is_run(with_a | 1 << b) {
+                        ways += c(a) * c(b);
+                    }
+                }
+            }
+            Some(ways)
+        }
+        3 => {
+            // Three cards of one letter, two of one and one of another, or one each of three.
+            let pairs = |x: u64| x * x.saturating_sub(1) / 2;
+            let mut ways = 0;
+            for a in 0..6 {
+                let with_a = covered | 1 << a;
+                if is_run(with_a) {
+                    ways += pairs(c(a)) * c(a).saturating_sub(2) / 3;
+                }
+                for b in 0..6 {
+                    if b != a && is_run(with_a | 1 << b) {
+                        ways += pairs(c(a)) * c(b);
+                    }
+                }
+                for b in a + 1..6 {
+                    for d in b + 1..6 {
+                        if is_run(with_a | 1 << b | 1 << d) {
+                            ways += c(a) * c(b) * c(d);
+                        }
+                    }
+                }
+            }
+            Some(ways)
+        }
+        _ => None,
+    }
 }
 
 /// The ways to take `top` cards of `counts` (cards per letter) so that, with the letters
@@ -620,8 +746,12 @@ impl SetCounter {
             let mut chosen = None;
             for r in from..self.cards {
                 let now = covered | (1 << self.aged[r].letter);
-                // `left` is below the hand's size: a short polynomial holds its degrees.
-                let ways = if self.cards <= SHORT_POLY {
+                // `left` is below the set's size: a short polynomial holds its degrees.
+                let ways = if let Some(ways) = few_completions(&self.after[r + 1], now, left) {
+                    ways
+                } else if size <= TINY_POLY {
+                    run_completions::<TINY_POLY>(&self.after[r + 1], now, left)
+                } else if size <= SHORT_POLY {
                     run_completions::<SHORT_POLY>(&self.after[r + 1], now, left)
                 } else {
                     run_completions::<{ DECK_SIZE + 1 }>(&self.after[r + 1], now, left)
@@ -1349,6 +1479,28 @@ mod tests {
         }
     }
 
+    /// Random insertions and removals keep a card set equal to a tree of the same cards, and
+    /// its counts by letter give `has_set`'s answer.
+    #[test]
+    fn a_card_set_follows_a_tree_through_insertions_and_removals() {
+        let deck = default_deck();
+        let mut rng = crate::rng::SplitMix64::new(11);
+        let mut set = CardSet::default();
+        let mut tree = BTreeSet::new();
+        for _ in 0..5000 {
+            let card = deck[(rng.next_u64() % deck.len() as u64) as usize];
+            if rng.next_u64() & 1 == 0 {
+                assert_eq!(set.insert(card), tree.insert(card));
+            } else {
+                assert_eq!(set.remove(&card), tree.remove(&card));
+            }
+            assert!(set.iter().eq(tree.iter()));
+            assert_eq!(set.has_set(), has_set(&tree), "{tree:?}");
+        }
+        let collected: CardSet = tree.iter().rev().copied().collect();
+        assert_eq!(collected, set);
+    }
+
     #[test]
     fn a_card_set_keeps_canonical_order_and_each_card_once() {
         let deck = default_deck();
@@ -1388,11 +1540,24 @@ mod tests {
                     brute,
                     "covered {covered:b}, {top} cards"
                 );
+                if let Some(few) = few_completions(&counts, covered, top) {
+                    assert_eq!(
+                        few, brute,
+                        "counted directly: covered {covered:b}, {top} cards"
+                    );
+                }
                 assert_eq!(
                     run_completions::<SHORT_POLY>(&counts, covered, top),
                     brute,
                     "short polynomials: covered {covered:b}, {top} cards"
                 );
+                if top < TINY_POLY {
+                    assert_eq!(
+                        run_completions::<TINY_POLY>(&counts, covered, top),
+                        brute,
+                        "tiny polynomials: covered {covered:b}, {top} cards"
+                    );
+                }
             }
         }
         assert_eq!(pick_set(&set, LEGAL_CAP, |_| 0), all_sets(&tree, 1).pop());

@@ -312,6 +312,9 @@ pub struct ByHookOrCrook {
     applied: usize,
     /// Sealed actions not yet revealed: (action index, seat).
     hidden: Vec<(usize, usize)>,
+    /// By seat, bit `j` when the seat's `j`-th thief is its own ([`Self::thief_owner`]: a thief
+    /// number also dealt to an earlier seat is that seat's), worked out once from the config.
+    thieves_owned: [u8; SEATS],
 }
 
 impl ByHookOrCrook {
@@ -453,7 +456,15 @@ impl Game for ByHookOrCrook {
             final_record: None,
             applied: 0,
             hidden: Vec::new(),
+            thieves_owned: [0; SEATS],
         };
+        for seat in 0..players {
+            for (j, &n) in game.config.thieves[seat].iter().enumerate() {
+                if game.thief_owner(n) == Some(seat) {
+                    game.thieves_owned[seat] |= 1 << j;
+                }
+            }
+        }
         game.start_turn(0);
         Ok(game)
     }

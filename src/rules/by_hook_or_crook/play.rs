@@ -68,6 +68,10 @@ fn one(cards: &[Item]) -> Option<Item> {
 
 /// No card listed twice.
 fn check_listed(cards: &[Item]) -> R<()> {
+    if cards.windows(2).all(|w| w[0] < w[1]) {
+        // In canonical order, as the legal lists give them: each card once.
+        return Ok(());
+    }
     if cards.len() <= 64 {
         // Short lists (every set of a printed deck): the first card listed before.
         return match (1..cards.len()).find(|&i| cards[..i].contains(&cards[i])) {
@@ -152,6 +156,27 @@ fn pick_from<T>(mut list: Vec<T>, pick: impl FnOnce(usize) -> usize) -> Option<T
     }
     let k = pick(list.len());
     (k < list.len()).then(|| list.swap_remove(k))
+}
+
+/// Who is to act ([`ByHookOrCrook::awaited`]).
+enum Awaited {
+    Table,
+    /// Bit `s` for seat `s`.
+    Seats(u32),
+}
+
+/// The seats of a bit mask, in seat order, laid into an inline list at once.
+fn seats_of(mut mask: u32) -> Seats {
+    let mut buf = [0usize; 8];
+    let mut len = 0;
+    while mask != 0 {
+        if let Some(slot) = buf.get_mut(len) {
+            *slot = mask.trailing_zeros() as usize;
+            len += 1;
+        }
+        mask &= mask - 1;
+    }
+    Seats::from_buf_and_len(buf, len)
 }
 
 fn seats_text(seats: &[usize]) -> String {
@@ -247,7 +272,7 @@ impl ByHookOrCrook {
     /// Whether `seat` holds (service) or may hold (table) a set.
     pub(super) fn may_hold_set(&self, seat: usize) -> bool {
         if self.hand_sizes[seat] == self.hands[seat].len() {
-            return items::has_set(&self.hands[seat]);
+            return self.hands[seat].has_set();
         }
         items::could_hold_set(
             &self.hands[seat],
@@ -360,8 +385,12 @@ impl ByHookOrCrook {
         }
     }
 
-    fn waiting_for(&self) -> crate::rules::Seats {
-        self.expected().seats
+    /// [`Self::expected`]'s seats.
+    fn waiting_for(&self) -> Seats {
+        match self.awaited() {
+            Awaited::Seats(mask) => seats_of(mask),
+            Awaited::Table => Seats::new(),
+        }
     }
 
     // ----- dispatch ----------------------------------------------------------------------
@@ -750,9 +779,16 @@ impl ByHookOrCrook {
     // ----- the auction ------------------------------------------------------------------
 
     fn played_at(&self, place: Place) -> impl Iterator<Item = (usize, ActionCard)> + '_ {
-        (0..self.players)
-            .filter(move |&s| self.turn.locations[s] == Some(place))
-            .filter_map(|s| self.turn.cards[s].map(|c| (s, c)))
+        let t = &self.turn;
+        t.locations
+            .iter()
+            .zip(&t.cards)
+            .take(self.players)
+            .enumerate()
+            .filter_map(move |(s, (l, c))| match (l, c) {
+                (Some(l), Some(c)) if *l == place => Some((s, *c)),
+                _ => None,
+            })
     }
 
     fn thieves_at(&self, place: Place) -> PerSeat<(usize, u32)> {
@@ -902,6 +938,11 @@ impl ByHookOrCrook {
         });
     }
 
+    /// Whether every card of every hand is known (service dealing, or all learned).
+    fn all_hands_known(&self) -> bool {
+        (0..self.players).all(|s| self.hand_sizes[s] == self.hands[s].len())
+    }
+
     /// Table dealing: a card that another sealed exhibit of this step also claims.
     fn conflict_with_sealed(
         &self,
@@ -909,6 +950,11 @@ impl ByHookOrCrook {
         cards: &[Item],
         sealed: &[Option<Vec<Item>>],
     ) -> Option<Item> {
+        if self.all_hands_known() {
+            // Each sealed exhibit was checked to lie in its seat's hand ([`Self::check_shown`]),
+            // no card has moved since, and a card lies in one hand only: no conflict.
+            return None;
+        }
         cards.iter().copied().find(|c| {
             sealed
                 .iter()
@@ -982,10 +1028,15 @@ impl ByHookOrCrook {
             self.turn.display[s] = Some(cards.iter().copied().collect());
             self.turn.shown[s] = Some(cards);
         }
-        let mut ranking = exhibitors.to_vec();
-        // Stable, as the former cached-key sort; a short list sorts without allocating.
-        ranking
-            .sort_by_key(|&s| std::cmp::Reverse(SetValue::of(self.turn.shown[s].iter().flatten())));
+        // Each exhibit valued once, then sorted stably (as the former cached-key sort) on the
+        // stack.
+        let mut valued: PerSeat<(std::cmp::Reverse<SetValue>, usize)> =
+            inline(exhibitors.iter().map(|&s| {
+                let value = SetValue::of(self.turn.shown[s].iter().flatten());
+                (std::cmp::Reverse(value), s)
+            }));
+        valued.sort_by(|a, b| a.0.cmp(&b.0));
+        let ranking: Vec<usize> = valued.iter().map(|v| v.1).collect();
         // Rewards come from the castle of the leading pawn, before anyone advances.
         let lead = self.positions.iter().copied().max().unwrap_or(0);
         let castle = self.config.board.castle_at(lead);
@@ -1034,10 +1085,18 @@ impl ByHookOrCrook {
             .collect()
     }
 
+    /// Whether [`Self::owed_exhibits`] names any, without the list.
+    fn any_owed(&self) -> bool {
+        (0..self.players).any(|s| {
+            !self.turn.stolen_from.contains(&s)
+                && self.turn.display[s].as_ref().is_some_and(|d| !d.is_empty())
+        })
+    }
+
     /// Moves on to the first thief who still has something to take, or finishes the castle.
     fn next_thief(&mut self, out: &mut Outs) {
         while !self.turn.steal_queue.is_empty() {
-            if !self.owed_exhibits().is_empty() {
+            if self.any_owed() {
                 self.phase = Phase::Steals;
                 return;
             }
@@ -1443,44 +1502,48 @@ impl ByHookOrCrook {
     // ----- who acts, what is legal --------------------------------------------------------
 
     pub(super) fn expected(&self) -> ToAct {
-        // Built in place, the seats pushed into the answer itself: asked twice at every step of
-        // a playout (`to_act`, and a sealed choice's `waiting_for`), a list built apart and then
-        // moved into the answer cost as much as the rest of the step's bookkeeping.
+        // Asked twice at every step of a playout (`to_act`, and a sealed choice's
+        // `waiting_for`): the seats are worked out as a bit mask, then laid into the answer's
+        // inline list at once (seat order, as the mask's bits), not pushed one by one.
         let mut to = ToAct::nobody();
-        if self.pending_reveal().is_some() {
-            to.table = true;
-            return to;
-        }
-        let n = self.players;
-        let t = &self.turn;
-        let seats = &mut to.seats;
-        // The seats still to choose, in seat order, pushed one by one (no list built apart).
-        fn unchosen(seats: &mut Seats, n: usize, missing: impl Fn(usize) -> bool) {
-            for s in (0..n).filter(|&s| missing(s)) {
-                seats.push(s);
-            }
-        }
-        match self.phase {
-            Phase::AwaitingDeal => to.table = true,
-            Phase::Finished => {}
-            Phase::Locations if self.is_alternate() => seats.extend(self.alternate_next()),
-            Phase::Locations if self.is_combined() => unchosen(seats, n, |s| {
-                t.locations[s].is_none() || t.cards[s].is_none()
-            }),
-            Phase::Locations => unchosen(seats, n, |s| t.locations[s].is_none()),
-            Phase::Cards => unchosen(seats, n, |s| t.cards[s].is_none()),
-            Phase::Buy(w) => seats.push(w),
-            Phase::Exhibits => {
-                for (s, c) in self.played_at(Place::Castle) {
-                    if c == ActionCard::Exhibit && t.exhibits[s].is_none() {
-                        seats.push(s);
-                    }
-                }
-            }
-            Phase::Steals => seats.extend(t.steal_queue.first().map(|t| t.1)),
-            Phase::FinalExhibition => unchosen(seats, n, |s| self.final_shown[s].is_none()),
+        match self.awaited() {
+            Awaited::Table => to.table = true,
+            Awaited::Seats(mask) => to.seats = seats_of(mask),
         }
         to
+    }
+
+    /// Who is to act: the table, or the seats of a bit mask (bit `s` for seat `s`; none when the
+    /// match is finished). [`Self::expected`] and [`Self::awaits`] read it.
+    fn awaited(&self) -> Awaited {
+        if self.pending_reveal().is_some() {
+            return Awaited::Table;
+        }
+        let t = &self.turn;
+        // The seats still to choose: one bit per seat, without a branch per seat.
+        fn unchosen<T>(list: &[T], missing: impl Fn(&T) -> bool) -> u32 {
+            list.iter()
+                .enumerate()
+                .fold(0u32, |mask, (s, x)| mask | u32::from(missing(x)) << s)
+        }
+        Awaited::Seats(match self.phase {
+            Phase::AwaitingDeal => return Awaited::Table,
+            Phase::Finished => 0,
+            Phase::Locations if self.is_alternate() => self.alternate_next().map_or(0, |s| 1 << s),
+            Phase::Locations if self.is_combined() => {
+                unchosen(&t.locations, Option::is_none) | unchosen(&t.cards, Option::is_none)
+            }
+            Phase::Locations => unchosen(&t.locations, Option::is_none),
+            Phase::Cards => unchosen(&t.cards, Option::is_none),
+            Phase::Buy(w) => 1 << w,
+            Phase::Exhibits => {
+                let castle = unchosen(&t.locations, |l| *l == Some(Place::Castle));
+                let exhibit = unchosen(&t.cards, |c| *c == Some(ActionCard::Exhibit));
+                castle & exhibit & unchosen(&t.exhibits, Option::is_none)
+            }
+            Phase::Steals => t.steal_queue.first().map_or(0, |t| 1 << t.1),
+            Phase::FinalExhibition => unchosen(&self.final_shown, Option::is_none),
+        })
     }
 
     /// Action cards `seat` may play at `place` now.
@@ -1505,8 +1568,8 @@ impl ByHookOrCrook {
                 f(ActionCard::Check(v));
             }
         }
-        for &n in &self.config.thieves[seat] {
-            if !self.prison.contains(&n) && self.thief_owner(n) == Some(seat) {
+        for (j, &n) in self.config.thieves[seat].iter().enumerate() {
+            if self.thieves_owned[seat] >> j & 1 == 1 && !self.prison.contains(&n) {
                 f(ActionCard::Thief(n));
             }
         }
@@ -1531,27 +1594,7 @@ impl ByHookOrCrook {
 
     /// Whether [`Self::expected`] names `seat`, without building its list.
     fn awaits(&self, s: usize) -> bool {
-        if s >= self.players || self.pending_reveal().is_some() {
-            return false;
-        }
-        let t = &self.turn;
-        match self.phase {
-            Phase::AwaitingDeal | Phase::Finished => false,
-            Phase::Locations if self.is_alternate() => self.alternate_next() == Some(s),
-            Phase::Locations if self.is_combined() => {
-                t.locations[s].is_none() || t.cards[s].is_none()
-            }
-            Phase::Locations => t.locations[s].is_none(),
-            Phase::Cards => t.cards[s].is_none(),
-            Phase::Buy(w) => w == s,
-            Phase::Exhibits => {
-                t.locations[s] == Some(Place::Castle)
-                    && t.cards[s] == Some(ActionCard::Exhibit)
-                    && t.exhibits[s].is_none()
-            }
-            Phase::Steals => t.steal_queue.first().map(|t| t.1) == Some(s),
-            Phase::FinalExhibition => self.final_shown[s].is_none(),
-        }
+        s < self.players && matches!(self.awaited(), Awaited::Seats(mask) if mask >> s & 1 == 1)
     }
 
     /// Sets `seat` may show, when its whole hand is known (service dealing, or every card
