@@ -368,6 +368,11 @@ impl GroupCommit {
             turns: Arc::new(Semaphore::new(turns)),
         })
     }
+
+    /// Everything queued so far, leaving the queue empty.
+    fn take_queue(&self) -> Vec<Pending> {
+        std::mem::take(&mut *self.queue.lock().unwrap_or_else(|p| p.into_inner()))
+    }
 }
 
 impl std::fmt::Debug for GroupCommit {
@@ -1228,9 +1233,7 @@ impl Store {
                 if let Ok(r) = result.try_recv() {
                     return r;
                 }
-                let batch = std::mem::take(
-                    &mut *self.group.queue.lock().unwrap_or_else(|p| p.into_inner()),
-                );
+                let batch = self.group.take_queue();
                 if !batch.is_empty() {
                     let (writer, backend) = (self.writer.clone(), self.backend);
                     let (hook, group) = (self.feed_hook.clone(), self.group.clone());
@@ -1244,9 +1247,7 @@ impl Store {
                         let mut batch = batch;
                         loop {
                             commit_batch(&writer, backend, &hook, batch).await;
-                            batch = std::mem::take(
-                                &mut *group.queue.lock().unwrap_or_else(|p| p.into_inner()),
-                            );
+                            batch = group.take_queue();
                             if batch.is_empty() {
                                 break;
                             }

@@ -1080,17 +1080,19 @@ impl ByHookOrCrook {
     /// Exhibits the current thief still takes from.
     pub(super) fn owed_exhibits(&self) -> Vec<usize> {
         (0..self.players)
-            .filter(|s| !self.turn.stolen_from.contains(s))
-            .filter(|&s| self.turn.display[s].as_ref().is_some_and(|d| !d.is_empty()))
+            .filter(|&s| self.owes_exhibit(s))
             .collect()
     }
 
     /// Whether [`Self::owed_exhibits`] names any, without the list.
     fn any_owed(&self) -> bool {
-        (0..self.players).any(|s| {
-            !self.turn.stolen_from.contains(&s)
-                && self.turn.display[s].as_ref().is_some_and(|d| !d.is_empty())
-        })
+        (0..self.players).any(|s| self.owes_exhibit(s))
+    }
+
+    /// Whether seat `s` is among [`Self::owed_exhibits`]: not stolen from yet, cards on display.
+    fn owes_exhibit(&self, s: usize) -> bool {
+        !self.turn.stolen_from.contains(&s)
+            && self.turn.display[s].as_ref().is_some_and(|d| !d.is_empty())
     }
 
     /// Moves on to the first thief who still has something to take, or finishes the castle.
