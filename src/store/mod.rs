@@ -474,9 +474,27 @@ const ROW_PARAMS: usize = 15;
 /// by commas.
 pub const ANNOUNCE_CHANNEL: &str = "clubroom_events";
 
-/// The multi-row insert of `rows` events (a power of two up to [`MAX_ROWS_PER_INSERT`]): one
-/// statement text per size and backend, so that both drivers keep every size's prepared
-/// statement cached. `ON CONFLICT DO NOTHING` lets a row whose `(match_id, seq)` (or idempotency
+/// The sizes of the multi-row insert: every size up to 16 rows, then every 8th up to
+/// [`MAX_ROWS_PER_INSERT`] (30 in all). A batch is padded up to the next of them ([`padded`]).
+/// Every padding row costs the database a token check and a key probe, and PostgreSQL its 15
+/// parameters: padded up to the next power of two, as before, a batch of 9 appends (typical at 16
+/// matches) ran 16 rows.
+fn insert_sizes() -> impl Iterator<Item = usize> {
+    (1..=16).chain((24..=MAX_ROWS_PER_INSERT).step_by(8))
+}
+
+/// The insert size a batch of `n` appends (1 to [`MAX_ROWS_PER_INSERT`]) is padded up to.
+fn padded(n: usize) -> usize {
+    if n <= 16 {
+        n
+    } else {
+        n.div_ceil(8) * 8
+    }
+}
+
+/// The multi-row insert of `rows` events (one of [`insert_sizes`]): one statement text per size
+/// and backend, so that both drivers keep every size's prepared statement cached (30 of them,
+/// within sqlx's cache of 100 per connection). `ON CONFLICT DO NOTHING` lets a row whose `(match_id, seq)` (or idempotency
 /// key) is taken fail alone, silently. On PostgreSQL `RETURNING` names the rows that went in, so
 /// the others are the conflicts or the revoked. On SQLite the statement returns nothing: the count
 /// of rows it changed says whether every row went in, and only when it falls short are the rows
@@ -499,8 +517,7 @@ fn insert_sql(rows: usize, backend: Backend) -> &'static str {
     let all = SQL.get_or_init(|| {
         let mut sqlite = Vec::new();
         let mut postgres = Vec::new();
-        let mut n = 1;
-        while n <= MAX_ROWS_PER_INSERT {
+        for n in insert_sizes() {
             // PostgreSQL numbers its parameters. SQLite is given anonymous ones (`?`, bound in
             // order, each used once): sqlx asks SQLite for every parameter's name, and for a
             // numbered one SQLite finds it by a walk through the statement's list of names, so
@@ -539,7 +556,6 @@ fn insert_sql(rows: usize, backend: Backend) -> &'static str {
                 insert(true)
             ));
             sqlite.push(insert(false));
-            n *= 2;
         }
         [sqlite, postgres]
     });
@@ -547,12 +563,17 @@ fn insert_sql(rows: usize, backend: Backend) -> &'static str {
         Backend::Sqlite => &all[0],
         Backend::Postgres => &all[1],
     };
-    &sizes[rows.trailing_zeros() as usize]
+    let at = if rows <= 16 {
+        rows - 1
+    } else {
+        15 + (rows - 16) / 8
+    };
+    &sizes[at]
 }
 
 /// Inserts `appends` (at most [`MAX_ROWS_PER_INSERT`], in key order) in one statement and says,
 /// for each, whether it went in (`false`: its seq or idempotency key was taken, or its holder's
-/// token is gone). The rows are padded up to the next power of two with copies of the last one,
+/// token is gone). The rows are padded up to the next insert size ([`padded`]) with copies of the last one,
 /// which conflict with it (or are left out for the reason it was) and so insert nothing.
 ///
 /// On SQLite the statement has no `RETURNING`: sqlx's SQLite driver hands each returned row from
@@ -570,7 +591,7 @@ async fn insert_chunk(
     backend: Backend,
     appends: &[Pending],
 ) -> Result<Vec<bool>, sqlx::Error> {
-    let size = appends.len().next_power_of_two();
+    let size = padded(appends.len());
     let mut query = sqlx::query(insert_sql(size, backend));
     for i in 0..size {
         let p = &appends[i.min(appends.len() - 1)];
@@ -1421,5 +1442,35 @@ impl Store {
     pub async fn close(&self) {
         self.writer.close().await;
         self.reader.close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every batch size has its statement, with exactly the rows it is padded up to, and no
+    /// batch carries 8 or more padding rows.
+    #[test]
+    fn every_batch_size_is_padded_to_a_statement_of_its_own_size() {
+        for n in 1..=MAX_ROWS_PER_INSERT {
+            let size = padded(n);
+            assert!((n..n + 8).contains(&size), "{n} appends padded to {size}");
+            assert!(
+                insert_sizes().any(|s| s == size),
+                "{size} is no insert size"
+            );
+            let sqlite = insert_sql(size, Backend::Sqlite);
+            assert_eq!(
+                sqlite.matches('?').count(),
+                size * ROW_PARAMS,
+                "SQLite, {n}"
+            );
+            let postgres = insert_sql(size, Backend::Postgres);
+            let last = format!("${}", size * ROW_PARAMS);
+            assert!(postgres.contains(&format!("{last})")), "PostgreSQL, {n}");
+            assert!(!postgres.contains(&format!("${}", size * ROW_PARAMS + 1)));
+        }
+        assert_eq!(insert_sizes().count(), 30);
     }
 }
