@@ -484,12 +484,12 @@ pub struct SetCounter {
 /// A polynomial's coefficients (degree up to a whole deck; only those up to its degree are read).
 type Poly = [u64; DECK_SIZE + 1];
 
-/// Sets of at most this many cards unrank with polynomials of this many coefficients (degree
-/// below it: the cards still to choose are fewer than the set's), not a whole deck's, so that
-/// each [`run_completions`] clears and walks a short array.
+/// Fewer cards than this still to choose of a set being unranked are counted with polynomials
+/// of this many coefficients (degrees below it), not a whole deck's, so that each
+/// [`run_completions`] clears and walks a short array.
 const SHORT_POLY: usize = 16;
 
-/// The same for sets of at most this many cards, most of those picked.
+/// The same for fewer cards still, the last ones of most sets picked.
 const TINY_POLY: usize = 8;
 
 /// `p *= (1 + x)^c`, or `p *= (1 + x)^c - 1` when the letter must be `taken` (at least one of its
@@ -772,12 +772,13 @@ impl SetCounter {
             let mut chosen = None;
             for r in from..self.cards {
                 let now = covered | (1 << self.aged.by_age(r).letter);
-                // `left` is below the set's size: a short polynomial holds its degrees.
+                // The polynomials need degrees up to `left` only: the shortest that holds them
+                // (a big set's last cards are counted with tiny ones).
                 let ways = if let Some(ways) = few_completions(&self.after[r + 1], now, left) {
                     ways
-                } else if size <= TINY_POLY {
+                } else if left < TINY_POLY {
                     run_completions::<TINY_POLY>(&self.after[r + 1], now, left)
-                } else if size <= SHORT_POLY {
+                } else if left < SHORT_POLY {
                     run_completions::<SHORT_POLY>(&self.after[r + 1], now, left)
                 } else {
                     run_completions::<{ DECK_SIZE + 1 }>(&self.after[r + 1], now, left)
