@@ -471,8 +471,8 @@ fn choose(n: usize, k: usize) -> u64 {
 /// empty, [`run_completions`]) reach `k`; the ranks tried over the whole set are at most the
 /// hand's cards.
 pub struct SetCounter {
-    /// The hand's cards in age order (`cards` of them).
-    aged: [Item; DECK_SIZE],
+    /// The hand's cards, in its order and by age.
+    aged: AgedHand<DECK_SIZE>,
     cards: usize,
     /// `after[r][l]`: the hand's cards of letter `l` with rank `r` or later.
     after: [[u8; 6]; DECK_SIZE + 1],
@@ -484,12 +484,12 @@ pub struct SetCounter {
 /// A polynomial's coefficients (degree up to a whole deck; only those up to its degree are read).
 type Poly = [u64; DECK_SIZE + 1];
 
-/// Sets of at most this many cards unrank with polynomials of this many coefficients (degree
-/// below it: the cards still to choose are fewer than the set's), not a whole deck's, so that
-/// each [`run_completions`] clears and walks a short array.
+/// Fewer cards than this still to choose of a set being unranked are counted with polynomials
+/// of this many coefficients (degrees below it), not a whole deck's, so that each
+/// [`run_completions`] clears and walks a short array.
 const SHORT_POLY: usize = 16;
 
-/// The same for sets of at most this many cards, most of those picked.
+/// The same for fewer cards still, the last ones of most sets picked.
 const TINY_POLY: usize = 8;
 
 /// `p *= (1 + x)^c`, or `p *= (1 + x)^c - 1` when the letter must be `taken` (at least one of its
@@ -555,55 +555,89 @@ fn is_run(l: u8) -> bool {
     (l + (l & l.wrapping_neg())) & l == 0
 }
 
-/// [`run_completions`] for one to three cards still to take, counted directly over the letters
-/// they come from (the letters taken must stay a run): a card of a letter; two of one letter or
-/// one each of two; and so on. None for more cards (the polynomials count those).
+/// [`run_completions`] for up to three cards still to take, in closed form: a few binomials
+/// instead of polynomial products. None for more cards (the polynomials count those).
+///
+/// With `covered`'s span `lo..=hi`, its `gaps` (letters of the span not taken yet, one card each
+/// at least) and `w` the cards of the span and of the letter on each side of it (`lo - 1`,
+/// `hi + 1`), the letters taken stay a run when every gap gets a card and the cards reach at most
+/// one letter past the span on each side, or further along a side only by also taking each
+/// letter in between. So: the `top`-card choices among those `w` cards that miss no gap
+/// (inclusion-exclusion over the gaps, at most three), plus, when cards are left over after the
+/// gaps, those reaching two letters out on one side (a card of `lo - 2` and one of `lo - 1`, the
+/// rest among the `w` cards of the window widened by `lo - 2`), plus three cards on `lo - 3`,
+/// `lo - 2`, `lo - 1` (and the same above).
 #[inline(always)]
 fn few_completions(counts: &[u8; 6], covered: u8, top: usize) -> Option<u64> {
-    let c = |l: usize| u64::from(counts[l]);
-    match top {
-        1 => Some((0..6).filter(|&l| is_run(covered | 1 << l)).map(c).sum()),
-        2 => {
-            let mut ways = 0;
-            for a in 0..6 {
-                let with_a = covered | 1 << a;
-                if is_run(with_a) {
-                    ways += c(a) * c(a).saturating_sub(1) / 2;
-                }
-                for b in a + 1..6 {
-                    if is_run(with_a | 1 << b) {
-                        ways += c(a) * c(b);
-                    }
-                }
-            }
-            Some(ways)
-        }
-        3 => {
-            // Three cards of one letter, two of one and one of another, or one each of three.
-            let pairs = |x: u64| x * x.saturating_sub(1) / 2;
-            let mut ways = 0;
-            for a in 0..6 {
-                let with_a = covered | 1 << a;
-                if is_run(with_a) {
-                    ways += pairs(c(a)) * c(a).saturating_sub(2) / 3;
-                }
-                for b in 0..6 {
-                    if b != a && is_run(with_a | 1 << b) {
-                        ways += pairs(c(a)) * c(b);
-                    }
-                }
-                for b in a + 1..6 {
-                    for d in b + 1..6 {
-                        if is_run(with_a | 1 << b | 1 << d) {
-                            ways += c(a) * c(b) * c(d);
-                        }
-                    }
-                }
-            }
-            Some(ways)
-        }
-        _ => None,
+    if top > 3 {
+        return None;
     }
+    if top == 0 {
+        // Nothing more taken: one way when the letters taken already form a run.
+        return Some(u64::from(is_run(covered)));
+    }
+    // Cards of letter `l` (none outside A-F).
+    let c = |l: isize| -> u64 {
+        if (0..6).contains(&l) {
+            u64::from(counts[l as usize])
+        } else {
+            0
+        }
+    };
+    let lo = covered.trailing_zeros() as isize;
+    let hi = 7 - covered.leading_zeros() as isize;
+    // The span's letters not taken yet need a card each: their cards, at most `top` of them.
+    let mut gap_cards = [0u64; 3];
+    let mut gap_count = 0;
+    for l in lo..=hi {
+        if covered & (1 << l) == 0 {
+            if gap_count == top {
+                return Some(0);
+            }
+            gap_cards[gap_count] = c(l);
+            gap_count += 1;
+        }
+    }
+    let w: u64 = (lo - 1..=hi + 1).map(c).sum();
+    // Choices of `top` among `n` cards (the gaps' cards among them) missing none of the gaps:
+    // inclusion-exclusion over the gaps left out.
+    #[inline(always)]
+    fn missing_no_gap(n: u64, top: usize, gap_cards: &[u64]) -> u64 {
+        let (mut plus, mut minus) = (0, 0);
+        for left_out in 0u32..1 << gap_cards.len() {
+            let out: u64 = (0..gap_cards.len())
+                .filter(|&i| left_out & (1 << i) != 0)
+                .map(|i| gap_cards[i])
+                .sum();
+            let ways = BINOMIAL[(n - out) as usize][top];
+            // 0x96's bit `b` is the parity of `b` (b < 8).
+            if 0x96 >> left_out & 1 == 0 {
+                plus += ways;
+            } else {
+                minus += ways;
+            }
+        }
+        plus - minus
+    }
+    let missing_no_gap = |n: u64| missing_no_gap(n, top, &gap_cards[..gap_count]);
+    let mut ways = missing_no_gap(w);
+    // Cards left after one per gap may reach two letters out on one side: at least one card of
+    // each of `near` and `far`, the others among the window widened by `far`.
+    let spare = top - gap_count;
+    if spare >= 2 {
+        for (near, far) in [(lo - 1, lo - 2), (hi + 1, hi + 2)] {
+            let (a1, a2) = (c(near), c(far));
+            let wide = w + a2;
+            ways += missing_no_gap(wide) + missing_no_gap(wide - a1 - a2)
+                - missing_no_gap(wide - a1)
+                - missing_no_gap(wide - a2);
+        }
+    }
+    if spare == 3 {
+        // Three letters out: one card each.
+        ways += c(lo - 1) * c(lo - 2) * c(lo - 3) + c(hi + 1) * c(hi + 2) * c(hi + 3);
+    }
+    Some(ways)
 }
 
 /// The ways to take `top` cards of `counts` (cards per letter) so that, with the letters
@@ -674,20 +708,12 @@ impl SetCounter {
     /// Counts the sets of `hand`; None for a hand of more cards than a printed deck has (only an
     /// open deck can deal one: list its sets with [`all_sets`]).
     pub fn new<'a>(hand: impl IntoIterator<Item = &'a Item>) -> Option<SetCounter> {
-        let mut aged = [Item { letter: 0, year: 0 }; DECK_SIZE];
-        let mut n = 0;
-        for c in hand {
-            if n == DECK_SIZE {
-                return None;
-            }
-            aged[n] = *c;
-            n += 1;
-        }
-        aged[..n].sort_unstable_by_key(|c| c.age_key());
+        let aged = AgedHand::new(hand)?;
+        let n = aged.len;
         let mut after = [[0u8; 6]; DECK_SIZE + 1];
         for r in (0..n).rev() {
             after[r] = after[r + 1];
-            after[r][aged[r].letter as usize] += 1;
+            after[r][aged.by_age(r).letter as usize] += 1;
         }
         let mut s = SetCounter {
             aged,
@@ -738,20 +764,21 @@ impl SetCounter {
                 false
             }
         })?;
-        let mut picked: Vec<Item> = Vec::with_capacity(size);
+        // The ranks picked, as bits.
+        let mut picked = 0u64;
         let mut covered = 0u8;
         let mut from = 0;
-        while picked.len() < size {
-            let left = size - picked.len() - 1;
+        for left in (0..size).rev() {
             let mut chosen = None;
             for r in from..self.cards {
-                let now = covered | (1 << self.aged[r].letter);
-                // `left` is below the set's size: a short polynomial holds its degrees.
+                let now = covered | (1 << self.aged.by_age(r).letter);
+                // The polynomials need degrees up to `left` only: the shortest that holds them
+                // (a big set's last cards are counted with tiny ones).
                 let ways = if let Some(ways) = few_completions(&self.after[r + 1], now, left) {
                     ways
-                } else if size <= TINY_POLY {
+                } else if left < TINY_POLY {
                     run_completions::<TINY_POLY>(&self.after[r + 1], now, left)
-                } else if size <= SHORT_POLY {
+                } else if left < SHORT_POLY {
                     run_completions::<SHORT_POLY>(&self.after[r + 1], now, left)
                 } else {
                     run_completions::<{ DECK_SIZE + 1 }>(&self.after[r + 1], now, left)
@@ -764,11 +791,10 @@ impl SetCounter {
                 k -= ways;
             }
             let r = chosen?;
-            picked.push(self.aged[r]);
+            picked |= 1 << r;
             from = r + 1;
         }
-        picked.sort_unstable();
-        Some(picked)
+        Some(self.aged.cards_of(picked))
     }
 }
 
@@ -782,8 +808,8 @@ pub const SMALL_HAND: usize = 6;
 /// such lists first differ, the one holding the smaller rank holds the highest bit of the two
 /// masks' difference.
 pub struct SmallSets {
-    /// The hand's cards in age order (`cards` of them).
-    aged: [Item; SMALL_HAND],
+    /// The hand's cards, in its order and by age (`cards` of them).
+    aged: AgedHand<SMALL_HAND>,
     cards: usize,
     /// Sets of each size.
     by_size: [u32; SMALL_HAND + 1],
@@ -801,16 +827,8 @@ impl SmallSets {
 
     /// Counts the sets of `hand`; None for a hand of more than [`SMALL_HAND`] cards.
     pub fn new<'a>(hand: impl IntoIterator<Item = &'a Item>) -> Option<SmallSets> {
-        let mut aged = [Item { letter: 0, year: 0 }; SMALL_HAND];
-        let mut n = 0;
-        for c in hand {
-            if n == SMALL_HAND {
-                return None;
-            }
-            aged[n] = *c;
-            n += 1;
-        }
-        aged[..n].sort_unstable_by_key(|c| c.age_key());
+        let aged = AgedHand::new(hand)?;
+        let n = aged.len;
         let mut s = SmallSets {
             aged,
             cards: n,
@@ -827,7 +845,7 @@ impl SmallSets {
         for m in 1usize..1 << n {
             let low = m.trailing_zeros() as usize;
             let rest = m & (m - 1);
-            let l = letters[rest] | (1 << aged[n - 1 - low].letter);
+            let l = letters[rest] | (1 << aged.by_age(n - 1 - low).letter);
             let size = sizes[rest] + 1;
             letters[m] = l;
             sizes[m] = size;
@@ -868,12 +886,73 @@ impl SmallSets {
             k -= 1;
             false
         })?;
-        let mut picked: Vec<Item> = (0..n)
+        // The mask's bits are the ranks reversed.
+        let ranks = (0..n)
             .filter(|&r| mask & (1 << (n - 1 - r)) != 0)
-            .map(|r| self.aged[r])
-            .collect();
-        picked.sort_unstable();
-        Some(picked)
+            .fold(0u64, |acc, r| acc | 1 << r);
+        Some(self.aged.cards_of(ranks))
+    }
+}
+
+/// A hand of at most `N` cards (`N` below 64) in its own order (canonical for a [`CardSet`] or a
+/// tree) and by age (rank 0 = oldest). The ranks come from sorting plain numbers, each card's
+/// [`Item::age_key`] with its place in the hand below it, and a set picked as ranks is given back
+/// in the hand's order from a mask of places, without sorting cards.
+#[derive(Clone, Copy)]
+struct AgedHand<const N: usize> {
+    /// The cards in the hand's order (`len` of them).
+    cards: [Item; N],
+    /// `place[r]`: where the card of rank `r` lies in `cards`.
+    place: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> AgedHand<N> {
+    /// Bits of a card's place in a sort key (places below 64).
+    const PLACE_BITS: u32 = 6;
+
+    /// `hand` by age; None for more than `N` cards.
+    #[inline]
+    fn new<'a>(hand: impl IntoIterator<Item = &'a Item>) -> Option<Self> {
+        let mut cards = [Item { letter: 0, year: 0 }; N];
+        // An age key takes 22 bits (a year up to 9999, then the letter), its place 6 more.
+        let mut keys = [0u32; N];
+        let mut len = 0;
+        for c in hand {
+            if len == N {
+                return None;
+            }
+            cards[len] = *c;
+            keys[len] = c.age_key() << Self::PLACE_BITS | len as u32;
+            len += 1;
+        }
+        keys[..len].sort_unstable();
+        let mut place = [0u8; N];
+        for (p, key) in place.iter_mut().zip(&keys[..len]) {
+            *p = (key & ((1 << Self::PLACE_BITS) - 1)) as u8;
+        }
+        Some(AgedHand { cards, place, len })
+    }
+
+    /// The card of rank `r`.
+    #[inline(always)]
+    fn by_age(&self, r: usize) -> Item {
+        self.cards[usize::from(self.place[r])]
+    }
+
+    /// The cards of `ranks` (bit `r` for rank `r`), in the hand's order.
+    fn cards_of(&self, mut ranks: u64) -> Vec<Item> {
+        let mut places = 0u64;
+        while ranks != 0 {
+            places |= 1 << self.place[ranks.trailing_zeros() as usize];
+            ranks &= ranks - 1;
+        }
+        let mut picked = Vec::with_capacity(places.count_ones() as usize);
+        while places != 0 {
+            picked.push(self.cards[places.trailing_zeros() as usize]);
+            places &= places - 1;
+        }
+        picked
     }
 }
 
@@ -1512,12 +1591,22 @@ mod tests {
         assert!(set.contains(&deck[1]) && set.remove(&deck[1]) && !set.remove(&deck[1]));
         assert_eq!(set.len(), tree.len());
         assert!(SmallSets::new(&set).is_none(), "12 cards");
-        // The polynomial sums equal a count over every way to take cards letter by letter.
-        let counts = [3u8, 0, 2, 4, 1, 5];
+        // The polynomial sums (and the closed forms of few cards) equal a count over every way
+        // to take cards letter by letter, for letters with no card inside the run or at its
+        // ends, and for every letter holding one or two.
+        for counts in [[3u8, 0, 2, 4, 1, 5], [1, 2, 1, 2, 2, 1], [0, 3, 1, 0, 2, 2]] {
+            a_count_of_completions_is_the_brute_force(counts);
+        }
+        assert_eq!(pick_set(&set, LEGAL_CAP, |_| 0), all_sets(&tree, 1).pop());
+    }
+
+    /// [`a_card_set_keeps_canonical_order_and_each_card_once`]'s completion counts over `counts`.
+    fn a_count_of_completions_is_the_brute_force(counts: [u8; 6]) {
+        let ways: usize = counts.iter().map(|&c| usize::from(c) + 1).product();
         for covered in 1u8..64 {
             for top in 0..16 {
                 let mut brute = 0u64;
-                for code in 0..4 * 3 * 5 * 2 * 6 {
+                for code in 0..ways {
                     let mut rest = code;
                     let mut take = [0usize; 6];
                     for (l, t) in take.iter_mut().enumerate() {
@@ -1560,7 +1649,6 @@ mod tests {
                 }
             }
         }
-        assert_eq!(pick_set(&set, LEGAL_CAP, |_| 0), all_sets(&tree, 1).pop());
     }
 
     /// The cap the legal lists use (mod.rs's `LEGAL_SETS_CAP`).
