@@ -483,19 +483,18 @@ fn insert_sizes() -> impl Iterator<Item = usize> {
     (1..=16).chain((24..=MAX_ROWS_PER_INSERT).step_by(8))
 }
 
-/// The insert size a batch of `n` appends (1 to [`MAX_ROWS_PER_INSERT`]) is padded up to.
+/// The insert size a batch of `n` appends (1 to [`MAX_ROWS_PER_INSERT`]) is padded up to: the
+/// first of [`insert_sizes`] that holds it.
 fn padded(n: usize) -> usize {
-    if n <= 16 {
-        n
-    } else {
-        n.div_ceil(8) * 8
-    }
+    insert_sizes()
+        .find(|&size| size >= n)
+        .unwrap_or(MAX_ROWS_PER_INSERT)
 }
 
 /// The multi-row insert of `rows` events (one of [`insert_sizes`]): one statement text per size
 /// and backend, so that both drivers keep every size's prepared statement cached (30 of them,
-/// within sqlx's cache of 100 per connection). `ON CONFLICT DO NOTHING` lets a row whose `(match_id, seq)` (or idempotency
-/// key) is taken fail alone, silently. On PostgreSQL `RETURNING` names the rows that went in, so
+/// within sqlx's cache of 100 per connection). `ON CONFLICT DO NOTHING` lets a row whose
+/// `(match_id, seq)` (or idempotency key) is taken fail alone, silently. On PostgreSQL `RETURNING` names the rows that went in, so
 /// the others are the conflicts or the revoked. On SQLite the statement returns nothing: the count
 /// of rows it changed says whether every row went in, and only when it falls short are the rows
 /// that did read back (see [`insert_chunk`]).
@@ -563,18 +562,15 @@ fn insert_sql(rows: usize, backend: Backend) -> &'static str {
         Backend::Sqlite => &all[0],
         Backend::Postgres => &all[1],
     };
-    let at = if rows <= 16 {
-        rows - 1
-    } else {
-        15 + (rows - 16) / 8
-    };
-    &sizes[at]
+    // The statements are in the order of `insert_sizes`.
+    let at = insert_sizes().position(|size| size == rows);
+    &sizes[at.expect("an insert size (see `padded`)")]
 }
 
 /// Inserts `appends` (at most [`MAX_ROWS_PER_INSERT`], in key order) in one statement and says,
 /// for each, whether it went in (`false`: its seq or idempotency key was taken, or its holder's
-/// token is gone). The rows are padded up to the next insert size ([`padded`]) with copies of the last one,
-/// which conflict with it (or are left out for the reason it was) and so insert nothing.
+/// token is gone). The rows are padded up to the next insert size ([`padded`]) with copies of the
+/// last one, which conflict with it (or are left out for the reason it was) and so insert nothing.
 ///
 /// On SQLite the statement has no `RETURNING`: sqlx's SQLite driver hands each returned row from
 /// the connection's thread to the caller as a message of its own, so a commit of 26 appends cost
