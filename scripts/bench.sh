@@ -16,7 +16,10 @@
 #     this client on this machine; the summary prints it as a multiple of the target's baseline,
 #     and a target above that multiple is beyond the machine, whatever the code. The servers are
 #     measured in turn, BENCH_ROUNDS times, each wrk run on freshly created matches; the medians
-#     are reported with Clubroom's ratio to each baseline.
+#     are reported with Clubroom's ratio to each baseline. Each run also reads, from /proc, the CPU
+#     time each process spent per write: the server's, the database's (PostgreSQL's processes when
+#     the server is on this machine; SQLite runs inside the server) and wrk's; the summary prints
+#     their medians and how much CPU per write the target leaves on this machine's cores.
 #  2. Reads. GET /v1/matches/{id} of a match with 10 events and of one with BENCH_LONG_EVENTS
 #     (10,000) events whose view is the same (tally/undo pairs, then the same 10 events): the cost
 #     must not grow with the log. For scale, also a match of BENCH_SHEET_ROUNDS (1,000) tallies,
@@ -70,6 +73,7 @@ BIN="${CARGO_TARGET_DIR:-target}/$PROFILE"
 
 WORK=$(mktemp -d)
 PIDS=()
+declare -A PID_OF
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
@@ -109,6 +113,7 @@ start() {
   DATABASE_URL="$db" RUST_LOG=warn "$@" --bind "127.0.0.1:$port" \
     >"$WORK/$name.log" 2>&1 &
   PIDS+=($!)
+  PID_OF[$name]=$!
   URL="http://127.0.0.1:$port"
   for _ in $(seq 1 100); do
     [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/" || true)" != 000 ] && return 0
@@ -207,18 +212,57 @@ function done(summary, latency, requests)
 end
 LUA
 
-# write_run NAME URL CONNECTIONS ROUND: one wrk run on fresh matches; appends to results.tsv.
+# Where a write's CPU goes, per process (issue 25: "say where the time goes"): clock ticks of
+# user + system time, read from /proc before and after each run. ticks PID...: their sum.
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+ticks() {
+  local total=0 t p
+  for p in "$@"; do
+    t=$(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null) && total=$((total + t))
+  done
+  echo "$total"
+}
+# The database's processes: on PostgreSQL, every process of the server's user when the server is
+# on this machine (its backends, WAL writer, checkpointer...); none on SQLite, which runs inside
+# the server's own process (its cost is in the server's figure) or on a remote server (unknown).
+db_pids() {
+  if [ "$BACKEND" = postgres ] && [ -n "$PG_LOCAL" ]; then pgrep -u "$PG_LOCAL" || true; fi
+}
+PG_LOCAL=
+if [ "$BACKEND" = postgres ]; then
+  case "$(python3 -c 'import sys, urllib.parse as u; print(u.urlsplit(sys.argv[1]).hostname or "")' "$BASE_URL")" in
+    "" | 127.0.0.1 | localhost | ::1) PG_LOCAL=$(ps -o user= -p "$(pgrep -o -x postgres || pgrep -o postgres)" 2>/dev/null | tr -d ' ' || true) ;;
+  esac
+fi
+
+# write_run NAME URL CONNECTIONS ROUND: one wrk run on fresh matches; appends to results.tsv:
+# concurrency, name, round, req/s, p50, p99, failed, then CPU per write in microseconds of the
+# server process, of the database's processes ("-": not measurable) and of wrk.
 write_run() {
-  local name=$1 url=$2 c=$3 round=$4 out
+  local name=$1 url=$2 c=$3 round=$4 out pid=${PID_OF[$1]} s0 s1 d0 d1 w0 w1 server db client
   python3 scripts/bench_client.py create "$url" "$c" "$WORK/matches.txt"
+  # shellcheck disable=SC2046
+  s0=$(ticks "$pid"); d0=$(ticks $(db_pids))
+  w0=$(awk '{print $16 + $17}' /proc/$$/stat)
   out=$(BENCH_MATCHES="$WORK/matches.txt" wrk -t"$c" -c"$c" -d"${SECS}s" --timeout 10s \
     -s "$WORK/write.lua" "$url")
+  # shellcheck disable=SC2046
+  s1=$(ticks "$pid"); d1=$(ticks $(db_pids))
+  w1=$(awk '{print $16 + $17}' /proc/$$/stat)
   echo "$out" | grep FIRST_FAILURE || true
   # shellcheck disable=SC2086
   set -- $(echo "$out" | grep '^RESULT')
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$name" "$round" "$2" "$3" "$4" "$6" >>"$WORK/results.tsv"
-  printf '  %-9s c=%-3s round %s: %8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  failed %s\n' \
-    "$name" "$c" "$round" "$2" "$3" "$4" "$6"
+  # Per write: the run's ticks over its requests (the children's ticks of this shell are wrk's:
+  # the set-up client above finished before w0 was read).
+  server=$(( (s1 - s0) * TICK_US / ($5 > 0 ? $5 : 1) ))
+  client=$(( (w1 - w0) * TICK_US / ($5 > 0 ? $5 : 1) ))
+  db=-
+  if [ -n "$PG_LOCAL" ] && [ "$name" != ceiling ]; then db=$(( (d1 - d0) * TICK_US / ($5 > 0 ? $5 : 1) )); fi
+  if [ "$BACKEND" = sqlite ] || [ "$name" = ceiling ]; then db=0; fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$name" "$round" "$2" "$3" "$4" "$6" \
+    "$server" "$db" "$client" >>"$WORK/results.tsv"
+  printf '  %-9s c=%-3s round %s: %8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  failed %s  CPU/write: server %s us, database %s us, wrk %s us\n' \
+    "$name" "$c" "$round" "$2" "$3" "$4" "$6" "$server" "$db" "$client"
 }
 
 echo "== writes: POST /v1/matches/{id}/actions, ${SECS}s per run, $ROUNDS round(s), servers alternating"
@@ -251,7 +295,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 python3 - "$WORK/results.tsv" "$WORK/reads.tsv" "${BENCH_STRICT:-0}" "$PROFILE" "$BACKEND" "$TARGET" "$TARGET_OF" <<'PY'
-import statistics as st, sys
+import os, statistics as st, sys
 rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
 failed = sum(int(r[6]) for r in rows)
 backend, target, target_of = sys.argv[5], float(sys.argv[6]), sys.argv[7]
@@ -275,6 +319,33 @@ for c in dict.fromkeys(r[0] for r in rows):
     print(f"{c:>7}  " + "   ".join(f"{m[n][0]:>15.0f} {m[n][1]:>7.2f} {m[n][2]:>7.2f}" for n in names)
           + f"   {ratios['baseline']:>10.2f}x {ratios['baseline1']:>11.2f}x  {'met' if ok else 'MISSED'}"
           + f"  {ceiling:>14.0f}  {reach:>6.2f}x" + ("" if reach >= target else "  (target beyond this machine)"))
+# Where the CPU goes: per write, the server process, the database's processes (PostgreSQL on this
+# machine; SQLite runs inside the server) and wrk, medians of rounds; then what the target allows.
+cores = os.cpu_count() or 1
+def cpu(c, name, i):
+    xs = [float(r[i]) for r in rows if r[0] == c and r[1] == name and r[i] != "-"]
+    return st.median(xs) if xs else None
+def us(x):
+    return f"{x:>6.0f}" if x is not None else f"{'-':>6}"
+print(f"\n== CPU per write, microseconds (median of rounds): server / database / wrk = total;"
+      f" database '-': not on this machine, 0: in the server's process (SQLite) or none")
+print(f"{'matches':>7}  " + "  ".join(f"{n:>30}" for n in names + ("ceiling",)))
+for c in dict.fromkeys(r[0] for r in rows):
+    cells, total = [], {}
+    for n in names + ("ceiling",):
+        parts = [cpu(c, n, i) for i in (7, 8, 9)]
+        total[n] = sum(parts) if None not in parts else None
+        cells.append(f"{us(parts[0])} /{us(parts[1])} /{us(parts[2])} ={us(total[n])}")
+    print(f"{c:>7}  " + "  ".join(f"{x:>30}" for x in cells))
+    anchor = st.median(float(r[3]) for r in rows if r[0] == c and r[1] == target_of)
+    goal = target * anchor
+    allowed = cores * 1e6 / goal
+    line = (f"{'':>7}  target {goal:.0f} writes/s on {cores} cores leaves at most {allowed:.0f} us of CPU"
+            f" per write, all processes together")
+    if total["clubroom"] is not None:
+        line += (f"; clubroom spends {total['clubroom']:.0f} (its CPU alone allows"
+                 f" {cores * 1e6 / total['clubroom']:.0f} writes/s)")
+    print(line)
 print("\n== reads: GET /v1/matches/{id} (median of rounds)")
 print(f"{'match':<32} {'view bytes':>10} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7}")
 reads = [l.split("\t") for l in open(sys.argv[2]).read().splitlines()]
