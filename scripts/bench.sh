@@ -213,14 +213,19 @@ end
 LUA
 
 # Where a write's CPU goes, per process (issue 25: "say where the time goes"): clock ticks of
-# user + system time, read from /proc before and after each run. ticks PID...: their sum.
+# user + system time, read from /proc before and after each run. ticks PID...: "pid ticks" lines.
 TICK_US=$((1000000 / $(getconf CLK_TCK)))
 ticks() {
-  local total=0 t p
+  local p
   for p in "$@"; do
-    t=$(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null) && total=$((total + t))
+    awk -v p="$p" '{print p, $14 + $15}' "/proc/$p/stat" 2>/dev/null || true
   done
-  echo "$total"
+}
+# spent BEFORE AFTER: the ticks spent between two `ticks` readings, process by process (one
+# started in between counts whole; one ended in between is lost, as its pid cannot be read).
+spent() {
+  awk 'NR == FNR { t0[$1] = $2; next } { s += $2 - ($1 in t0 ? t0[$1] : 0) } END { print s + 0 }' \
+    <(echo "$1") <(echo "$2")
 }
 # The database's processes: on PostgreSQL, every process of the server's user when the server is
 # on this machine (its backends, WAL writer, checkpointer...); none on SQLite, which runs inside
@@ -239,7 +244,7 @@ fi
 # concurrency, name, round, req/s, p50, p99, failed, then CPU per write in microseconds of the
 # server process, of the database's processes ("-": not measurable) and of wrk.
 write_run() {
-  local name=$1 url=$2 c=$3 round=$4 out pid=${PID_OF[$1]} s0 s1 d0 d1 w0 w1 server db client
+  local name=$1 url=$2 c=$3 round=$4 out pid=${PID_OF[$1]} s0 s1 d0 d1 w0 w1 n server db client
   python3 scripts/bench_client.py create "$url" "$c" "$WORK/matches.txt"
   # shellcheck disable=SC2046
   s0=$(ticks "$pid"); d0=$(ticks $(db_pids))
@@ -254,10 +259,12 @@ write_run() {
   set -- $(echo "$out" | grep '^RESULT')
   # Per write: the run's ticks over its requests (the children's ticks of this shell are wrk's:
   # the set-up client above finished before w0 was read).
-  server=$(( (s1 - s0) * TICK_US / ($5 > 0 ? $5 : 1) ))
-  client=$(( (w1 - w0) * TICK_US / ($5 > 0 ? $5 : 1) ))
+  n=${5:-0}
+  n=$((n > 0 ? n : 1))
+  server=$(( $(spent "$s0" "$s1") * TICK_US / n ))
+  client=$(( (w1 - w0) * TICK_US / n ))
   db=-
-  if [ -n "$PG_LOCAL" ] && [ "$name" != ceiling ]; then db=$(( (d1 - d0) * TICK_US / ($5 > 0 ? $5 : 1) )); fi
+  if [ -n "$PG_LOCAL" ] && [ "$name" != ceiling ]; then db=$(( $(spent "$d0" "$d1") * TICK_US / n )); fi
   if [ "$BACKEND" = sqlite ] || [ "$name" = ceiling ]; then db=0; fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$name" "$round" "$2" "$3" "$4" "$6" \
     "$server" "$db" "$client" >>"$WORK/results.tsv"
