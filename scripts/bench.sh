@@ -251,14 +251,15 @@ write_run() {
   w0=$(awk '{print $16 + $17}' /proc/$$/stat)
   out=$(BENCH_MATCHES="$WORK/matches.txt" wrk -t"$c" -c"$c" -d"${SECS}s" --timeout 10s \
     -s "$WORK/write.lua" "$url")
+  # wrk's first: the readings below run processes of this shell's own, which would count as its.
+  w1=$(awk '{print $16 + $17}' /proc/$$/stat)
   # shellcheck disable=SC2046
   s1=$(ticks "$pid"); d1=$(ticks $(db_pids))
-  w1=$(awk '{print $16 + $17}' /proc/$$/stat)
   echo "$out" | grep FIRST_FAILURE || true
   # shellcheck disable=SC2086
   set -- $(echo "$out" | grep '^RESULT')
-  # Per write: the run's ticks over its requests (the children's ticks of this shell are wrk's:
-  # the set-up client above finished before w0 was read).
+  # Per write: the run's ticks over its requests (the children's ticks of this shell between w0
+  # and w1 are wrk's: the set-up client and the readings of s0 and d0 ended before w0 was read).
   n=${5:-0}
   n=$((n > 0 ? n : 1))
   server=$(( $(spent "$s0" "$s1") * TICK_US / n ))

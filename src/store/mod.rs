@@ -484,20 +484,21 @@ fn insert_sizes() -> impl Iterator<Item = usize> {
 }
 
 /// The insert size a batch of `n` appends (1 to [`MAX_ROWS_PER_INSERT`]) is padded up to: the
-/// first of [`insert_sizes`] that holds it.
+/// first of [`insert_sizes`] that holds it. (A bigger batch is a caller's bug: it is cut into
+/// chunks of at most [`MAX_ROWS_PER_INSERT`] first, see [`insert_batch`].)
 fn padded(n: usize) -> usize {
     insert_sizes()
         .find(|&size| size >= n)
-        .unwrap_or(MAX_ROWS_PER_INSERT)
+        .expect("a batch chunked to MAX_ROWS_PER_INSERT")
 }
 
 /// The multi-row insert of `rows` events (one of [`insert_sizes`]): one statement text per size
 /// and backend, so that both drivers keep every size's prepared statement cached (30 of them,
 /// within sqlx's cache of 100 per connection). `ON CONFLICT DO NOTHING` lets a row whose
-/// `(match_id, seq)` (or idempotency key) is taken fail alone, silently. On PostgreSQL `RETURNING` names the rows that went in, so
-/// the others are the conflicts or the revoked. On SQLite the statement returns nothing: the count
-/// of rows it changed says whether every row went in, and only when it falls short are the rows
-/// that did read back (see [`insert_chunk`]).
+/// `(match_id, seq)` (or idempotency key) is taken fail alone, silently. On PostgreSQL
+/// `RETURNING` names the rows that went in, so the others are the conflicts or the revoked. On
+/// SQLite the statement returns nothing: the count of rows it changed says whether every row
+/// went in, and only when it falls short are the rows that did read back (see [`insert_chunk`]).
 ///
 /// Each row's 15th value is the hash of the token its write was authorised with (NULL: none):
 /// the row goes in only while `tokens` still holds that hash for its match. The write path
