@@ -178,6 +178,20 @@ async fn card_not_held(
     deck: &[String],
     suits: &[String],
 ) -> String {
+    a_card_elsewhere(app, m, seat, deck, suits)
+        .await
+        .expect("a card elsewhere")
+}
+
+/// The first card of `deck` of one of `suits` that neither `seat` holds nor the table shows, if
+/// any: with every card dealt, the other hands may hold none of a suit.
+async fn a_card_elsewhere(
+    app: &TestApp,
+    m: &Match,
+    seat: usize,
+    deck: &[String],
+    suits: &[String],
+) -> Option<String> {
     let hand = hand_of(app, m, seat).await;
     let public = app.view(m, None).await["table"].to_string();
     deck.iter()
@@ -186,8 +200,7 @@ async fn card_not_held(
                 && !hand.contains(&json!(c))
                 && !public.contains(&format!("\"{c}\""))
         })
-        .expect("a card elsewhere")
-        .clone()
+        .cloned()
 }
 
 fn deck52() -> Vec<String> {
@@ -208,10 +221,12 @@ fn suit_of(card: &str) -> String {
 
 /// Deals and leads (each seat by its own token) until seat `follower`, to play next, holds a
 /// card of `duty` (suits) and one outside it; returns (follower, a card outside the duty it
-/// holds). `duty` is computed from the lead by the caller's rule.
+/// holds), and another hand holds a card of the duty (so `card_not_held` finds one). `duty` is
+/// computed from the lead by the caller's rule; `deck` is the game's pack.
 async fn deal_until_a_follower_can_break(
     app: &TestApp,
     m: &Match,
+    deck: &[String],
     duty: impl Fn(&Value) -> Vec<String>,
 ) -> (usize, String, Value) {
     for _ in 0..40 {
@@ -231,7 +246,11 @@ async fn deal_until_a_follower_can_break(
             .collect();
         let holds_duty = hand.iter().any(|c| suits.contains(&suit_of(c)));
         if let Some(off) = hand.iter().find(|c| !suits.contains(&suit_of(c))) {
-            if holds_duty {
+            if holds_duty
+                && a_card_elsewhere(app, m, follower, deck, &suits)
+                    .await
+                    .is_some()
+            {
                 return (follower, off.clone(), lead);
             }
         }
@@ -249,7 +268,11 @@ async fn deal_until_a_follower_can_break(
 async fn dump_a_card_not_held_and_a_broken_follow_are_told_with_their_card_to_the_holder_only() {
     let app = TestApp::spawn().await;
     let m = app.create("dump", 2, "service", json!({})).await;
-    let (follower, off, lead) = deal_until_a_follower_can_break(&app, &m, |lead| {
+    let dump_deck: Vec<String> = deck52()
+        .into_iter()
+        .filter(|c| !c.starts_with(['4', '5', '6']))
+        .collect();
+    let (follower, off, lead) = deal_until_a_follower_can_break(&app, &m, &dump_deck, |lead| {
         vec![suit_of(lead["card"].as_str().unwrap())]
     })
     .await;
@@ -277,10 +300,6 @@ async fn dump_a_card_not_held_and_a_broken_follow_are_told_with_their_card_to_th
         ),
     )
     .await;
-    let dump_deck: Vec<String> = deck52()
-        .into_iter()
-        .filter(|c| !c.starts_with(['4', '5', '6']))
-        .collect();
     let x = card_not_held(&app, &m, follower, &dump_deck, std::slice::from_ref(&led)).await;
     assert_told_only_to_the_holder(
         &app,
@@ -362,7 +381,7 @@ async fn clubs_a_broken_follow_names_the_called_suit_to_the_holder_only() {
     let app = TestApp::spawn().await;
     let m = app.create("clubs", 4, "service", json!({})).await;
     // The called suit and clubs: a club lead declares the suit (C: clubs alone).
-    let (follower, off, lead) = deal_until_a_follower_can_break(&app, &m, |lead| {
+    let (follower, off, lead) = deal_until_a_follower_can_break(&app, &m, &deck52(), |lead| {
         let led = suit_of(lead["card"].as_str().unwrap());
         let called = lead["declare"].as_str().map_or(led, String::from);
         vec![called, "C".into()]
@@ -426,7 +445,7 @@ async fn bonus_malus_following_is_public_and_names_the_led_suit_to_everyone() {
     // is public; which card of a suit a hand holds is not.
     let app = TestApp::spawn().await;
     let m = app.create("bonus-malus", 2, "service", json!({})).await;
-    let (follower, off, lead) = deal_until_a_follower_can_break(&app, &m, |lead| {
+    let (follower, off, lead) = deal_until_a_follower_can_break(&app, &m, &deck52(), |lead| {
         vec![suit_of(lead["card"].as_str().unwrap())]
     })
     .await;

@@ -315,16 +315,38 @@ function showLinks(links) {
     { onForget: () => forgetLinks(v.id) });
 }
 
+// The log is read first, then the stream opened from the last event held (`last_event_id`), so
+// that no event falls between the two: a stream opened beside the read started at the current
+// view, and an action recorded after the read but before the stream's start was never held (a
+// seat's page then lacked the ended deal's last trick for good, see endedDeal).
 function follow() {
   if (T.es) T.es.close();
-  // EventSource cannot set headers: the token goes in the query (see the stream's docs).
-  // scores=changed: a view that leaves the score sheet as it was comes as `match_lite`, without
-  // it (most actions: a card, a bet), and keeps the sheet drawn from the last `match`.
-  const es = new EventSource(`/v1/matches/${T.id}/stream?scores=changed&token=${encodeURIComponent(T.token)}`);
-  T.es = es;
+  T.es = null;
+  const turn = (T.followTurn = (T.followTurn || 0) + 1);
   // The log's first read ends in a second drawing of the page; `data-log` says it is done (the
   // browser tests wait for it before they hold an element that drawing would replace).
-  loadEvents().then(() => { document.body.dataset.log = "loaded"; render(); });
+  loadEvents().then(() => {
+    if (turn !== T.followTurn || T.paused || T.forgotten) return; // followed again, or left
+    document.body.dataset.log = "loaded";
+    render();
+    stream(heldTo());
+  });
+}
+
+// The seq up to which this phone holds every event (0: none; the stream then sends the whole log).
+function heldTo() {
+  let s = 0;
+  while (T.events.has(s + 1)) s++;
+  return s;
+}
+
+function stream(after) {
+  // EventSource cannot set headers: the token goes in the query (see the stream's docs). On its
+  // own reconnections it sends `Last-Event-ID`, which the server prefers to `last_event_id`.
+  // scores=changed: a view that leaves the score sheet as it was comes as `match_lite`, without
+  // it (most actions: a card, a bet), and keeps the sheet drawn from the last `match`.
+  const es = new EventSource(`/v1/matches/${T.id}/stream?scores=changed&last_event_id=${after}&token=${encodeURIComponent(T.token)}`);
+  T.es = es;
   es.addEventListener("open", () => setConnState());
   // Each event comes before the view it leads to: the view's message draws it.
   es.addEventListener("event", (ev) => { try { noteEvent(JSON.parse(ev.data)); } catch { /* not an event */ } });

@@ -8,7 +8,9 @@
 //    they do, each at least 44 px, and no axe violation;
 // 3. 20-character names (Clubs 4 seats real cards, Members Only 5, P.M. 8): no sideways scroll,
 //    the score sheet within the page, names ellipsised with the full name in `title`;
-// 4. names kept on the phone: only those a person typed, never an empty seat's placeholder.
+// 4. names kept on the phone: only those a person typed, never an empty seat's placeholder;
+// 5. a card played between the page's first read of the log and its stream's start still reaches
+//    the page (the deal's last trick is drawn from the log).
 //
 // Env: as lib.mjs (BASE, PW_DIR, CHROMIUM, ARTIFACTS, AXE_JS).
 
@@ -191,6 +193,48 @@ await run("tablefeel", async (browser) => {
         await p.context().close();
       }
     }
+  }
+
+  // ---- 5. an action recorded between the log's first read and the stream's start ----
+  // The page reads the log (GET /events) and follows the stream; a card played after the read
+  // but before the stream starts must still reach the page, or the ended deal's last trick (drawn
+  // from the log) is missing for good. The read's answer is held until that card is played, and
+  // so is the stream's request; the deal's last card is played once the page is live again.
+  {
+    const m = await create("clubs", 4, "service");
+    await deal(m);
+    const trickCount = (v) => (v.table.tricks || []).length;
+    const v0 = await playUntil(m, (v) => trickCount(v) === 12 && v.table.trick.length === 2);
+    const ctx = await browser.newContext({ ...phone });
+    const p = await ctx.newPage();
+    p.on("pageerror", (e) => check("gap: no script error", false, e.message));
+    let logRead, release;
+    const read = new Promise((r) => (logRead = r));
+    const released = new Promise((r) => (release = r));
+    let first = true;
+    await p.route((u) => u.pathname.endsWith("/events"), async (route) => {
+      if (!first) return route.continue();
+      first = false;
+      const answer = await route.fetch();
+      logRead();
+      await released;
+      await route.fulfill({ response: answer });
+    });
+    await p.route((u) => u.pathname.endsWith("/stream"), async (route) => { await released; await route.continue(); });
+    await p.goto(`${BASE}/#m=${m.id}&t=${m.seats[1]}`);
+    await read;
+    const v1 = await playUntil(m, (v) => v.seq > v0.seq); // the deal's last card but one
+    release();
+    await seqAt(p, v1.seq);
+    const v2 = await playUntil(m, (v) => v.scores.rounds.length === 1); // its last card
+    await seqAt(p, v2.seq);
+    const log = await fromLog(m, 1);
+    await p.waitForSelector("#ended-trick", { timeout: 10000 }).catch(() => {});
+    const drawn = await p.$$eval("#trick [data-card]", (els) => els.map((e) => e.dataset.card));
+    check("gap: a card played between the log's read and the stream's start still reaches the page (the last trick drawn)",
+      v2.seq === v1.seq + 1 && log.last.length === 4 && drawn.join() === log.last.join(), `${drawn} vs ${log.last}`);
+    check("gap: and who took it", (await p.$eval("#ended-trick", (e) => e.textContent).catch(() => null)) === `Last trick of Deal 1, taken by ${LONG[log.winner]}`);
+    await ctx.close();
   }
 
   // ---- 4. names kept on the phone: only the typed ones ----
