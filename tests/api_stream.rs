@@ -348,9 +348,10 @@ async fn the_table_page_and_its_files_are_served_by_the_binary() {
         StatusCode::NOT_FOUND
     );
     // The page uses the stream with the token in the query (EventSource cannot set headers),
-    // and keeps the score sheet between views that leave it as it was.
+    // opened from the last event of the log it has read, and keeps the score sheet between
+    // views that leave it as it was.
     let js = app.get("/web/app.js", None).await.text;
-    assert!(js.contains("/stream?scores=changed&token="));
+    assert!(js.contains("/stream?scores=changed&last_event_id=${after}&token="));
     assert!(js.contains("\"match_lite\""));
 }
 
