@@ -486,11 +486,29 @@ fn deck52() -> Vec<String> {
     out
 }
 
-/// Deals, lets the first seat lead with its own token, and returns the seat to follow.
-async fn deal_and_lead(app: &TestApp, m: &Match) -> usize {
-    assert!(step(app, m).await);
-    assert!(step(app, m).await);
-    to_act(&app.view(m, None).await)[0]
+/// Deals, lets the first seat lead with its own token, and returns the seat to follow, its first
+/// legal card, and a card of `deck` it does not hold that it could play if it held it: of that
+/// card's suit, unplayed. With every card dealt (Dump for two), the other hand may hold none of
+/// that suit: the lead and the deal are then taken back and the table deals again.
+async fn deal_and_lead(app: &TestApp, m: &Match, deck: &[String]) -> (usize, Value, Value) {
+    for _ in 0..40 {
+        assert!(step(app, m).await);
+        assert!(step(app, m).await);
+        let seat = to_act(&app.view(m, None).await)[0];
+        let hand = hand_of(app, m, seat).await;
+        let held = app.legal(m, seat, Some(&m.seats[seat])).await[0].clone();
+        let suit = held["card"].as_str().unwrap().chars().last().unwrap();
+        let public = app.view(m, None).await["table"].to_string();
+        if let Some(c) = deck.iter().find(|c| {
+            c.ends_with(suit) && !hand.contains(c) && !public.contains(&format!("\"{c}\""))
+        }) {
+            return (seat, held, json!({"type": "play", "card": c}));
+        }
+        for _ in 0..2 {
+            assert_eq!(app.undo(m, &m.host).await.status, StatusCode::CREATED);
+        }
+    }
+    panic!("no deal left a card of the follower's suit elsewhere");
 }
 
 /// The refusals the seat's own token gets for `probes` (code and detail), each with its `legal`
@@ -530,7 +548,7 @@ const HIDDEN_CODES: [&str; 5] = [
 async fn trick_game_refusals_hide_the_hand(game: &str, players: usize, deck: Vec<String>) {
     let app = TestApp::spawn().await;
     let m = app.create(game, players, "service", json!({})).await;
-    let seat = deal_and_lead(&app, &m).await;
+    let (seat, held, not_held) = deal_and_lead(&app, &m, &deck).await;
     let probes = plays(&deck);
     // Bonus-Malus: the backs show every hand's suits, so following and trumping are public.
     let suits_public = game == "bonus-malus";
@@ -556,16 +574,7 @@ async fn trick_game_refusals_hide_the_hand(game: &str, players: usize, deck: Vec
         (legal.status, legal.code()),
         (StatusCode::FORBIDDEN, "hand_is_private")
     );
-    let hand = hand_of(&app, &m, seat).await;
-    let held = app.legal(&m, seat, Some(&m.seats[seat])).await[0].clone();
-    // A card it does not hold that it could play if it held it: of a legal card's suit, unplayed.
-    let suit = held["card"].as_str().unwrap().chars().last().unwrap();
-    let public = app.view(&m, None).await["table"].to_string();
-    let not_held = deck
-        .iter()
-        .find(|c| c.ends_with(suit) && !hand.contains(c) && !public.contains(&format!("\"{c}\"")))
-        .map(|c| json!({"type": "play", "card": c}))
-        .expect("a card of the suit is elsewhere");
+    // `held` and `not_held` (of its suit, elsewhere): see deal_and_lead.
     let stale = [("if-match", "\"1\"")];
     let a = app
         .act_with(&m, &m.host, Some(seat), held.clone(), &stale)
