@@ -855,6 +855,9 @@ function youPanel(v, me) {
   if (v.status === "finished") return null;
   const you = v.you;
   const hand = you.hand || [];
+  // Between deals (the table to deal, no card held) there is nothing to tap: no tray, and the
+  // deal's last trick and summary have the whole screen.
+  if (v.dealing === "service" && !hand.length && v.table_to_act && !T.legal.length) return null;
   const legalCards = new Map();
   for (const l of T.legal) if (l.action.type === "play" && isCard(l.action.card)) {
     if (!legalCards.has(l.action.card)) legalCards.set(l.action.card, []);

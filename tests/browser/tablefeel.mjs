@@ -3,7 +3,8 @@
 // 1. a service-dealt Clubs deal played to its end (through the API): the host's and a seat's pages
 //    keep the deal's last trick drawn (its four cards equal the log's last trick) and the deal
 //    summary shows the tricks each seat took (equal to the log's tricks won), after the next deal
-//    too, until its first card; a seat's page holds no card but its own hand and that trick;
+//    too, until its first card; a seat's page holds no card but its own hand and that trick, and
+//    between deals shows no empty hand tray;
 // 2. the undo question: a disclosure button (aria-expanded) and two plain buttons that say what
 //    they do, each at least 44 px, and no axe violation;
 // 3. 20-character names (Clubs 4 seats real cards, Members Only 5, P.M. 8): no sideways scroll,
@@ -109,6 +110,14 @@ await run("tablefeel", async (browser) => {
       const pts = await p.$$eval("#deal-summary tr.round td[data-col]", (els) => els.map((e) => Number(e.textContent)));
       check(`${tag} ${who}: beside the deal's points`, pts.join() === v1.scores.rounds[0].points.join(), pts.join());
     }
+    // Between deals a seat holds no card: no empty hand takes the foot (or, in landscape, half)
+    // of its screen, and the table has the width of the screen.
+    const between = await seat.evaluate(() => {
+      const scroll = document.querySelector("#table-scroll").getBoundingClientRect();
+      return { hand: !!document.querySelector("#hand"), tray: !!document.querySelector("#tray"), width: Math.round(scroll.width), screen: innerWidth };
+    });
+    check(`${tag} seat 2: between deals no empty hand tray, the table the screen's width`,
+      !between.hand && !between.tray && between.width === between.screen, JSON.stringify(between));
     await shot(host, `tf-${tag}-1-deal-over-host`);
     await shot(seat, `tf-${tag}-1-deal-over-seat`);
 
