@@ -15,7 +15,7 @@ mod common;
 use std::sync::OnceLock;
 
 use clubroom::rules::not_playable_detail;
-use common::{Answer, Match, TestApp};
+use common::{card_elsewhere, deck52, Answer, Match, TestApp};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -170,21 +170,8 @@ async fn assert_told_only_to_the_holder(
 }
 
 /// A card of `deck` of one of `suits` that `seat` does not hold and the public table does not
-/// show: refused for the hand alone, whatever the following rule's order.
-async fn card_not_held(
-    app: &TestApp,
-    m: &Match,
-    seat: usize,
-    deck: &[String],
-    suits: &[String],
-) -> String {
-    a_card_elsewhere(app, m, seat, deck, suits)
-        .await
-        .expect("a card elsewhere")
-}
-
-/// The first card of `deck` of one of `suits` that neither `seat` holds nor the table shows, if
-/// any: with every card dealt, the other hands may hold none of a suit.
+/// show: refused for the hand alone, whatever the following rule's order. None when there is no
+/// such card ([`card_elsewhere`]).
 async fn a_card_elsewhere(
     app: &TestApp,
     m: &Match,
@@ -193,26 +180,8 @@ async fn a_card_elsewhere(
     suits: &[String],
 ) -> Option<String> {
     let hand = hand_of(app, m, seat).await;
-    let public = app.view(m, None).await["table"].to_string();
-    deck.iter()
-        .find(|c| {
-            suits.contains(&suit_of(c))
-                && !hand.contains(&json!(c))
-                && !public.contains(&format!("\"{c}\""))
-        })
-        .cloned()
-}
-
-fn deck52() -> Vec<String> {
-    let mut out = vec![];
-    for s in ["S", "H", "D", "C"] {
-        for r in [
-            "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A",
-        ] {
-            out.push(format!("{r}{s}"));
-        }
-    }
-    out
+    let table = app.view(m, None).await["table"].to_string();
+    card_elsewhere(deck, suits, |c| hand.contains(&json!(c)), &table)
 }
 
 fn suit_of(card: &str) -> String {
@@ -221,7 +190,7 @@ fn suit_of(card: &str) -> String {
 
 /// Deals and leads (each seat by its own token) until seat `follower`, to play next, holds a
 /// card of `duty` (suits) and one outside it; returns (follower, a card outside the duty it
-/// holds), and another hand holds a card of the duty (so `card_not_held` finds one). `duty` is
+/// holds), and another hand holds a card of the duty (so `a_card_elsewhere` finds one). `duty` is
 /// computed from the lead by the caller's rule; `deck` is the game's pack.
 async fn deal_until_a_follower_can_break(
     app: &TestApp,
@@ -246,10 +215,9 @@ async fn deal_until_a_follower_can_break(
             .collect();
         let holds_duty = hand.iter().any(|c| suits.contains(&suit_of(c)));
         if let Some(off) = hand.iter().find(|c| !suits.contains(&suit_of(c))) {
+            let table = app.view(m, None).await["table"].to_string();
             if holds_duty
-                && a_card_elsewhere(app, m, follower, deck, &suits)
-                    .await
-                    .is_some()
+                && card_elsewhere(deck, &suits, |c| hand.iter().any(|h| h == c), &table).is_some()
             {
                 return (follower, off.clone(), lead);
             }
@@ -300,7 +268,9 @@ async fn dump_a_card_not_held_and_a_broken_follow_are_told_with_their_card_to_th
         ),
     )
     .await;
-    let x = card_not_held(&app, &m, follower, &dump_deck, std::slice::from_ref(&led)).await;
+    let x = a_card_elsewhere(&app, &m, follower, &dump_deck, std::slice::from_ref(&led))
+        .await
+        .expect("a card elsewhere");
     assert_told_only_to_the_holder(
         &app,
         &m,
@@ -423,7 +393,9 @@ async fn clubs_a_broken_follow_names_the_called_suit_to_the_holder_only() {
         ),
     )
     .await;
-    let x = card_not_held(&app, &m, follower, &deck52(), &[called.clone(), "C".into()]).await;
+    let x = a_card_elsewhere(&app, &m, follower, &deck52(), &[called.clone(), "C".into()])
+        .await
+        .expect("a card elsewhere");
     assert_told_only_to_the_holder(
         &app,
         &m,
@@ -490,7 +462,9 @@ async fn bonus_malus_following_is_public_and_names_the_led_suit_to_everyone() {
         .await;
     assert_body(&told, &own);
     // A card of the led suit it does not hold is the hand's secret.
-    let x = card_not_held(&app, &m, follower, &deck52(), std::slice::from_ref(&led)).await;
+    let x = a_card_elsewhere(&app, &m, follower, &deck52(), std::slice::from_ref(&led))
+        .await
+        .expect("a card elsewhere");
     assert_told_only_to_the_holder(
         &app,
         &m,

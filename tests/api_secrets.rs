@@ -7,7 +7,7 @@
 mod common;
 
 use clubroom::rules::{AnyGame, Dealing};
-use common::{Match, TestApp};
+use common::{card_elsewhere, deck52, Match, TestApp};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -474,18 +474,6 @@ fn plays(cards: &[String]) -> Vec<Value> {
         .collect()
 }
 
-fn deck52() -> Vec<String> {
-    let mut out = vec![];
-    for s in ["S", "H", "D", "C"] {
-        for r in [
-            "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A",
-        ] {
-            out.push(format!("{r}{s}"));
-        }
-    }
-    out
-}
-
 /// Deals, lets the first seat lead with its own token, and returns the seat to follow, its first
 /// legal card, and a card of `deck` it does not hold that it could play if it held it: of that
 /// card's suit, unplayed. With every card dealt (Dump for two), the other hand may hold none of
@@ -497,11 +485,10 @@ async fn deal_and_lead(app: &TestApp, m: &Match, deck: &[String]) -> (usize, Val
         let seat = to_act(&app.view(m, None).await)[0];
         let hand = hand_of(app, m, seat).await;
         let held = app.legal(m, seat, Some(&m.seats[seat])).await[0].clone();
-        let suit = held["card"].as_str().unwrap().chars().last().unwrap();
-        let public = app.view(m, None).await["table"].to_string();
-        if let Some(c) = deck.iter().find(|c| {
-            c.ends_with(suit) && !hand.contains(c) && !public.contains(&format!("\"{c}\""))
-        }) {
+        let card = held["card"].as_str().unwrap();
+        let suit = card[card.len() - 1..].to_string();
+        let table = app.view(m, None).await["table"].to_string();
+        if let Some(c) = card_elsewhere(deck, &[suit], |c| hand.iter().any(|h| h == c), &table) {
             return (seat, held, json!({"type": "play", "card": c}));
         }
         for _ in 0..2 {

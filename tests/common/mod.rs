@@ -523,3 +523,35 @@ pub fn round_matches(round: &Value) -> Vec<Match> {
         })
         .collect()
 }
+
+/// The 52 cards of a French pack as the engines write them (`"2S"` … `"AC"`), suit by suit.
+pub fn deck52() -> Vec<String> {
+    let mut out = vec![];
+    for s in ["S", "H", "D", "C"] {
+        for r in [
+            "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A",
+        ] {
+            out.push(format!("{r}{s}"));
+        }
+    }
+    out
+}
+
+/// The first card of `deck` of one of `suits` (a card's last letter) that a hand does not hold
+/// (`holds`) and the public table does not show (`table`: the tokenless view's `table`, as JSON
+/// text). None when there is no such card: with every card dealt (Dump for two), the other hands
+/// may hold none of a suit.
+pub fn card_elsewhere(
+    deck: &[String],
+    suits: &[String],
+    holds: impl Fn(&str) -> bool,
+    table: &str,
+) -> Option<String> {
+    deck.iter()
+        .find(|c| {
+            suits.iter().any(|s| c.ends_with(s.as_str()))
+                && !holds(c)
+                && !table.contains(&format!("\"{c}\""))
+        })
+        .cloned()
+}
