@@ -214,11 +214,11 @@ async fn deal_until_a_follower_can_break(
             .map(|c| c.as_str().unwrap().to_string())
             .collect();
         let holds_duty = hand.iter().any(|c| suits.contains(&suit_of(c)));
-        if let Some(off) = hand.iter().find(|c| !suits.contains(&suit_of(c))) {
+        let off = hand.iter().find(|c| !suits.contains(&suit_of(c)));
+        if let (true, Some(off)) = (holds_duty, off) {
+            // The public table is read only for a follower who could break the rule.
             let table = app.view(m, None).await["table"].to_string();
-            if holds_duty
-                && card_elsewhere(deck, &suits, |c| hand.iter().any(|h| h == c), &table).is_some()
-            {
+            if card_elsewhere(deck, &suits, |c| hand.iter().any(|h| h == c), &table).is_some() {
                 return (follower, off.clone(), lead);
             }
         }
