@@ -129,17 +129,20 @@ async fn app_with(limits: Limits) -> String {
     format!("127.0.0.1:{port}")
 }
 
-/// Sends `head` and whatever body bytes, then reads until the server closes (or 10 s pass).
-fn raw_exchange(addr: &str, request: &[u8]) -> (String, Duration) {
+/// Sends `head` and whatever body bytes, then reads until the server closes the connection or
+/// 30 s pass: the answer, how long it took, and whether the server closed it (end of stream, not
+/// the read timeout).
+fn raw_exchange(addr: &str, request: &[u8]) -> (String, Duration, bool) {
     let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let started = Instant::now();
     s.write_all(request).unwrap();
     let mut got = Vec::new();
-    let _ = s.read_to_end(&mut got);
+    let closed = s.read_to_end(&mut got).is_ok();
     (
         String::from_utf8_lossy(&got).into_owned(),
         started.elapsed(),
+        closed,
     )
 }
 
@@ -150,7 +153,7 @@ async fn a_stalled_body_gets_408_and_its_connection_closed() {
         ..Limits::default()
     })
     .await;
-    let (answer, took) = tokio::task::spawn_blocking(move || {
+    let (answer, took, closed) = tokio::task::spawn_blocking(move || {
         raw_exchange(
             &addr,
             b"POST /v1/matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{\"game\": \"dump\"",
@@ -161,8 +164,15 @@ async fn a_stalled_body_gets_408_and_its_connection_closed() {
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("connection: close"), "{answer}");
     assert!(answer.contains("\"code\":\"request_timeout\""), "{answer}");
-    // Answered at the deadline and the connection closed (read_to_end returned): not held open.
-    assert!(took < Duration::from_secs(5), "{took:?}");
+    // Answered once the 1 s deadline passed, never before it, and the connection closed by the
+    // server (the read ended at the end of the stream, not at its 30 s timeout). The upper bound
+    // is loose on purpose: CI's PostgreSQL pass runs this debug build beside other test binaries
+    // and the npm and tsc steps on 2 cores, where it once took 5.03 s; a server that held the
+    // connection open would reach neither the end of the stream nor a bound below the default
+    // 10 s body deadline.
+    assert!(closed, "the server did not close the connection in 30 s");
+    assert!(took >= Duration::from_secs(1), "{took:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
 #[actix_web::test]
