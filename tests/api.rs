@@ -911,8 +911,8 @@ async fn two_stores_opened_at_once_on_a_fresh_database_both_migrate() {
     for _ in 0..3 {
         let (url, _dir) = common::fresh_database().await;
         let (a, b) = tokio::join!(
-            clubroom::store::Store::connect(&url),
-            clubroom::store::Store::connect(&url)
+            clubroom::store::Store::connect_with(&url, common::store_options()),
+            clubroom::store::Store::connect_with(&url, common::store_options())
         );
         let (a, b) = (a.expect("first store"), b.expect("second store"));
         assert_eq!(a.version("no-such-match").await.unwrap(), 0);

@@ -29,7 +29,9 @@ async fn store_with_matches(
     count: usize,
 ) -> (Store, Vec<String>, String, Option<tempfile::TempDir>) {
     let (url, dir) = common::fresh_database().await;
-    let store = Store::connect(&url).await.unwrap();
+    let store = Store::connect_with(&url, common::store_options())
+        .await
+        .unwrap();
     let matches: Vec<String> = (0..count).map(|i| format!("{prefix}{i:02}")).collect();
     for m in &matches {
         store.insert_match(&match_row(m), &[]).await.unwrap();
@@ -189,7 +191,9 @@ async fn racing_writers_on_every_match_never_deadlock_and_each_seq_has_one_winne
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn each_append_of_a_mixed_batch_learns_whether_it_went_in_lost_its_seq_or_its_token() {
     let (url, _dir) = common::fresh_database().await;
-    let store = Store::connect(&url).await.unwrap();
+    let store = Store::connect_with(&url, common::store_options())
+        .await
+        .unwrap();
     let matches: Vec<String> = (0..90).map(|i| format!("x{i:02}")).collect();
     for m in &matches {
         let tokens = [(format!("held-{m}"), Some(0))];

@@ -164,6 +164,11 @@ pub struct StoreOptions {
     /// How long a request waits for a database connection (or for a new one to be opened)
     /// before it is answered 503 `storage_unavailable`.
     pub acquire_timeout: Duration,
+    /// PostgreSQL only: how long start-up waits for its first connection (a new database's
+    /// first connection reads its catalogue from disk, slow on a loaded machine). The
+    /// migrations then run on that connection, so start-up never waits on the pool's
+    /// `acquire_timeout`.
+    pub connect_timeout: Duration,
     /// SQLite only: caps the database file at this many pages (`PRAGMA max_page_count`), for
     /// tests that need a full database without a full disk.
     pub sqlite_max_page_count: Option<u64>,
@@ -172,17 +177,27 @@ pub struct StoreOptions {
 /// The default acquire timeout; `CLUBROOM_DB_ACQUIRE_TIMEOUT_MS` overrides it.
 pub const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// The default start-up connect timeout; `CLUBROOM_DB_CONNECT_TIMEOUT_MS` overrides it.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A duration in milliseconds from the environment variable `name`, if set to a positive number.
+fn env_millis(name: &str) -> Option<Duration> {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&ms| ms > 0)
+        .map(Duration::from_millis)
+}
+
 impl Default for StoreOptions {
-    /// The acquire timeout from `CLUBROOM_DB_ACQUIRE_TIMEOUT_MS` (milliseconds), else 3 s.
+    /// The acquire timeout from `CLUBROOM_DB_ACQUIRE_TIMEOUT_MS` (milliseconds), else 3 s; the
+    /// start-up connect timeout from `CLUBROOM_DB_CONNECT_TIMEOUT_MS`, else 10 s.
     fn default() -> StoreOptions {
-        let acquire_timeout = std::env::var("CLUBROOM_DB_ACQUIRE_TIMEOUT_MS")
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-            .filter(|&ms| ms > 0)
-            .map(Duration::from_millis)
-            .unwrap_or(DEFAULT_ACQUIRE_TIMEOUT);
         StoreOptions {
-            acquire_timeout,
+            acquire_timeout: env_millis("CLUBROOM_DB_ACQUIRE_TIMEOUT_MS")
+                .unwrap_or(DEFAULT_ACQUIRE_TIMEOUT),
+            connect_timeout: env_millis("CLUBROOM_DB_CONNECT_TIMEOUT_MS")
+                .unwrap_or(DEFAULT_CONNECT_TIMEOUT),
             sqlite_max_page_count: None,
         }
     }
@@ -874,16 +889,16 @@ fn sent_write_error(e: sqlx::Error) -> StoreError {
 /// Fills `players.name_key` of the players registered before it existed (migration 0004): the
 /// name folded by Rust's Unicode `to_lowercase`, so that search matches alike on both databases
 /// (SQLite's own `LOWER` folds ASCII only).
-async fn fill_name_keys(pool: &sqlx::AnyPool) -> Result<(), StoreError> {
+async fn fill_name_keys(conn: &mut sqlx::AnyConnection) -> Result<(), StoreError> {
     let rows: Vec<(String, String)> =
         sqlx::query_as("SELECT id, name FROM players WHERE name_key IS NULL")
-            .fetch_all(pool)
+            .fetch_all(&mut *conn)
             .await?;
     for (id, name) in rows {
         sqlx::query("UPDATE players SET name_key = $1 WHERE id = $2")
             .bind(tournaments::name_key(&name))
             .bind(&id)
-            .execute(pool)
+            .execute(&mut *conn)
             .await?;
     }
     Ok(())
@@ -938,7 +953,7 @@ impl Store {
                         Err(e) => return Err(sqlx::Error::from(e).into()),
                     }
                 }
-                fill_name_keys(&writer).await?;
+                fill_name_keys(&mut *writer.acquire().await?).await?;
                 let reader = AnyPoolOptions::new()
                     .max_connections(4)
                     .test_before_acquire(false)
@@ -955,15 +970,18 @@ impl Store {
                 }
             }
             Backend::Postgres => {
-                // One direct attempt first, so that an unreachable server fails start-up at
-                // once with its own error ("connection refused"), not a pool timeout.
-                match tokio::time::timeout(
-                    opts.acquire_timeout,
+                // One direct connection first, so that an unreachable server fails start-up at
+                // once with its own error ("connection refused"), not a pool timeout; the
+                // migrations run on it, and the pool connects lazily, so that a slow first
+                // answer (a fresh database on a loaded machine) waits `connect_timeout`, never
+                // the requests' `acquire_timeout`.
+                let mut conn = match tokio::time::timeout(
+                    opts.connect_timeout,
                     sqlx::AnyConnection::connect_with(&options),
                 )
                 .await
                 {
-                    Ok(Ok(conn)) => conn.close().await?,
+                    Ok(Ok(conn)) => conn,
                     Ok(Err(e)) => {
                         return Err(StoreError::Unavailable(format!(
                             "cannot connect to PostgreSQL: {e}"
@@ -972,22 +990,22 @@ impl Store {
                     Err(_) => {
                         return Err(StoreError::Unavailable(format!(
                             "cannot connect to PostgreSQL: no answer within {:?}",
-                            opts.acquire_timeout
+                            opts.connect_timeout
                         )))
                     }
-                }
+                };
+                sqlx::migrate!("migrations/postgres")
+                    .run(&mut conn)
+                    .await
+                    .map_err(sqlx::Error::from)?;
+                fill_name_keys(&mut conn).await?;
+                conn.close().await?;
                 let pool = AnyPoolOptions::new()
                     .max_connections(16)
                     .test_before_acquire(false)
                     .before_acquire(ping_if_idle)
                     .acquire_timeout(opts.acquire_timeout)
-                    .connect_with(options)
-                    .await?;
-                sqlx::migrate!("migrations/postgres")
-                    .run(&pool)
-                    .await
-                    .map_err(sqlx::Error::from)?;
-                fill_name_keys(&pool).await?;
+                    .connect_lazy_with(options);
                 Store {
                     writer: pool.clone(),
                     reader: pool,

@@ -74,6 +74,17 @@ pub async fn fresh_database() -> (String, Option<tempfile::TempDir>) {
     }
 }
 
+/// The store options of every test server: the defaults (a request waits 3 s for a connection,
+/// as tests/api_storage.rs's outage tests rely on), but a generous start-up connect: a fresh
+/// PostgreSQL database's first connection reads its catalogue from disk, and CI's PostgreSQL
+/// pass runs reniced beside builds and browsers on two cores (a 3 s start-up bound failed there).
+pub fn store_options() -> clubroom::store::StoreOptions {
+    clubroom::store::StoreOptions {
+        connect_timeout: std::time::Duration::from_secs(60),
+        ..Default::default()
+    }
+}
+
 /// A server launched on a fresh database with `quotas` (and the operator token [`OPERATOR`]).
 pub struct Launched {
     /// `http://127.0.0.1:<port>`.
@@ -96,6 +107,7 @@ pub async fn launch_with_quotas(quotas: clubroom::limits::Quotas) -> Launched {
         clubroom::server::Settings {
             quotas,
             operator_token: Some(OPERATOR.to_string()),
+            store_options: store_options(),
             ..clubroom::server::Settings::new(&url)
         },
     )
@@ -131,7 +143,7 @@ impl TestApp {
 
     /// Starts (another) app on an existing database.
     pub async fn on(database_url: &str) -> TestApp {
-        TestApp::on_with(database_url, clubroom::store::StoreOptions::default()).await
+        TestApp::on_with(database_url, store_options()).await
     }
 
     /// Starts (another) app on an existing database, with explicit store options.
@@ -178,7 +190,7 @@ impl TestApp {
             // on a loaded machine.
             store_options: clubroom::store::StoreOptions {
                 acquire_timeout: std::time::Duration::from_secs(30),
-                ..Default::default()
+                ..store_options()
             },
             ..clubroom::server::Settings::new(database_url)
         };
