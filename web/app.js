@@ -658,9 +658,8 @@ function render() {
     h("div", { id: "turn", class: `msg ${isMyTurn() ? "ok" : "warn"}` }, isMyTurn() ? ["Your turn. ", waiting] : waiting),
     T.error ? h("div", { class: "msg bad", id: "error", role: "alert" }, T.error) : null,
     queueNote(q, v),
-    so ? null : dealSummary(v, sheet),
     T.undone ? h("div", { class: "msg ok", id: "undone", role: "status" }, T.undone) : null,
-    so ? null : tablePanel(v),
+    so ? null : dealEnd(dealSummary(v, sheet), tablePanel(v)),
     so ? null : playersPanel(v, me),
     so ? null : secretsPanel(v, me),
     sheetPanel(v, sheet),
@@ -676,6 +675,13 @@ function render() {
   markQueued(q);
   if (!hideClosedUndo(v)) undoQuestion(v);
   announceTurn(v, me);
+}
+
+// Between deals the ended deal's summary and the table (its last trick) go together: one above
+// the other on a phone held upright, side by side on one held sideways with the whole width (a
+// seat between deals has no tray), where stacked they would push the last trick below the fold.
+function dealEnd(summary, table) {
+  return summary ? h("div", { class: "deal-end" }, summary, table) : table;
 }
 
 // P.M.: the acting seat's board (its men, lit once a card is picked) is where the player looks, so

@@ -4,7 +4,8 @@
 //    keep the deal's last trick drawn (its four cards equal the log's last trick) and the deal
 //    summary shows the tricks each seat took (equal to the log's tricks won), after the next deal
 //    too, until its first card; a seat's page holds no card but its own hand and that trick, and
-//    between deals shows no empty hand tray;
+//    between deals shows no empty hand tray, and the summary's totals and the last trick's cards
+//    on screen without scrolling (side by side at 844x390);
 // 2. the undo question: a disclosure button (aria-expanded) and two plain buttons that say what
 //    they do, each at least 44 px, and no axe violation;
 // 3. 20-character names (Clubs 4 seats real cards, Members Only 5, P.M. 8): no sideways scroll,
@@ -118,6 +119,15 @@ await run("tablefeel", async (browser) => {
     });
     check(`${tag} seat 2: between deals no empty hand tray, the table the screen's width`,
       !between.hand && !between.tray && between.width === between.screen, JSON.stringify(between));
+    // The seat sees the deal's end without scrolling: the summary's totals and the last trick's
+    // four cards are on the screen as the page opens on them (in landscape, side by side).
+    const inSight = await seat.evaluate(() => {
+      const below = (el) => (el ? Math.round(el.getBoundingClientRect().bottom - innerHeight) : null);
+      const cards = [...document.querySelectorAll("#trick [data-card]")].map(below);
+      return { total: below(document.querySelector("#deal-summary tr.total")), cards, scrolled: document.querySelector("#table-scroll").scrollTop };
+    });
+    check(`${tag} seat 2: between deals the summary's totals and the last trick's cards are on screen`,
+      inSight.scrolled === 0 && inSight.total !== null && inSight.total <= 0 && inSight.cards.length === 4 && inSight.cards.every((b) => b <= 0), JSON.stringify(inSight));
     await shot(host, `tf-${tag}-1-deal-over-host`);
     await shot(seat, `tf-${tag}-1-deal-over-seat`);
 
