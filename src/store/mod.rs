@@ -180,8 +180,9 @@ pub const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 /// The default start-up connect timeout; `CLUBROOM_DB_CONNECT_TIMEOUT_MS` overrides it.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A duration in milliseconds from the environment variable `name`, if set to a positive number.
-fn env_millis(name: &str) -> Option<Duration> {
+/// A duration in milliseconds from the environment variable `name`, if set to a positive number
+/// (the store's timeouts, the webhooks' settings).
+pub(crate) fn env_millis(name: &str) -> Option<Duration> {
     std::env::var(name)
         .ok()
         .and_then(|v| v.parse::<u64>().ok())

@@ -21,7 +21,7 @@ use utoipa::ToSchema;
 use crate::{
     ids::{is_id, new_id, new_token, now},
     matches::{MatchError, Matches},
-    store::{DeliveryRow, StoreError, WebhookRow},
+    store::{env_millis, DeliveryRow, StoreError, WebhookRow},
     tournaments::{service::Tournaments, TournamentError},
 };
 
@@ -276,14 +276,6 @@ pub struct WebhookOptions {
 /// The most webhooks one match or tournament may have.
 pub const MAX_WEBHOOKS: i64 = 10;
 
-fn env_ms(name: &str) -> Option<Duration> {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        .filter(|&ms| ms > 0)
-        .map(Duration::from_millis)
-}
-
 fn env_flag(name: &str) -> Option<bool> {
     std::env::var(name)
         .ok()
@@ -294,11 +286,11 @@ impl Default for WebhookOptions {
     fn default() -> WebhookOptions {
         WebhookOptions {
             allow_private: env_flag("CLUBROOM_WEBHOOKS_ALLOW_PRIVATE").unwrap_or(false),
-            retry_base: env_ms("CLUBROOM_WEBHOOKS_RETRY_BASE_MS")
+            retry_base: env_millis("CLUBROOM_WEBHOOKS_RETRY_BASE_MS")
                 .unwrap_or(Duration::from_secs(10)),
             retry_max: Duration::from_secs(3600),
-            poll: env_ms("CLUBROOM_WEBHOOKS_POLL_MS").unwrap_or(Duration::from_secs(1)),
-            timeout: env_ms("CLUBROOM_WEBHOOKS_TIMEOUT_MS").unwrap_or(Duration::from_secs(10)),
+            poll: env_millis("CLUBROOM_WEBHOOKS_POLL_MS").unwrap_or(Duration::from_secs(1)),
+            timeout: env_millis("CLUBROOM_WEBHOOKS_TIMEOUT_MS").unwrap_or(Duration::from_secs(10)),
             worker: env_flag("CLUBROOM_WEBHOOKS_WORKER").unwrap_or(true),
         }
     }
