@@ -650,7 +650,16 @@ function render() {
   // fixed at the foot of the screen (beside the table in landscape), so that it is reachable
   // without scrolling; the rest scrolls above it. The hand is the tray's last part: what appears
   // above it (a choice, the actions) grows the tray upwards and never moves the hand.
-  const tray = [actionsPanel(v, me), youPanel(v, me)].filter(Boolean);
+  const summary = so ? null : dealSummary(v, sheet);
+  const table = so ? null : tablePanel(v);
+  const actions = actionsPanel(v, me), you = youPanel(v, me);
+  // A landscape phone between deals whose tray stands beside the table (the host's Deal and
+  // Undo, or a seat's next hand) holding no card picker: the ended deal's last trick goes to the
+  // top of the tray, whose height it would otherwise leave empty, and the summary keeps the left,
+  // so that totals, last trick and what to do next are all on the screen without scrolling.
+  const trickInTray = !!summary && LANDSCAPE.matches && !!(actions || you) && !!table.querySelector("#ended-trick")
+    && !(actions && actions.querySelector(".picker"));
+  const tray = [trickInTray ? h("div", { class: "tray-table" }, table) : null, actions, you].filter(Boolean);
   const scroll = h("div", { class: "table-scroll", id: "table-scroll" }, ...[
     h("h1", {}, `${game ? game.title : v.game}`, h("span", { class: "muted small" }, " · ", who)),
     h("div", { class: "muted small", id: "status" }, so ? `${v.status === "finished" ? "Scores only" : `${next} · scores only`} · version ${v.seq}`
@@ -659,7 +668,7 @@ function render() {
     T.error ? h("div", { class: "msg bad", id: "error", role: "alert" }, T.error) : null,
     queueNote(q, v),
     T.undone ? h("div", { class: "msg ok", id: "undone", role: "status" }, T.undone) : null,
-    so ? null : dealEnd(dealSummary(v, sheet), tablePanel(v)),
+    so ? null : dealEnd(summary, trickInTray ? null : table),
     so ? null : playersPanel(v, me),
     so ? null : secretsPanel(v, me),
     sheetPanel(v, sheet),
@@ -683,6 +692,11 @@ function render() {
 function dealEnd(summary, table) {
   return summary ? h("div", { class: "deal-end" }, summary, table) : table;
 }
+
+// A phone held sideways (the CSS's landscape rules): the tray stands beside the table. The page
+// is drawn again when the phone turns, as what goes in the tray depends on it.
+const LANDSCAPE = matchMedia("(orientation: landscape) and (max-height: 560px)");
+LANDSCAPE.addEventListener("change", () => render());
 
 // P.M.: the acting seat's board (its men, lit once a card is picked) is where the player looks, so
 // it is brought into sight above the tray whenever the match moves on or another card is picked;
