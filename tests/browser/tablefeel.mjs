@@ -161,6 +161,18 @@ await run("tablefeel", async (browser) => {
           && hostSees.texts[2].includes("Deal") && hostSees.seen[2].every(Boolean), JSON.stringify(hostSees));
     }
     await shot(host, `tf-${tag}-1-deal-over-host`);
+    // Turned sideways and back, the page follows: the last trick moves to the tray and back.
+    if (tag === "390x844") {
+      const where = () => host.evaluate(() => document.querySelector("#trick")?.closest("#tray, #table-scroll")?.id);
+      const before = await where();
+      await host.setViewportSize({ width: 844, height: 390 });
+      await host.waitForSelector("#tray .tray-table #trick", { timeout: 5000 }).catch(() => {});
+      const sideways = await where();
+      await host.setViewportSize({ width: 390, height: 844 });
+      await host.waitForSelector("#table-scroll #trick", { timeout: 5000 }).catch(() => {});
+      const back = await where();
+      check(`${tag} host: turned sideways the last trick goes to the tray, and back`, [before, sideways, back].join() === "table-scroll,tray,table-scroll", [before, sideways, back].join());
+    }
     await shot(seat, `tf-${tag}-1-deal-over-seat`);
 
     // The next deal: still drawn, until its first card.
