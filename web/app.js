@@ -681,6 +681,7 @@ function render() {
   main().replaceChildren(h("div", { class: "at-table" }, scroll, tray.length ? h("div", { id: "tray" }, tray) : null));
   scroll.scrollTop = top;
   boardInSight(v);
+  dealEndInSight(v);
   markQueued(q);
   if (!hideClosedUndo(v)) undoQuestion(v);
   announceTurn(v, me);
@@ -703,12 +704,24 @@ LANDSCAPE.addEventListener("change", () => render());
 // between those the reader may scroll elsewhere (a redraw keeps the place).
 function boardInSight(v) {
   const board = document.querySelector(".pm-seat.acting");
+  if (!board) return;
+  inSight(board, "boardKey", `${v.id}:${v.seq}:${[...board.querySelectorAll("button.lit")].map((b) => b.dataset.from).join(",")}`);
+}
+
+// Between deals the ended deal (its summary and last trick) is brought into sight above the tray
+// once per version: on a small phone the host's tray (Deal, Undo) would cover the last trick.
+function dealEndInSight(v) {
+  const end = document.querySelector(".deal-end");
+  if (end) inSight(end, "dealEndKey", `${v.id}:${v.seq}`);
+}
+
+// Scrolls the table (once per `key`, remembered in T[slot]) the least that shows `el` whole,
+// or its top when it is taller than the table's height.
+function inSight(el, slot, key) {
   const scroll = $("#table-scroll");
-  if (!board || !scroll) return;
-  const key = `${v.id}:${v.seq}:${[...board.querySelectorAll("button.lit")].map((b) => b.dataset.from).join(",")}`;
-  if (T.boardKey === key) return;
-  T.boardKey = key;
-  const b = board.getBoundingClientRect(), s = scroll.getBoundingClientRect();
+  if (!scroll || T[slot] === key) return;
+  T[slot] = key;
+  const b = el.getBoundingClientRect(), s = scroll.getBoundingClientRect();
   if (b.top < s.top) scroll.scrollTop += b.top - s.top;
   else if (b.bottom > s.bottom) scroll.scrollTop += Math.min(b.bottom - s.bottom, b.top - s.top);
 }
