@@ -678,7 +678,11 @@ function render() {
   // Redrawing replaces the scrolling part: keep where its reader had scrolled to.
   const old = $("#table-scroll");
   const top = old ? old.scrollTop : 0;
-  main().replaceChildren(h("div", { class: "at-table" }, scroll, tray.length ? h("div", { id: "tray" }, tray) : null));
+  // A tray that holds no hand, picker, pad or list of choices (the host's Undo, a Deal button)
+  // needs little width: beside the table in landscape it narrows and the table widens.
+  const light = !you && !trickInTray && !!actions && !actions.querySelector(".picker-wrap, #tally, .step-head, .toggles")
+    && actions.querySelectorAll("button:not(#undo)").length <= 2;
+  main().replaceChildren(h("div", { class: "at-table" }, scroll, tray.length ? h("div", { id: "tray", class: light ? "light" : null }, tray) : null));
   scroll.scrollTop = top;
   boardInSight(v);
   dealEndInSight(v);

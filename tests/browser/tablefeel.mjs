@@ -206,6 +206,12 @@ await run("tablefeel", async (browser) => {
     }
 
     // ---- 2. the undo question ----
+    // In landscape the host's tray holds only Undo here: it takes a third of the width, the
+    // table the rest (half each before).
+    if (size[0] > size[1]) {
+      const widths = await host.evaluate(() => ({ table: Math.round(document.querySelector("#table-scroll").getBoundingClientRect().width), tray: Math.round(document.querySelector("#tray").getBoundingClientRect().width), screen: innerWidth }));
+      check(`${tag} host: a tray holding only Undo leaves the table two thirds of the width`, widths.table >= 0.64 * widths.screen && widths.tray <= 0.36 * widths.screen, JSON.stringify(widths));
+    }
     await host.click("#undo");
     await host.waitForSelector("#undo-confirm");
     const q = await host.evaluate(() => ({
