@@ -657,8 +657,8 @@ function render() {
   // Undo, or a seat's next hand) holding no card picker: the ended deal's last trick goes to the
   // top of the tray, whose height it would otherwise leave empty, and the summary keeps the left,
   // so that totals, last trick and what to do next are all on the screen without scrolling.
-  const trickInTray = !!summary && LANDSCAPE.matches && !!(actions || you) && !!table.querySelector("#ended-trick")
-    && !(actions && actions.querySelector(".picker"));
+  const fills = !!actions && !!actions.querySelector(FILLS_TRAY);
+  const trickInTray = !!summary && LANDSCAPE.matches && !!(actions || you) && !!table.querySelector("#ended-trick") && !fills;
   const tray = [trickInTray ? h("div", { class: "tray-table" }, table) : null, actions, you].filter(Boolean);
   const scroll = h("div", { class: "table-scroll", id: "table-scroll" }, ...[
     h("h1", {}, `${game ? game.title : v.game}`, h("span", { class: "muted small" }, " · ", who)),
@@ -680,8 +680,7 @@ function render() {
   const top = old ? old.scrollTop : 0;
   // A tray that holds no hand, picker, pad or list of choices (the host's Undo, a Deal button)
   // needs little width: beside the table in landscape it narrows and the table widens.
-  const light = !you && !trickInTray && !!actions && !actions.querySelector(".picker-wrap, #tally, .step-head, .toggles")
-    && actions.querySelectorAll("button:not(#undo)").length <= 2;
+  const light = !you && !trickInTray && !!actions && !fills && actions.querySelectorAll("button:not(#undo)").length <= 2;
   main().replaceChildren(h("div", { class: "at-table" }, scroll, tray.length ? h("div", { id: "tray", class: light ? "light" : null }, tray) : null));
   scroll.scrollTop = top;
   boardInSight(v);
@@ -698,10 +697,19 @@ function dealEnd(summary, table) {
   return summary ? h("div", { class: "deal-end" }, summary, table) : table;
 }
 
-// A phone held sideways (the CSS's landscape rules): the tray stands beside the table. The page
-// is drawn again when the phone turns, as what goes in the tray depends on it.
+// What fills the host's actions in the tray: a card picker, the score pad, a step-by-step choice
+// (games.js). Such a tray keeps its width and takes nothing more.
+const FILLS_TRAY = ".picker-wrap, #tally, .step-head, .toggles";
+
+// A phone held sideways (the CSS's landscape rules, the same media query): the tray stands
+// beside the table. Only the ended deal's last trick changes place as the phone turns (render):
+// the page is drawn again only when there is one to move, not on every turn (a redraw replaces
+// the buttons under a finger).
 const LANDSCAPE = matchMedia("(orientation: landscape) and (max-height: 560px)");
-LANDSCAPE.addEventListener("change", () => render());
+LANDSCAPE.addEventListener("change", () => {
+  const trick = document.querySelector("#ended-trick");
+  if (trick && !!trick.closest("#tray") !== LANDSCAPE.matches && !document.querySelector(`#tray :is(${FILLS_TRAY})`)) render();
+});
 
 // P.M.: the acting seat's board (its men, lit once a card is picked) is where the player looks, so
 // it is brought into sight above the tray whenever the match moves on or another card is picked;
