@@ -18,6 +18,11 @@
 #     sheet changes once a deal), streams opened with ?scores=changed (ACTION=tally, the
 #     default, scores a deal every write; SCORES=full, the default, sends the sheet every view);
 #     SHEET=100: a match 100 deals old (tallied before the streams open)
+#   FANOUT_PERF=/tmp/pf scripts/stream-fanout.sh   `perf record` of the servers over the writes
+#     alone (not the streams' opening nor the stop), one file per run and case
+#     (/tmp/pf.<run>.<layout>.<streams>); FANOUT_PERF_CALLS=dwarf for whole call chains (the
+#     default, fp, stops at the first frame without a frame pointer). The CPU figures of a
+#     profiled run include perf's own cost: compare them only with other profiled runs.
 #   LAYOUTS=feed scripts/stream-fanout.sh   every stream on one tournament's feed, each write a
 #     table's result entered (LAYOUTS=one,many,feed: all three)
 . "$(dirname "$0")/lib.sh"

@@ -298,6 +298,16 @@ def run_case(args, run, n, layout, workdir):
         ep.register(post.fileno(), select.EPOLLIN)
         lat, post_ms = [], []
         pids = [p.pid for p, _ in procs]
+        # FANOUT_PERF=<file>: `perf record -g` of the servers over the writes alone (the
+        # streams' opening and the stop left out), one file per run and case.
+        perf = None
+        if os.environ.get("FANOUT_PERF"):
+            perf = subprocess.Popen(
+                ["perf", "record", "-q", "-F", "2999",
+                 "--call-graph", os.environ.get("FANOUT_PERF_CALLS", "fp"),
+                 "-p", ",".join(map(str, pids)), "-o", f"{os.environ['FANOUT_PERF']}.{run}.{layout}.{n}"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(0.5)
         c0 = sum(cpu_seconds(pid) for pid in pids)
         got0 = sum(w.got for w in watchers)
         for k in range(args.writes):
@@ -334,6 +344,9 @@ def run_case(args, run, n, layout, workdir):
             for w in mine:
                 lat.append((found.get(w.sock.fileno(), t0) - t0) * 1000)
         cpu = (sum(cpu_seconds(pid) for pid in pids) - c0) / args.writes * 1000
+        if perf:
+            perf.send_signal(signal.SIGINT)
+            perf.wait()
         # What each watcher of the written match received per write (the frame's size, chunked
         # transfer coding included): a baseline is fair when it sends frames of this size.
         frame = (sum(w.got for w in watchers) - got0) / (args.writes * len(watchers)
