@@ -23,6 +23,9 @@
 #     (/tmp/pf.<run>.<layout>.<streams>); FANOUT_PERF_CALLS=dwarf for whole call chains (the
 #     default, fp, stops at the first frame without a frame pointer). The CPU figures of a
 #     profiled run include perf's own cost: compare them only with other profiled runs.
+#   WARMUP=1 scripts/stream-fanout.sh   one run of every case first, printed as `warmup 1:` and
+#     left out of the figures: the first run after the script starts is slower for every server,
+#     the floors included (docs/performance.md, "Stop 57"); the default, 0, keeps every run
 #   LAYOUTS=feed scripts/stream-fanout.sh   every stream on one tournament's feed, each write a
 #     table's result entered (LAYOUTS=one,many,feed: all three)
 . "$(dirname "$0")/lib.sh"
@@ -33,7 +36,7 @@ if [ -z "${CLUBROOM_BIN:-}" ]; then
 fi
 OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT
-ARGS=(--bin "$CLUBROOM_BIN" --runs "$RUNS" --streams "${STREAMS:-10,100,1000,4000}"
+ARGS=(--bin "$CLUBROOM_BIN" --runs "$RUNS" --warmup "${WARMUP:-0}" --streams "${STREAMS:-10,100,1000,4000}"
   --layouts "${LAYOUTS:-one,many}" --writes "${WRITES:-50}" --instances "${INSTANCES:-1}"
   --action "${ACTION:-tally}" --scores "${SCORES:-full}" --sheet "${SHEET:-0}")
 if [ -n "${PG:-}" ]; then ARGS+=(--pg "$PG"); fi

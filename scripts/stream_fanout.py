@@ -243,6 +243,8 @@ def pct(xs, p):
 
 
 def run_case(args, run, n, layout, workdir):
+    # A warm-up run ("w1", "w2"...) is printed as `warmup K:`, left out of the wrapper's figures.
+    tag = f"warmup {run[1:]}" if str(run).startswith("w") else f"run {run}"
     dbname = None
     if args.pg:
         dbname = f"fanout_{os.getpid()}_{run}_{n}_{layout}"
@@ -353,11 +355,11 @@ def run_case(args, run, n, layout, workdir):
                                                           / len(matches))
         case = (f"{'pg' if args.pg else 'sqlite'}{'x2' if args.instances == 2 else ''}_{layout}_{n}"
                 + ("" if layout == "feed" else f"_{args.action}_{args.scores}_sheet{args.sheet}"))
-        print(f"run {run}: {case} receipt_p50_ms {pct(lat, 50):.2f}", flush=True)
-        print(f"run {run}: {case} receipt_p99_ms {pct(lat, 99):.2f}", flush=True)
-        print(f"run {run}: {case} post_p50_ms {pct(post_ms, 50):.2f}", flush=True)
-        print(f"run {run}: {case} server_cpu_ms_per_write {cpu:.3f}", flush=True)
-        print(f"run {run}: {case} bytes_per_watcher_per_write {frame:.0f}", flush=True)
+        print(f"{tag}: {case} receipt_p50_ms {pct(lat, 50):.2f}", flush=True)
+        print(f"{tag}: {case} receipt_p99_ms {pct(lat, 99):.2f}", flush=True)
+        print(f"{tag}: {case} post_p50_ms {pct(post_ms, 50):.2f}", flush=True)
+        print(f"{tag}: {case} server_cpu_ms_per_write {cpu:.3f}", flush=True)
+        print(f"{tag}: {case} bytes_per_watcher_per_write {frame:.0f}", flush=True)
         # The stop, every stream open.
         t = time.monotonic()
         for p, _ in procs:
@@ -372,10 +374,10 @@ def run_case(args, run, n, layout, workdir):
                 p.kill()
                 p.wait()
         stopped = time.monotonic() - t
-        print(f"run {run}: {case} stop_seconds {stopped:.2f}", flush=True)
-        print(f"run {run}: {case} streams_ended_seconds {ended:.2f}", flush=True)
+        print(f"{tag}: {case} stop_seconds {stopped:.2f}", flush=True)
+        print(f"{tag}: {case} streams_ended_seconds {ended:.2f}", flush=True)
         told = sum(w.reconnect for w in watchers)
-        print(f"run {run}: {case} told_to_reconnect {told}/{n}", flush=True)
+        print(f"{tag}: {case} told_to_reconnect {told}/{n}", flush=True)
         for w in watchers:
             w.sock.close()
         post.close()
@@ -402,6 +404,8 @@ def main():
     ap.add_argument("--pg", default=None, help="a PostgreSQL server URL (a database per run)")
     ap.add_argument("--instances", type=int, default=1, choices=[1, 2])
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=0,
+                    help="runs of every case played first and left out of the figures")
     ap.add_argument("--streams", default="10,100,1000,4000")
     ap.add_argument("--layouts", default="one,many")
     ap.add_argument("--writes", type=int, default=50)
@@ -418,7 +422,8 @@ def main():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     with tempfile.TemporaryDirectory() as tmp:
-        for run in range(1, args.runs + 1):
+        runs = [f"w{k}" for k in range(1, args.warmup + 1)] + list(range(1, args.runs + 1))
+        for run in runs:
             for layout in args.layouts.split(","):
                 for n in (int(x) for x in args.streams.split(",")):
                     run_case(args, run, n, layout, tmp)
