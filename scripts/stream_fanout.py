@@ -242,9 +242,9 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
-def run_case(args, run, n, layout, workdir):
-    # A warm-up run ("w1", "w2"...) is printed as `warmup K:`, left out of the wrapper's figures.
-    tag = f"warmup {run[1:]}" if str(run).startswith("w") else f"run {run}"
+def run_case(args, run, tag, n, layout, workdir):
+    """One run of a case; its lines start with `tag` (`run K`, or `warmup K` for a run the
+    wrapper leaves out of its figures)."""
     dbname = None
     if args.pg:
         dbname = f"fanout_{os.getpid()}_{run}_{n}_{layout}"
@@ -300,14 +300,15 @@ def run_case(args, run, n, layout, workdir):
         ep.register(post.fileno(), select.EPOLLIN)
         lat, post_ms = [], []
         pids = [p.pid for p, _ in procs]
-        # FANOUT_PERF=<file>: `perf record -g` of the servers over the writes alone (the
+        # FANOUT_PERF=<file>: `perf record` (with call chains) of the servers over the writes alone (the
         # streams' opening and the stop left out), one file per run and case.
         perf = None
         if os.environ.get("FANOUT_PERF"):
             perf = subprocess.Popen(
                 ["perf", "record", "-q", "-F", "2999",
                  "--call-graph", os.environ.get("FANOUT_PERF_CALLS", "fp"),
-                 "-p", ",".join(map(str, pids)), "-o", f"{os.environ['FANOUT_PERF']}.{run}.{layout}.{n}"],
+                 "-p", ",".join(map(str, pids)),
+                 "-o", f"{os.environ['FANOUT_PERF']}.{run}.{layout}.{n}"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(0.5)
         c0 = sum(cpu_seconds(pid) for pid in pids)
@@ -422,11 +423,12 @@ def main():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     with tempfile.TemporaryDirectory() as tmp:
-        runs = [f"w{k}" for k in range(1, args.warmup + 1)] + list(range(1, args.runs + 1))
-        for run in runs:
+        runs = ([(f"w{k}", f"warmup {k}") for k in range(1, args.warmup + 1)]
+                + [(k, f"run {k}") for k in range(1, args.runs + 1)])
+        for run, tag in runs:
             for layout in args.layouts.split(","):
                 for n in (int(x) for x in args.streams.split(",")):
-                    run_case(args, run, n, layout, tmp)
+                    run_case(args, run, tag, n, layout, tmp)
 
 
 if __name__ == "__main__":

@@ -707,8 +707,11 @@ const FILLS_TRAY = ".picker-wrap, #tally, .step-head, .toggles";
 // the buttons under a finger).
 const LANDSCAPE = matchMedia("(orientation: landscape) and (max-height: 560px)");
 LANDSCAPE.addEventListener("change", () => {
+  // render's own test (trickInTray), read off the page: a trick to move, a tray to take it,
+  // nothing in the tray that fills it.
   const trick = document.querySelector("#ended-trick");
-  if (trick && !!trick.closest("#tray") !== LANDSCAPE.matches && !document.querySelector(`#tray :is(${FILLS_TRAY})`)) render();
+  const tray = document.querySelector("#tray");
+  if (trick && tray && !!trick.closest("#tray") !== LANDSCAPE.matches && !tray.querySelector(FILLS_TRAY)) render();
 });
 
 // P.M.: the acting seat's board (its men, lit once a card is picked) is where the player looks, so
