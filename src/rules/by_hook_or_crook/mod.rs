@@ -83,8 +83,8 @@ enum Phase {
 /// What the auction did this turn.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct AuctionResult {
-    bids: Vec<(usize, u32)>,
-    thieves: Vec<(usize, u32)>,
+    bids: PerSeat<(usize, u32)>,
+    thieves: PerSeat<(usize, u32)>,
     winner: Option<(usize, u32)>,
     bought: Option<(usize, Item)>,
     check_to: Option<usize>,
@@ -168,7 +168,7 @@ struct Turn {
     shown: Vec<Option<Vec<Item>>>,
     /// Cards still on display, by seat.
     display: Vec<Option<CardSet>>,
-    ranking: Vec<usize>,
+    ranking: PerSeat<usize>,
     castle: Option<usize>,
     advances: Vec<u32>,
     /// Thieves still to steal, current first: (number, owner).
@@ -176,13 +176,18 @@ struct Turn {
     /// Exhibits the current thief has taken from.
     stolen_from: Vec<usize>,
     thefts: Vec<Theft>,
-    caught: Vec<u32>,
-    released: Vec<u32>,
-    detectives: Vec<DetectiveAdvance>,
+    caught: PerSeat<u32>,
+    released: PerSeat<u32>,
+    detectives: PerSeat<DetectiveAdvance>,
 }
 
 /// Most seats a match has ([`Game::MAX_PLAYERS`]): the per-seat rows of a [`TurnRecord`].
 const SEATS: usize = 5;
+
+/// A short per-seat list held inline (at most one entry per seat): the turn's temporaries and
+/// the per-seat lists of an outcome, which serialise as the same JSON lists as a `Vec` would
+/// (the spec names them `Vec`s) and cost no allocation when an action's outcome is built.
+pub type PerSeat<T> = smallvec::SmallVec<[T; SEATS]>;
 
 /// A finished turn, for the score sheet and `table.last_turn`: the turn's own lists moved in
 /// when it ends (nothing copied), its views ([`Self::detail`], [`Self::summary`]) built only
@@ -197,12 +202,12 @@ struct TurnRecord {
     auction: Option<AuctionResult>,
     /// The exhibits shown, in seat order: (seat, cards).
     shown: Vec<(usize, Vec<Item>)>,
-    ranking: Vec<usize>,
+    ranking: PerSeat<usize>,
     castle: Option<usize>,
     thefts: Vec<Theft>,
-    caught: Vec<u32>,
-    released: Vec<u32>,
-    detectives: Vec<DetectiveAdvance>,
+    caught: PerSeat<u32>,
+    released: PerSeat<u32>,
+    detectives: PerSeat<DetectiveAdvance>,
 }
 
 impl TurnRecord {
@@ -225,7 +230,7 @@ impl TurnRecord {
     fn detail(&self) -> view::ByHookOrCrookTurnDetail {
         view::ByHookOrCrookTurnDetail {
             exhibits: self.exhibits(),
-            ranking: self.ranking.clone(),
+            ranking: self.ranking.to_vec(),
             castle: self.castle.map(|c| c + 1),
             detectives: self
                 .detectives
@@ -235,7 +240,7 @@ impl TurnRecord {
                     standing: d.standing,
                 })
                 .collect(),
-            caught: self.caught.clone(),
+            caught: self.caught.to_vec(),
         }
     }
 
@@ -248,11 +253,11 @@ impl TurnRecord {
             cards: self.cards[..n].to_vec(),
             auction: self.auction.as_ref().map(AuctionResult::view),
             exhibits: self.exhibits(),
-            ranking: self.ranking.clone(),
+            ranking: self.ranking.to_vec(),
             castle: self.castle.map(|c| c + 1),
             thefts: self.thefts.iter().map(Theft::view).collect(),
-            caught: self.caught.clone(),
-            released: self.released.clone(),
+            caught: self.caught.to_vec(),
+            released: self.released.to_vec(),
             detectives: self
                 .detectives
                 .iter()
@@ -518,9 +523,11 @@ impl Game for ByHookOrCrook {
         action: &Action,
         seed: Option<&Seed>,
     ) -> Result<Produced<ByHookOrCrookOutcome>, BhocError> {
-        let out = self.dispatch(actor, action, seed)?;
-        self.applied += 1;
-        Ok(out)
+        // The answer passed through as it is (not unwrapped and wrapped again), so that the
+        // outcome list is written once, in the caller's slot, not copied on the way out.
+        let out = self.dispatch(actor, action, seed);
+        self.applied += usize::from(out.is_ok());
+        out
     }
 
     fn table(&self) -> ByHookOrCrookTable {

@@ -12,7 +12,7 @@ use super::{
     config::{Collection, DetectiveRanking, TwoPlayer},
     error::BhocError,
     items::{self, Item, SetValue},
-    AuctionResult, ByHookOrCrook, DetectiveAdvance, FinalRecord, Phase, Pile, Theft, Turn,
+    AuctionResult, ByHookOrCrook, DetectiveAdvance, FinalRecord, PerSeat, Phase, Pile, Theft, Turn,
     TurnRecord, LEGAL_SETS_CAP, SEATS,
 };
 use crate::rules::{
@@ -24,9 +24,6 @@ type R<T> = Result<T, BhocError>;
 
 /// What an action produced ([`crate::rules::Produced`]): a sealed choice's one outcome inline.
 type Outs = crate::rules::Produced<O>;
-
-/// A short per-seat list held inline (at most one entry per seat): the turn's temporaries.
-type PerSeat<T> = smallvec::SmallVec<[T; SEATS]>;
 
 /// `items` collected into an inline list by pushing each: for the few seats of a turn, cheaper
 /// than `SmallVec`'s `Extend`, which reserves first and is not inlined.
@@ -514,13 +511,11 @@ impl ByHookOrCrook {
         }
         self.phase = Phase::Locations;
         self.start_turn(1);
-        let tops: Vec<Option<Item>> = self.piles.iter().map(|p| p.top).collect();
-        let sizes: Vec<usize> = self.piles.iter().map(|p| p.size).collect();
         Ok(smallvec::smallvec![O::Dealt {
             hand_sizes: self.hand_sizes.clone(),
-            piles: tops,
-            pile_sizes: sizes,
-            commitment: self.commitment,
+            piles: self.piles.iter().map(|p| p.top).collect(),
+            pile_sizes: self.piles.iter().map(|p| p.size).collect(),
+            commitment: self.commitment.map(Box::new),
         }])
     }
 
@@ -759,8 +754,8 @@ impl ByHookOrCrook {
         let mut out = Outs::with_capacity(CHAIN);
         out.push(O::CardsRevealed {
             turn: self.turn.number,
-            locations: self.turn.locations.clone(),
-            cards: self.turn.cards.clone(),
+            locations: PerSeat::from_slice(&self.turn.locations),
+            cards: PerSeat::from_slice(&self.turn.cards),
         });
         self.resolve_auction(&mut out);
         Ok(out)
@@ -772,7 +767,7 @@ impl ByHookOrCrook {
         self.phase = Phase::Cards;
         O::LocationsRevealed {
             turn: self.turn.number,
-            locations: self.turn.locations.clone(),
+            locations: PerSeat::from_slice(&self.turn.locations),
         }
     }
 
@@ -813,8 +808,8 @@ impl ByHookOrCrook {
             (Some(_), true) => "won",
         };
         let mut result = AuctionResult {
-            bids: bids.to_vec(),
-            thieves: thieves.to_vec(),
+            bids: bids.clone(),
+            thieves: thieves.clone(),
             winner: None,
             bought: None,
             check_to: None,
@@ -827,7 +822,7 @@ impl ByHookOrCrook {
             out.push(O::AuctionWon {
                 seat: w.0,
                 check: w.1,
-                thieves: thieves.iter().map(|t| t.1).collect(),
+                thieves: inline(thieves.iter().map(|t| t.1)),
             });
             return;
         }
@@ -835,7 +830,7 @@ impl ByHookOrCrook {
         if !bids.is_empty() || !thieves.is_empty() {
             out.push(O::Auction {
                 result: note,
-                checks_returned: bids.iter().map(|b| b.1).collect(),
+                checks_returned: inline(bids.iter().map(|b| b.1)),
             });
         }
         self.start_castle(out);
@@ -904,7 +899,7 @@ impl ByHookOrCrook {
             card,
             check: value,
             check_stolen_by: check_to,
-            thieves: thieves.iter().map(|t| t.1).collect(),
+            thieves: inline(thieves.iter().map(|t| t.1)),
         });
         if let Some(top) = new_top {
             out.push(O::PileTurned { pile, card: top });
@@ -933,8 +928,8 @@ impl ByHookOrCrook {
         }
         self.phase = Phase::Exhibits;
         out.push(O::ExhibitsExpected {
-            exhibitors: exhibitors.to_vec(),
-            thieves: self.thieves_at(Place::Castle).iter().map(|t| t.1).collect(),
+            exhibitors,
+            thieves: inline(self.thieves_at(Place::Castle).iter().map(|t| t.1)),
         });
     }
 
@@ -1036,12 +1031,12 @@ impl ByHookOrCrook {
                 (std::cmp::Reverse(value), s)
             }));
         valued.sort_by(|a, b| a.0.cmp(&b.0));
-        let ranking: Vec<usize> = valued.iter().map(|v| v.1).collect();
+        let ranking: PerSeat<usize> = inline(valued.iter().map(|v| v.1));
+        let mut advances = smallvec::SmallVec::new();
         // Rewards come from the castle of the leading pawn, before anyone advances.
         let lead = self.positions.iter().copied().max().unwrap_or(0);
         let castle = self.config.board.castle_at(lead);
         let c = self.config.board.castles[castle];
-        let mut advances = Vec::new();
         for (place, spaces) in ranking.iter().zip([c.upper, c.lower]) {
             self.advance(*place, spaces);
             advances.push(ByHookOrCrookAdvance {
@@ -1060,10 +1055,10 @@ impl ByHookOrCrook {
             .collect();
         out.push(O::ExhibitsRevealed {
             exhibits,
-            ranking,
+            ranking: smallvec::SmallVec::from_slice(&ranking),
             castle: castle + 1,
             advances,
-            positions: self.positions.clone(),
+            positions: smallvec::SmallVec::from_slice(&self.positions),
         });
         // Thieves steal in descending number order, one card from each exhibit.
         let mut queue: Vec<(u32, usize)> = self
@@ -1187,7 +1182,7 @@ impl ByHookOrCrook {
         if !detectives.is_empty() && !thieves.is_empty() {
             // Standings after the just-completed exhibitions, all counted before anyone moves.
             let standings: PerSeat<u32> = inline(detectives.iter().map(|&s| self.standing(s)));
-            let mut moves = Vec::new();
+            let mut moves = Vec::with_capacity(detectives.len());
             for (&s, &standing) in detectives.iter().zip(&standings) {
                 self.advance(s, standing);
                 self.turn
@@ -1201,9 +1196,9 @@ impl ByHookOrCrook {
             }
             // Prison: lowest number enters cell 1 first, pushing the others along; a thief
             // pushed out of the last cell goes home.
-            let mut caught: Vec<u32> = thieves.iter().map(|t| t.1).collect();
+            let mut caught: PerSeat<u32> = inline(thieves.iter().map(|t| t.1));
             caught.sort_unstable();
-            let mut released = Vec::new();
+            let mut released = PerSeat::new();
             for &n in &caught {
                 self.prison.insert(0, n);
                 if self.prison.len() > self.players {
@@ -1213,9 +1208,9 @@ impl ByHookOrCrook {
             self.turn.caught = caught.clone();
             self.turn.released = released.clone();
             out.push(O::ThievesCaught {
-                thieves: caught,
-                released,
-                detectives: moves,
+                thieves: caught.to_vec(),
+                released: released.to_vec(),
+                detectives: moves.into_boxed_slice(),
                 prison: self.prison.clone(),
                 positions: self.positions.clone(),
             });
@@ -1247,8 +1242,8 @@ impl ByHookOrCrook {
         self.records.push(std::sync::Arc::new(record));
         out.push(O::TurnOver {
             turn: number,
-            advances: self.turn.advances.clone(),
-            positions: self.positions.clone(),
+            advances: PerSeat::from_slice(&self.turn.advances),
+            positions: PerSeat::from_slice(&self.positions),
         });
         if self.end_triggered {
             self.phase = Phase::FinalExhibition;

@@ -134,6 +134,11 @@ pub struct ByHookOrCrookAuction {
     pub(super) result: &'static str,
 }
 
+/// The most bytes [`ByHookOrCrookOutcome`] may take on a 64-bit target (checked when compiling).
+pub(super) const OUTCOME_BYTES: usize = 112;
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<ByHookOrCrookOutcome>() <= OUTCOME_BYTES);
+
 /// An exhibit laid down at the castle.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -395,6 +400,16 @@ pub enum Choice {
 }
 
 /// What a By Hook or Crook action produced (`outcome` in the log).
+///
+/// Its per-seat lists serialise as the JSON lists the spec names (`Vec`s there), but most are
+/// held inline (issue 25, item 3): the lists of the outcomes of every turn (locations and cards
+/// revealed, the auction's thieves, the exhibitors, the turn's advances and positions) as
+/// [`super::PerSeat`], the rewards' lists with the few entries they mostly have, so that a turn
+/// allocates for its outcomes only when they grow past that. The rare big outcomes keep `Vec`s
+/// (the detectives' moves a boxed slice, the deal's commitment boxed), so that the whole enum
+/// stays within 112 bytes ([`OUTCOME_BYTES`]) and an action's answer (the outcome list and its
+/// `Result`, 128 bytes) is moved by a few vector moves, not by a call to `memcpy`: measured in
+/// docs/performance.md ("Stop 59").
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ByHookOrCrookOutcome {
@@ -410,7 +425,7 @@ pub enum ByHookOrCrookOutcome {
         pile_sizes: Vec<usize>,
         /// Service dealing: SHA-256 (hex) of the shuffle seed; null in table dealing.
         #[schema(value_type = Option<String>, required = true)]
-        commitment: Option<Commitment>,
+        commitment: Option<Box<Commitment>>,
     },
     /// A card was turned face up on an auction pile.
     #[schema(title = "ByHookOrCrookPileTurned")]
@@ -454,7 +469,8 @@ pub enum ByHookOrCrookOutcome {
         /// The turn.
         turn: u32,
         /// Each seat's location.
-        locations: Vec<Option<Place>>,
+        #[schema(value_type = Vec<Option<Place>>)]
+        locations: super::PerSeat<Option<Place>>,
     },
     /// Every action card is in.
     #[schema(title = "ByHookOrCrookCardsRevealed")]
@@ -462,10 +478,11 @@ pub enum ByHookOrCrookOutcome {
         /// The turn.
         turn: u32,
         /// Each seat's location.
-        locations: Vec<Option<Place>>,
+        #[schema(value_type = Vec<Option<Place>>)]
+        locations: super::PerSeat<Option<Place>>,
         /// Each seat's action card.
         #[schema(value_type = Vec<Option<String>>)]
-        cards: Vec<Option<ActionCard>>,
+        cards: super::PerSeat<Option<ActionCard>>,
     },
     /// The auction was won: the winner picks a pile.
     #[schema(title = "ByHookOrCrookAuctionWon")]
@@ -475,7 +492,8 @@ pub enum ByHookOrCrookOutcome {
         /// The winning check.
         check: u32,
         /// The thieves at the auction house.
-        thieves: Vec<u32>,
+        #[schema(value_type = Vec<u32>)]
+        thieves: super::PerSeat<u32>,
     },
     /// The auction did nothing.
     #[schema(title = "ByHookOrCrookAuctionVoid")]
@@ -483,7 +501,8 @@ pub enum ByHookOrCrookOutcome {
         /// Why, in words.
         result: &'static str,
         /// The checks returned to their owners.
-        checks_returned: Vec<u32>,
+        #[schema(value_type = Vec<u32>)]
+        checks_returned: super::PerSeat<u32>,
     },
     /// The winner bought a card.
     #[schema(title = "ByHookOrCrookBought")]
@@ -501,15 +520,18 @@ pub enum ByHookOrCrookOutcome {
         #[schema(required = true)]
         check_stolen_by: Option<usize>,
         /// The thieves at the auction house.
-        thieves: Vec<u32>,
+        #[schema(value_type = Vec<u32>)]
+        thieves: super::PerSeat<u32>,
     },
     /// The exhibitors lay down their sets.
     #[schema(title = "ByHookOrCrookExhibitsExpected")]
     ExhibitsExpected {
         /// The exhibitors.
-        exhibitors: Vec<usize>,
+        #[schema(value_type = Vec<usize>)]
+        exhibitors: super::PerSeat<usize>,
         /// The thieves at the castle.
-        thieves: Vec<u32>,
+        #[schema(value_type = Vec<u32>)]
+        thieves: super::PerSeat<u32>,
     },
     /// Every exhibit is in: the ranking and the rewards.
     #[schema(title = "ByHookOrCrookExhibitsRevealed")]
@@ -517,13 +539,16 @@ pub enum ByHookOrCrookOutcome {
         /// The exhibits.
         exhibits: Vec<ByHookOrCrookExhibitShown>,
         /// The exhibitors, best first.
-        ranking: Vec<usize>,
+        #[schema(value_type = Vec<usize>)]
+        ranking: smallvec::SmallVec<[usize; 2]>,
         /// The castle whose rewards apply, from 1.
         castle: usize,
         /// The rewards.
-        advances: Vec<ByHookOrCrookAdvance>,
+        #[schema(value_type = Vec<ByHookOrCrookAdvance>)]
+        advances: smallvec::SmallVec<[ByHookOrCrookAdvance; 1]>,
         /// Each seat's pawn position after them.
-        positions: Vec<u32>,
+        #[schema(value_type = Vec<u32>)]
+        positions: smallvec::SmallVec<[u32; 4]>,
     },
     /// A thief stole a card from an exhibit.
     #[schema(title = "ByHookOrCrookStolen")]
@@ -546,7 +571,8 @@ pub enum ByHookOrCrookOutcome {
         /// The thieves pushed out of prison.
         released: Vec<u32>,
         /// The detectives' advances.
-        detectives: Vec<ByHookOrCrookDetectiveMove>,
+        #[schema(value_type = Vec<ByHookOrCrookDetectiveMove>)]
+        detectives: Box<[ByHookOrCrookDetectiveMove]>,
         /// The prison's cells, cell 1 first.
         prison: Vec<u32>,
         /// Each seat's pawn position.
@@ -558,9 +584,11 @@ pub enum ByHookOrCrookOutcome {
         /// The turn.
         turn: u32,
         /// Spaces each seat advanced.
-        advances: Vec<u32>,
+        #[schema(value_type = Vec<u32>)]
+        advances: super::PerSeat<u32>,
         /// Each seat's pawn position.
-        positions: Vec<u32>,
+        #[schema(value_type = Vec<u32>)]
+        positions: super::PerSeat<u32>,
     },
     /// A pawn entered a pink space: every seat shows its best set.
     #[schema(title = "ByHookOrCrookFinalExhibitionExpected")]
@@ -799,7 +827,7 @@ impl ByHookOrCrook {
             auction,
             exhibitors,
             exhibits,
-            ranking: t.ranking.clone(),
+            ranking: t.ranking.to_vec(),
             steal,
             thefts,
             last_turn: self.records.last().map(|r| r.summary()),
