@@ -1032,11 +1032,11 @@ impl ByHookOrCrook {
             }));
         valued.sort_by(|a, b| a.0.cmp(&b.0));
         let ranking: PerSeat<usize> = inline(valued.iter().map(|v| v.1));
-        let mut advances = smallvec::SmallVec::new();
         // Rewards come from the castle of the leading pawn, before anyone advances.
         let lead = self.positions.iter().copied().max().unwrap_or(0);
         let castle = self.config.board.castle_at(lead);
         let c = self.config.board.castles[castle];
+        let mut advances = smallvec::SmallVec::new();
         for (place, spaces) in ranking.iter().zip([c.upper, c.lower]) {
             self.advance(*place, spaces);
             advances.push(ByHookOrCrookAdvance {
@@ -1044,7 +1044,6 @@ impl ByHookOrCrook {
                 spaces,
             });
         }
-        self.turn.ranking = ranking.clone();
         self.turn.castle = Some(castle);
         let exhibits: Vec<ByHookOrCrookExhibitShown> = exhibitors
             .iter()
@@ -1060,6 +1059,7 @@ impl ByHookOrCrook {
             advances,
             positions: smallvec::SmallVec::from_slice(&self.positions),
         });
+        self.turn.ranking = ranking;
         // Thieves steal in descending number order, one card from each exhibit.
         let mut queue: Vec<(u32, usize)> = self
             .thieves_at(Place::Castle)
@@ -1205,8 +1205,6 @@ impl ByHookOrCrook {
                     released.extend(self.prison.pop());
                 }
             }
-            self.turn.caught = caught.clone();
-            self.turn.released = released.clone();
             out.push(O::ThievesCaught {
                 thieves: caught.to_vec(),
                 released: released.to_vec(),
@@ -1214,6 +1212,8 @@ impl ByHookOrCrook {
                 prison: self.prison.clone(),
                 positions: self.positions.clone(),
             });
+            self.turn.caught = caught;
+            self.turn.released = released;
         }
         self.end_turn(out);
     }

@@ -135,7 +135,7 @@ pub struct ByHookOrCrookAuction {
 }
 
 /// The most bytes [`ByHookOrCrookOutcome`] may take on a 64-bit target (checked when compiling).
-pub(super) const OUTCOME_BYTES: usize = 112;
+const OUTCOME_BYTES: usize = 112;
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<ByHookOrCrookOutcome>() <= OUTCOME_BYTES);
 
