@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use super::view::{
     ByHookOrCrookAdvance, ByHookOrCrookDetectiveMove, ByHookOrCrookExhibitShown,
-    ByHookOrCrookOutcome as O, Choice,
+    ByHookOrCrookOutcome as O, Choice, SeatMask,
 };
 use super::{
     actions::{Action, ActionCard, Place},
@@ -382,11 +382,11 @@ impl ByHookOrCrook {
         }
     }
 
-    /// [`Self::expected`]'s seats.
-    fn waiting_for(&self) -> Seats {
+    /// [`Self::expected`]'s seats, as a mask.
+    fn waiting_for(&self) -> SeatMask {
         match self.awaited() {
-            Awaited::Seats(mask) => seats_of(mask),
-            Awaited::Table => Seats::new(),
+            Awaited::Seats(mask) => SeatMask(mask),
+            Awaited::Table => SeatMask::default(),
         }
     }
 
