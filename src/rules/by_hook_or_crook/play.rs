@@ -163,15 +163,12 @@ enum Awaited {
 }
 
 /// The seats of a bit mask, in seat order, laid into an inline list at once.
-fn seats_of(mut mask: u32) -> Seats {
+fn seats_of(mask: u32) -> Seats {
     let mut buf = [0usize; 8];
     let mut len = 0;
-    while mask != 0 {
-        if let Some(slot) = buf.get_mut(len) {
-            *slot = mask.trailing_zeros() as usize;
-            len += 1;
-        }
-        mask &= mask - 1;
+    for (slot, s) in buf.iter_mut().zip(SeatMask(mask).seats()) {
+        *slot = s;
+        len += 1;
     }
     Seats::from_buf_and_len(buf, len)
 }
