@@ -469,7 +469,8 @@ fn choose(n: usize, k: usize) -> u64 {
 /// Unranking: the `k`-th set's cards are chosen in rank order, each the first rank whose
 /// completions (the same sums over the cards after it, a letter already taken free to stay
 /// empty, [`run_completions`]) reach `k`; the ranks tried over the whole set are at most the
-/// hand's cards.
+/// hand's cards. A big set leaves out few of the cards after the one tried: those completions
+/// are counted by the cards left out ([`kept_completions`]), in polynomials of a few terms.
 pub struct SetCounter {
     /// The hand's cards, in its order and by age.
     aged: AgedHand<DECK_SIZE>,
@@ -704,6 +705,130 @@ fn run_completions<const N: usize>(counts: &[u8; 6], covered: u8, top: usize) ->
         .sum()
 }
 
+/// `p *= (1 + x)^c`, or `p *= (1 + x)^c - x^c` when the letter must `keep` a card (not all of
+/// its `c` cards left out; `c` > 0 then); `high` is `p`'s degree, updated; degrees above `top`
+/// are dropped. [`kept_completions`]' products, in the degree of cards left out.
+#[inline(always)]
+fn times_left_out<const N: usize>(
+    p: &mut [u64; N],
+    high: &mut usize,
+    c: usize,
+    keep: bool,
+    top: usize,
+) {
+    let old_high = *high;
+    let new_high = (old_high + c).saturating_sub(usize::from(keep)).min(top);
+    // Degrees are rewritten from the top down, so the lower ones read are still the old ones,
+    // and a degree above the old one counts as 0.
+    let old = |p: &[u64; N], i: usize| if i <= old_high { p[i] } else { 0 };
+    match (c, keep) {
+        (0, _) | (1, true) => return,
+        // 1 + x
+        (1, false) => {
+            for deg in (1..=new_high).rev() {
+                p[deg] = old(p, deg) + p[deg - 1];
+            }
+        }
+        // 1 + 2x
+        (2, true) => {
+            for deg in (1..=new_high).rev() {
+                p[deg] = old(p, deg) + 2 * p[deg - 1];
+            }
+        }
+        // 1 + 2x + x^2
+        (2, false) => {
+            for deg in (1..=new_high).rev() {
+                p[deg] = old(p, deg) + 2 * old(p, deg - 1) + if deg >= 2 { p[deg - 2] } else { 0 };
+            }
+        }
+        _ => {
+            let row = &BINOMIAL[c];
+            // The top term (`x^c`, coefficient 1) is left out when the letter keeps a card.
+            let last = c - usize::from(keep);
+            for deg in (0..=new_high).rev() {
+                let lo = deg.saturating_sub(old_high);
+                let hi = deg.min(last);
+                let mut sum = 0u64;
+                for j in lo..=hi {
+                    sum += p[deg - j] * row[j];
+                }
+                p[deg] = sum;
+            }
+        }
+    }
+    *high = new_high;
+}
+
+/// [`run_completions`] counted by the cards *left out* rather than those taken: the ways to take
+/// all but `omit` of `counts`' cards so that, with the letters `covered` (not empty) already
+/// taken, the letters taken form an unbroken run. A big set's last choices leave out few of the
+/// cards after the one tried, so its polynomials have a few coefficients where
+/// [`run_completions`]' have as many as the cards still taken.
+///
+/// Over every interval `a..=b` holding `covered`'s span: its covered letters leave out any of
+/// their cards (`(1 + x)^c`), its other letters keep at least one (`(1 + x)^c - x^c`), and the
+/// letters outside it leave out all of theirs (`x^c`); the intervals above the span summed
+/// Horner-wise from the top letter (`F_l = x^{c_l + ... + c_5} + g_l F_{l+1}`), those below
+/// from the bottom; the coefficient of `x^omit`.
+fn kept_completions<const N: usize>(counts: &[u8; 6], covered: u8, omit: usize) -> u64 {
+    let lo = covered.trailing_zeros() as usize;
+    let hi = 7 - covered.leading_zeros() as usize;
+    // Above the span, from the top letter down; `out`: the cards of the letters above `l`.
+    let mut out = 0usize;
+    let mut above = [0u64; N];
+    above[0] = 1;
+    let mut high = 0;
+    for l in (hi + 1..6).rev() {
+        let c = usize::from(counts[l]);
+        out += c;
+        if c == 0 {
+            // No interval reaches past an empty letter: only the one stopping below it.
+            above[..=high].fill(0);
+            high = 0;
+        } else {
+            times_left_out(&mut above, &mut high, c, true, omit);
+        }
+        if out <= omit {
+            above[out] += 1;
+            high = high.max(out);
+        }
+    }
+    // The span: covered letters free, the others keep a card (none to keep: no way).
+    for (l, &c) in counts.iter().enumerate().take(hi + 1).skip(lo) {
+        let keep = covered & (1 << l) == 0;
+        if keep && c == 0 {
+            return 0;
+        }
+        times_left_out(&mut above, &mut high, usize::from(c), keep, omit);
+    }
+    if lo == 0 {
+        return if omit <= high { above[omit] } else { 0 };
+    }
+    // Below the span, from the bottom letter up.
+    let mut out = 0usize;
+    let mut below = [0u64; N];
+    below[0] = 1;
+    let mut below_high = 0;
+    for &c in &counts[..lo] {
+        let c = usize::from(c);
+        out += c;
+        if c == 0 {
+            below[..=below_high].fill(0);
+            below_high = 0;
+        } else {
+            times_left_out(&mut below, &mut below_high, c, true, omit);
+        }
+        if out <= omit {
+            below[out] += 1;
+            below_high = below_high.max(out);
+        }
+    }
+    (0..=below_high.min(omit))
+        .filter(|&i| omit - i <= high)
+        .map(|i| below[i] * above[omit - i])
+        .sum()
+}
+
 impl SetCounter {
     /// Counts the sets of `hand`; None for a hand of more cards than a printed deck has (only an
     /// open deck can deal one: list its sets with [`all_sets`]).
@@ -772,10 +897,16 @@ impl SetCounter {
             let mut chosen = None;
             for r in from..self.cards {
                 let now = covered | (1 << self.aged.by_age(r).letter);
-                // The polynomials need degrees up to `left` only: the shortest that holds them
-                // (a big set's last cards are counted with tiny ones).
+                // The cards after `r` left out of the set (wrapped past `usize::MAX` when too
+                // few are left, which no branch below but the polynomials' reads): fewer than
+                // the cards still to take for a big set, whose choices are then counted by the
+                // cards left out. Otherwise the polynomials need degrees up to `left` only: the
+                // shortest that holds them (a big set's last cards are counted with tiny ones).
+                let omit = (self.cards - r - 1).wrapping_sub(left);
                 let ways = if let Some(ways) = few_completions(&self.after[r + 1], now, left) {
                     ways
+                } else if omit < TINY_POLY && omit < left {
+                    kept_completions::<TINY_POLY>(&self.after[r + 1], now, omit)
                 } else if left < TINY_POLY {
                     run_completions::<TINY_POLY>(&self.after[r + 1], now, left)
                 } else if left < SHORT_POLY {
@@ -1640,11 +1771,41 @@ mod tests {
                     brute,
                     "short polynomials: covered {covered:b}, {top} cards"
                 );
+                let cards: usize = counts.iter().map(|&c| usize::from(c)).sum();
+                if let Some(omit) = cards.checked_sub(top).filter(|&o| o < TINY_POLY) {
+                    assert_eq!(
+                        kept_completions::<TINY_POLY>(&counts, covered, omit),
+                        brute,
+                        "counted by the cards left out: covered {covered:b}, {top} cards"
+                    );
+                }
                 if top < TINY_POLY {
                     assert_eq!(
                         run_completions::<TINY_POLY>(&counts, covered, top),
                         brute,
                         "tiny polynomials: covered {covered:b}, {top} cards"
+                    );
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+        /// Completions counted by the cards left out equal those counted by the cards taken,
+        /// for every covered run and every number left out that the tiny polynomials hold.
+        #[test]
+        fn completions_by_cards_left_out_equal_those_by_cards_taken(
+            counts in proptest::array::uniform6(0u8..8),
+        ) {
+            let cards: usize = counts.iter().map(|&c| usize::from(c)).sum();
+            for covered in 1u8..64 {
+                for omit in 0..TINY_POLY.min(cards + 1) {
+                    proptest::prop_assert_eq!(
+                        kept_completions::<TINY_POLY>(&counts, covered, omit),
+                        run_completions::<{ DECK_SIZE + 1 }>(&counts, covered, cards - omit),
+                        "counts {:?}, covered {:b}, {} left out", counts, covered, omit
                     );
                 }
             }
