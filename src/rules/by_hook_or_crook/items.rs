@@ -536,17 +536,31 @@ fn times_letter<const N: usize>(
         }
         _ => {}
     }
+    times_row(p, *high, new_high, c, usize::from(taken)..=c);
+    *high = new_high;
+}
+
+/// `p *= ` the terms `terms` of `(1 + x)^c` (their coefficients, row `c` of Pascal's triangle),
+/// `p` of degree `old_high`, written up to degree `new_high` from the top down (so that the lower
+/// degrees read are still the old ones).
+#[inline(always)]
+fn times_row<const N: usize>(
+    p: &mut [u64; N],
+    old_high: usize,
+    new_high: usize,
+    c: usize,
+    terms: std::ops::RangeInclusive<usize>,
+) {
     let row = &BINOMIAL[c];
     for deg in (0..=new_high).rev() {
-        let lo = deg.saturating_sub(*high).max(usize::from(taken));
-        let hi = deg.min(c);
+        let lo = deg.saturating_sub(old_high).max(*terms.start());
+        let hi = deg.min(*terms.end());
         let mut sum = 0u64;
         for j in lo..=hi {
             sum += p[deg - j] * row[j];
         }
         p[deg] = sum;
     }
-    *high = new_high;
 }
 
 /// Whether the letters `l` (not empty) form one unbroken run.
@@ -741,22 +755,42 @@ fn times_left_out<const N: usize>(
                 p[deg] = old(p, deg) + 2 * old(p, deg - 1) + if deg >= 2 { p[deg - 2] } else { 0 };
             }
         }
-        _ => {
-            let row = &BINOMIAL[c];
-            // The top term (`x^c`, coefficient 1) is left out when the letter keeps a card.
-            let last = c - usize::from(keep);
-            for deg in (0..=new_high).rev() {
-                let lo = deg.saturating_sub(old_high);
-                let hi = deg.min(last);
-                let mut sum = 0u64;
-                for j in lo..=hi {
-                    sum += p[deg - j] * row[j];
-                }
-                p[deg] = sum;
-            }
-        }
+        // The top term (`x^c`) is left out when the letter keeps a card.
+        _ => times_row(p, old_high, new_high, c, 0..=c - usize::from(keep)),
     }
     *high = new_high;
+}
+
+/// [`kept_completions`]' sum over the intervals reaching into `letters` (the letters beyond a
+/// span, nearest last): each letter up to where an interval stops keeps a card, those past it
+/// leave out all of theirs. Horner-wise from the farthest letter, `F = x^{cards so far} + g F`
+/// with `g = (1 + x)^c - x^c`; the polynomial (degrees up to `omit`) and its degree.
+#[inline(always)]
+fn left_out_beyond<'a, const N: usize>(
+    letters: impl Iterator<Item = &'a u8>,
+    omit: usize,
+) -> ([u64; N], usize) {
+    let mut p = [0u64; N];
+    p[0] = 1;
+    let mut high = 0;
+    // The cards of the letters walked so far.
+    let mut out = 0usize;
+    for &c in letters {
+        let c = usize::from(c);
+        out += c;
+        if c == 0 {
+            // No interval reaches past an empty letter: only the one stopping short of it.
+            p[..=high].fill(0);
+            high = 0;
+        } else {
+            times_left_out(&mut p, &mut high, c, true, omit);
+        }
+        if out <= omit {
+            p[out] += 1;
+            high = high.max(out);
+        }
+    }
+    (p, high)
 }
 
 /// [`run_completions`] counted by the cards *left out* rather than those taken: the ways to take
@@ -773,26 +807,8 @@ fn times_left_out<const N: usize>(
 fn kept_completions<const N: usize>(counts: &[u8; 6], covered: u8, omit: usize) -> u64 {
     let lo = covered.trailing_zeros() as usize;
     let hi = 7 - covered.leading_zeros() as usize;
-    // Above the span, from the top letter down; `out`: the cards of the letters above `l`.
-    let mut out = 0usize;
-    let mut above = [0u64; N];
-    above[0] = 1;
-    let mut high = 0;
-    for l in (hi + 1..6).rev() {
-        let c = usize::from(counts[l]);
-        out += c;
-        if c == 0 {
-            // No interval reaches past an empty letter: only the one stopping below it.
-            above[..=high].fill(0);
-            high = 0;
-        } else {
-            times_left_out(&mut above, &mut high, c, true, omit);
-        }
-        if out <= omit {
-            above[out] += 1;
-            high = high.max(out);
-        }
-    }
+    // Above the span, from the top letter down.
+    let (mut above, mut high) = left_out_beyond::<N>(counts[hi + 1..].iter().rev(), omit);
     // The span: covered letters free, the others keep a card (none to keep: no way).
     for (l, &c) in counts.iter().enumerate().take(hi + 1).skip(lo) {
         let keep = covered & (1 << l) == 0;
@@ -805,24 +821,7 @@ fn kept_completions<const N: usize>(counts: &[u8; 6], covered: u8, omit: usize) 
         return if omit <= high { above[omit] } else { 0 };
     }
     // Below the span, from the bottom letter up.
-    let mut out = 0usize;
-    let mut below = [0u64; N];
-    below[0] = 1;
-    let mut below_high = 0;
-    for &c in &counts[..lo] {
-        let c = usize::from(c);
-        out += c;
-        if c == 0 {
-            below[..=below_high].fill(0);
-            below_high = 0;
-        } else {
-            times_left_out(&mut below, &mut below_high, c, true, omit);
-        }
-        if out <= omit {
-            below[out] += 1;
-            below_high = below_high.max(out);
-        }
-    }
+    let (below, below_high) = left_out_beyond::<N>(counts[..lo].iter(), omit);
     (0..=below_high.min(omit))
         .filter(|&i| omit - i <= high)
         .map(|i| below[i] * above[omit - i])
@@ -897,11 +896,12 @@ impl SetCounter {
             let mut chosen = None;
             for r in from..self.cards {
                 let now = covered | (1 << self.aged.by_age(r).letter);
-                // The cards after `r` left out of the set (wrapped past `usize::MAX` when too
-                // few are left, which no branch below but the polynomials' reads): fewer than
-                // the cards still to take for a big set, whose choices are then counted by the
-                // cards left out. Otherwise the polynomials need degrees up to `left` only: the
-                // shortest that holds them (a big set's last cards are counted with tiny ones).
+                // The cards after `r` the set leaves out. A big set leaves out fewer than it
+                // still takes: its completions are counted by the cards left out. (With fewer
+                // cards after `r` than `left`, `omit` wraps to a huge number, and the
+                // polynomials below find no way.) Otherwise the polynomials need degrees up to
+                // `left` only: the shortest that holds them (a big set's last cards are counted
+                // with tiny ones).
                 let omit = (self.cards - r - 1).wrapping_sub(left);
                 let ways = if let Some(ways) = few_completions(&self.after[r + 1], now, left) {
                     ways
