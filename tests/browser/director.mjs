@@ -161,8 +161,12 @@ await run("director", async (b) => {
   check(`the public "Find your seat" lists everyone, Cy at table ${tb.table}, seat ${COMPASS[seat]}`,
     (await pub.$$("#seats li[data-player]")).length === 8 && line === `Cytable ${tb.table}, seat ${COMPASS[seat]}`, line);
   const scrolls = () => pub.$$eval(".scroll", (els) => els.every((e) => e.scrollWidth <= e.clientWidth));
+  // The standings come from their own poll (tournament.js `watch(.../standings)`), apart from the
+  // seats drawn from the tournament's view: wait for the long name's row before measuring it.
+  const longRow = `#standings tr[data-player="${view2.players[0].player_id}"] .nm`;
+  await pub.waitForSelector(longRow);
   check("the standings fit 390 px, the long name ellipsised", await scrolls() && await noSideScroll(pub)
-    && await pub.$eval(`#standings tr[data-player="${view2.players[0].player_id}"] .nm`, (e) => e.scrollWidth > e.clientWidth));
+    && await pub.$eval(longRow, (e) => e.scrollWidth > e.clientWidth));
   await shot(pub, "d05-find-your-seat-390x844");
   await pub.click(`#seats li[data-player="${pid}"] a`);
   await pub.waitForSelector("#my-seat #where");
