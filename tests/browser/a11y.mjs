@@ -36,7 +36,8 @@ await run("a11y", async (browser) => {
     const p = await ctx.newPage();
     p.on("pageerror", (e) => check(`${label} page has no script error`, false, e.message));
     await p.goto(url);
-    await p.waitForSelector(ready);
+    // `ready`: a selector, or several when the page is drawn by separate fetches (all awaited).
+    for (const sel of [ready].flat()) await p.waitForSelector(sel);
     for (const [w, hh] of SIZES) {
       await p.setViewportSize({ width: w, height: hh });
       await p.waitForTimeout(50); // a layout pass after the resize (no event to wait for)
@@ -146,5 +147,8 @@ await run("a11y", async (browser) => {
   const t = await api("POST", "/v1/tournaments", null, {
     name: "Dump night", game: "dump", format: "round_robin", table_size: 2, record: "totals", players: ["Ada", "Ben", "Cy", "Di"].map((name) => ({ name })),
   });
-  await look("tournament", `${BASE}/#tournament=${t.tournament.id}`, "#standings tr[data-player]");
+  // The standings' rows come from their own poll (tournament.js `watch(.../standings)`), the
+  // heading (h1) and the rounds from the tournament's (`watch(/v1/tournaments/{id})`, its `draw`):
+  // wait for both before axe looks, or it may see a page with no h1 yet (page-has-heading-one).
+  await look("tournament", `${BASE}/#tournament=${t.tournament.id}`, ["#standings tr[data-player]", "#tournament-head h1"]);
 });

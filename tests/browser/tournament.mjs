@@ -197,6 +197,9 @@ await run("tournament", async (b) => {
     ids2, { timeout: 8000 }).catch(() => { follows = false; });
   check(`after the match's ${n} actions, the panel's standings follow without a reload (${Date.now() - t1s} ms)`,
     follows && await seat.evaluate(() => window.notReloaded === true), JSON.stringify(await playedOf(seat, ids2)));
+  // `data-status` is drawn from the match's own stream (app.js `stream` → `render`), not by the
+  // panel's standings poll waited for above, which may show the result first: wait for it.
+  await seat.waitForSelector('body[data-status="finished"]', { state: "attached", timeout: 8000 }).catch(() => {});
   check("the seat's page shows the match finished", (await seat.getAttribute("body", "data-status")) === "finished");
   await shot(seat, "t06-seat-panel-finished");
   await org2p.waitForSelector('[data-round="1"] .tbl[data-table="1"] table.result', { timeout: 8000 });
