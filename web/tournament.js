@@ -453,9 +453,12 @@ export async function tournamentPage(id, token) {
   const act = async (method, path, body, box, done) => {
     say(box, "", "");
     const a = await api(method, `/v1/tournaments/${id}/${path}`, { token, body }).catch(offline("the change"));
-    if (!a.ok) { say(box, "bad", problemText(a)); return false; }
+    // The panel may have been drawn again while the change was on its way (the tournament's poll
+    // saw it first): the answer goes to the box on the page now, not to the one tapped under.
+    const to = box.isConnected || !box.id ? box : document.getElementById(box.id) || box;
+    if (!a.ok) { say(to, "bad", problemText(a)); return false; }
     refreshAll();
-    say(box, "ok", done);
+    say(to, "ok", done);
     return true;
   };
 

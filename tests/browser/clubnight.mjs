@@ -64,8 +64,22 @@ await run("clubnight", async (browser) => {
     check(`${at}: every control a thumb taps is at least 44x44 px`, small.length === 0, small.join("; "));
     check(`${at}: no sideways scroll`, !(await overflowsX(p)));
   }
+  // The answer held until the tournament's poll has drawn the panel again (the change is in, so
+  // the poll sees a new version), as on a slow link: the message must reach the box on the page,
+  // not the one tapped under (which the redraw took off the page).
+  await p.$eval("#entrants-msg", (e) => { e.dataset.before = "1"; });
+  let redrawn = false;
+  await p.route("**/entrants/*/reinstate", async (route) => {
+    const answer = await route.fetch();
+    redrawn = await p.waitForFunction(() => document.querySelector("#entrants-msg")?.dataset.before !== "1", null, { timeout: 12000 })
+      .then(() => true, () => false);
+    await route.fulfill({ response: answer });
+  });
   await p.click(`#entrants li[data-player="${bye.player_id}"] button[data-entrant=reinstate]`);
   await p.waitForSelector(`#entrants li[data-player="${bye.player_id}"][data-withdrawn=no]`, { timeout: 10000 });
+  await p.waitForFunction(() => document.querySelector("#entrants-msg")?.textContent.length > 0, null, { timeout: 10000 }).catch(() => null);
+  await p.unroute("**/entrants/*/reinstate");
   check("the bye player is back (API)", (await tournament()).withdrawn.length === 0);
-  check("the page says from when", (await msg()).includes(`${bye.name} is back from the next round`), await msg());
+  check("the panel was drawn again while the answer was on its way", redrawn);
+  check("the page says from when, in the panel drawn meanwhile", (await msg()).includes(`${bye.name} is back from the next round`), await msg());
 });
