@@ -36,7 +36,9 @@ await run("a11y", async (browser) => {
     const p = await ctx.newPage();
     p.on("pageerror", (e) => check(`${label} page has no script error`, false, e.message));
     await p.goto(url);
-    // `ready`: a selector, or several when the page is drawn by separate fetches (all awaited).
+    // `ready`: a selector, or several when the page is drawn by separate fetches (all awaited); a
+    // match page is drawn again once its event log has loaded (`body[data-log=loaded]`, lib.mjs
+    // `drawn`), so its looks wait for that too.
     for (const sel of [ready].flat()) await p.waitForSelector(sel);
     for (const [w, hh] of SIZES) {
       await p.setViewportSize({ width: w, height: hh });
@@ -100,9 +102,9 @@ await run("a11y", async (browser) => {
     const legal = (await api("GET", `/v1/matches/${id}/legal?seat=${seat}`, seats[seat])).actions;
     await api("POST", `/v1/matches/${id}/actions`, seats[seat], { seat, action: legal[0] });
   }
-  await look("host", `${BASE}/#m=${id}&t=${host}`, "#table");
+  await look("host", `${BASE}/#m=${id}&t=${host}`, ["#table", "body[data-log=loaded]"]);
   const toAct = (await api("GET", `/v1/matches/${id}`)).to_act[0] ?? 0;
-  await look("seat", `${BASE}/#m=${id}&t=${seats[toAct]}`, "#hand");
+  await look("seat", `${BASE}/#m=${id}&t=${seats[toAct]}`, ["#hand", "body[data-log=loaded]"]);
 
   // The deal played to its end (every card from `legal`): the summary shows the sheet's points for
   // the deal and the totals, stays when the next deal is dealt and goes at its first card.
@@ -141,7 +143,7 @@ await run("a11y", async (browser) => {
   // A finished match's score sheet.
   const done = await api("POST", "/v1/matches", null, { game: "dump", players: ["Ada", "Ben", "Cat", "Dan"].map((name) => ({ name })), dealing: "table" });
   await finishMatch(done.match.id, done.host_token);
-  await look("sheet", `${BASE}/#m=${done.match.id}&t=${done.host_token}`, "#scores");
+  await look("sheet", `${BASE}/#m=${done.match.id}&t=${done.host_token}`, ["#scores", "body[data-log=loaded]"]);
 
   // A tournament's public page.
   const t = await api("POST", "/v1/tournaments", null, {
